@@ -1,0 +1,125 @@
+// Opens the one database Keyhold uses: PostgreSQL via postgres.js when a URL is
+// given (several Keyhold processes may share it), else embedded PGlite in the
+// data directory (one process owns it). Both get the same migrations at open
+// and expose the same drizzle type, so nothing above this file knows which.
+import { resolve, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import postgres from 'postgres';
+import { sql } from 'drizzle-orm';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
+import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
+import * as schema from './schema.js';
+import { DatabaseUnavailable, isUnavailable } from './errors.js';
+import { lockDataDir } from './lock-file.js';
+
+export type Schema = typeof schema;
+/** The drizzle handle both drivers share; a transaction (`tx`) is one too. */
+export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+
+export interface Database {
+  kind: 'pglite' | 'postgres';
+  db: Db;
+  /** Resolves when the database answers; rejects with DatabaseUnavailable otherwise. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface OpenDatabaseOptions {
+  /** postgres://… — when set, PostgreSQL is used and `dataDir` only holds files. */
+  databaseUrl?: string;
+  dataDir: string;
+  /** PostgreSQL pool size (default 20). */
+  poolSize?: number;
+}
+
+const migrationsFolder = fileURLToPath(new URL('./migrations', import.meta.url));
+
+// Arbitrary but fixed: every Keyhold process sharing a PostgreSQL serializes
+// its migration run on this advisory lock ("KEYHOLD" in ASCII-ish digits).
+const MIGRATION_LOCK_KEY = 4_859_728_279n;
+
+function unavailable(err: unknown, what: string): unknown {
+  return isUnavailable(err) ? new DatabaseUnavailable(`${what}: the database is unavailable`, { cause: err }) : err;
+}
+
+export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
+  return options.databaseUrl ? openPostgres(options.databaseUrl, options.poolSize ?? 20) : openPglite(options.dataDir);
+}
+
+async function openPostgres(url: string, poolSize: number): Promise<Database> {
+  await migratePostgresLocked(url);
+  const client = postgres(url, { max: poolSize, onnotice: () => {} });
+  const db: Db = drizzlePostgres(client, { schema });
+  return {
+    kind: 'postgres',
+    db,
+    ping: () => ping(db),
+    async close() {
+      await client.end({ timeout: 5 });
+    },
+  };
+}
+
+/**
+ * Run the migrator on one dedicated connection holding a session advisory lock,
+ * so processes starting together migrate one after the other (the second finds
+ * everything applied). Without it, two `CREATE SCHEMA IF NOT EXISTS` can still
+ * collide on PostgreSQL's catalog unique index.
+ */
+async function migratePostgresLocked(url: string): Promise<void> {
+  const client = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    await client`select pg_advisory_lock(${MIGRATION_LOCK_KEY.toString()}::bigint)`;
+    try {
+      await migratePostgres(drizzlePostgres(client), { migrationsFolder });
+    } finally {
+      await client`select pg_advisory_unlock(${MIGRATION_LOCK_KEY.toString()}::bigint)`;
+    }
+  } catch (err) {
+    throw unavailable(err, 'migrating PostgreSQL');
+  } finally {
+    await client.end({ timeout: 5 });
+  }
+}
+
+async function openPglite(dataDir: string): Promise<Database> {
+  const dir = resolve(dataDir);
+  const lock = lockDataDir(dir);
+  let client: PGlite | undefined;
+  try {
+    client = await PGlite.create({ dataDir: join(dir, 'pgdata') });
+    const pglite = drizzlePglite(client, { schema });
+    await migratePglite(pglite, { migrationsFolder });
+    const db: Db = pglite;
+    const opened = client;
+    return {
+      kind: 'pglite',
+      db,
+      ping: () => ping(db),
+      async close() {
+        try {
+          await opened.close();
+        } finally {
+          lock.release();
+        }
+      },
+    };
+  } catch (err) {
+    // Never keep a lock on a directory we failed to open.
+    await client?.close().catch(() => {});
+    lock.release();
+    throw err;
+  }
+}
+
+async function ping(db: Db): Promise<void> {
+  try {
+    await db.execute(sql`select 1`);
+  } catch (err) {
+    throw new DatabaseUnavailable('ping failed: the database is unavailable', { cause: err });
+  }
+}

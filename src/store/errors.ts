@@ -1,0 +1,113 @@
+// Typed store errors. Callers map them to domain errors (409 ABORTED, 409
+// APP_NAME_TAKEN, 503 …) without ever seeing SQL or driver internals.
+
+/** Another writer appended to one of the aggregates first; reload and retry. */
+export class ConcurrencyConflict extends Error {
+  override readonly name = 'ConcurrencyConflict';
+  constructor(message = 'the aggregate was changed concurrently') {
+    super(message);
+  }
+}
+
+/** A read-model unique index was violated; `constraint` names it (e.g. `apps_project_name_key`). */
+export class UniqueViolation extends Error {
+  override readonly name = 'UniqueViolation';
+  constructor(readonly constraint: string) {
+    super(`unique constraint ${constraint} violated`);
+  }
+}
+
+/** The database cannot be reached or refuses connections. */
+export class DatabaseUnavailable extends Error {
+  override readonly name = 'DatabaseUnavailable';
+  constructor(message = 'the database is unavailable', options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/** Another live process holds the PGlite data directory. */
+export class DataDirLocked extends Error {
+  override readonly name = 'DataDirLocked';
+  constructor(readonly dataDir: string, readonly pid: number) {
+    super(
+      `Keyhold data directory ${dataDir} is in use by process ${pid} ` +
+        `(lock file ${dataDir}/keyhold.lock); one process owns a PGlite directory. ` +
+        `Stop that process, choose another KEYHOLD_DATA_DIR, or set DATABASE_URL to share PostgreSQL.`,
+    );
+  }
+}
+
+/** The name of the unique key that guards per-aggregate sequences. */
+export const EVENTS_SEQUENCE_KEY = 'events_aggregate_sequence_key';
+
+interface DriverError {
+  code?: unknown;
+  constraint?: unknown; // PGlite
+  constraint_name?: unknown; // postgres.js
+  cause?: unknown;
+}
+
+/** drizzle wraps driver errors (DrizzleQueryError); walk `cause` to the one carrying a code. */
+function driverError(err: unknown): DriverError | undefined {
+  let current: unknown = err;
+  for (let depth = 0; depth < 5 && current && typeof current === 'object'; depth++) {
+    const e = current as DriverError;
+    if (typeof e.code === 'string') return e;
+    current = e.cause;
+  }
+  return undefined;
+}
+
+// Node socket errors and postgres.js' own connection error codes.
+const connectionCodes = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+  'CONNECTION_CLOSED',
+  'CONNECTION_ENDED',
+  'CONNECTION_DESTROYED',
+  'CONNECT_TIMEOUT',
+]);
+
+function isUnavailableCode(code: string): boolean {
+  return (
+    connectionCodes.has(code) ||
+    code.startsWith('08') || // connection exception
+    code.startsWith('28') || // invalid authorization
+    code === '3D000' || // database does not exist
+    code === '53300' || // too many connections
+    code === '57P01' || // admin shutdown
+    code === '57P02' || // crash shutdown
+    code === '57P03' // cannot connect now (starting up)
+  );
+}
+
+/** Whether `err` means the database could not be reached. */
+export function isUnavailable(err: unknown): boolean {
+  const e = driverError(err);
+  return typeof e?.code === 'string' && isUnavailableCode(e.code);
+}
+
+/**
+ * Translate a driver error into a store error, or return it unchanged.
+ * Serialization failures and deadlocks count as conflicts: retrying is the fix.
+ */
+export function toStoreError(err: unknown): unknown {
+  if (err instanceof ConcurrencyConflict || err instanceof UniqueViolation || err instanceof DatabaseUnavailable) {
+    return err;
+  }
+  const e = driverError(err);
+  if (!e || typeof e.code !== 'string') return err;
+  if (e.code === '23505') {
+    const constraint = String(e.constraint_name ?? e.constraint ?? '');
+    return constraint === EVENTS_SEQUENCE_KEY ? new ConcurrencyConflict() : new UniqueViolation(constraint);
+  }
+  if (e.code === '40001' || e.code === '40P01') return new ConcurrencyConflict();
+  if (isUnavailableCode(e.code)) return new DatabaseUnavailable(undefined, { cause: err });
+  return err;
+}

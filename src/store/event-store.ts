@@ -1,0 +1,117 @@
+// The event store: load an aggregate's events, append new ones with optimistic
+// concurrency, and project them into the read models in the same transaction.
+// One interface, two drivers; test/store/event-store.contract.ts pins the behaviour.
+import { and, asc, eq } from 'drizzle-orm';
+import type { Database, Db } from './database.js';
+import {
+  aggregateOf,
+  type AggregateType,
+  type ExpectedSequence,
+  type NewEvent,
+  type StoredEvent,
+} from './events.js';
+import { toStoreError } from './errors.js';
+import { project } from './projections/index.js';
+import { events, type EventRow } from './schema.js';
+
+export type { ExpectedSequence, NewEvent, StoredEvent } from './events.js';
+
+export interface EventStore {
+  /** The aggregate's events in sequence order; [] for an aggregate that does not exist. */
+  load(aggregateType: AggregateType, aggregateId: string): Promise<StoredEvent[]>;
+  /**
+   * Append `events` in one transaction and project them. Each event's aggregate
+   * needs an entry in `expected` (its current sequence, 0 when new); its events
+   * get sequence+1, +2, … in the given order. Expectations for aggregates that
+   * receive no event are not checked.
+   *
+   * Rejects with ConcurrencyConflict when another writer got there first,
+   * UniqueViolation when a read-model unique index refuses the change, and
+   * DatabaseUnavailable when the database cannot be reached. On any rejection
+   * nothing is written.
+   */
+  append(events: readonly NewEvent[], expected: readonly ExpectedSequence[]): Promise<StoredEvent[]>;
+}
+
+const keyOf = (aggregateType: string, aggregateId: string) => `${aggregateType}\u0000${aggregateId}`;
+
+function toStored(row: EventRow): StoredEvent {
+  return {
+    aggregateType: row.aggregateType as AggregateType,
+    aggregateId: row.aggregateId,
+    type: row.type,
+    payload: row.payload,
+    resourceOwner: row.resourceOwner,
+    creator: row.creator,
+    sequence: row.sequence,
+    createdAt: row.createdAt,
+    position: row.position,
+  } as StoredEvent;
+}
+
+/** Assign sequences from the expectations; programmer errors throw before any I/O. */
+function numbered(newEvents: readonly NewEvent[], expected: readonly ExpectedSequence[]) {
+  const next = new Map<string, number>();
+  for (const e of expected) {
+    if (!Number.isInteger(e.sequence) || e.sequence < 0) {
+      throw new RangeError(`expected sequence of ${e.aggregateType}/${e.aggregateId} must be an integer ≥ 0`);
+    }
+    next.set(keyOf(e.aggregateType, e.aggregateId), e.sequence);
+  }
+  return newEvents.map((e) => {
+    if (aggregateOf[e.type] !== e.aggregateType) {
+      throw new TypeError(`event ${e.type} does not belong to aggregate type ${e.aggregateType}`);
+    }
+    const key = keyOf(e.aggregateType, e.aggregateId);
+    const current = next.get(key);
+    if (current === undefined) {
+      throw new TypeError(`no expected sequence given for ${e.aggregateType}/${e.aggregateId}`);
+    }
+    next.set(key, current + 1);
+    return {
+      aggregateType: e.aggregateType,
+      aggregateId: e.aggregateId,
+      sequence: current + 1,
+      type: e.type,
+      payload: e.payload,
+      resourceOwner: e.resourceOwner,
+      creator: e.creator,
+    };
+  });
+}
+
+export function createEventStore(database: Pick<Database, 'db'>): EventStore {
+  const db: Db = database.db;
+  return {
+    async load(aggregateType, aggregateId) {
+      try {
+        const rows = await db
+          .select()
+          .from(events)
+          .where(and(eq(events.aggregateType, aggregateType), eq(events.aggregateId, aggregateId)))
+          .orderBy(asc(events.sequence));
+        return rows.map(toStored);
+      } catch (err) {
+        throw toStoreError(err);
+      }
+    },
+
+    async append(newEvents, expected) {
+      if (newEvents.length === 0) return [];
+      const rows = numbered(newEvents, expected);
+      try {
+        return await db.transaction(async (tx) => {
+          // One multi-row insert: the unique (aggregate, sequence) key rejects
+          // the whole append if any aggregate moved on since it was loaded.
+          const inserted = await tx.insert(events).values(rows).returning();
+          // RETURNING order is not guaranteed; position follows the VALUES order.
+          const stored = inserted.map(toStored).sort((a, b) => (a.position < b.position ? -1 : 1));
+          await project(tx, stored);
+          return stored;
+        });
+      } catch (err) {
+        throw toStoreError(err);
+      }
+    },
+  };
+}
