@@ -1,0 +1,29 @@
+// Every service Keyhold serves, with its implementation. The Connect router and
+// the REST routes are both built from this one list.
+import { AuthService } from '../../gen/keyhold/auth/v1/auth_pb.js';
+import { ManagementService } from '../../gen/keyhold/management/v1/management_pb.js';
+import { OrganizationService } from '../../gen/keyhold/org/v2/org_pb.js';
+import { UserService } from '../../gen/keyhold/user/v2/user_pb.js';
+import type { RegisteredService } from '../server/rest.js';
+import { authHandlers } from './auth/me.js';
+import type { Deps } from './context.js';
+import { projectHandlers } from './management/projects.js';
+import { managementUserHandlers } from './management/users.js';
+import { organizationHandlers } from './org/organizations.js';
+import { userHandlers } from './user/users.js';
+
+export function createServices(deps: Deps): RegisteredService[] {
+  return [
+    {
+      desc: ManagementService,
+      impl: {
+        healthz: () => ({}),
+        ...projectHandlers(deps),
+        ...managementUserHandlers(deps),
+      },
+    },
+    { desc: UserService, impl: { ...userHandlers(deps) } },
+    { desc: OrganizationService, impl: organizationHandlers(deps) },
+    { desc: AuthService, impl: authHandlers(deps) },
+  ];
+}

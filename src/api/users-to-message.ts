@@ -1,0 +1,24 @@
+// A user read-model row as the User message shared by user v2 and auth v1.
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import { UserState, type UserSchema } from '../../gen/keyhold/user/v2/user_pb.js';
+import type { UserRow } from '../store/schema.js';
+import { readDetails } from './details.js';
+
+export function userToMessage(u: UserRow): MessageInitShape<typeof UserSchema> {
+  return {
+    userId: u.id,
+    details: readDetails(u),
+    state: UserState.ACTIVE,
+    username: u.username,
+    type:
+      u.kind === 'human'
+        ? {
+            case: 'human',
+            value: {
+              profile: { givenName: u.givenName ?? '', familyName: u.familyName ?? '', displayName: u.displayName ?? '' },
+              email: { email: u.email ?? '' },
+            },
+          }
+        : { case: 'machine', value: { name: u.name ?? '', description: u.description ?? '' } },
+  };
+}

@@ -1,0 +1,28 @@
+// CORS for browser clients (gRPC-Web, Connect, REST) from KEYHOLD_CORS_ORIGINS.
+// Preflights are answered here; the protocol headers gRPC-Web and Connect need
+// are allowed and exposed.
+import { cors as connectCors } from '@connectrpc/connect';
+import type { FastifyInstance } from 'fastify';
+
+const ALLOW_HEADERS = [...connectCors.allowedHeaders, 'Authorization', 'Accept-Language', 'X-Service-Orgid'].join(', ');
+const EXPOSE_HEADERS = [...connectCors.exposedHeaders].join(', ');
+const ALLOW_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].join(', ');
+
+export function registerCors(app: FastifyInstance, origins: readonly string[]): void {
+  if (origins.length === 0) return;
+  const any = origins.includes('*');
+  const allowed = new Set(origins);
+  app.addHook('onRequest', async (req, reply) => {
+    const origin = req.headers.origin;
+    if (!origin || !(any || allowed.has(origin))) return;
+    reply.header('access-control-allow-origin', any ? '*' : origin);
+    reply.header('vary', 'Origin');
+    reply.header('access-control-expose-headers', EXPOSE_HEADERS);
+    if (req.method === 'OPTIONS' && req.headers['access-control-request-method']) {
+      reply.header('access-control-allow-methods', ALLOW_METHODS);
+      reply.header('access-control-allow-headers', ALLOW_HEADERS);
+      reply.header('access-control-max-age', '7200');
+      return reply.code(204).send();
+    }
+  });
+}

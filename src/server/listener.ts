@@ -1,0 +1,152 @@
+// One port for every protocol. Plaintext: the first bytes of each connection
+// decide — the HTTP/2 connection preface goes to an h2c server (gRPC with prior
+// knowledge), anything else to an HTTP/1.1 server (REST, gRPC-Web, Connect).
+// With TLS, ALPN picks h2 or http/1.1 inside one secure server.
+import fs from 'node:fs';
+import http from 'node:http';
+import http2 from 'node:http2';
+import net from 'node:net';
+import { Duplex } from 'node:stream';
+import type { FastifyServerFactoryHandler } from 'fastify';
+
+const H2_PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
+
+export interface ListenerLimits {
+  /** Idle keep-alive on HTTP/1.1 and idle sessions on HTTP/2. */
+  keepAliveTimeoutMs: number;
+  /** Time for a client to send complete request headers (slow-loris bound). */
+  headersTimeoutMs: number;
+  /** Time for a whole request, body included. */
+  requestTimeoutMs: number;
+  maxHeaderBytes: number;
+  maxConcurrentStreams: number;
+}
+
+export const DEFAULT_LIMITS: ListenerLimits = {
+  keepAliveTimeoutMs: 65_000,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  maxHeaderBytes: 16 * 1024,
+  maxConcurrentStreams: 256,
+};
+
+/** The server fastify listens on, plus a way to end every open connection. */
+export interface Listener {
+  server: net.Server;
+  closeConnections(): void;
+}
+
+export function createListener(
+  handler: FastifyServerFactoryHandler,
+  tls: { certFile: string; keyFile: string } | undefined,
+  limits: ListenerLimits = DEFAULT_LIMITS,
+): Listener {
+  const h2Settings = { maxConcurrentStreams: limits.maxConcurrentStreams, maxHeaderListSize: limits.maxHeaderBytes };
+  const sessions = new Set<http2.ServerHttp2Session>();
+  const trackSessions = (s: http2.Http2Server | http2.Http2SecureServer) => {
+    s.on('session', (session) => {
+      sessions.add(session);
+      session.setTimeout(limits.keepAliveTimeoutMs, () => session.close());
+      session.on('close', () => sessions.delete(session));
+    });
+  };
+
+  if (tls) {
+    const secure = http2.createSecureServer(
+      {
+        cert: fs.readFileSync(tls.certFile),
+        key: fs.readFileSync(tls.keyFile),
+        allowHTTP1: true,
+        settings: h2Settings,
+        maxSessionMemory: 64,
+      },
+      handler as never,
+    );
+    trackSessions(secure);
+    secure.setTimeout(limits.requestTimeoutMs);
+    return { server: secure, closeConnections: () => sessions.forEach((s) => s.close()) };
+  }
+
+  const h1 = http.createServer(
+    {
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      maxHeaderSize: limits.maxHeaderBytes,
+    },
+    handler as never,
+  );
+  const h2 = http2.createServer({ settings: h2Settings, maxSessionMemory: 64 }, handler as never);
+  trackSessions(h2);
+
+  const front = net.createServer({ noDelay: true }, (socket) => {
+    // A client that never sends a byte is dropped after the headers timeout.
+    socket.setTimeout(limits.headersTimeoutMs, () => socket.destroy());
+    let seen = Buffer.alloc(0);
+    const onData = (chunk: Buffer) => {
+      seen = Buffer.concat([seen, chunk]);
+      const n = Math.min(seen.length, H2_PREFACE.length);
+      const isH2 = seen.subarray(0, n).equals(H2_PREFACE.subarray(0, n));
+      if (isH2 && seen.length < H2_PREFACE.length) return; // wait for the whole preface
+      socket.off('data', onData);
+      socket.setTimeout(0);
+      if (isH2) {
+        h2.emit('connection', replaying(socket, seen));
+      } else {
+        // The HTTP/1.1 parser reads through the stream, so unshifted bytes reach it.
+        socket.pause();
+        socket.unshift(seen);
+        h1.emit('connection', socket);
+        socket.resume();
+      }
+    };
+    socket.on('data', onData);
+    socket.on('error', () => socket.destroy());
+  });
+  return {
+    server: front,
+    closeConnections: () => {
+      h1.closeAllConnections();
+      sessions.forEach((s) => s.close());
+    },
+  };
+}
+
+/**
+ * Node's HTTP/2 server reads a net.Socket's handle directly and would miss the
+ * preface bytes already read for peeking. A Duplex that replays them first and
+ * then relays the socket makes Node wrap it as a JS stream instead.
+ */
+function replaying(socket: net.Socket, head: Buffer): Duplex {
+  const duplex = new Duplex({
+    read() {
+      socket.resume();
+    },
+    write(chunk, encoding, callback) {
+      socket.write(chunk, encoding, callback);
+    },
+    final(callback) {
+      socket.end(callback);
+    },
+    destroy(err, callback) {
+      socket.destroy(err ?? undefined);
+      callback(err);
+    },
+  });
+  duplex.push(head);
+  socket.on('data', (chunk) => {
+    if (!duplex.push(chunk)) socket.pause();
+  });
+  socket.on('end', () => duplex.push(null));
+  socket.on('close', () => duplex.destroy());
+  socket.on('error', (e) => duplex.destroy(e));
+  // What request handlers read off req.socket (client address for logs and limits).
+  Object.defineProperties(duplex, {
+    remoteAddress: { get: () => socket.remoteAddress },
+    remotePort: { get: () => socket.remotePort },
+    remoteFamily: { get: () => socket.remoteFamily },
+    localAddress: { get: () => socket.localAddress },
+    localPort: { get: () => socket.localPort },
+  });
+  return duplex;
+}
