@@ -1,0 +1,72 @@
+// The attestation statement — signatures, certificate chains, format rules — is
+// verified by SimpleWebAuthn. By the time it runs, Keyhold has already checked
+// everything its own reasons cover, so whatever SimpleWebAuthn still refuses is
+// the attestation itself.
+import {
+  PQCNotSupportedError,
+  verifyRegistrationResponse,
+  type AttestationFormat,
+  type RegistrationResponseJSON,
+} from '@simplewebauthn/server';
+import { Rejection, reject } from './rejection.js';
+import { withTrustAnchors, type TrustAnchors } from './trust-anchors.js';
+
+export interface AttestationCheck {
+  response: RegistrationResponseJSON;
+  fmt: AttestationFormat;
+  expectedChallenge: string;
+  /** Already normalised; SimpleWebAuthn compares them verbatim. */
+  expectedOrigins: string[];
+  expectedRpId: string;
+  supportedAlgorithmIDs: number[];
+  trustAnchors?: TrustAnchors;
+}
+
+const MAX_DETAIL_LENGTH = 200;
+
+/**
+ * A short line from a library error. Its messages can run on into PEM dumps after a
+ * colon and newline; only the first line is kept, and it is capped in length.
+ */
+function summarise(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  let line = (message.split('\n')[0] ?? '').trim().replace(/:$/, '');
+  const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message.split('\n')[0] : '';
+  if (cause) line += ` (${cause.trim().replace(/:$/, '')})`;
+  if (line.length > MAX_DETAIL_LENGTH) line = `${line.slice(0, MAX_DETAIL_LENGTH - 1)}…`;
+  return line.charAt(0).toLowerCase() + line.slice(1);
+}
+
+function toRejection(error: unknown, fmt: AttestationFormat): Rejection {
+  if (error instanceof PQCNotSupportedError) {
+    // The key is of an allowed kind, but this runtime cannot check its signatures:
+    // storing it would create a credential that can never be used to sign in.
+    return new Rejection('ALGORITHM_NOT_ALLOWED', `this server cannot verify the credential's key algorithm (${summarise(error)})`);
+  }
+  return new Rejection('ATTESTATION_INVALID', `${fmt} attestation: ${summarise(error)}`);
+}
+
+export async function verifyAttestation(check: AttestationCheck): Promise<void> {
+  let verified: boolean;
+  try {
+    const result = await withTrustAnchors(check.trustAnchors, () =>
+      verifyRegistrationResponse({
+        response: check.response,
+        expectedChallenge: check.expectedChallenge,
+        expectedOrigin: check.expectedOrigins,
+        expectedRPID: check.expectedRpId,
+        expectedType: 'webauthn.create',
+        requireUserPresence: true,
+        // Keyhold decided about UV already (it is optional for a second factor).
+        requireUserVerification: false,
+        supportedAlgorithmIDs: check.supportedAlgorithmIDs,
+        // A SafetyNet device that fails Android's compatibility test is not trusted.
+        attestationSafetyNetEnforceCTSCheck: true,
+      }),
+    );
+    verified = result.verified;
+  } catch (error) {
+    throw toRejection(error, check.fmt);
+  }
+  if (!verified) reject('ATTESTATION_INVALID', `${check.fmt} attestation: the attestation signature does not verify`);
+}
