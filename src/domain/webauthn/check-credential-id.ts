@@ -1,6 +1,7 @@
 // The id the client reports must be the id the authenticator attested. Otherwise a
-// client could register one key under another key's id (SimpleWebAuthn does not
-// compare them; WebAuthn L3 §7.1 and go-webauthn do).
+// client could register one key under another key's id, and Keyhold would store
+// an id that no assertion will ever carry (design §7; SimpleWebAuthn does not
+// compare them, go-webauthn does).
 import { timingSafeEqual } from 'node:crypto';
 import { reject } from './rejection.js';
 

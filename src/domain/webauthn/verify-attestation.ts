@@ -29,12 +29,14 @@ const MAX_DETAIL_LENGTH = 200;
  * colon and newline; only the first line is kept, and it is capped in length.
  */
 function summarise(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  let line = (message.split('\n')[0] ?? '').trim().replace(/:$/, '');
-  const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message.split('\n')[0] : '';
-  if (cause) line += ` (${cause.trim().replace(/:$/, '')})`;
+  const firstLine = (text: string): string => (text.split('\n')[0] ?? '').trim().replace(/:$/, '');
+  let line = firstLine(error instanceof Error ? error.message : String(error));
+  const cause = error instanceof Error && error.cause instanceof Error ? firstLine(error.cause.message) : '';
+  if (cause && !line.includes(cause)) line += ` (${cause})`;
   if (line.length > MAX_DETAIL_LENGTH) line = `${line.slice(0, MAX_DETAIL_LENGTH - 1)}…`;
-  return line.charAt(0).toLowerCase() + line.slice(1);
+  // "Signature could not…" reads better after a colon as "signature could not…";
+  // acronyms ("AAGUID …", "TPM …") keep their case.
+  return /^[A-Z][a-z]/.test(line) ? line.charAt(0).toLowerCase() + line.slice(1) : line;
 }
 
 function toRejection(error: unknown, fmt: AttestationFormat): Rejection {
