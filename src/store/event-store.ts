@@ -1,7 +1,7 @@
 // The event store: load an aggregate's events, append new ones with optimistic
 // concurrency, and project them into the read models in the same transaction.
 // One interface, two drivers; test/store/event-store.contract.ts pins the behaviour.
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Database, Db } from './database.js';
 import {
   aggregateOf,
@@ -11,7 +11,7 @@ import {
   type StoredEvent,
 } from './events.js';
 import { toStoreError } from './errors.js';
-import { project } from './projections/index.js';
+import { projectionStatements } from './projections/index.js';
 import { events, type EventRow } from './schema.js';
 
 export type { ExpectedSequence, NewEvent, StoredEvent } from './events.js';
@@ -33,7 +33,26 @@ export interface EventStore {
   append(events: readonly NewEvent[], expected: readonly ExpectedSequence[]): Promise<StoredEvent[]>;
 }
 
+// now() is the transaction's start time: the value events.created_at defaults to.
+const transactionTime = sql`now()`;
+type NewEventsInFlight = Parameters<typeof projectionStatements>[1];
+
 const keyOf = (aggregateType: string, aggregateId: string) => `${aggregateType}\u0000${aggregateId}`;
+
+type Returned = Pick<EventRow, 'aggregateType' | 'aggregateId' | 'sequence' | 'position' | 'createdAt'>;
+
+/**
+ * The appended events in the given order, completed with what the database
+ * assigned. Matched by (aggregate, sequence): RETURNING order is not guaranteed.
+ * The payloads are the ones given (the database stores the same JSON).
+ */
+function stored(rows: ReturnType<typeof numbered>, returned: readonly Returned[]): StoredEvent[] {
+  const assigned = new Map(returned.map((r) => [`${keyOf(r.aggregateType, r.aggregateId)}\u0000${r.sequence}`, r]));
+  return rows.map((row) => {
+    const r = assigned.get(`${keyOf(row.aggregateType, row.aggregateId)}\u0000${row.sequence}`)!;
+    return { ...row, position: r.position, createdAt: r.createdAt } as StoredEvent;
+  });
+}
 
 function toStored(row: EventRow): StoredEvent {
   return {
@@ -99,15 +118,35 @@ export function createEventStore(database: Pick<Database, 'db'>): EventStore {
     async append(newEvents, expected) {
       if (newEvents.length === 0) return [];
       const rows = numbered(newEvents, expected);
+      const inFlight = rows.map((row) => ({ ...row, createdAt: transactionTime })) as NewEventsInFlight;
       try {
         return await db.transaction(async (tx) => {
           // One multi-row insert: the unique (aggregate, sequence) key rejects
           // the whole append if any aggregate moved on since it was loaded.
-          const inserted = await tx.insert(events).values(rows).returning();
-          // RETURNING order is not guaranteed; position follows the VALUES order.
-          const stored = inserted.map(toStored).sort((a, b) => (a.position < b.position ? -1 : 1));
-          await project(tx, stored);
-          return stored;
+          const insert = tx
+            .insert(events)
+            .values(rows)
+            .returning({
+              aggregateType: events.aggregateType,
+              aggregateId: events.aggregateId,
+              sequence: events.sequence,
+              position: events.position,
+              createdAt: events.createdAt,
+            });
+          // Projection statements do not wait for the insert's answer (they use
+          // now(), the same transaction time), so all of them go out pipelined:
+          // begin, [insert, projections…], commit — three round trips however
+          // many events. `.then` starts each one now, in this order; postgres.js
+          // (and PGlite's query mutex) run them in the order they were started.
+          const running = [insert, ...projectionStatements(tx, inFlight)].map((statement) =>
+            statement.then((result) => result),
+          );
+          const settled = await Promise.allSettled(running);
+          // The first failure is the cause; later statements only report the aborted transaction.
+          const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+          if (failure) throw failure.reason;
+          const returned = (settled[0] as PromiseFulfilledResult<Returned[]>).value;
+          return stored(rows, returned);
         });
       } catch (err) {
         throw toStoreError(err);

@@ -1,13 +1,13 @@
-// The dispatcher: applies each stored event to every read model that handles it,
-// in event order, inside the caller's transaction.
+// The dispatcher: turns events into read-model statements, in event order, for
+// every read model that handles each event type.
 import type { Db } from '../database.js';
-import type { EventTypeName, StoredEvent } from '../events.js';
+import type { EventTypeName } from '../events.js';
 import { appsProjection } from './apps.js';
 import { instancesProjection } from './instances.js';
 import { membershipsProjection } from './memberships.js';
 import { orgsProjection } from './orgs.js';
 import { personalAccessTokensProjection } from './personal-access-tokens.js';
-import type { Handler, Projection } from './projection.js';
+import type { Handler, ProjectableEvent, Projection, Statement } from './projection.js';
 import { projectsProjection } from './projects.js';
 import { u2fTokensProjection } from './u2f-tokens.js';
 import { usersProjection } from './users.js';
@@ -23,7 +23,8 @@ export const projections: readonly Projection[] = [
   u2fTokensProjection,
 ];
 
-type AnyHandler = (tx: Db, event: StoredEvent) => PromiseLike<unknown>;
+type AnyEvent = { [K in EventTypeName]: ProjectableEvent<K> }[EventTypeName];
+type AnyHandler = (tx: Db, event: AnyEvent) => Statement;
 
 // Event type → its handlers, built once so dispatch is a map lookup.
 const handlersByType = new Map<EventTypeName, AnyHandler[]>();
@@ -35,11 +36,16 @@ for (const projection of projections) {
   }
 }
 
-/** Apply `events` (in order) to the read models. Statements run one after another on `tx`. */
-export async function project(tx: Db, events: readonly StoredEvent[]): Promise<void> {
+/** The statements that apply `events` to the read models, in order; none has run yet. */
+export function projectionStatements(tx: Db, events: readonly AnyEvent[]): Statement[] {
+  const statements: Statement[] = [];
   for (const event of events) {
-    for (const handler of handlersByType.get(event.type) ?? []) {
-      await handler(tx, event);
-    }
+    for (const handler of handlersByType.get(event.type) ?? []) statements.push(handler(tx, event));
   }
+  return statements;
+}
+
+/** Apply `events` (e.g. stored events being replayed) to the read models, one statement after another. */
+export async function project(tx: Db, events: readonly AnyEvent[]): Promise<void> {
+  for (const statement of projectionStatements(tx, events)) await statement;
 }

@@ -2,11 +2,11 @@
 // a row replaces the roles (the command decides whether that is allowed).
 import { sql } from 'drizzle-orm';
 import type { Db } from '../database.js';
-import type { MemberAddedPayload, StoredEventOf } from '../events.js';
+import type { MemberAddedPayload } from '../events.js';
 import { memberships } from '../schema.js';
-import type { Projection } from './projection.js';
+import type { ProjectableEvent, Projection } from './projection.js';
 
-type MemberAdded = StoredEventOf<'instance.member.added' | 'org.member.added' | 'project.member.added'>;
+type MemberAdded = ProjectableEvent<'instance.member.added' | 'org.member.added' | 'project.member.added'>;
 
 function upsertMember(tx: Db, scopeType: 'instance' | 'org' | 'project', e: MemberAdded) {
   const payload: MemberAddedPayload = e.payload;
