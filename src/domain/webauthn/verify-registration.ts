@@ -17,6 +17,7 @@ import { checkAuthenticatorData } from './check-authenticator-data.js';
 import { checkCeremony } from './check-ceremony.js';
 import { checkCredentialId } from './check-credential-id.js';
 import { checkOrigin, normaliseConfiguredOrigin } from './check-origin.js';
+import { checkSelfAttestationAlgorithm } from './check-self-attestation.js';
 import { parseClientData } from './client-data.js';
 import { readCredentialShape } from './credential-shape.js';
 import { Rejection } from './rejection.js';
@@ -46,6 +47,7 @@ async function verifyOrReject(input: RegistrationVerificationInput): Promise<Ver
   const fmt = checkAttestationFormat(attestation.fmt);
 
   // 3. The attestation statement.
+  checkSelfAttestationAlgorithm(attestation, algorithm);
   await verifyAttestation({
     response: shape.response,
     fmt,
