@@ -7,6 +7,7 @@ import { UserService } from '../../gen/keyhold/user/v2/user_pb.js';
 import type { RegisteredService } from '../server/rest.js';
 import { authHandlers } from './auth/me.js';
 import type { Deps } from './context.js';
+import { appHandlers } from './management/apps.js';
 import { projectHandlers } from './management/projects.js';
 import { managementUserHandlers } from './management/users.js';
 import { organizationHandlers } from './org/organizations.js';
@@ -20,6 +21,7 @@ export function createServices(deps: Deps): RegisteredService[] {
         healthz: () => ({}),
         ...projectHandlers(deps),
         ...managementUserHandlers(deps),
+        ...appHandlers(deps),
       },
     },
     { desc: UserService, impl: { ...userHandlers(deps) } },

@@ -8,7 +8,7 @@ import { invokeUnaryImplementation } from '@connectrpc/connect/protocol';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { http as httpRule } from '../../gen/google/api/annotations_pb.js';
 import { toConnectError } from '../api/errors.js';
-import { KeyholdError, violation } from '../domain/errors/keyhold-error.js';
+import { invalidRequest, KeyholdError, violation, type FieldViolation } from '../domain/errors/keyhold-error.js';
 import { negotiateLanguage } from '../domain/i18n/language.js';
 import { httpStatusOf, statusJsonOf } from './status.js';
 
@@ -92,43 +92,43 @@ function requestMessage(route: RestRoute, req: FastifyRequest): unknown {
   }
   try {
     return fromJson(input, json);
-  } catch (e) {
-    throw jsonDecodeError(input, e);
+  } catch {
+    throw jsonDecodeError(input, json);
   }
 }
 
 /**
- * protobuf-es names the offending field in its message ("… field
- * keyhold.x.Request.app_type from JSON: …" or "key "foo" is unknown");
- * turn that into a field violation with the JSON name.
+ * protobuf-es stops at the first bad value and does not always name the field
+ * (enum errors name only the enum). On this error path, decode each top-level
+ * key alone to find every bad field, and describe each by what went wrong.
  */
-function jsonDecodeError(input: DescMessage, e: unknown): KeyholdError {
-  const text = e instanceof Error ? e.message : String(e);
-  const fieldMatch = /field ([\w.]+)\.(\w+) from JSON/.exec(text);
-  const unknownKey = /key "([^"]{0,64})[^"]*" is unknown/.exec(text);
-  let field = '';
-  let en = 'has an invalid value';
-  let de = 'hat einen ungültigen Wert';
-  if (unknownKey) {
-    field = unknownKey[1];
-    en = 'is not a field of this request';
-    de = 'ist kein Feld dieser Anfrage';
-  } else if (fieldMatch) {
-    const desc = input.typeName === fieldMatch[1] ? input.fields.find((f) => f.name === fieldMatch[2]) : undefined;
-    field = desc?.jsonName ?? fieldMatch[2];
-    if (desc?.fieldKind === 'enum' || (desc?.fieldKind === 'list' && desc.listKind === 'enum')) {
-      en = 'is not one of the allowed values';
-      de = 'ist keiner der erlaubten Werte';
+function jsonDecodeError(input: DescMessage, json: JsonObject): KeyholdError {
+  const violations: FieldViolation[] = [];
+  for (const [key, value] of Object.entries(json)) {
+    try {
+      fromJson(input, { [key]: value });
+    } catch (e) {
+      const text = e instanceof Error ? e.message : '';
+      const field = key.slice(0, 64);
+      if (/is unknown/.test(text)) {
+        violations.push(violation(field, { en: 'is not a field of this request', de: 'ist kein Feld dieser Anfrage' }));
+      } else if (/decode enum/.test(text)) {
+        violations.push(violation(field, { en: 'is not one of the allowed values', de: 'ist keiner der erlaubten Werte' }));
+      } else if (/google\.protobuf\.Duration/.test(text)) {
+        violations.push(violation(field, { en: 'must be a duration like "1.5s"', de: 'muss eine Dauer wie "1.5s" sein' }));
+      } else if (/google\.protobuf\.Timestamp/.test(text)) {
+        violations.push(violation(field, { en: 'must be an RFC 3339 timestamp', de: 'muss ein Zeitstempel nach RFC 3339 sein' }));
+      } else {
+        violations.push(violation(field, { en: 'has a value of the wrong type', de: 'hat einen Wert des falschen Typs' }));
+      }
     }
   }
-  // The library's text may quote client input; keep only a bounded prefix of it.
-  return new KeyholdError('INVALID_REQUEST', { fields: field || 'body' }, [
-    violation(field, { en, de }),
-  ]);
+  if (violations.length === 0) violations.push(violation('', { en: 'is not a valid request body', de: 'ist kein gültiger Anfrageinhalt' }));
+  return invalidRequest(violations);
 }
 
-export function sendStatus(reply: FastifyReply, err: ConnectError): FastifyReply {
-  return reply.code(httpStatusOf(err.code)).type('application/json; charset=utf-8').send(JSON.stringify(statusJsonOf(err)));
+export function sendStatus(reply: FastifyReply, err: ConnectError, httpStatus = httpStatusOf(err.code)): FastifyReply {
+  return reply.code(httpStatus).type('application/json; charset=utf-8').send(JSON.stringify(statusJsonOf(err)));
 }
 
 export function registerRestRoutes(app: FastifyInstance, services: readonly RegisteredService[], interceptors: Interceptor[]): RestRoute[] {
