@@ -20,6 +20,12 @@ export interface AttestationCheck {
   expectedRpId: string;
   supportedAlgorithmIDs: number[];
   trustAnchors?: TrustAnchors;
+  /**
+   * The origin and challenge the client sent. SimpleWebAuthn quotes them in its own
+   * origin/challenge errors; those cannot fire after Keyhold's checks, but details
+   * never carry them (design §7), so they are cut out of any message regardless.
+   */
+  clientValues: string[];
 }
 
 const MAX_DETAIL_LENGTH = 200;
@@ -39,13 +45,18 @@ function summarise(error: unknown): string {
   return /^[A-Z][a-z]/.test(line) ? line.charAt(0).toLowerCase() + line.slice(1) : line;
 }
 
-function toRejection(error: unknown, fmt: AttestationFormat): Rejection {
+function redact(detail: string, clientValues: string[]): string {
+  return clientValues.filter((v) => v.length > 0).reduce((text, v) => text.split(v).join('[redacted]'), detail);
+}
+
+function toRejection(error: unknown, check: AttestationCheck): Rejection {
+  const summary = redact(summarise(error), check.clientValues);
   if (error instanceof PQCNotSupportedError) {
     // The key is of an allowed kind, but this runtime cannot check its signatures:
     // storing it would create a credential that can never be used to sign in.
-    return new Rejection('ALGORITHM_NOT_ALLOWED', `this server cannot verify the credential's key algorithm (${summarise(error)})`);
+    return new Rejection('ALGORITHM_NOT_ALLOWED', `this server cannot verify the credential's key algorithm (${summary})`);
   }
-  return new Rejection('ATTESTATION_INVALID', `${fmt} attestation: ${summarise(error)}`);
+  return new Rejection('ATTESTATION_INVALID', `${check.fmt} attestation: ${summary}`);
 }
 
 export async function verifyAttestation(check: AttestationCheck): Promise<void> {
@@ -68,7 +79,7 @@ export async function verifyAttestation(check: AttestationCheck): Promise<void> 
     );
     verified = result.verified;
   } catch (error) {
-    throw toRejection(error, check.fmt);
+    throw toRejection(error, check);
   }
   if (!verified) reject('ATTESTATION_INVALID', `${check.fmt} attestation: the attestation signature does not verify`);
 }

@@ -56,6 +56,7 @@ async function verifyOrReject(input: RegistrationVerificationInput): Promise<Ver
     expectedRpId: input.expectedRpId,
     supportedAlgorithmIDs,
     trustAnchors: input.trustAnchors,
+    clientValues: [clientData.origin, clientData.challenge],
   });
 
   return {
