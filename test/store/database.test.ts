@@ -14,6 +14,7 @@ import {
   announcePostgresSkip,
   createPostgresDatabase,
   freshPostgres,
+  pgliteDirFromTemplate,
   postgresAvailable,
   tempDir,
 } from '../support/databases.js';
@@ -35,6 +36,7 @@ function deadPid(): number {
 }
 
 describe('PGlite data directory', () => {
+  // This one starts from an empty directory: the real first start (initdb + migrations).
   it('holds a lock: a second open fails naming the directory; close releases it and keeps the data', async () => {
     const dataDir = await dir();
     const first = await openDatabase({ dataDir });
@@ -72,7 +74,8 @@ describe('PGlite data directory', () => {
   });
 
   it('takes over a stale lock left by a dead process', async () => {
-    const dataDir = await dir();
+    const dataDir = await pgliteDirFromTemplate();
+    dirs.push(dataDir);
     writeFileSync(join(dataDir, 'keyhold.lock'), `${deadPid()}\n`);
     const database = await openDatabase({ dataDir });
     try {

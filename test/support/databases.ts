@@ -1,10 +1,12 @@
 // Throwaway databases for tests: a PGlite data dir in a temp folder, or (when
 // TEST_DATABASE_URL names a PostgreSQL admin connection) a freshly created
 // PostgreSQL database, dropped again in cleanup. Real engines, no stand-ins.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { cp, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { dirname, join } from 'node:path';
+import { createHash, randomBytes } from 'node:crypto';
+import { createRequire } from 'node:module';
 import postgres from 'postgres';
 import { openDatabase, type Database } from '../../src/store/database.js';
 
@@ -24,8 +26,59 @@ export async function tempDir(prefix = 'keyhold-test-'): Promise<string> {
   return mkdtemp(join(tmpdir(), prefix));
 }
 
-export async function freshPglite(): Promise<FreshDatabase> {
+const migrationsDir = new URL('../../src/store/migrations/', import.meta.url);
+
+/** Identifies a template: the migrations it holds and the PGlite build that wrote it. */
+function templateKey(): string {
+  const hash = createHash('sha256');
+  // The package's exports hide package.json; its entry lives in <package>/dist/.
+  const pgliteEntry = createRequire(import.meta.url).resolve('@electric-sql/pglite');
+  hash.update(readFileSync(join(dirname(dirname(pgliteEntry)), 'package.json')));
+  for (const name of readdirSync(migrationsDir, { recursive: true }).map(String).sort()) {
+    const path = new URL(name, migrationsDir);
+    if (name.endsWith('.sql') || name.endsWith('.json')) hash.update(name).update(readFileSync(path));
+  }
+  return hash.digest('hex').slice(0, 16);
+}
+
+let template: Promise<string> | undefined;
+
+/**
+ * A migrated, cleanly closed PGlite data dir to copy from. A new PGlite dir
+ * costs an initdb (5–15 s on a busy machine); copying a closed one and opening
+ * it takes about a second. Shared across test files and runs through a path
+ * keyed by the migrations, built aside and renamed into place (atomic), so a
+ * half-built template is never used.
+ */
+function pgliteTemplate(): Promise<string> {
+  template ??= (async () => {
+    const dir = join(tmpdir(), `keyhold-pglite-template-${templateKey()}`);
+    if (existsSync(join(dir, 'ready'))) return dir;
+    const building = await tempDir('keyhold-pglite-build-');
+    const database = await openDatabase({ dataDir: building });
+    await database.close();
+    await writeFile(join(building, 'ready'), '');
+    try {
+      await rename(building, dir);
+    } catch {
+      // Another worker won the race: its template is just as good.
+      await rm(building, { recursive: true, force: true });
+    }
+    return dir;
+  })();
+  return template;
+}
+
+/** A new temp data dir holding a copy of the migrated template (not opened). */
+export async function pgliteDirFromTemplate(): Promise<string> {
   const dataDir = await tempDir();
+  await cp(join(await pgliteTemplate(), 'pgdata'), join(dataDir, 'pgdata'), { recursive: true });
+  return dataDir;
+}
+
+export async function freshPglite(): Promise<FreshDatabase> {
+  const dataDir = await pgliteDirFromTemplate();
+  // Opening still runs the migrator, which finds everything applied.
   const database = await openDatabase({ dataDir });
   return {
     database,
