@@ -11,6 +11,7 @@ import { appHandlers } from './management/apps.js';
 import { projectHandlers } from './management/projects.js';
 import { managementUserHandlers } from './management/users.js';
 import { organizationHandlers } from './org/organizations.js';
+import { u2fHandlers } from './user/u2f.js';
 import { userHandlers } from './user/users.js';
 
 export function createServices(deps: Deps): RegisteredService[] {
@@ -24,7 +25,7 @@ export function createServices(deps: Deps): RegisteredService[] {
         ...appHandlers(deps),
       },
     },
-    { desc: UserService, impl: { ...userHandlers(deps) } },
+    { desc: UserService, impl: { ...userHandlers(deps), ...u2fHandlers(deps) } },
     { desc: OrganizationService, impl: organizationHandlers(deps) },
     { desc: AuthService, impl: authHandlers(deps) },
   ];

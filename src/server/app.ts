@@ -91,9 +91,7 @@ export async function buildApp(opts: AppOptions): Promise<KeyholdApp> {
     const path = (req.url.split('?')[0] ?? '').slice(0, 256);
     const otherMethod = matchers.some((m) => m.re.test(path) && m.method !== req.method);
     const err = new KeyholdError(otherMethod ? 'METHOD_NOT_ALLOWED' : 'ROUTE_NOT_FOUND', { method: req.method, path });
-    const reply2 = sendStatus(reply, toConnectError(err, lang).error);
-    if (otherMethod) reply2.code(405);
-    return reply2;
+    return sendStatus(reply, toConnectError(err, lang).error, otherMethod ? 405 : undefined);
   });
 
   fastify.setErrorHandler((error: Error & { code?: string; statusCode?: number }, req, reply) => {
@@ -103,12 +101,12 @@ export async function buildApp(opts: AppOptions): Promise<KeyholdApp> {
       const problem = reason === 'MALFORMED_BODY' ? 'the body is not valid JSON' : reason.toLowerCase();
       const err = toConnectError(new KeyholdError(reason, { problem, limit: String(config.bodyLimitBytes) }), lang).error;
       // Keep the precise HTTP status fastify chose (400, 413, 415) with the gRPC code of the reason.
-      return sendStatus(reply, err).code(error.statusCode && error.statusCode < 500 ? error.statusCode : 400);
+      return sendStatus(reply, err, error.statusCode && error.statusCode < 500 ? error.statusCode : 400);
     }
     if (error instanceof ConnectError) return sendStatus(reply, error);
     if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
       const err = toConnectError(new KeyholdError('MALFORMED_BODY', { problem: 'the request could not be read' }), lang).error;
-      return sendStatus(reply, err).code(error.statusCode);
+      return sendStatus(reply, err, error.statusCode);
     }
     log.error({ err: error }, 'unhandled error in request');
     return sendStatus(reply, toConnectError(error, lang).error);

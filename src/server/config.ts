@@ -14,6 +14,8 @@ export interface Config {
     rpName: string;
     attestation: 'none' | 'direct';
     timeoutMs: number;
+    /** True when origins were not configured: start.ts fills in the real port once listening. */
+    originsDefaulted: boolean;
   };
   corsOrigins: string[];
   tls?: { certFile: string; keyFile: string };
@@ -99,7 +101,8 @@ export function loadConfig(env: Env = process.env): Config {
       origins: origins.length ? origins : [`${scheme}://localhost:${port}`],
       rpName: env.KEYHOLD_WEBAUTHN_RP_NAME || 'Keyhold',
       attestation,
-      timeoutMs: integer(env, 'KEYHOLD_WEBAUTHN_TIMEOUT_MS', 300_000, 10_000, 600_000),
+      timeoutMs: integer(env, 'KEYHOLD_WEBAUTHN_TIMEOUT_MS', 300_000, 1_000, 600_000),
+      originsDefaulted: origins.length === 0,
     },
     corsOrigins,
     tls: certFile && keyFile ? { certFile, keyFile } : undefined,

@@ -33,7 +33,8 @@ export const DEFAULT_LIMITS: ListenerLimits = {
 /** The server fastify listens on, plus a way to end every open connection. */
 export interface Listener {
   server: net.Server;
-  closeConnections(): void;
+  /** Graceful: idle HTTP/1.1 connections end, HTTP/2 sessions send GOAWAY. Forced: every socket is destroyed. */
+  closeConnections(force?: boolean): void;
 }
 
 export function createListener(
@@ -64,7 +65,14 @@ export function createListener(
     );
     trackSessions(secure);
     secure.setTimeout(limits.requestTimeoutMs);
-    return { server: secure, closeConnections: () => sessions.forEach((s) => s.close()) };
+    const sockets = trackSockets(secure);
+    return {
+      server: secure,
+      closeConnections: (force) => {
+        sessions.forEach((s) => s.close());
+        if (force) sockets.forEach((s) => s.destroy());
+      },
+    };
   }
 
   const h1 = http.createServer(
@@ -103,13 +111,24 @@ export function createListener(
     socket.on('data', onData);
     socket.on('error', () => socket.destroy());
   });
+  const sockets = trackSockets(front);
   return {
     server: front,
-    closeConnections: () => {
-      h1.closeAllConnections();
+    closeConnections: (force) => {
+      h1.closeIdleConnections();
       sessions.forEach((s) => s.close());
+      if (force) sockets.forEach((s) => s.destroy());
     },
   };
+}
+
+function trackSockets(server: net.Server): Set<net.Socket> {
+  const sockets = new Set<net.Socket>();
+  server.on(server instanceof net.Server && !('setSecureContext' in server) ? 'connection' : 'secureConnection', (socket: net.Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  return sockets;
 }
 
 /**

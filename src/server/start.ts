@@ -41,6 +41,8 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
     const port = typeof address === 'object' && address ? address.port : config.port;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
     const url = `${config.tls ? 'https' : 'http'}://${host}:${port}`;
+    // With KEYHOLD_PORT=0 the default WebAuthn origin can only be known now.
+    if (config.webauthn.originsDefaulted) config.webauthn.origins = [`${config.tls ? 'https' : 'http'}://localhost:${port}`];
     let stopping: Promise<void> | undefined;
     return {
       url,
@@ -54,8 +56,8 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
         (stopping ??= (async () => {
           // Stop accepting, let in-flight requests finish (bounded), then close the rest.
           const closing = app.fastify.close();
-          const grace = setTimeout(() => app.listener.closeConnections(), 5_000);
           app.listener.closeConnections();
+          const grace = setTimeout(() => app.listener.closeConnections(true), 3_000);
           await closing;
           clearTimeout(grace);
           await database.close();

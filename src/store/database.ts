@@ -59,7 +59,7 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
     db,
     ping: () => ping(db),
     async close() {
-      await client.end({ timeout: 5 });
+      await client.end({ timeout: 5 }); // idempotent in postgres.js
     },
   };
 }
@@ -96,16 +96,15 @@ async function openPglite(dataDir: string): Promise<Database> {
     await migratePglite(pglite, { migrationsFolder });
     const db: Db = pglite;
     const opened = client;
+    let closing: Promise<void> | undefined;
     return {
       kind: 'pglite',
       db,
       ping: () => ping(db),
-      async close() {
-        try {
-          await opened.close();
-        } finally {
-          lock.release();
-        }
+      close() {
+        // Idempotent: a second close (e.g. shutdown racing a test cleanup) waits for the first.
+        closing ??= opened.close().finally(() => lock.release());
+        return closing;
       },
     };
   } catch (err) {

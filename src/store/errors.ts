@@ -32,7 +32,8 @@ export class DataDirLocked extends Error {
     super(
       `Keyhold data directory ${dataDir} is in use by process ${pid} ` +
         `(lock file ${dataDir}/keyhold.lock); one process owns a PGlite directory. ` +
-        `Stop that process, choose another KEYHOLD_DATA_DIR, or set DATABASE_URL to share PostgreSQL.`,
+        `Stop that process, choose another KEYHOLD_DATA_DIR, or set DATABASE_URL to share PostgreSQL. ` +
+        `If no Keyhold process is running there, delete the lock file.`,
     );
   }
 }

@@ -5,6 +5,11 @@ import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import { DataDirLocked } from './errors.js';
 
+// Lock files this process holds. A lock naming our own pid that is not in here
+// was left by an earlier process that had the same pid — common after a
+// container restart, where the server is often pid 1 again — so it is stale.
+const heldHere = new Set<string>();
+
 export interface DirLock {
   readonly path: string;
   release(): void;
@@ -58,17 +63,22 @@ export function lockDataDir(dataDir: string): DirLock {
   // report that process as the owner.
   for (let attempt = 0; attempt < 2; attempt++) {
     if (tryCreate(path)) {
+      heldHere.add(path);
       return {
         path,
         release() {
+          if (!heldHere.delete(path)) return; // released already
           // Only remove the lock if it is still ours.
           if (readPid(path) === process.pid) unlinkSync(path);
         },
       };
     }
     const owner = readPid(path);
-    // A live owner — including this very process opening the dir twice — wins.
-    if (owner !== undefined && processAlive(owner)) throw new DataDirLocked(dataDir, owner);
+    const ownerIsUs = owner === process.pid;
+    // A live owner wins — and so does this very process when it opens the dir twice.
+    if (ownerIsUs ? heldHere.has(path) : owner !== undefined && processAlive(owner)) {
+      throw new DataDirLocked(dataDir, owner!);
+    }
     // Stale: its owner died without releasing it. Take it over.
     try {
       unlinkSync(path);

@@ -19,14 +19,13 @@ export async function runCommand<State, Command>(
   store: EventStore,
   aggregate: AggregateRef,
   decider: Decider<State, Command>,
-  command: Command,
-  /** Async, pure preparation on the loaded state (e.g. WebAuthn verification); may throw. */
-  prepare?: (state: State) => Promise<Command>,
+  /** The command, or an async pure step that builds it from the loaded state (e.g. WebAuthn verification); may throw. */
+  command: Command | ((state: State) => Promise<Command>),
 ): Promise<StoredEvent[]> {
   for (let attempt = 1; ; attempt++) {
     const history = await store.load(aggregate.type, aggregate.id);
     const state = history.reduce(decider.evolve, decider.initialState());
-    const effective = prepare ? await prepare(state) : command;
+    const effective = typeof command === 'function' ? await (command as (s: State) => Promise<Command>)(state) : command;
     const events = decider.decide(effective, state);
     if (events.length === 0) return [];
     const sequence = history.length ? history[history.length - 1].sequence : 0;
