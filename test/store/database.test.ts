@@ -83,6 +83,20 @@ describe('PGlite data directory', () => {
       await database.ping();
     } finally {
       await database.close();
+      await database.close(); // a second close is harmless
+    }
+    expect(existsSync(join(dataDir, 'keyhold.lock'))).toBe(false);
+  });
+
+  it('takes over a lock naming its own pid that it does not hold (a restarted container reusing the pid)', async () => {
+    const dataDir = await pgliteDirFromTemplate();
+    dirs.push(dataDir);
+    writeFileSync(join(dataDir, 'keyhold.lock'), `${process.pid}\n`);
+    const database = await openDatabase({ dataDir });
+    try {
+      await expect(openDatabase({ dataDir })).rejects.toBeInstanceOf(DataDirLocked);
+    } finally {
+      await database.close();
     }
   });
 });
