@@ -71,8 +71,14 @@ function pgliteTemplate(): Promise<string> {
 
 /** A new temp data dir holding a copy of the migrated template (not opened). */
 export async function pgliteDirFromTemplate(): Promise<string> {
+  const source = join(await pgliteTemplate(), 'pgdata');
   const dataDir = await tempDir();
-  await cp(join(await pgliteTemplate(), 'pgdata'), join(dataDir, 'pgdata'), { recursive: true });
+  try {
+    await cp(source, join(dataDir, 'pgdata'), { recursive: true });
+  } catch (err) {
+    await rm(dataDir, { recursive: true, force: true });
+    throw err;
+  }
   return dataDir;
 }
 
