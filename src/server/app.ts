@@ -3,7 +3,7 @@
 // health endpoints, CORS, and Status-shaped answers for fastify's own errors.
 import { ConnectError, type ConnectRouter, type Interceptor } from '@connectrpc/connect';
 import { fastifyConnectPlugin } from '@connectrpc/connect-fastify';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { toConnectError } from '../api/errors.js';
 import { KeyholdError } from '../domain/errors/keyhold-error.js';
@@ -52,7 +52,8 @@ export async function buildApp(opts: AppOptions): Promise<KeyholdApp> {
   let listener!: Listener;
   const fastify = Fastify({
     loggerInstance: log,
-    disableRequestLogging: true,
+    // Per-request info lines cost throughput and say little; failures are logged where they happen.
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimitBytes,
     return503OnClosing: true,
     serverFactory: (handler) => {
