@@ -1,7 +1,7 @@
 // AddOIDCApp and the app lifecycle: GetAppByID, ListApps,
 // RegenerateOIDCClientSecret, RemoveApp.
 import type { MessageInitShape } from '@bufbuild/protobuf';
-import type { ServiceImpl } from '@connectrpc/connect';
+import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
 import { AppState, type AppSchema } from '../../../gen/keyhold/management/v1/app_pb.js';
 import type { ManagementService } from '../../../gen/keyhold/management/v1/management_pb.js';
 import { appDecider } from '../../domain/apps/decider.js';
@@ -52,6 +52,16 @@ function idViolations(req: { projectId: string; appId?: string }): FieldViolatio
   return [...requiredId('projectId', req.projectId), ...(req.appId !== undefined ? requiredId('appId', req.appId) : [])];
 }
 
+/** The steps every call on an existing project's apps shares: context, ids, project (404), permission (403). */
+async function projectForCall(deps: Deps, ctx: HandlerContext, req: { projectId: string; appId?: string }, permission: 'project.app.read' | 'project.app.write') {
+  const { caller, orgId } = await orgContext(deps, ctx);
+  const violations = idViolations(req);
+  if (violations.length) throw invalidRequest(violations);
+  const project = await projectInOrg(deps, req.projectId, orgId);
+  authorize(caller, permission, { orgId, projectId: project.id });
+  return { caller, project };
+}
+
 export function appHandlers(deps: Deps): Pick<Impl, 'addOIDCApp' | 'getAppByID' | 'listApps' | 'regenerateOIDCClientSecret' | 'removeApp'> {
   return {
     async addOIDCApp(req, ctx) {
@@ -94,30 +104,18 @@ export function appHandlers(deps: Deps): Pick<Impl, 'addOIDCApp' | 'getAppByID' 
     },
 
     async getAppByID(req, ctx) {
-      const { caller, orgId } = await orgContext(deps, ctx);
-      const violations = idViolations(req);
-      if (violations.length) throw invalidRequest(violations);
-      const project = await projectInOrg(deps, req.projectId, orgId);
-      authorize(caller, 'project.app.read', { orgId, projectId: project.id });
+      const { project } = await projectForCall(deps, ctx, req, 'project.app.read');
       return { app: appMessage(await appInProject(deps, req.appId, project.id), languageOf(ctx)) };
     },
 
     async listApps(req, ctx) {
-      const { caller, orgId } = await orgContext(deps, ctx);
-      const violations = idViolations(req);
-      if (violations.length) throw invalidRequest(violations);
-      const project = await projectInOrg(deps, req.projectId, orgId);
-      authorize(caller, 'project.app.read', { orgId, projectId: project.id });
+      const { project } = await projectForCall(deps, ctx, req, 'project.app.read');
       const lang = languageOf(ctx);
       return { result: (await listApps(deps.database.db, project.id)).map((a) => appMessage(a, lang)) };
     },
 
     async regenerateOIDCClientSecret(req, ctx) {
-      const { caller, orgId } = await orgContext(deps, ctx);
-      const violations = idViolations(req);
-      if (violations.length) throw invalidRequest(violations);
-      const project = await projectInOrg(deps, req.projectId, orgId);
-      authorize(caller, 'project.app.write', { orgId, projectId: project.id });
+      const { caller, project } = await projectForCall(deps, ctx, req, 'project.app.write');
       const app = await appInProject(deps, req.appId, project.id);
       const clientSecret = generateClientSecret();
       const events = await runCommand(deps.store, { type: 'app', id: app.id }, appDecider(app.id), {
@@ -130,11 +128,7 @@ export function appHandlers(deps: Deps): Pick<Impl, 'addOIDCApp' | 'getAppByID' 
     },
 
     async removeApp(req, ctx) {
-      const { caller, orgId } = await orgContext(deps, ctx);
-      const violations = idViolations(req);
-      if (violations.length) throw invalidRequest(violations);
-      const project = await projectInOrg(deps, req.projectId, orgId);
-      authorize(caller, 'project.app.write', { orgId, projectId: project.id });
+      const { caller, project } = await projectForCall(deps, ctx, req, 'project.app.write');
       const app = await appInProject(deps, req.appId, project.id);
       const events = await runCommand(deps.store, { type: 'app', id: app.id }, appDecider(app.id), {
         kind: 'remove',
