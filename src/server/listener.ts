@@ -111,6 +111,12 @@ export function createListener(
     socket.on('data', onData);
     socket.on('error', () => socket.destroy());
   });
+  // h1 never listens itself (front hands it its sockets), and Node tracks an HTTP
+  // server's connections — closeIdleConnections() on stop, and the headers and
+  // request timeouts above — only once it has seen 'listening'. Without this, a
+  // stop waits on idle keep-alives and a slow client is never timed out.
+  front.on('listening', () => h1.emit('listening'));
+  front.on('close', () => h1.close(() => {})); // stops h1's connection checker
   const sockets = trackSockets(front);
   return {
     server: front,
