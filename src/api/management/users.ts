@@ -69,8 +69,10 @@ export function managementUserHandlers(deps: Deps): Pick<Impl, 'addMachineUser' 
       const { caller, orgId } = await orgContext(deps, ctx);
       const violations = [...requiredId('userId', req.userId), ...rolesRule('roles', req.roles, 'org')];
       if (violations.length) throw invalidRequest(violations);
-      if (!(await findUser(deps.database.db, req.userId))) throw new KeyholdError('USER_NOT_FOUND', { userId: req.userId });
+      // The target is the org (its context is loaded already): authorize before
+      // looking the user up, so a caller without the permission cannot probe user ids.
       authorize(caller, 'org.member.write', { orgId });
+      if (!(await findUser(deps.database.db, req.userId))) throw new KeyholdError('USER_NOT_FOUND', { userId: req.userId });
       const events = await appendTo(deps.store, { type: 'org', id: orgId }, [
         {
           aggregateType: 'org',

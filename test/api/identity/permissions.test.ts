@@ -37,7 +37,17 @@ beforeAll(async () => {
     admin(orgA).addProject({ name: 'P2' }),
   ]);
   await admin(orgA).addProjectMember({ projectId: p1, userId: p1Owner.userId, roles: ['PROJECT_OWNER'] });
+
+  // A token that expires two seconds from now (made over REST), tried once right
+  // away; the 401 test runs after the other tests, so it rarely has to wait.
+  expiring.expiresAt = new Date(Date.now() + 2_000);
+  const res = await kh.rest('POST', `/management/v1/users/${ownerA.userId}/pats`, { expirationDate: expiring.expiresAt.toISOString() }, inOrg(orgA));
+  expect(res.status).toBe(200);
+  expiring.token = res.body.token;
+  expiring.statusBeforeExpiry = (await kh.rest('GET', '/auth/v1/users/me', undefined, bearer(expiring.token))).status;
+  expiring.checkedAt = Date.now();
 });
+const expiring = { token: '', expiresAt: new Date(0), statusBeforeExpiry: 0, checkedAt: 0 };
 afterAll(async () => kh?.close());
 
 const asCaller = (caller: MachineCaller, headers?: Record<string, string>) =>
@@ -129,6 +139,16 @@ describe('a machine user with no role', () => {
     expect(restReason(res.body)).toBe('PERMISSION_DENIED');
   });
 
+  it('gets the same 403 from AddOrgMember for a known and an unknown user (no user enumeration)', async () => {
+    for (const userId of [ownerA.userId, '01nosuchusernosuchusernosu']) {
+      const res = await kh.rest('POST', '/management/v1/orgs/me/members', { userId, roles: ['ORG_OWNER'] }, bearer(nobody.token));
+      expect(res.status).toBe(403);
+      expect(restReason(res.body)).toBe('PERMISSION_DENIED');
+    }
+    const me = await kh.client(AuthService, 'grpc', nobody.token).getMyUser({});
+    expect(me.roles).toEqual([]); // and it did not make itself an owner
+  });
+
   it('gets 403 adding users or reading other users, but may read itself', async () => {
     const add = await rpcError(asCaller(nobody).addMachineUser({ userName: 'sneaky', name: 'Sneaky' }));
     expect(add.code).toBe(Code.PermissionDenied);
@@ -193,18 +213,15 @@ describe('401 UNAUTHENTICATED', () => {
   });
 
   it('with a token that has expired', async () => {
-    const expiresAt = new Date(Date.now() + 1_500);
-    const res = await kh.rest('POST', `/management/v1/users/${ownerA.userId}/pats`, { expirationDate: expiresAt.toISOString() }, inOrg(orgA));
-    expect(res.status).toBe(200);
-    const token: string = res.body.token;
     // Valid until it expires…
-    expect((await kh.rest('GET', '/auth/v1/users/me', undefined, bearer(token))).status).toBe(200);
-    await new Promise((r) => setTimeout(r, expiresAt.getTime() - Date.now() + 250));
+    expect(expiring.checkedAt).toBeLessThan(expiring.expiresAt.getTime());
+    expect(expiring.statusBeforeExpiry).toBe(200);
+    await new Promise((r) => setTimeout(r, Math.max(0, expiring.expiresAt.getTime() - Date.now() + 250)));
     // …then refused on every protocol.
-    const after = await kh.rest('GET', '/auth/v1/users/me', undefined, bearer(token));
+    const after = await kh.rest('GET', '/auth/v1/users/me', undefined, bearer(expiring.token));
     expect(after.status).toBe(401);
     expect(restReason(after.body)).toBe('UNAUTHENTICATED');
-    const err = await rpcError(kh.client(AuthService, 'grpc', token).getMyUser({}));
+    const err = await rpcError(kh.client(AuthService, 'grpc', expiring.token).getMyUser({}));
     expect(err.code).toBe(Code.Unauthenticated);
     // The user's other token still works.
     expect((await kh.client(AuthService, 'grpc', ownerA.token).getMyUser({})).user?.userId).toBe(ownerA.userId);
