@@ -95,6 +95,10 @@ describe('an org owner acts in its own org', () => {
     const res = await kh.rest('GET', `/management/v1/projects/${p1}`, undefined, bearer(ownerA.token, inOrg(missingOrg)));
     expect(res.status).toBe(403);
     expect(restReason(res.body)).toBe('PERMISSION_DENIED');
+    // Even the instance admin cannot act in an org that does not exist.
+    const admin = await kh.rest('POST', '/management/v1/users/machine', { userName: 'ghost', name: 'Ghost' }, inOrg(missingOrg));
+    expect(admin.status).toBe(403);
+    expect(restReason(admin.body)).toBe('PERMISSION_DENIED');
   });
 
   it("finds B's project not found (404) in A's context", async () => {

@@ -3,7 +3,7 @@
 // PostgreSQL (skipped with a message when TEST_DATABASE_URL is not set).
 import { rm } from 'node:fs/promises';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
-import { createClient } from '@connectrpc/connect';
+import { Code, ConnectError, createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -123,15 +123,17 @@ function writesSuite(backend: 'pglite' | 'postgres') {
       expect(rows.map((r) => r.userId).sort()).toEqual([...userIds].sort());
     }, 60_000);
 
-    // PGlite has one process by design; PostgreSQL may be shared by several.
-    if (backend === 'postgres') it('also when the writers are spread over two Keyhold processes sharing the database', async () => {
-      // A second process on the same PostgreSQL (its own data dir); the instance is bootstrapped already.
+    // PGlite has one process by design; PostgreSQL may be shared by several. Across
+    // processes the only guard is the unique (aggregate, sequence) key: a writer
+    // that keeps losing gets 409 ABORTED after its bounded retries (design §5).
+    // Whatever the split, no event is lost, none is invented, and there is no gap.
+    if (backend === 'postgres') it('across two Keyhold processes sharing the database: every call 200 or 409 ABORTED, and the log matches the answers', async () => {
       const otherDir = await tempDir('keyhold-second-');
       const second = await startKeyhold(
         loadConfig({ KEYHOLD_PORT: '0', KEYHOLD_DATA_DIR: otherDir, DATABASE_URL: kh.config.databaseUrl!, KEYHOLD_LOG_LEVEL: 'silent' }),
       );
       try {
-        expect(second.bootstrap.created).toBe(false);
+        expect(second.bootstrap.created).toBe(false); // the instance exists already
         const viaSecond = createClient(
           ManagementService,
           createGrpcTransport({
@@ -148,10 +150,17 @@ function writesSuite(backend: 'pglite' | 'postgres') {
             (i % 2 === 0 ? mgmt() : viaSecond).addProjectMember({ projectId: project.id, userId, roles: ['PROJECT_OWNER'] }),
           ),
         );
-        expect(results.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason))).toEqual([]);
+        const refusals = results.flatMap((r) => (r.status === 'rejected' ? [ConnectError.from(r.reason)] : []));
+        expect(refusals.filter((e) => e.code !== Code.Aborted).map(String)).toEqual([]);
+        const accepted = created.filter((_, i) => results[i].status === 'fulfilled').map((u) => u.userId);
+        expect(accepted.length).toBeGreaterThan(WRITERS / 2);
+        if (refusals.length) console.info(`[cross-process] ${refusals.length} of ${WRITERS} writes ended in 409 ABORTED`);
+
         const stored = await createEventStore(kh.database).load('project', project.id);
-        expect(stored.map((e) => e.sequence)).toEqual(Array.from({ length: WRITERS + 1 }, (_, i) => i + 1));
-        expect(new Set(stored.slice(1).map((e) => (e.payload as { userId: string }).userId)).size).toBe(WRITERS);
+        expect(stored.map((e) => e.sequence)).toEqual(Array.from({ length: accepted.length + 1 }, (_, i) => i + 1));
+        expect(stored.slice(1).map((e) => (e.payload as { userId: string }).userId).sort()).toEqual(accepted.sort());
+        const sequences = results.flatMap((r) => (r.status === 'fulfilled' ? [Number(r.value.details!.sequence)] : []));
+        expect(sequences.sort((a, b) => a - b)).toEqual(Array.from({ length: accepted.length }, (_, i) => i + 2));
       } finally {
         await second.stop();
         await rm(otherDir, { recursive: true, force: true });
