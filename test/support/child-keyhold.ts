@@ -1,0 +1,178 @@
+// Keyhold as a real child process (`node --import tsx src/main.ts`), the way an
+// operator runs it: configured by environment, found through the "listening"
+// log line, killed with a real signal and restarted on the same data dir or
+// database. For the crash, scale-out and outage tests.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+export interface ChildOptions {
+  /** KEYHOLD_DATA_DIR: the PGlite directory, or (with a database URL) where the PAT file goes. */
+  dataDir: string;
+  /** DATABASE_URL; without it the child runs on PGlite in `dataDir`. */
+  databaseUrl?: string;
+  /** KEYHOLD_ADMIN_PAT_FILE; default `<dataDir>/admin.pat`. */
+  adminPatFile?: string;
+  env?: Record<string, string>;
+  /** How long to wait for the "listening" line (default 60 s: a cold tsx + PGlite start on a busy CI box is slow). */
+  startTimeoutMs?: number;
+}
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface RestResult {
+  status: number;
+  body: any;
+  /** Wall time of the request, in ms. */
+  ms: number;
+}
+
+export interface ChildKeyhold {
+  readonly options: ChildOptions;
+  readonly pid: number;
+  readonly url: string;
+  readonly adminPatFile: string;
+  /** The admin token from the PAT file (as written at this or an earlier start); undefined when there is no file. */
+  readonly adminToken: string | undefined;
+  /** The child's stdout and stderr lines (the last 5000). */
+  readonly output: string[];
+  /** Settles when the process has exited (and been reaped). */
+  readonly exited: Promise<Exit>;
+  /** Send `signal` and wait for the exit. */
+  kill(signal?: 'SIGKILL' | 'SIGTERM'): Promise<Exit>;
+  /** REST call with the admin token (or `token`); never throws for an HTTP status, only for a failed connection or a timeout. */
+  rest(method: string, pathAndQuery: string, body?: unknown, opts?: { token?: string; timeoutMs?: number }): Promise<RestResult>;
+}
+
+// Children still running when the test process exits are killed with it.
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+const MAX_LINES = 5000;
+
+/** Start Keyhold as a child process and wait until it listens. */
+export async function startChildKeyhold(options: ChildOptions): Promise<ChildKeyhold> {
+  const adminPatFile = options.adminPatFile ?? path.join(options.dataDir, 'admin.pat');
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    KEYHOLD_PORT: '0',
+    KEYHOLD_HOST: '127.0.0.1',
+    KEYHOLD_DATA_DIR: options.dataDir,
+    KEYHOLD_ADMIN_PAT_FILE: adminPatFile,
+    KEYHOLD_LOG_LEVEL: 'info',
+    ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
+    ...options.env,
+  };
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: repoRoot,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running.add(child);
+  const exited = new Promise<Exit>((resolve) => {
+    child.once('exit', (code, signal) => {
+      running.delete(child);
+      resolve({ code, signal });
+    });
+  });
+
+  const output: string[] = [];
+  let onLine: ((line: string) => void) | undefined;
+  for (const stream of [child.stdout!, child.stderr!]) {
+    let partial = '';
+    stream.setEncoding('utf8');
+    stream.on('data', (chunk: string) => {
+      const lines = (partial + chunk).split('\n');
+      partial = lines.pop()!;
+      for (const line of lines) {
+        output.push(line);
+        if (output.length > MAX_LINES) output.splice(0, output.length - MAX_LINES);
+        onLine?.(line);
+      }
+    });
+  }
+
+  const url = await new Promise<string>((resolve, reject) => {
+    const timeoutMs = options.startTimeoutMs ?? 60_000;
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`Keyhold child did not log "listening" within ${timeoutMs} ms:\n${output.slice(-20).join('\n')}`));
+    }, timeoutMs);
+    onLine = (line) => {
+      if (!line.startsWith('{')) return;
+      try {
+        const entry = JSON.parse(line) as { msg?: string; url?: string };
+        if (entry.msg?.startsWith('Keyhold listening on') && entry.url) {
+          clearTimeout(timer);
+          resolve(entry.url);
+        }
+      } catch {
+        /* not a log line */
+      }
+    };
+    void exited.then((exit) => {
+      clearTimeout(timer);
+      reject(new Error(`Keyhold child exited before listening (${JSON.stringify(exit)}):\n${output.slice(-20).join('\n')}`));
+    });
+  });
+  onLine = undefined;
+
+  const adminToken = existsSync(adminPatFile) ? readFileSync(adminPatFile, 'utf8').trim() : undefined;
+  return {
+    options,
+    pid: child.pid!,
+    url,
+    adminPatFile,
+    adminToken,
+    output,
+    exited,
+    async kill(signal = 'SIGKILL') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+    rest: (method, pathAndQuery, body, opts = {}) => rest(url, method, pathAndQuery, body, opts.token ?? adminToken, opts.timeoutMs),
+  };
+}
+
+/** Start a new child with the same options (same data dir / database); it gets a new port. */
+export function restartChildKeyhold(previous: ChildKeyhold, overrides: Partial<ChildOptions> = {}): Promise<ChildKeyhold> {
+  return startChildKeyhold({ ...previous.options, ...overrides });
+}
+
+/** One REST call against `baseUrl`: JSON in, { status, body, ms } out. */
+export async function rest(
+  baseUrl: string,
+  method: string,
+  pathAndQuery: string,
+  body?: unknown,
+  token?: string,
+  timeoutMs = 20_000,
+): Promise<RestResult> {
+  const started = performance.now();
+  const res = await fetch(baseUrl + pathAndQuery, {
+    method,
+    headers: {
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    /* keep text */
+  }
+  return { status: res.status, body: parsed, ms: performance.now() - started };
+}
