@@ -9,6 +9,7 @@ import { toConnectError } from '../api/errors.js';
 import { KeyholdError } from '../domain/errors/keyhold-error.js';
 import { negotiateLanguage } from '../domain/i18n/language.js';
 import type { Config } from './config.js';
+import { registerConsole } from './console.js';
 import { registerCors } from './cors.js';
 import { errorInterceptor } from './interceptors/errors.js';
 import { authInterceptor, type ResolveToken } from './interceptors/auth.js';
@@ -86,6 +87,8 @@ export async function buildApp(opts: AppOptions): Promise<KeyholdApp> {
       return sendStatus(reply, toConnectError(e, negotiateLanguage(req.headers['accept-language'])).error);
     }
   });
+
+  registerConsole(fastify);
 
   fastify.setNotFoundHandler((req, reply) => {
     const lang = negotiateLanguage(req.headers['accept-language']);

@@ -1,0 +1,99 @@
+// The console's only way to the API: generated Connect clients over the
+// gRPC-Web transport (binary, application/grpc-web+proto), same origin.
+//
+// The personal access token lives in sessionStorage (this tab only; gone when
+// the tab closes) and travels only in the `authorization` header, added by an
+// interceptor. It is never put in a URL, never logged. The browser's languages
+// become `accept-language`, so server messages arrive in the user's language.
+import { Code, ConnectError, createClient, type Interceptor } from '@connectrpc/connect';
+import { createGrpcWebTransport } from '@connectrpc/connect-web';
+import { BadRequestSchema, ErrorInfoSchema, LocalizedMessageSchema } from '../../gen/google/rpc/error_details_pb.js';
+import { AuthService } from '../../gen/keyhold/auth/v1/auth_pb.js';
+import { ManagementService } from '../../gen/keyhold/management/v1/management_pb.js';
+import { UserService } from '../../gen/keyhold/user/v2/user_pb.js';
+
+const TOKEN_KEY = 'keyhold.console.token';
+
+export const session = {
+  get token(): string | null {
+    return sessionStorage.getItem(TOKEN_KEY);
+  },
+  signIn(token: string): void {
+    sessionStorage.setItem(TOKEN_KEY, token);
+  },
+  signOut(): void {
+    sessionStorage.removeItem(TOKEN_KEY);
+  },
+};
+
+/** `de-DE, de;q=0.9, en;q=0.8` from navigator.languages. */
+export function acceptLanguage(): string {
+  const langs = navigator.languages?.length ? navigator.languages : [navigator.language || 'en'];
+  return langs
+    .slice(0, 6)
+    .map((lang, i) => (i === 0 ? lang : `${lang};q=${(1 - i / 10).toFixed(1)}`))
+    .join(', ');
+}
+
+/** Fired on window when the server refuses the token; the shell shows sign-in. */
+export const SIGNED_OUT_EVENT = 'keyhold:signed-out';
+
+const headers: Interceptor = (next) => async (req) => {
+  // A call may bring its own token (sign-in checks one before keeping it).
+  const token = req.header.has('authorization') ? undefined : session.token;
+  if (token) req.header.set('authorization', `Bearer ${token}`);
+  req.header.set('accept-language', acceptLanguage());
+  try {
+    return await next(req);
+  } catch (e) {
+    const err = ConnectError.from(e);
+    if (err.code === Code.Unauthenticated && token && token === session.token) {
+      session.signOut();
+      window.dispatchEvent(new CustomEvent(SIGNED_OUT_EVENT, { detail: describeError(err).message }));
+    }
+    throw err;
+  }
+};
+
+const transport = createGrpcWebTransport({
+  baseUrl: window.location.origin,
+  useBinaryFormat: true,
+  interceptors: [headers],
+});
+
+export const management = createClient(ManagementService, transport);
+export const users = createClient(UserService, transport);
+export const auth = createClient(AuthService, transport);
+
+export interface FieldProblem {
+  /** JSON path as the server names it, e.g. `redirectUris[0]`. */
+  field: string;
+  description: string;
+}
+
+export interface Problem {
+  code: Code;
+  /** ErrorInfo.reason, e.g. `APP_NAME_TAKEN`. */
+  reason?: string;
+  /** The server's message in the caller's language, or our own words. */
+  message: string;
+  violations: FieldProblem[];
+}
+
+/** Reads a failed call's google.rpc details: ErrorInfo, LocalizedMessage, BadRequest. */
+export function describeError(e: unknown): Problem {
+  const err = ConnectError.from(e);
+  const info = err.findDetails(ErrorInfoSchema)[0];
+  const localized = err.findDetails(LocalizedMessageSchema)[0];
+  const badRequest = err.findDetails(BadRequestSchema)[0];
+  let message = localized?.message || err.rawMessage;
+  if (!info && (err.code === Code.Unavailable || err.code === Code.Unknown || err.code === Code.Internal) && /fetch|network|load failed/i.test(err.rawMessage)) {
+    message = 'Keyhold could not be reached. Check that the server is running and reload the page.';
+  }
+  return {
+    code: err.code,
+    reason: info?.reason,
+    message: message || `The request failed (${Code[err.code] ?? err.code}).`,
+    violations: (badRequest?.fieldViolations ?? []).map((v) => ({ field: v.field, description: v.description })),
+  };
+}

@@ -1,0 +1,33 @@
+// What a route renders: a page title and the node for <main> (with one <h1>,
+// focusable, that the shell focuses after navigation).
+import { timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
+import { describeError } from './api.js';
+import { formatDate, h } from './dom.js';
+
+export interface View {
+  title: string;
+  node: HTMLElement;
+}
+
+export function errorView(e: unknown): View {
+  const problem = describeError(e);
+  return {
+    title: 'Error',
+    node: h(
+      'section',
+      null,
+      h('h1', { tabindex: '-1' }, problem.code === 5 ? 'Not found' : 'Something went wrong'),
+      h('p', { class: 'error', role: 'alert', 'data-reason': problem.reason }, problem.message),
+      h('p', null, h('a', { href: '#/projects' }, 'Back to projects')),
+    ),
+  };
+}
+
+export function tsText(ts: Timestamp | undefined): string {
+  return ts ? formatDate(timestampDate(ts)) : '\u2014';
+}
+
+/** `#/projects/<id>` with the id encoded. */
+export function href(...segments: string[]): string {
+  return `#/${segments.map(encodeURIComponent).join('/')}`;
+}

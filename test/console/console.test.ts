@@ -1,0 +1,349 @@
+// The console in a real browser: Debian's Chromium (playwright-core) drives
+// http://localhost:<port>/console/ of a started Keyhold. Sign-in with the
+// bootstrap PAT, projects, the AddOIDCApp form with the server's field
+// violations, compliance reports in English and German, a client secret shown
+// once, and security-key enrollment through a CDP virtual authenticator,
+// including the errors a person meets (already registered, cancelled, expired).
+// Every API call is recorded: it must travel as application/grpc-web+proto.
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import type { Browser, BrowserContext, Page, Request, Response } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManagementService } from '../../gen/keyhold/management/v1/management_pb.js';
+import { U2FState, UserService } from '../../gen/keyhold/user/v2/user_pb.js';
+import { complianceMessage } from '../../src/domain/oidc/compliance-messages.js';
+import { addVirtualAuthenticator, announceChromiumSkip, chromiumAvailable, launchChromium } from '../support/chromium.js';
+import { repoRoot, startTestKeyhold, type TestKeyhold } from '../support/keyhold.js';
+
+const available = chromiumAvailable();
+if (!available) announceChromiumSkip('console in a real browser (test/console/console.test.ts)');
+
+const SCREENSHOTS = path.join(repoRoot, 'docs/screenshots');
+/** Registrations expire after this long here, so "expired" can be shown without waiting minutes. */
+const REGISTRATION_TIMEOUT_MS = 4_000;
+const NATIVE_URI = 'http://example.com/cb';
+
+interface ApiCall {
+  method: string;
+  path: string;
+  requestType: string | undefined;
+  responseType?: string | null;
+  acceptLanguage: string | undefined;
+  authorization: string | undefined;
+  url: string;
+}
+
+describe.skipIf(!available)('Keyhold console in headless Chromium', () => {
+  let kh: TestKeyhold;
+  let browser: Browser;
+  const calls: ApiCall[] = [];
+  const contexts: BrowserContext[] = [];
+
+  beforeAll(async () => {
+    // The bundle under test is the current source (npm install built it; rebuild when stale).
+    const build = await import('../../console/build.mjs');
+    if (build.isStale()) await build.buildConsole();
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    [kh, browser] = await Promise.all([startTestKeyhold({ env: { KEYHOLD_WEBAUTHN_TIMEOUT_MS: String(REGISTRATION_TIMEOUT_MS) } }), launchChromium()]);
+  });
+  afterAll(async () => {
+    for (const c of contexts) await c.close().catch(() => {});
+    await browser?.close();
+    await kh?.close();
+  });
+
+  const consoleUrl = () => `http://localhost:${kh.port}/console/`;
+
+  /** A new page (own context, so own sessionStorage) that records every API call. */
+  async function newPage(locale = 'en-US'): Promise<Page> {
+    const context = await browser.newContext({ locale, viewport: { width: 1100, height: 900 } });
+    contexts.push(context);
+    context.setDefaultTimeout(8_000);
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: `http://localhost:${kh.port}` });
+    const page = await context.newPage();
+    page.on('pageerror', (e) => console.error(`page error: ${e.message}`));
+    const byRequest = new Map<Request, ApiCall>();
+    page.on('request', (req) => {
+      const url = new URL(req.url());
+      if (url.pathname.startsWith('/console')) return;
+      const headers = req.headers();
+      const call: ApiCall = {
+        method: req.method(),
+        path: url.pathname,
+        requestType: headers['content-type'],
+        acceptLanguage: headers['accept-language'],
+        authorization: headers['authorization'],
+        url: req.url(),
+      };
+      byRequest.set(req, call);
+      calls.push(call);
+    });
+    page.on('response', async (res: Response) => {
+      const call = byRequest.get(res.request());
+      if (call) call.responseType = await res.headerValue('content-type');
+    });
+    return page;
+  }
+
+  async function signIn(page: Page): Promise<void> {
+    await page.goto(consoleUrl());
+    await page.getByLabel('Personal access token').fill(kh.adminToken);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Projects' }).waitFor();
+  }
+
+  const text = async (page: Page, selector: string) => ((await page.locator(selector).first().textContent()) ?? '').trim();
+
+  it('is served at /console/ as static files: no-cache index, hashed assets, content types, CSP, nothing else', async () => {
+    const base = `http://localhost:${kh.port}`;
+    const redirect = await fetch(`${base}/console`, { redirect: 'manual' });
+    expect(redirect.status).toBe(308);
+    expect(redirect.headers.get('location')).toBe('/console/');
+
+    const index = await fetch(`${base}/console/`);
+    expect(index.status).toBe(200);
+    expect(index.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(index.headers.get('cache-control')).toBe('no-cache');
+    expect(index.headers.get('content-security-policy')).toContain("form-action 'none'");
+    const html = await index.text();
+    const script = /src="(app-[A-Z0-9]{8}\.js)"/.exec(html)?.[1];
+    const styles = /href="(styles-[A-Z0-9]{8}\.css)"/.exec(html)?.[1];
+    expect(script && styles).toBeTruthy();
+
+    const js = await fetch(`${base}/console/${script}`);
+    expect(js.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(js.headers.get('cache-control')).toContain('immutable');
+    const css = await fetch(`${base}/console/${styles}`);
+    expect(css.headers.get('content-type')).toBe('text/css; charset=utf-8');
+
+    for (const probe of ['/console/.build-stamp', '/console/..%2Fpackage.json', '/console/missing-ABCDEFGH.js', '/console/build.mjs']) {
+      expect((await fetch(base + probe)).status, probe).toBe(404);
+    }
+  });
+
+  it('signs in with the bootstrap PAT, creates a project and apps: violations at their fields, compliance in English, a secret shown once', async () => {
+    const page = await newPage('en-US');
+    await page.goto(consoleUrl());
+    // A wrong token is refused in words, and nothing is kept.
+    await page.getByLabel('Personal access token').fill('not-a-token');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.locator('#token-error:not([hidden])').waitFor();
+    expect(await text(page, '#token-error')).toMatch(/did not accept this token/);
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+
+    await page.getByLabel('Personal access token').fill(kh.adminToken);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Projects' }).waitFor();
+    expect(await page.evaluate(() => sessionStorage.getItem('keyhold.console.token'))).toBe(kh.adminToken);
+    expect(await page.evaluate(() => localStorage.length)).toBe(0);
+
+    // Projects: create one; the console opens it.
+    await page.getByLabel('Project name').fill('Console project');
+    await page.getByRole('button', { name: 'Create project' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Console project' }).waitFor();
+    await page.getByRole('link', { name: 'Projects', exact: true }).first().click();
+    await page.locator('[data-testid=projects] a', { hasText: 'Console project' }).waitFor();
+
+    // New application: a first try the server rejects, field by field.
+    await page.locator('[data-testid=projects] a', { hasText: 'Console project' }).click();
+    await page.getByRole('link', { name: 'New OIDC application' }).click();
+    await page.getByRole('heading', { level: 1, name: 'New OIDC application' }).waitFor();
+    await page.getByRole('button', { name: 'Add redirect URI' }).click();
+    // Row 1 stays empty (not sent), row 2 is bad: the server's redirectUris[0] must land on row 2.
+    await page.getByRole('textbox', { name: 'Redirect URI 2', exact: true }).fill('not-a-uri');
+    await page.getByLabel('Clock skew (seconds)').fill('9');
+    await page.getByRole('button', { name: 'Create application' }).click();
+    await page.locator('.error-summary').waitFor();
+    for (const field of ['name', 'redirectUris[1]', 'clockSkew']) {
+      await page.locator(`.field-error[data-error-for="${field}"]`).waitFor();
+    }
+    expect(await page.locator('.field-error').count()).toBe(3);
+    const nameInput = page.getByRole('textbox', { name: 'Name', exact: true });
+    expect(await nameInput.getAttribute('aria-invalid')).toBe('true');
+    const nameErrorId = await page.locator('.field-error[data-error-for="name"]').getAttribute('id');
+    expect(await nameInput.getAttribute('aria-describedby')).toContain(nameErrorId!);
+    // Next to the field: the error sits in the list item of row 2.
+    const row2 = page.locator('li', { has: page.getByRole('textbox', { name: 'Redirect URI 2', exact: true }) });
+    expect(await row2.locator('.field-error').textContent()).toMatch(/^Error: Redirect URI 2 must be an absolute URI/);
+    expect(await page.getByRole('textbox', { name: 'Redirect URI 2', exact: true }).getAttribute('aria-invalid')).toBe('true');
+    expect(await page.evaluate(() => document.activeElement?.classList.contains('error-summary'))).toBe(true);
+
+    // Fixed: a NATIVE app with a plain-http non-loopback redirect → two compliance problems.
+    await nameInput.fill('Native app');
+    await page.getByLabel('Application type').selectOption({ label: 'Native (desktop or mobile app)' });
+    await page.getByRole('textbox', { name: 'Redirect URI 2', exact: true }).fill(NATIVE_URI);
+    await page.getByLabel('Clock skew (seconds)').fill('0.5');
+    await page.getByRole('button', { name: 'Create application' }).click();
+    await page.locator('[data-testid=app-created]').waitFor();
+    expect(await page.locator('.field-error').count()).toBe(0);
+    expect(await text(page, '[data-testid=compliance-status]')).toBe('Not compliant');
+    const problems = page.locator('[data-testid=compliance] li');
+    expect(await problems.count()).toBe(2);
+    expect(await text(page, 'li[data-key="Application.OIDC.V1.Native.RedirectUris.MustBeHttpLocalhost"] .problem-message')).toBe(
+      complianceMessage('Native.RedirectUris.MustBeHttpLocalhost', 'en', NATIVE_URI),
+    );
+    expect(await text(page, 'li[data-key="Application.OIDC.V1.Native.AuthMethodType.NotNone"] .problem-message')).toBe(
+      complianceMessage('Native.AuthMethodType.NotNone', 'en'),
+    );
+    expect(await text(page, 'p[data-key="Application.OIDC.V1.NotCompliant"]')).toBe(complianceMessage('NotCompliant', 'en'));
+    expect(await page.locator('[data-testid=client-secret]').inputValue()).toMatch(/^[A-Za-z0-9]{64}$/);
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'app-created.png'), fullPage: true });
+
+    // A WEB/BASIC app: the secret, once, with a copy button and the warning.
+    await page.getByRole('button', { name: 'Create another application' }).click();
+    await page.getByRole('textbox', { name: 'Name', exact: true }).fill('Web app');
+    await page.getByRole('textbox', { name: 'Redirect URI 1', exact: true }).fill('https://app.example.com/callback');
+    await page.getByRole('button', { name: 'Add origin' }).click();
+    await page.getByRole('textbox', { name: 'Origin 1', exact: true }).fill('https://app.example.com');
+    await page.getByRole('button', { name: 'Create application' }).click();
+    await page.locator('[data-testid=app-created]').waitFor();
+    const secret = await page.locator('[data-testid=client-secret]').inputValue();
+    expect(secret).toMatch(/^[A-Za-z0-9]{64}$/);
+    expect(await text(page, '[data-testid=secret-once] .warning')).toMatch(/you will not see this again/);
+    expect(await text(page, '[data-testid=compliance-status]')).toMatch(/^Compliant/);
+    await page.getByRole('button', { name: 'Copy client secret' }).click();
+    await page.locator('[data-testid=secret-once] .copy-status', { hasText: 'Copied.' }).waitFor();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
+    const clientId = await page.locator('input[data-testid=client-id]').inputValue();
+
+    // The apps list: details, and the secret is nowhere any more.
+    await page.getByRole('link', { name: 'Back to Console project' }).click();
+    await page.locator('details.app').nth(1).waitFor();
+    expect(await page.locator('details.app').count()).toBe(2);
+    const web = page.locator('details.app[data-app-name="Web app"]');
+    await web.locator('summary').click();
+    expect(await web.locator('[data-testid=client-id]').textContent()).toBe(clientId);
+    expect(await web.textContent()).toContain('https://app.example.com/callback');
+    expect(await page.content()).not.toContain(secret);
+    await page.reload();
+    await page.locator('details.app').nth(1).waitFor();
+    expect(await page.content()).not.toContain(secret);
+
+    // Regenerate: a new secret, shown once in place.
+    await web.locator('summary').click();
+    page.once('dialog', (d) => void d.accept());
+    await web.getByRole('button', { name: 'Regenerate secret' }).click();
+    await web.locator('[data-testid=client-secret]').waitFor();
+    const regenerated = await web.locator('[data-testid=client-secret]').inputValue();
+    expect(regenerated).toMatch(/^[A-Za-z0-9]{64}$/);
+    expect(regenerated).not.toBe(secret);
+
+    // Remove the native app.
+    const native = page.locator('details.app[data-app-name="Native app"]');
+    await native.locator('summary').click();
+    page.once('dialog', (d) => void d.accept());
+    await native.getByRole('button', { name: 'Remove application' }).click();
+    await page.getByRole('heading', { name: 'Applications (1)' }).waitFor();
+    const projectId = decodeURIComponent(new URL(page.url()).hash.split('/')[2]!);
+    const { result } = await kh.client(ManagementService).listApps({ projectId });
+    expect(result.map((a) => a.name)).toEqual(['Web app']);
+  });
+
+  it('shows the compliance problems in German for a German browser', async () => {
+    const { id: projectId } = await kh.client(ManagementService).addProject({ name: 'Projekt' });
+    const page = await newPage('de-DE');
+    await signIn(page);
+    await page.goto(`${consoleUrl()}#/projects/${projectId}/apps/new`);
+    await page.getByRole('heading', { level: 1, name: 'New OIDC application' }).waitFor();
+    await page.getByRole('textbox', { name: 'Name', exact: true }).fill('Native App');
+    await page.getByLabel('Application type').selectOption({ label: 'Native (desktop or mobile app)' });
+    await page.getByRole('textbox', { name: 'Redirect URI 1', exact: true }).fill(NATIVE_URI);
+    await page.getByRole('button', { name: 'Create application' }).click();
+    await page.locator('[data-testid=app-created]').waitFor();
+    expect(await page.locator('[data-testid=compliance] li').count()).toBe(2);
+    const localhost = complianceMessage('Native.RedirectUris.MustBeHttpLocalhost', 'de', NATIVE_URI);
+    const notNone = complianceMessage('Native.AuthMethodType.NotNone', 'de');
+    expect(localhost).not.toBe(complianceMessage('Native.RedirectUris.MustBeHttpLocalhost', 'en', NATIVE_URI));
+    expect(await text(page, 'li[data-key="Application.OIDC.V1.Native.RedirectUris.MustBeHttpLocalhost"] .problem-message')).toBe(localhost);
+    expect(await text(page, 'li[data-key="Application.OIDC.V1.Native.AuthMethodType.NotNone"] .problem-message')).toBe(notNone);
+    const addApp = calls.filter((c) => c.path.endsWith('/AddOIDCApp') && c.acceptLanguage?.startsWith('de'));
+    expect(addApp.length).toBe(1);
+  });
+
+  it('creates a user and enrolls a security key through a virtual authenticator; refusals are explained', async () => {
+    const page = await newPage('en-US');
+    await signIn(page);
+    await page.getByRole('link', { name: 'Users' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Users' }).waitFor();
+    await page.getByLabel('Username').fill('ada');
+    await page.getByLabel('Given name').fill('Ada');
+    await page.getByLabel('Family name').fill('Lovelace');
+    await page.getByLabel('Email').fill('ada@example.com');
+    await page.getByRole('button', { name: 'Create user' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Ada Lovelace' }).waitFor();
+    const userId = decodeURIComponent(new URL(page.url()).hash.split('/')[2]!);
+    expect(await text(page, '[data-testid=no-keys]')).toBe('No security keys yet.');
+
+    const authenticator = await addVirtualAuthenticator(page, { protocol: 'ctap2' });
+    const addKey = page.getByRole('button', { name: 'Add security key' });
+    await addKey.click();
+    await page.getByLabel('Key name').fill('Blue key');
+    await page.getByRole('button', { name: 'Save key' }).click();
+    const row = page.locator('[data-testid=keys] tbody tr');
+    await row.first().waitFor();
+    expect(await row.count()).toBe(1);
+    const cells = await row.first().locator('th, td').allTextContents();
+    expect(cells[0]).toBe('Blue key');
+    expect(cells[1]).toMatch(/^(none|packed)$/);
+    expect(cells[2]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(cells[3]).not.toBe('\u2014');
+    expect(await text(page, '[data-testid=key-status]')).toBe('Security key \u201cBlue key\u201d added.');
+    expect(await authenticator.credentials()).toHaveLength(1);
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'security-keys.png'), fullPage: true });
+
+    // The same key again: the browser refuses (excludeCredentials) and the console says why.
+    await addKey.click();
+    await page.locator('[data-testid=key-error] [data-kind=already-registered]').waitFor();
+    expect(await text(page, '[data-testid=key-error]')).toMatch(/This security key is already registered\./);
+    expect(await row.count()).toBe(1);
+    await authenticator.remove();
+
+    // Nobody touches the key: the prompt runs out (what a cancelled prompt also gives, NotAllowedError).
+    const untouched = await page.context().newCDPSession(page);
+    await untouched.send('WebAuthn.enable', { enableUI: false });
+    const idle = await untouched.send('WebAuthn.addVirtualAuthenticator', {
+      options: { protocol: 'ctap2', transport: 'usb', hasUserVerification: false, automaticPresenceSimulation: false },
+    });
+    await addKey.click();
+    await page.locator('[data-testid=key-error] [data-kind=cancelled]').waitFor({ timeout: REGISTRATION_TIMEOUT_MS + 5_000 });
+    expect(await text(page, '[data-testid=key-error]')).toMatch(/cancelled or timed out/);
+    await untouched.send('WebAuthn.removeVirtualAuthenticator', { authenticatorId: idle.authenticatorId });
+
+    // A registration left open longer than its lifetime: "expired", in words.
+    const slow = await addVirtualAuthenticator(page, { protocol: 'u2f' });
+    const started = Date.now();
+    await addKey.click();
+    await page.getByLabel('Key name').waitFor();
+    await page.waitForTimeout(Math.max(0, REGISTRATION_TIMEOUT_MS + 300 - (Date.now() - started)));
+    await page.getByRole('button', { name: 'Save key' }).click();
+    await page.locator('[data-testid=key-error] [data-kind=expired]').waitFor();
+    expect(await text(page, '[data-testid=key-error]')).toMatch(/expired/);
+    await slow.remove();
+
+    // Remove the key.
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('button', { name: 'Remove security key Blue key' }).click();
+    await page.locator('[data-testid=no-keys]').waitFor();
+    const { result } = await kh.client(UserService).listU2FTokens({ userId });
+    expect(result.filter((t) => t.state === U2FState.U2F_STATE_READY)).toHaveLength(0);
+  });
+
+  it('calls the API only over gRPC-Web (application/grpc-web+proto), with the token only in the authorization header', () => {
+    expect(calls.length).toBeGreaterThan(20);
+    const methods = new Set(calls.map((c) => c.path.split('/').pop()));
+    for (const m of ['GetMyUser', 'ListProjects', 'AddProject', 'AddOIDCApp', 'ListApps', 'RegenerateOIDCClientSecret', 'RemoveApp', 'AddHumanUser', 'RegisterU2F', 'VerifyU2FRegistration', 'ListU2FTokens', 'RemoveU2F']) {
+      expect(methods, m).toContain(m);
+    }
+    const requestTypes = new Set(calls.map((c) => c.requestType));
+    const responseTypes = new Set(calls.map((c) => c.responseType));
+    console.log(`console API calls: ${calls.length}; request content types: ${[...requestTypes].join(', ')}; response content types: ${[...responseTypes].join(', ')}`);
+    expect([...requestTypes]).toEqual(['application/grpc-web+proto']);
+    expect([...responseTypes]).toEqual(['application/grpc-web+proto']);
+    for (const c of calls) {
+      expect(c.method).toBe('POST');
+      expect(c.url).not.toContain(kh.adminToken);
+      expect(c.authorization === undefined || c.authorization === `Bearer ${kh.adminToken}` || c.authorization === 'Bearer not-a-token').toBe(true);
+    }
+    expect(kh.logLines.join('\n')).not.toContain(kh.adminToken);
+  });
+});
