@@ -5,7 +5,7 @@
 // once, and security-key enrollment through a CDP virtual authenticator,
 // including the errors a person meets (already registered, cancelled, expired).
 // Every API call is recorded: it must travel as application/grpc-web+proto.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page, Request, Response } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,7 +18,9 @@ import { repoRoot, startTestKeyhold, type TestKeyhold } from '../support/keyhold
 const available = chromiumAvailable();
 if (!available) announceChromiumSkip('console in a real browser (test/console/console.test.ts)');
 
-const SCREENSHOTS = path.join(repoRoot, 'docs/screenshots');
+// Every run writes its screenshots to test-results/; UPDATE_SCREENSHOTS=1 refreshes
+// the committed ones in docs/screenshots/ (shown in the README) instead.
+const SCREENSHOTS = path.join(repoRoot, process.env.UPDATE_SCREENSHOTS === '1' ? 'docs/screenshots' : 'test-results/screenshots');
 /** Registrations expire after this long here, so "expired" can be shown without waiting minutes. */
 const REGISTRATION_TIMEOUT_MS = 4_000;
 const NATIVE_URI = 'http://example.com/cb';
@@ -188,6 +190,7 @@ describe.skipIf(!available)('Keyhold console in headless Chromium', () => {
     expect(await text(page, 'p[data-key="Application.OIDC.V1.NotCompliant"]')).toBe(complianceMessage('NotCompliant', 'en'));
     expect(await page.locator('[data-testid=client-secret]').inputValue()).toMatch(/^[A-Za-z0-9]{64}$/);
     await page.screenshot({ path: path.join(SCREENSHOTS, 'app-created.png'), fullPage: true });
+    expect(statSync(path.join(SCREENSHOTS, 'app-created.png')).size).toBeGreaterThan(10_000);
 
     // A WEB/BASIC app: the secret, once, with a copy button and the warning.
     await page.getByRole('button', { name: 'Create another application' }).click();
