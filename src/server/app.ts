@@ -1,9 +1,10 @@
 // Assembles the HTTP stack: one fastify instance on the one-port listener, with
 // the Connect router (gRPC, gRPC-Web, Connect), REST routes from the schema,
 // health endpoints, CORS, and Status-shaped answers for fastify's own errors.
-import { ConnectError, type ConnectRouter, type Interceptor } from '@connectrpc/connect';
+import { ConnectError, createContextValues, type ConnectRouter, type Interceptor } from '@connectrpc/connect';
 import { fastifyConnectPlugin } from '@connectrpc/connect-fastify';
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import type { UniversalHandler } from '@connectrpc/connect/protocol';
+import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { toConnectError } from '../api/errors.js';
 import { KeyholdError } from '../domain/errors/keyhold-error.js';
@@ -13,6 +14,8 @@ import { registerConsole } from './console.js';
 import { registerCors } from './cors.js';
 import { errorInterceptor } from './interceptors/errors.js';
 import { authInterceptor, type ResolveToken } from './interceptors/auth.js';
+import { withProtocolErrors } from './protocol-errors.js';
+import { clientAddressKey, createRateLimiter, type RateLimiter } from './rate-limit.js';
 import { createListener, DEFAULT_LIMITS, type Listener, type ListenerLimits } from './listener.js';
 import { registerRestRoutes, sendStatus, type RegisteredService, type RestRoute } from './rest.js';
 
@@ -32,6 +35,8 @@ export interface KeyholdApp {
   fastify: FastifyInstance;
   listener: Listener;
   routes: RestRoute[];
+  /** Present when KEYHOLD_RATE_LIMIT_PER_SECOND > 0. */
+  rateLimiter?: RateLimiter;
 }
 
 /** fastify error codes for request-shape failures, to Keyhold reasons. */
@@ -58,24 +63,37 @@ export async function buildApp(opts: AppOptions): Promise<KeyholdApp> {
     bodyLimit: config.bodyLimitBytes,
     return503OnClosing: true,
     serverFactory: (handler) => {
-      listener = createListener(handler, config.tls, opts.limits ?? DEFAULT_LIMITS);
+      listener = createListener(handler, config.tls, opts.limits ?? config.limits ?? DEFAULT_LIMITS);
       return listener.server as never;
     },
   }) as unknown as FastifyInstance;
 
   registerCors(fastify, config.corsOrigins);
 
-  const interceptors: Interceptor[] = [errorInterceptor(log), authInterceptor(opts.resolveToken), ...(opts.interceptors ?? [])];
+  const limiter = createRateLimiter(config.rateLimit);
+  const interceptors: Interceptor[] = [
+    errorInterceptor(log),
+    ...(limiter ? [limiter.byAddress] : []),
+    authInterceptor(opts.resolveToken),
+    ...(limiter ? [limiter.byToken] : []),
+    ...(opts.interceptors ?? []),
+  ];
+  // What interceptors may know about the connection (the client address, for per-IP limits).
+  const contextValuesOf = (req: FastifyRequest) => createContextValues().set(clientAddressKey, listener.remoteAddress(req.raw));
 
   await fastify.register(fastifyConnectPlugin, {
     interceptors,
     readMaxBytes: config.bodyLimitBytes,
+    contextValues: contextValuesOf,
     routes: (router: ConnectRouter) => {
       for (const s of opts.services) router.service(s.desc, s.impl as never);
+      // The plugin reads router.handlers after this callback: wrap each in place.
+      const handlers = router.handlers as UniversalHandler[];
+      handlers.forEach((h, i) => (handlers[i] = withProtocolErrors(h, config.bodyLimitBytes)));
     },
   });
 
-  const routes = registerRestRoutes(fastify, opts.services, interceptors);
+  const routes = registerRestRoutes(fastify, opts.services, interceptors, contextValuesOf);
   const matchers = routes.map((r) => ({ method: r.httpMethod, re: pathMatcher(r.path) }));
 
   fastify.get('/healthz', async () => ({ status: 'SERVING' }));
@@ -116,5 +134,5 @@ export async function buildApp(opts: AppOptions): Promise<KeyholdApp> {
     return sendStatus(reply, toConnectError(error, lang).error);
   });
 
-  return { fastify, listener, routes };
+  return { fastify, listener, routes, rateLimiter: limiter };
 }

@@ -1,6 +1,7 @@
 // Configuration from the environment (README "Configuration"). Parsed once at
 // start; a bad value stops the process with a message naming the variable.
 import path from 'node:path';
+import { DEFAULT_LIMITS, type ListenerLimits } from './listener.js';
 
 export interface Config {
   port: number;
@@ -24,6 +25,8 @@ export interface Config {
   bodyLimitBytes: number;
   /** Requests per second and burst per token and per client IP; 0 disables. */
   rateLimit: { perSecond: number; burst: number };
+  /** Connection limits of the listener: timeouts, header size, HTTP/2 streams. */
+  limits: ListenerLimits;
 }
 
 export class ConfigError extends Error {
@@ -111,6 +114,13 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimit: {
       perSecond: integer(env, 'KEYHOLD_RATE_LIMIT_PER_SECOND', 0, 0, 1_000_000),
       burst: integer(env, 'KEYHOLD_RATE_LIMIT_BURST', 0, 0, 1_000_000),
+    },
+    limits: {
+      keepAliveTimeoutMs: integer(env, 'KEYHOLD_KEEP_ALIVE_TIMEOUT_MS', DEFAULT_LIMITS.keepAliveTimeoutMs, 100, 3_600_000),
+      headersTimeoutMs: integer(env, 'KEYHOLD_HEADERS_TIMEOUT_MS', DEFAULT_LIMITS.headersTimeoutMs, 100, 600_000),
+      requestTimeoutMs: integer(env, 'KEYHOLD_REQUEST_TIMEOUT_MS', DEFAULT_LIMITS.requestTimeoutMs, 100, 3_600_000),
+      maxHeaderBytes: integer(env, 'KEYHOLD_MAX_HEADER_BYTES', DEFAULT_LIMITS.maxHeaderBytes, 1024, 1_048_576),
+      maxConcurrentStreams: integer(env, 'KEYHOLD_MAX_CONCURRENT_STREAMS', DEFAULT_LIMITS.maxConcurrentStreams, 1, 100_000),
     },
   };
 }

@@ -35,6 +35,8 @@ export interface Listener {
   server: net.Server;
   /** Graceful: idle HTTP/1.1 connections end, HTTP/2 sessions send GOAWAY. Forced: every socket is destroyed. */
   closeConnections(force?: boolean): void;
+  /** The client's IP address for a request on either protocol (for per-IP limits). */
+  remoteAddress(req: http.IncomingMessage | http2.Http2ServerRequest): string | undefined;
 }
 
 export function createListener(
@@ -44,11 +46,37 @@ export function createListener(
 ): Listener {
   const h2Settings = { maxConcurrentStreams: limits.maxConcurrentStreams, maxHeaderListSize: limits.maxHeaderBytes };
   const sessions = new Set<http2.ServerHttp2Session>();
+  // A session's client address. When the session runs over a JS stream (the
+  // replayed plaintext socket) its socket reports none, so the front hands the
+  // address over while it emits the connection (the session is made synchronously).
+  const sessionAddress = new WeakMap<http2.Http2Session, string | undefined>();
+  let connectingAddress: string | undefined;
+  const remoteAddress = (req: http.IncomingMessage | http2.Http2ServerRequest) =>
+    ('stream' in req && req.stream?.session ? sessionAddress.get(req.stream.session) : undefined) ?? req.socket?.remoteAddress;
   const trackSessions = (s: http2.Http2Server | http2.Http2SecureServer) => {
     s.on('session', (session) => {
+      sessionAddress.set(session, connectingAddress ?? session.socket?.remoteAddress);
       sessions.add(session);
       session.setTimeout(limits.keepAliveTimeoutMs, () => session.close());
-      session.on('close', () => sessions.delete(session));
+      // Slow loris on HTTP/2: a session whose first request headers are not
+      // complete within the headers timeout is closed (the idle timeout alone
+      // resets on every trickled byte). GOAWAY, not a reset: a client that merely
+      // connected early reconnects for its first call.
+      const firstHeaders = setTimeout(() => session.close(), limits.headersTimeoutMs);
+      session.once('stream', () => clearTimeout(firstHeaders));
+      session.on('close', () => {
+        clearTimeout(firstHeaders);
+        sessions.delete(session);
+      });
+    });
+    // Each HTTP/2 request must arrive whole within the request timeout, as on HTTP/1.1.
+    s.on('stream', (stream) => {
+      const deadline = setTimeout(() => {
+        if (!stream.closed) stream.close(http2.constants.NGHTTP2_CANCEL);
+      }, limits.requestTimeoutMs);
+      const done = () => clearTimeout(deadline);
+      stream.once('end', done);
+      stream.once('close', done);
     });
   };
 
@@ -68,6 +96,7 @@ export function createListener(
     const sockets = trackSockets(secure);
     return {
       server: secure,
+      remoteAddress,
       closeConnections: (force) => {
         sessions.forEach((s) => s.close());
         if (force) sockets.forEach((s) => s.destroy());
@@ -81,6 +110,9 @@ export function createListener(
       headersTimeout: limits.headersTimeoutMs,
       requestTimeout: limits.requestTimeoutMs,
       maxHeaderSize: limits.maxHeaderBytes,
+      // Node enforces both timeouts only on this sweep (default every 30 s);
+      // sweep often enough that a slow client is cut close to its deadline.
+      connectionsCheckingInterval: Math.max(50, Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs) / 4),
     },
     handler as never,
   );
@@ -88,8 +120,10 @@ export function createListener(
   trackSessions(h2);
 
   const front = net.createServer({ noDelay: true }, (socket) => {
-    // A client that never sends a byte is dropped after the headers timeout.
-    socket.setTimeout(limits.headersTimeoutMs, () => socket.destroy());
+    // Until the first bytes name the protocol, the headers timeout is a deadline
+    // (an idle timeout would restart with every byte a slow client trickles).
+    const deadline = setTimeout(() => socket.destroy(), limits.headersTimeoutMs);
+    socket.once('close', () => clearTimeout(deadline));
     let seen = Buffer.alloc(0);
     const onData = (chunk: Buffer) => {
       seen = Buffer.concat([seen, chunk]);
@@ -97,9 +131,11 @@ export function createListener(
       const isH2 = seen.subarray(0, n).equals(H2_PREFACE.subarray(0, n));
       if (isH2 && seen.length < H2_PREFACE.length) return; // wait for the whole preface
       socket.off('data', onData);
-      socket.setTimeout(0);
+      clearTimeout(deadline);
       if (isH2) {
+        connectingAddress = socket.remoteAddress;
         h2.emit('connection', replaying(socket, seen));
+        connectingAddress = undefined;
       } else {
         // The HTTP/1.1 parser reads through the stream, so unshifted bytes reach it.
         socket.pause();
@@ -120,6 +156,7 @@ export function createListener(
   const sockets = trackSockets(front);
   return {
     server: front,
+    remoteAddress,
     closeConnections: (force) => {
       h1.closeIdleConnections();
       sessions.forEach((s) => s.close());

@@ -3,7 +3,7 @@
 // takes the JSON body, GET query parameters set scalar fields. The request then
 // runs through the same interceptors and implementation as gRPC and Connect.
 import { fromJson, getOption, toJson, type DescField, type DescMessage, type DescMethod, type DescService, type JsonObject, type JsonValue } from '@bufbuild/protobuf';
-import { Code, ConnectError, createHandlerContext, createServiceImplSpec, type Interceptor, type ServiceImpl } from '@connectrpc/connect';
+import { Code, ConnectError, createHandlerContext, createServiceImplSpec, type ContextValues, type Interceptor, type ServiceImpl } from '@connectrpc/connect';
 import { invokeUnaryImplementation } from '@connectrpc/connect/protocol';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { http as httpRule } from '../../gen/google/api/annotations_pb.js';
@@ -128,10 +128,17 @@ function jsonDecodeError(input: DescMessage, json: JsonObject): KeyholdError {
 }
 
 export function sendStatus(reply: FastifyReply, err: ConnectError, httpStatus = httpStatusOf(err.code)): FastifyReply {
+  // Headers an error carries (e.g. retry-after on RATE_LIMITED) go out as HTTP headers.
+  err.metadata.forEach((value, name) => reply.header(name, value));
   return reply.code(httpStatus).type('application/json; charset=utf-8').send(JSON.stringify(statusJsonOf(err)));
 }
 
-export function registerRestRoutes(app: FastifyInstance, services: readonly RegisteredService[], interceptors: Interceptor[]): RestRoute[] {
+export function registerRestRoutes(
+  app: FastifyInstance,
+  services: readonly RegisteredService[],
+  interceptors: Interceptor[],
+  contextValuesOf?: (req: FastifyRequest) => ContextValues,
+): RestRoute[] {
   const all: RestRoute[] = [];
   for (const { desc, impl } of services) {
     const spec = createServiceImplSpec(desc, impl as ServiceImpl<DescService>);
@@ -154,6 +161,7 @@ export function registerRestRoutes(app: FastifyInstance, services: readonly Regi
               url: req.url,
               requestHeader: headersOf(req),
               requestSignal: abortSignalOf(req),
+              contextValues: contextValuesOf?.(req),
             });
             const output = await invokeUnaryImplementation(methodSpec, ctx, input as never, interceptors);
             return reply

@@ -26,8 +26,24 @@ export function violation(field: string, texts: Record<Language, string>): Field
   return { field, describe: (lang) => texts[lang] };
 }
 
-/** 400 INVALID_REQUEST listing every violated field. */
+/**
+ * An error travels in gRPC trailers, and clients cap those (8–16 KiB is common;
+ * past it a client drops the call or the whole connection). A request can break
+ * hundreds of rules (100 entries in each of several lists), so the error names
+ * the first violations only, and says how many there were in all.
+ */
+export const MAX_REPORTED_VIOLATIONS = 20;
+const MAX_LISTED_FIELDS = 10;
+
+/** 400 INVALID_REQUEST listing the violated fields (bounded, see above). */
 export function invalidRequest(violations: readonly FieldViolation[]): KeyholdError {
-  const fields = [...new Set(violations.map((v) => v.field))].join(', ');
-  return new KeyholdError('INVALID_REQUEST', { fields }, violations);
+  const distinct = [...new Set(violations.map((v) => v.field))];
+  const fields =
+    distinct.length > MAX_LISTED_FIELDS
+      ? `${distinct.slice(0, MAX_LISTED_FIELDS).join(', ')} … (+${distinct.length - MAX_LISTED_FIELDS} more)`
+      : distinct.join(', ');
+  const reported = violations.slice(0, MAX_REPORTED_VIOLATIONS);
+  const metadata: Record<string, string> = { fields };
+  if (reported.length < violations.length) metadata.violations = String(violations.length);
+  return new KeyholdError('INVALID_REQUEST', metadata, reported);
 }

@@ -10,16 +10,27 @@ export function charLength(s: string): number {
   return n;
 }
 
+// C0, DEL and C1 controls: a newline in a name forges log lines and breaks UIs,
+// and PostgreSQL cannot store U+0000 in text or jsonb at all (the insert fails).
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/u;
+
+const noControls = (field: string) =>
+  violation(field, { en: 'must not contain control characters', de: 'darf keine Steuerzeichen enthalten' });
+
+/** A name-like text: trimmed 1..max characters, no control characters. */
 export function requiredText(field: string, value: string, max: number): FieldViolation[] {
   const trimmed = value.trim();
   if (trimmed.length === 0) return [violation(field, { en: 'must not be empty', de: 'darf nicht leer sein' })];
+  if (CONTROL_CHARACTER.test(trimmed)) return [noControls(field)];
   if (charLength(trimmed) > max) {
     return [violation(field, { en: `must be at most ${max} characters`, de: `darf höchstens ${max} Zeichen lang sein` })];
   }
   return [];
 }
 
+/** A free text (e.g. a description): at most max characters; line breaks and tabs allowed, NUL not. */
 export function optionalText(field: string, value: string, max: number): FieldViolation[] {
+  if (value.includes('\u0000')) return [noControls(field)];
   return charLength(value) > max
     ? [violation(field, { en: `must be at most ${max} characters`, de: `darf höchstens ${max} Zeichen lang sein` })]
     : [];
@@ -35,7 +46,7 @@ export function requiredId(field: string, value: string): FieldViolation[] {
 }
 
 export function emailRule(field: string, value: string): FieldViolation[] {
-  if (value.length > 320 || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value)) {
+  if (value.length > 320 || CONTROL_CHARACTER.test(value) || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value)) {
     return [violation(field, { en: 'must be an email address', de: 'muss eine E-Mail-Adresse sein' })];
   }
   return [];

@@ -1,0 +1,193 @@
+// Hostile input against AddOIDCApp over REST, gRPC (typed messages through
+// connect-node's gRPC transport) and raw HTTP/2 gRPC frames. Invariants for every
+// case: never a 5xx / INTERNAL / UNKNOWN, always a google.rpc.Status with an
+// ErrorInfo, and a rejected request appends no event (an accepted one exactly two).
+import type http2 from 'node:http2';
+import { create, toBinary, type MessageInitShape } from '@bufbuild/protobuf';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AddOIDCAppRequestSchema, ManagementService } from '../../gen/keyhold/management/v1/management_pb.js';
+import { startTestKeyhold, type TestKeyhold } from '../support/keyhold.js';
+import { byteMutation, describeMutation, hostileRestBody, lenField, mutateBytes, type RawBody } from './hostile.js';
+import { assertRawGrpcError, assertRestStatus, assertRpcError, eventCount, grpcFrame, h2Session, labelled, rawGrpc, sizeSummary, Tally } from './support.js';
+
+// Generous: the suite runs files in parallel on small machines; alone each test takes seconds.
+const FUZZ_TIMEOUT_MS = 180_000;
+const RUNS = { rest: 300, grpc: 250, raw: 300 };
+const PATH = '/keyhold.management.v1.ManagementService/AddOIDCApp';
+
+let kh: TestKeyhold;
+let projectId: string;
+let session: http2.ClientHttp2Session;
+let n = 0;
+const uniqueName = () => `fuzz-${++n}-${Date.now()}`;
+
+beforeAll(async () => {
+  kh = await startTestKeyhold();
+  projectId = (await kh.client(ManagementService).addProject({ name: 'Fuzz' })).id;
+});
+afterAll(async () => {
+  // Server-side failures are logged at error level: show them when a case went wrong.
+  const errors = kh?.logLines.filter((l) => /"level":(50|60)/.test(l)) ?? [];
+  if (errors.length) console.log(`[fuzz] server error log lines:\n${errors.map((l) => l.slice(0, 2000)).join('\n')}`);
+  session?.close();
+  await kh?.close();
+});
+
+const validBody = () => ({ name: uniqueName(), redirectUris: ['https://a.example/cb'], authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE' });
+const KEYS = AddOIDCAppRequestSchema.fields.map((f) => f.jsonName);
+
+async function restCase(body: RawBody) {
+  const res = await fetch(`http://127.0.0.1:${kh.port}/management/v1/projects/${projectId}/apps/oidc`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${kh.adminToken}`, ...(body.contentType ? { 'content-type': body.contentType } : {}) },
+    body: Buffer.from(body.bytes),
+  });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    /* a non-JSON body fails the shape check below */
+  }
+  return { status: res.status, body: parsed };
+}
+
+/** Runs one case: the event count moves by exactly `onSuccess` when accepted, else not at all. */
+async function invariant(tally: Tally, run: () => Promise<{ ok: boolean; reason: string }>, onSuccess = 2) {
+  const before = await eventCount(kh);
+  const { ok, reason } = await run();
+  const after = await eventCount(kh);
+  expect(after - before, `events after ${reason}`).toBe(ok ? onSuccess : 0);
+  tally.add(reason);
+}
+
+describe('AddOIDCApp under hostile input', () => {
+  it(`REST: ${RUNS.rest} generated bodies`, async () => {
+    const tally = new Tally();
+    await fc.assert(
+      fc.asyncProperty(labelled(hostileRestBody(KEYS, validBody), (b) => `${b.label} (${b.bytes.length} bytes, ${b.contentType})`), async (body) => {
+        await invariant(tally, async () => {
+          const res = await restCase(body);
+          if (res.status === 200) return { ok: true, reason: 'OK' };
+          return { ok: false, reason: assertRestStatus(res.status, res.body, body.label).reason };
+        });
+      }),
+      { numRuns: RUNS.rest },
+    );
+    console.log(`[fuzz] AddOIDCApp REST: ${tally.total} cases — ${tally}`);
+    expect(tally.total).toBeGreaterThanOrEqual(RUNS.rest);
+  }, FUZZ_TIMEOUT_MS);
+
+  it(`gRPC (connect-node, binary): ${RUNS.grpc} generated messages`, async () => {
+    const client = kh.client(ManagementService, 'grpc');
+    const tally = new Tally();
+    // Sizes stay under the 2 MiB message limit: the oversized message is a limits test
+    // of its own (a Node HTTP/2 client keeps the unsent rest of a refused message queued
+    // on its session, so a run of them would exhaust the client, not the server).
+    const shortStr = fc.oneof(
+      { weight: 3, arbitrary: fc.string({ unit: 'binary', maxLength: 30 }) },
+      { weight: 2, arbitrary: fc.constantFrom('https://a.example/cb', 'http://localhost/cb', 'myapp://cb', 'https://a.example', '', ' ', '\u0000', '\ud800') },
+    );
+    const str = fc.oneof(
+      { weight: 5, arbitrary: shortStr },
+      { weight: 1, arbitrary: fc.tuple(fc.constantFrom('x', '🔑', '\u0000', '\ud800', 'https://a.example/'), fc.integer({ min: 201, max: 60_000 })).map(([u, k]) => u.repeat(k)) },
+    );
+    const list = <T>(item: fc.Arbitrary<T>, short: fc.Arbitrary<T>) =>
+      fc.oneof(
+        { weight: 4, arbitrary: fc.array(item, { maxLength: 4 }) },
+        { weight: 1, arbitrary: fc.tuple(short, fc.integer({ min: 101, max: 5000 })).map(([v, k]) => Array.from({ length: k }, () => v)) },
+      );
+    const enumValue = fc.oneof(fc.integer({ min: 0, max: 6 }), fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }));
+    const fields = {
+      projectId: str,
+      name: str,
+      redirectUris: list(str, shortStr),
+      responseTypes: list(enumValue, enumValue),
+      grantTypes: list(enumValue, enumValue),
+      appType: enumValue,
+      authMethodType: enumValue,
+      postLogoutRedirectUris: list(str, shortStr),
+      version: enumValue,
+      devMode: fc.boolean(),
+      accessTokenType: enumValue,
+      clockSkew: fc.record({ seconds: fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), nanos: fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }) }),
+      additionalOrigins: list(str, shortStr),
+    };
+    const request = labelled(
+      fc.oneof(
+        // Mostly a valid request with one to three hostile fields; sometimes everything at once.
+        { weight: 3, arbitrary: fc.record(fields, { requiredKeys: [] }).chain((r) => fc.subarray(Object.keys(r), { minLength: 0, maxLength: 3 }).map((keep) => Object.fromEntries(keep.map((k) => [k, (r as Record<string, unknown>)[k]])))) },
+        { weight: 1, arbitrary: fc.record(fields, { requiredKeys: [] }) as fc.Arbitrary<Record<string, unknown>> },
+      ),
+      (r) => sizeSummary(r),
+    );
+    await fc.assert(
+      fc.asyncProperty(request, async (r) => {
+        const msg = { projectId, name: uniqueName(), redirectUris: ['https://a.example/cb'], authMethodType: 2, ...r } as MessageInitShape<typeof AddOIDCAppRequestSchema>;
+        await invariant(tally, async () => {
+          try {
+            if (process.env.FUZZ_DEBUG) console.log('case', toBinary(AddOIDCAppRequestSchema, create(AddOIDCAppRequestSchema, msg)).length, sizeSummary(r).slice(0, 200));
+            await client.addOIDCApp(msg);
+            return { ok: true, reason: 'OK' };
+          } catch (e) {
+            return { ok: false, reason: assertRpcError(e, 'typed gRPC').reason };
+          }
+        });
+      }),
+      { numRuns: RUNS.grpc },
+    );
+    console.log(`[fuzz] AddOIDCApp gRPC: ${tally.total} cases — ${tally}`);
+    expect(tally.total).toBeGreaterThanOrEqual(RUNS.grpc);
+  }, FUZZ_TIMEOUT_MS);
+
+  it(`gRPC raw HTTP/2: ${RUNS.raw} mutated and garbage frames`, async () => {
+    // Connected now, not in beforeAll: a connection without a request is closed after the headers timeout.
+    session = h2Session(kh.port);
+    const tally = new Tally();
+    const valid = () =>
+      toBinary(AddOIDCAppRequestSchema, create(AddOIDCAppRequestSchema, { projectId, name: uniqueName(), redirectUris: ['https://a.example/cb'], authMethodType: 3 }));
+    const badUtf8 = fc.constantFrom([0xff], [0xc0, 0x80], [0xed, 0xa0, 0x80], [0xe2, 0x82], [0xf8, 0x88, 0x80, 0x80, 0x80]);
+    type Case = { label: string; frame: () => Buffer; headers?: Record<string, string> };
+    const cases: fc.Arbitrary<Case> = labelled(fc.oneof(
+      { weight: 5, arbitrary: byteMutation.map((m): Case => ({ label: `message ${describeMutation(m)}`, frame: () => grpcFrame(mutateBytes(valid(), m)) })) },
+      {
+        weight: 2,
+        arbitrary: fc.tuple(fc.constantFrom(1, 2, 3, 8, 16), badUtf8).map(([field, bad]): Case => ({
+          label: `invalid UTF-8 in field ${field}`,
+          frame: () => grpcFrame(Uint8Array.from([...lenField(1, Buffer.from(projectId)), ...lenField(field === 1 ? 2 : field, [0x61, ...bad]), ...lenField(2, Buffer.from(uniqueName()))])),
+        })),
+      },
+      {
+        weight: 2,
+        arbitrary: fc.constantFrom<Case>(
+          { label: 'empty body, no frame', frame: () => Buffer.alloc(0) },
+          { label: 'half a prefix', frame: () => Buffer.from([0, 0, 0]) },
+          { label: 'compressed flag without grpc-encoding', frame: () => grpcFrame(valid(), 1) },
+          { label: 'unknown flag bits', frame: () => grpcFrame(valid(), 0x7e) },
+          { label: 'declared length longer than sent', frame: () => grpcFrame(valid(), 0, 4096) },
+          { label: 'declared length shorter than sent', frame: () => grpcFrame(valid(), 0, 3) },
+          { label: 'declared length 4 GiB', frame: () => grpcFrame(valid(), 0, 0xffffffff) },
+          { label: 'two messages in a unary call', frame: () => Buffer.concat([grpcFrame(valid()), grpcFrame(valid())]) },
+          { label: 'gzip claimed, garbage sent', frame: () => grpcFrame(Buffer.from('not gzip at all'), 1), headers: { 'grpc-encoding': 'gzip' } },
+          { label: 'unknown grpc-encoding', frame: () => grpcFrame(valid(), 1), headers: { 'grpc-encoding': 'lz77' } },
+          { label: 'bad grpc-timeout', frame: () => grpcFrame(valid()), headers: { 'grpc-timeout': '99999999999H' } },
+        ),
+      },
+      { weight: 1, arbitrary: fc.uint8Array({ maxLength: 300 }).map((b): Case => ({ label: 'garbage after the prefix', frame: () => grpcFrame(b) })) },
+      { weight: 1, arbitrary: fc.uint8Array({ maxLength: 300 }).map((b): Case => ({ label: 'garbage without a prefix', frame: () => Buffer.from(b) })) },
+    ), (c) => c.label);
+    await fc.assert(
+      fc.asyncProperty(cases, async (c) => {
+        await invariant(tally, async () => {
+          const r = await rawGrpc(session, PATH, c.frame(), { authorization: `Bearer ${kh.adminToken}`, ...c.headers });
+          if (r.grpcStatus === 0) return { ok: true, reason: 'OK' };
+          return { ok: false, reason: assertRawGrpcError(r, c.label) };
+        });
+      }),
+      { numRuns: RUNS.raw },
+    );
+    console.log(`[fuzz] AddOIDCApp raw gRPC: ${tally.total} cases — ${tally}`);
+    expect(tally.total).toBeGreaterThanOrEqual(RUNS.raw);
+  }, FUZZ_TIMEOUT_MS);
+});
