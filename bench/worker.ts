@@ -1,0 +1,356 @@
+// The load generator: a child process of bench/run.ts, so the client's work is
+// not the server's. It talks to Keyhold only over the network (gRPC through the
+// generated connect-es client, REST through node:http), creates the fixtures,
+// prepares the pool of pending U2F registrations with fresh credentials before
+// any timing starts, and runs each scenario as a closed loop of `concurrency`
+// virtual users for a fixed time. Server CPU and peak RSS are read from /proc
+// at the edges of the measured window.
+import { writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { performance } from 'node:perf_hooks';
+import type { JsonObject } from '@bufbuild/protobuf';
+import { createClient, type Client, type Interceptor } from '@connectrpc/connect';
+import { createGrpcTransport } from '@connectrpc/connect-node';
+import {
+  OIDCAppType,
+  OIDCAuthMethodType,
+  OIDCGrantType,
+  OIDCResponseType,
+} from '../gen/keyhold/management/v1/app_pb.js';
+import { ManagementService } from '../gen/keyhold/management/v1/management_pb.js';
+import { UserService } from '../gen/keyhold/user/v2/user_pb.js';
+import { createSoftAuthenticator } from '../test/support/soft-authenticator.js';
+import { cpuDelta, cpuSeconds, cpuSecondsByName, machineBusySeconds, peakRssBytes, resetPeakRss } from './lib/proc.js';
+import { Samples, summarize } from './lib/stats.js';
+import type { PendingCredential, ScenarioName, ScenarioResult, WorkerReply, WorkerRequest } from './lib/protocol.js';
+
+let baseUrl = '';
+let token = '';
+let serverPid = 0;
+let origin = '';
+let mgmt: Client<typeof ManagementService>;
+let users: Client<typeof UserService>;
+let agent: http.Agent;
+let url: URL;
+let projectId = '';
+let userIds: string[] = [];
+let runTag = '';
+let nameCounter = 0;
+const pool: PendingCredential[] = [];
+let poolNext = 0;
+
+function init(req: Extract<WorkerRequest, { cmd: 'init' }>): void {
+  ({ baseUrl, token, serverPid, origin } = req);
+  runTag = req.tag;
+  url = new URL(baseUrl);
+  const auth: Interceptor = (next) => (r) => {
+    r.header.set('authorization', `Bearer ${token}`);
+    return next(r);
+  };
+  const transport = createGrpcTransport({ baseUrl, interceptors: [auth] });
+  mgmt = createClient(ManagementService, transport);
+  users = createClient(UserService, transport);
+  agent = new http.Agent({ keepAlive: true, maxSockets: 1024 });
+}
+
+function rest(method: string, path: string, body?: unknown): Promise<{ status: number; text: string }> {
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const r = http.request(
+      {
+        agent,
+        host: url.hostname,
+        port: url.port,
+        method,
+        path,
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(payload !== undefined ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),
+        },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+        res.on('error', reject);
+      },
+    );
+    r.on('error', reject);
+    r.end(payload);
+  });
+}
+
+/** The app every AddOIDCApp call creates: a confidential web app (BASIC: a secret is generated and hashed). */
+function oidcRequest(name: string) {
+  return {
+    projectId,
+    name,
+    redirectUris: ['https://app.example.com/auth/callback'],
+    postLogoutRedirectUris: ['https://app.example.com/signed-out'],
+    responseTypes: [OIDCResponseType.OIDC_RESPONSE_TYPE_CODE],
+    grantTypes: [OIDCGrantType.OIDC_GRANT_TYPE_AUTHORIZATION_CODE, OIDCGrantType.OIDC_GRANT_TYPE_REFRESH_TOKEN],
+    appType: OIDCAppType.OIDC_APP_TYPE_WEB,
+    authMethodType: OIDCAuthMethodType.OIDC_AUTH_METHOD_TYPE_BASIC,
+  };
+}
+
+function oidcRestBody(name: string) {
+  return {
+    name,
+    redirectUris: ['https://app.example.com/auth/callback'],
+    postLogoutRedirectUris: ['https://app.example.com/signed-out'],
+    responseTypes: ['OIDC_RESPONSE_TYPE_CODE'],
+    grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE', 'OIDC_GRANT_TYPE_REFRESH_TOKEN'],
+    appType: 'OIDC_APP_TYPE_WEB',
+    authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC',
+  };
+}
+
+const nextName = (scenario: string) => `bench ${runTag} ${scenario} ${++nameCounter}`;
+
+async function fixtures(userCount: number): Promise<{ projectId: string; userIds: string[] }> {
+  ({ id: projectId } = await mgmt.addProject({ name: `bench project ${runTag}` }));
+  userIds = [];
+  for (let i = 0; i < userCount; i++) {
+    const { userId } = await users.addHumanUser({
+      username: `bench-${runTag}-${i}`,
+      profile: { givenName: 'Bench', familyName: `User ${i}` },
+      email: { email: `bench-${i}@example.com` },
+    });
+    userIds.push(userId);
+  }
+  return { projectId, userIds };
+}
+
+/** Runs `task(i)` for i in 0..count-1 with at most `parallel` in flight. */
+async function inParallel(count: number, parallel: number, task: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(parallel, count) }, async () => {
+      while (next < count) await task(next++);
+    }),
+  );
+}
+
+/**
+ * Grows the pool of pending registrations by `count`: RegisterU2F for users in
+ * turn, then a fresh authenticator (own P-256 key, own credential id) answers
+ * each challenge, alternating packed self-attestation and none. Untimed.
+ */
+async function prepareU2f(count: number): Promise<{ prepared: number; ms: number }> {
+  const started = performance.now();
+  const base = pool.length;
+  const made: PendingCredential[] = new Array(count);
+  await inParallel(count, 32, async (i) => {
+    const userId = userIds[(base + i) % userIds.length];
+    const res = await users.registerU2F({ userId, domain: '' });
+    const options = res.publicKeyCredentialCreationOptions as { challenge: string; rp: { id: string } };
+    const fmt = (base + i) % 2 === 0 ? 'packed' : 'none';
+    const credential = createSoftAuthenticator({ alg: -7 }).makeRegistration({
+      challenge: options.challenge,
+      origin,
+      rpId: options.rp.id,
+      fmt,
+    });
+    made[i] = { userId, u2fId: res.u2fId, challenge: options.challenge, rpId: options.rp.id, fmt, credential: credential as never };
+  });
+  pool.push(...made);
+  return { prepared: count, ms: Math.round(performance.now() - started) };
+}
+
+/** The operation of a scenario; resolves when the server answered as expected, throws otherwise. */
+function operation(scenario: ScenarioName): (() => Promise<void>) | undefined {
+  switch (scenario) {
+    case 'healthz-grpc':
+      return async () => {
+        await mgmt.healthz({});
+      };
+    case 'healthz-rest':
+      return async () => {
+        const res = await rest('GET', '/management/v1/healthz');
+        if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${res.text.slice(0, 200)}`);
+      };
+    case 'oidc-grpc':
+      return async () => {
+        const res = await mgmt.addOIDCApp(oidcRequest(nextName('grpc')));
+        if (res.clientSecret.length !== 64 || !res.appId) throw new Error('AddOIDCApp answered without app id or secret');
+      };
+    case 'oidc-rest': {
+      const path = `/management/v1/projects/${projectId}/apps/oidc`;
+      return async () => {
+        const res = await rest('POST', path, oidcRestBody(nextName('rest')));
+        if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${res.text.slice(0, 200)}`);
+        const body = JSON.parse(res.text) as { appId?: string; clientSecret?: string };
+        if (!body.appId || body.clientSecret?.length !== 64) throw new Error('AddOIDCApp answered without app id or secret');
+      };
+    }
+    case 'u2f-grpc':
+      return undefined; // needs the pool: see runScenario
+  }
+}
+
+async function runScenario(req: Extract<WorkerRequest, { cmd: 'run' }>): Promise<ScenarioResult> {
+  const { scenario, concurrency, warmupMs, durationMs } = req;
+  let op = operation(scenario);
+  let limitReached = false;
+  if (scenario === 'u2f-grpc') {
+    op = async () => {
+      if (poolNext >= pool.length) {
+        limitReached = true;
+        throw new PoolExhausted();
+      }
+      const p = pool[poolNext++];
+      const res = await users.verifyU2FRegistration({
+        userId: p.userId,
+        u2fId: p.u2fId,
+        publicKeyCredential: p.credential as JsonObject,
+        tokenName: `bench key ${p.fmt}`,
+      });
+      if (!res.details || res.details.sequence !== 2n) throw new Error('VerifyU2FRegistration answered without details');
+    };
+  }
+  const call = op!;
+
+  const latencies = new Samples();
+  let errors = 0;
+  const errorSamples: string[] = [];
+  let completedInWindow = 0;
+  let completedTotal = 0;
+  const t0 = performance.now();
+  const windowStartsAt = t0 + warmupMs;
+  const windowEndsAt = windowStartsAt + durationMs;
+  let windowStart: number | undefined;
+  let windowEnd: number | undefined;
+  let serverCpu0 = 0;
+  let serverCpu1 = 0;
+  let machine0 = 0;
+  let machine1 = 0;
+  let db0 = new Map<number, number>();
+  let db1 = db0;
+  let clientCpu0 = process.cpuUsage();
+  let clientCpu1 = clientCpu0;
+  let peakRss = NaN;
+  let hwmReset = false;
+
+  let monoStart = 0n;
+  let monoEnd = 0n;
+  const openWindow = (now: number) => {
+    windowStart = now;
+    monoStart = process.hrtime.bigint();
+    serverCpu0 = cpuSeconds(serverPid);
+    machine0 = machineBusySeconds();
+    db0 = cpuSecondsByName('postgres');
+    clientCpu0 = process.cpuUsage();
+    hwmReset = resetPeakRss(serverPid);
+  };
+  const closeWindow = (now: number) => {
+    windowEnd = now;
+    monoEnd = process.hrtime.bigint();
+    serverCpu1 = cpuSeconds(serverPid);
+    machine1 = machineBusySeconds();
+    db1 = cpuSecondsByName('postgres');
+    clientCpu1 = process.cpuUsage();
+    peakRss = peakRssBytes(serverPid);
+  };
+  if (warmupMs <= 0) openWindow(performance.now());
+
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      for (;;) {
+        const before = performance.now();
+        if (windowStart === undefined && before >= windowStartsAt) openWindow(before);
+        if (before >= windowEndsAt) {
+          if (windowEnd === undefined) closeWindow(before);
+          return;
+        }
+        try {
+          await call();
+        } catch (e) {
+          if (e instanceof PoolExhausted) return;
+          errors++;
+          if (errorSamples.length < 5) errorSamples.push(String((e as Error)?.message ?? e).slice(0, 300));
+          continue;
+        }
+        const after = performance.now();
+        completedTotal++;
+        if (windowStart !== undefined && windowEnd === undefined && before >= windowStart && after <= windowEndsAt) {
+          completedInWindow++;
+          latencies.push(after - before);
+        }
+      }
+    }),
+  );
+  const end = performance.now();
+  if (windowStart === undefined) openWindow(end);
+  if (windowEnd === undefined) closeWindow(end);
+  // Ops count when they completed by the nominal end; CPU covers the sampled span.
+  const sampledSeconds = (windowEnd! - windowStart!) / 1000;
+  const seconds = limitReached ? sampledSeconds : (Math.min(windowEnd!, windowEndsAt) - windowStart!) / 1000;
+  const clientCpu = (clientCpu1.user - clientCpu0.user + clientCpu1.system - clientCpu0.system) / 1e6;
+  const serverCpu = serverCpu1 - serverCpu0;
+  const dbCpu = cpuDelta(db0, db1);
+  const perCent = (cpu: number) => (sampledSeconds > 0 ? Math.round((cpu / sampledSeconds) * 1000) / 10 : NaN);
+  return {
+    scenario,
+    concurrency,
+    seconds: Math.round(seconds * 1000) / 1000,
+    ops: completedInWindow,
+    opsPerSecond: seconds > 0 ? Math.round((completedInWindow / seconds) * 10) / 10 : 0,
+    latency: summarize(latencies.values()),
+    errors,
+    errorSamples,
+    serverCpuPercent: perCent(serverCpu),
+    // Server CPU time per completed operation: robust to other load on the machine.
+    serverCpuMsPerOp: completedTotal > 0 ? Math.round((serverCpu / Math.max(1, completedInWindow)) * 1e6) / 1e3 : NaN,
+    clientCpuPercent: perCent(clientCpu),
+    // Every process named "postgres" (the PostgreSQL server's backends; 0 on PGlite).
+    dbCpuPercent: perCent(dbCpu),
+    // Everything else the machine did meanwhile (other people's test runs…).
+    otherCpuPercent: perCent(machine1 - machine0 - serverCpu - clientCpu - dbCpu),
+    serverPeakRssMiB: Math.round((peakRss / 1024 / 1024) * 10) / 10,
+    peakRssScope: hwmReset ? 'window' : 'process',
+    poolExhausted: limitReached,
+    completedTotal,
+    // CLOCK_MONOTONIC in µs, the clock of V8's profile timestamps: bench/profile.ts cuts a server profile to this window.
+    windowMonotonicUs: [Number(monoStart / 1000n), Number(monoEnd / 1000n)],
+  };
+}
+
+class PoolExhausted extends Error {}
+
+function reply(message: WorkerReply): void {
+  process.send!(message);
+}
+
+process.on('message', (req: WorkerRequest) => {
+  void (async () => {
+    try {
+      switch (req.cmd) {
+        case 'init':
+          init(req);
+          return reply({ id: req.id, ok: true, value: null });
+        case 'fixtures':
+          return reply({ id: req.id, ok: true, value: await fixtures(req.users) });
+        case 'prepare-u2f':
+          return reply({ id: req.id, ok: true, value: await prepareU2f(req.count) });
+        case 'pool-status':
+          return reply({ id: req.id, ok: true, value: { size: pool.length, used: poolNext } });
+        case 'dump-credentials': {
+          // The registrations Keyhold verified, for the raw-verification floor.
+          const sample = pool.slice(0, Math.min(poolNext, req.max));
+          writeFileSync(req.file, JSON.stringify(sample));
+          return reply({ id: req.id, ok: true, value: { written: sample.length } });
+        }
+        case 'run':
+          return reply({ id: req.id, ok: true, value: await runScenario(req) });
+        case 'exit':
+          agent?.destroy();
+          reply({ id: req.id, ok: true, value: null });
+          return setImmediate(() => process.exit(0));
+      }
+    } catch (e) {
+      reply({ id: req.id, ok: false, error: String((e as Error)?.stack ?? e) });
+    }
+  })();
+});
