@@ -31,6 +31,11 @@ export interface EventStore {
    * nothing is written.
    */
   append(events: readonly NewEvent[], expected: readonly ExpectedSequence[]): Promise<StoredEvent[]>;
+  /**
+   * Calls `listener` with the events of every append of this store, right after
+   * its commit (e.g. to drop caches the events make stale). Returns an unsubscribe.
+   */
+  onAppended?(listener: (events: readonly StoredEvent[]) => void): () => void;
 }
 
 // now() is the transaction's start time: the value events.created_at defaults to.
@@ -101,7 +106,13 @@ function numbered(newEvents: readonly NewEvent[], expected: readonly ExpectedSeq
 
 export function createEventStore(database: Pick<Database, 'db'>): EventStore {
   const db: Db = database.db;
+  const listeners = new Set<(events: readonly StoredEvent[]) => void>();
   return {
+    onAppended(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+
     async load(aggregateType, aggregateId) {
       try {
         const rows = await db
@@ -119,8 +130,9 @@ export function createEventStore(database: Pick<Database, 'db'>): EventStore {
       if (newEvents.length === 0) return [];
       const rows = numbered(newEvents, expected);
       const inFlight = rows.map((row) => ({ ...row, createdAt: transactionTime })) as NewEventsInFlight;
+      let appended: StoredEvent[];
       try {
-        return await db.transaction(async (tx) => {
+        appended = await db.transaction(async (tx) => {
           // One multi-row insert: the unique (aggregate, sequence) key rejects
           // the whole append if any aggregate moved on since it was loaded.
           const insert = tx
@@ -151,6 +163,8 @@ export function createEventStore(database: Pick<Database, 'db'>): EventStore {
       } catch (err) {
         throw toStoreError(err);
       }
+      for (const listener of listeners) listener(appended);
+      return appended;
     },
   };
 }
