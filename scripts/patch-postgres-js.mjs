@@ -1,0 +1,132 @@
+// postinstall: repairs five defects of postgres.js 3.4.9 (the latest release)
+// that a database outage exposes (test/reliability/outage*.test.ts). Upstream:
+// porsager/postgres#1066, #1154, #1208 (open), PRs #1168, #1176, #1209.
+//
+// 1. A connection that closes while a small write waits for its setImmediate
+//    clears the timer but keeps its id and the buffered bytes: later small
+//    writes are never flushed (the next connect hangs until connect_timeout),
+//    or the stale bytes are sent on the next socket ahead of its own traffic,
+//    so answers reach the wrong queries.
+// 2. A query issued on a connection whose socket is already gone (the ROLLBACK
+//    that begin() sends after a statement failed because the backend died)
+//    schedules a write to a null socket: an uncatchable TypeError from
+//    setImmediate ends the process.
+// 3. begin() gives up on a transaction as soon as its connection closes, but
+//    the transaction's callback may still issue statements (and begin() its
+//    ROLLBACK) through the same connection object — which the pool meanwhile
+//    reconnects for other queries. Those statements then run outside any
+//    transaction and their answers go to other callers. A transaction whose
+//    connection closed now refuses further statements.
+// 4. A query that was running when its socket closed stays the connection's
+//    "current query" after it was rejected. On the next connect of that
+//    connection object the server's answers are matched to it: a refusal at
+//    startup (database not accepting connections) is kept for it instead of
+//    failing the query that waits for the connection, which then hangs until
+//    the database is back and fails with that stale error; a partial result
+//    could leak into the next query. And a query the pool hands to the
+//    connection between its socket's 'error' and 'close' events is never
+//    settled at all: that request hangs forever. The connection now rejects
+//    whatever is still pending when its socket closes, and forgets the dead
+//    socket's query, result and error.
+// 5. A connection that dies while it fetches the array types (its first query)
+//    leaves that internal query's rejection unhandled, which also ends the
+//    process (Node's default for unhandled rejections). The query that waited
+//    for the connection is rejected anyway; the internal one needs a handler.
+//
+// The fix: drop the timer and the buffer when the socket goes; refuse queries
+// on a closed connection, or in a transaction whose connection closed, with
+// the usual catchable connection error; never write to a null socket; handle
+// the type fetch's rejection. Idempotent; warns and leaves the file alone
+// when it does not look like the version this was written for.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+
+const MARKER = '/* keyhold: patched (scripts/patch-postgres-js.mjs) */';
+
+const connectionFixes = [
+  [
+    "    if (terminated)\n      return queryError(q, Errors.connection('CONNECTION_DESTROYED', options))\n",
+    "    if (terminated)\n      return queryError(q, Errors.connection('CONNECTION_DESTROYED', options))\n\n" +
+      "    if (!socket) // keyhold: the connection closed; report it instead of writing to a null socket\n" +
+      "      return queryError(q, Errors.connection('CONNECTION_CLOSED', options)), true\n",
+  ],
+  [
+    '  function nextWrite(fn) {\n    const x = socket.write(chunk, fn)\n',
+    '  function nextWrite(fn) {\n    if (!socket) // keyhold: closed since the write was scheduled; its queries were rejected on close\n' +
+      '      return chunk = nextWriteTimer = null, false\n    const x = socket.write(chunk, fn)\n',
+  ],
+  // terminate() and closed(): forget the cancelled timer and the unsent bytes.
+  ['    clearImmediate(nextWriteTimer)\n', '    clearImmediate(nextWriteTimer)\n    chunk = nextWriteTimer = null // keyhold\n', 2],
+  [
+    "    if (initial)\n      return reconnect()\n\n    !hadError && (query || sent.length) && error(Errors.connection('CONNECTION_CLOSED', options, socket))\n",
+    '    if (initial) { // keyhold: the dead socket\'s query (the type fetch) must not take the answers of the next one\n' +
+      "      query && query !== initial && queryError(query, Errors.connection('CONNECTION_CLOSED', options))\n" +
+      '      query = results = errorResponse = null\n' +
+      '      result = new Result()\n' +
+      '      return reconnect()\n' +
+      '    }\n\n' +
+      '    // keyhold: also after a socket error — the pool may hand the connection queries between its\n' +
+      "    // 'error' and 'close' events, and nothing else would ever settle them\n" +
+      "    ;(query || sent.length) && error(Errors.connection('CONNECTION_CLOSED', options, socket))\n" +
+      '    query = results = errorResponse = null // keyhold: settled above; forget it\n' +
+      '    result = new Result()\n',
+  ],
+  [
+    '        return fetchArrayTypes()\n',
+    '        return fetchArrayTypes().catch(() => {}) // keyhold: the connection died; errored() rejected the waiting query\n',
+  ],
+];
+
+const indexFixes = [
+  ['    const queries = Queue()\n    let savepoints = 0\n', '    const queries = Queue()\n    let closedWith = null // keyhold\n    let savepoints = 0\n'],
+  [
+    '        new Promise((_, reject) => connection.onclose = reject)\n',
+    '        new Promise((_, reject) => connection.onclose = e => (closedWith = e, reject(e))) // keyhold\n',
+  ],
+  [
+    '        q.catch(e => uncaughtError || (uncaughtError = e))\n',
+    '        q.catch(e => uncaughtError || (uncaughtError = e))\n' +
+      '        if (closedWith) // keyhold: the connection closed under this transaction; never write to its successor\n' +
+      '          return q.reject(closedWith)\n',
+  ],
+];
+
+const targets = [
+  ['connection.js', connectionFixes],
+  ['index.js', indexFixes],
+];
+
+let root;
+try {
+  root = join(dirname(createRequire(import.meta.url).resolve('postgres')), '..', '..');
+} catch {
+  process.exit(0); // not installed (yet): nothing to patch
+}
+const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+
+for (const [name, replacements] of targets) for (const variant of ['src', 'cjs/src', 'cf/src']) {
+  const file = join(root, variant, name);
+  let text;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    continue;
+  }
+  const original = text;
+  let ok = true;
+  for (const [from, to, count = 1] of replacements) {
+    if (text.includes(to)) continue; // applied by an earlier run
+    const found = text.split(from).length - 1;
+    if (found !== count) {
+      ok = false;
+      break;
+    }
+    text = text.split(from).join(to);
+  }
+  if (!ok) {
+    console.warn(`keyhold: postgres ${version}: ${variant}/${name} is not the code this patch fixes; left unchanged (see scripts/patch-postgres-js.mjs)`);
+    continue;
+  }
+  if (text !== original) writeFileSync(file, text.startsWith(MARKER) ? text : `${MARKER}\n${text}`);
+}
