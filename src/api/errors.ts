@@ -7,7 +7,7 @@ import { BadRequestSchema, ErrorInfoSchema, LocalizedMessageSchema } from '../..
 import { KeyholdError } from '../domain/errors/keyhold-error.js';
 import { REASONS, renderMessage, type Reason } from '../domain/errors/reasons.js';
 import type { Language } from '../domain/i18n/language.js';
-import { ConcurrencyConflict, DatabaseUnavailable } from '../store/errors.js';
+import { ConcurrencyConflict, DatabaseUnavailable, databaseUnavailable, isUnavailable } from '../store/errors.js';
 
 export const ERROR_DOMAIN = 'keyhold';
 
@@ -29,9 +29,17 @@ export interface MappedError {
   error: ConnectError;
   /** True when the error is the server's fault and deserves an error log line. */
   internal: boolean;
+  /** What to log for it, when not the thrown value itself (which may quote SQL and its parameters). */
+  logged?: unknown;
 }
 
 export function toConnectError(thrown: unknown, lang: Language): MappedError {
+  // A read (a query, a token lookup) that lost the database reaches here as the
+  // driver's error: it is the same 503 as a failed write, not a 500.
+  if (!(thrown instanceof KeyholdError) && !(thrown instanceof ConnectError) && isUnavailable(thrown)) {
+    const unavailable = databaseUnavailable(thrown);
+    return { ...toConnectError(unavailable, lang), logged: unavailable };
+  }
   if (thrown instanceof KeyholdError) {
     return { error: fromKeyholdError(thrown, lang), internal: thrown.reason === 'INTERNAL' };
   }

@@ -13,7 +13,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import * as schema from './schema.js';
-import { DatabaseUnavailable, isUnavailable } from './errors.js';
+import { databaseUnavailable, isUnavailable } from './errors.js';
 import { lockDataDir } from './lock-file.js';
 
 export type Schema = typeof schema;
@@ -43,16 +43,36 @@ const migrationsFolder = fileURLToPath(new URL('./migrations', import.meta.url))
 const MIGRATION_LOCK_KEY = 4_859_728_279n;
 
 function unavailable(err: unknown, what: string): unknown {
-  return isUnavailable(err) ? new DatabaseUnavailable(`${what}: the database is unavailable`, { cause: err }) : err;
+  return isUnavailable(err) ? databaseUnavailable(err, `${what}: the database is unavailable`) : err;
 }
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   return options.databaseUrl ? openPostgres(options.databaseUrl, options.poolSize ?? 20) : openPglite(options.dataDir);
 }
 
+/**
+ * Connection behaviour when PostgreSQL is away (test/reliability/outage*.test.ts).
+ * A request waiting for a connection must fail fast with DatabaseUnavailable,
+ * and the pool must come back by itself, at once, when the database does.
+ * - connect_timeout: postgres.js waits 30 s by default for a server that
+ *   accepts the connection and never answers; a Keyhold request should not.
+ * - backoff: postgres.js delays each reconnect by 3^failures/100 s, up to 20 s,
+ *   counting socket-level failures (refused, reset: a stopped server) across
+ *   the whole pool, reset only by a successful connect. Every query handed to a
+ *   reconnecting connection waits out that delay: with the server stopped,
+ *   requests hung through the whole outage and past it instead of failing. A
+ *   reconnect only happens on behalf of a waiting query, so a short, capped
+ *   delay cannot spin; it only spaces out a burst.
+ * The driver itself needed repairs for outages too: scripts/patch-postgres-js.mjs.
+ */
+export const POSTGRES_CONNECTION_OPTIONS = {
+  connect_timeout: 3, // seconds
+  backoff: (failures: number) => Math.min(0.01 * 2 ** failures, 0.1) * (0.5 + Math.random() / 2), // seconds
+} as const;
+
 async function openPostgres(url: string, poolSize: number): Promise<Database> {
   await migratePostgresLocked(url);
-  const client = postgres(url, { max: poolSize, onnotice: () => {} });
+  const client = postgres(url, { max: poolSize, onnotice: () => {}, ...POSTGRES_CONNECTION_OPTIONS });
   const db: Db = drizzlePostgres(client, { schema });
   return {
     kind: 'postgres',
@@ -71,7 +91,7 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
  * collide on PostgreSQL's catalog unique index.
  */
 async function migratePostgresLocked(url: string): Promise<void> {
-  const client = postgres(url, { max: 1, onnotice: () => {} });
+  const client = postgres(url, { max: 1, onnotice: () => {}, ...POSTGRES_CONNECTION_OPTIONS });
   try {
     await client`select pg_advisory_lock(${MIGRATION_LOCK_KEY.toString()}::bigint)`;
     try {
@@ -119,6 +139,6 @@ async function ping(db: Db): Promise<void> {
   try {
     await db.execute(sql`select 1`);
   } catch (err) {
-    throw new DatabaseUnavailable('ping failed: the database is unavailable', { cause: err });
+    throw databaseUnavailable(err, 'ping failed: the database is unavailable');
   }
 }

@@ -43,6 +43,7 @@ export const EVENTS_SEQUENCE_KEY = 'events_aggregate_sequence_key';
 
 interface DriverError {
   code?: unknown;
+  severity?: unknown; // postgres.js and PGlite: ERROR, FATAL, PANIC
   constraint?: unknown; // PGlite
   constraint_name?: unknown; // postgres.js
   cause?: unknown;
@@ -88,10 +89,31 @@ function isUnavailableCode(code: string): boolean {
   );
 }
 
-/** Whether `err` means the database could not be reached. */
+/**
+ * Whether `err` means the database could not be reached. Besides the codes
+ * above, any FATAL (or PANIC) from the server counts: it ends the session, and
+ * nothing that was running on it can be reported as done. That covers
+ * refusals at connection start whose code is generic — e.g. 55000 "database …
+ * is not currently accepting connections" (ALTER DATABASE … ALLOW_CONNECTIONS
+ * false), which used to surface as 500 INTERNAL.
+ */
 export function isUnavailable(err: unknown): boolean {
   const e = driverError(err);
-  return typeof e?.code === 'string' && isUnavailableCode(e.code);
+  return typeof e?.code === 'string' && (isUnavailableCode(e.code) || e.severity === 'FATAL' || e.severity === 'PANIC');
+}
+
+/**
+ * DatabaseUnavailable for a driver error. It keeps the driver's code and
+ * message ("write CONNECTION_CLOSED 127.0.0.1:5432", "terminating connection
+ * due to administrator command") and drops the rest: drizzle's wrapper quotes
+ * the SQL with its parameters — event payloads with secret hashes, WebAuthn
+ * challenges — and this error is what gets logged.
+ */
+export function databaseUnavailable(err: unknown, what = 'the database is unavailable'): DatabaseUnavailable {
+  if (err instanceof DatabaseUnavailable) return err;
+  const e = driverError(err) as (DriverError & { message?: unknown }) | undefined;
+  const detail = e ? [e.code, typeof e.message === 'string' ? e.message.slice(0, 200) : undefined].filter(Boolean).join(': ') : 'no driver detail';
+  return new DatabaseUnavailable(`${what} (${detail})`);
 }
 
 /**
@@ -109,6 +131,6 @@ export function toStoreError(err: unknown): unknown {
     return constraint === EVENTS_SEQUENCE_KEY ? new ConcurrencyConflict() : new UniqueViolation(constraint);
   }
   if (e.code === '40001' || e.code === '40P01') return new ConcurrencyConflict();
-  if (isUnavailableCode(e.code)) return new DatabaseUnavailable(undefined, { cause: err });
+  if (isUnavailable(e)) return databaseUnavailable(err);
   return err;
 }

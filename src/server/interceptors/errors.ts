@@ -11,9 +11,9 @@ export function errorInterceptor(log: Logger): Interceptor {
     try {
       return await next(req);
     } catch (thrown) {
-      const { error, internal } = toConnectError(thrown, negotiateLanguage(req.header.get('accept-language')));
+      const { error, internal, logged = thrown } = toConnectError(thrown, negotiateLanguage(req.header.get('accept-language')));
       if (internal) {
-        log.error({ err: thrown, rpc: req.method.name }, 'request failed on the server side');
+        log.error({ err: logged, rpc: req.method.name }, 'request failed on the server side');
       }
       throw error;
     }
