@@ -4,16 +4,18 @@
 // ErrorInfo, and a rejected request appends no event (an accepted one exactly two).
 import type http2 from 'node:http2';
 import { create, toBinary, type MessageInitShape } from '@bufbuild/protobuf';
+import { Code } from '@connectrpc/connect';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AddOIDCAppRequestSchema, ManagementService } from '../../gen/keyhold/management/v1/management_pb.js';
 import { startTestKeyhold, type TestKeyhold } from '../support/keyhold.js';
+import { trailerParse } from '@connectrpc/connect/protocol-grpc-web';
 import { byteMutation, describeMutation, hostileRestBody, lenField, mutateBytes, type RawBody } from './hostile.js';
 import { assertRawGrpcError, assertRestStatus, assertRpcError, eventCount, grpcFrame, h2Session, labelled, rawGrpc, sizeSummary, Tally } from './support.js';
 
 // Generous: the suite runs files in parallel on small machines; alone each test takes seconds.
 const FUZZ_TIMEOUT_MS = 180_000;
-const RUNS = { rest: 300, grpc: 250, raw: 300 };
+const RUNS = { rest: 300, grpc: 250, raw: 300, web: 150 };
 const PATH = '/keyhold.management.v1.ManagementService/AddOIDCApp';
 
 let kh: TestKeyhold;
@@ -190,4 +192,60 @@ describe('AddOIDCApp under hostile input', () => {
     console.log(`[fuzz] AddOIDCApp raw gRPC: ${tally.total} cases — ${tally}`);
     expect(tally.total).toBeGreaterThanOrEqual(RUNS.raw);
   }, FUZZ_TIMEOUT_MS);
+
+  it(`Connect (application/proto) and gRPC-Web (binary) over HTTP/1.1: ${RUNS.web} mutated messages each`, async () => {
+    const tally = new Tally();
+    const valid = () =>
+      toBinary(AddOIDCAppRequestSchema, create(AddOIDCAppRequestSchema, { projectId, name: uniqueName(), redirectUris: ['https://a.example/cb'], authMethodType: 2 }));
+    const post = (contentType: string, body: Uint8Array) =>
+      fetch(`http://127.0.0.1:${kh.port}${PATH}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${kh.adminToken}`, 'content-type': contentType },
+        body: Buffer.from(body),
+      });
+    const mutation = labelled(fc.record({ m: byteMutation }), ({ m }) => describeMutation(m));
+    await fc.assert(
+      fc.asyncProperty(mutation, async ({ m }) => {
+        // Connect unary: the error is a JSON body with an HTTP status.
+        await invariant(tally, async () => {
+          const res = await post('application/proto', mutateBytes(valid(), m));
+          const bytes = Buffer.from(await res.arrayBuffer());
+          if (res.status === 200) return { ok: true, reason: 'OK' };
+          const what = `Connect ${describeMutation(m)}: HTTP ${res.status} ${bytes.toString().slice(0, 200)}`;
+          expect(res.status, what).toBeGreaterThanOrEqual(400);
+          expect(res.status, what).toBeLessThan(500);
+          const body = JSON.parse(bytes.toString()) as { code: string; details?: { type: string }[] };
+          expect(body.details?.some((d) => d.type === 'google.rpc.ErrorInfo'), what).toBe(true);
+          return { ok: false, reason: `connect:${body.code}` };
+        });
+        // gRPC-Web: HTTP 200, the status in the trailer frame at the end of the body.
+        await invariant(tally, async () => {
+          const res = await post('application/grpc-web+proto', grpcFrame(mutateBytes(valid(), m)));
+          const bytes = Buffer.from(await res.arrayBuffer());
+          let trailer: Headers | undefined;
+          for (let at = 0; at + 5 <= bytes.length; ) {
+            const length = bytes.readUInt32BE(at + 1);
+            if (bytes[at] === 0x80) trailer = trailerParse(bytes.subarray(at + 5, at + 5 + length));
+            at += 5 + length;
+          }
+          const what = `gRPC-Web ${describeMutation(m)}: HTTP ${res.status} ${[...(trailer ?? [])].join(' ').slice(0, 200)}`;
+          expect(res.status, what).toBe(200);
+          const status = Number(trailer?.get('grpc-status'));
+          if (status === 0) return { ok: true, reason: 'OK' };
+          expect([Code.Internal, Code.Unknown], what).not.toContain(status);
+          expect(trailer?.get('grpc-status-details-bin'), what).toBeTruthy();
+          return { ok: false, reason: `grpc-web:${Code[status]}` };
+        });
+      }),
+      { numRuns: RUNS.web },
+    );
+    console.log(`[fuzz] AddOIDCApp Connect + gRPC-Web binary: ${tally.total} cases — ${tally}`);
+    expect(tally.total).toBeGreaterThanOrEqual(2 * RUNS.web);
+  }, FUZZ_TIMEOUT_MS);
+
+  it('a bodiless refusal from the Connect router (wrong content type) still answers a Status', async () => {
+    const res = await fetch(`http://127.0.0.1:${kh.port}${PATH}`, { method: 'POST', headers: { authorization: `Bearer ${kh.adminToken}`, 'content-type': 'text/plain' }, body: 'hello' });
+    const body = await res.json();
+    expect(assertRestStatus(res.status, body, 'text/plain').reason).toBe('UNSUPPORTED_MEDIA_TYPE');
+  });
 });

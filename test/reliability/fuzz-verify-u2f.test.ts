@@ -29,7 +29,7 @@ import { assertRawGrpcError, assertRestStatus, assertRpcError, eventCount, grpcF
 
 // Generous: the suite runs files in parallel on small machines; alone each test takes seconds.
 const FUZZ_TIMEOUT_MS = 180_000;
-const RUNS = { restBodies: 150, restCredentials: 250, grpc: 250, raw: 200 };
+const RUNS = { restBodies: 150, restCredentials: 200, grpc: 200, raw: 150 };
 const ORIGIN = 'https://login.example';
 const PATH = '/keyhold.user.v2.UserService/VerifyU2FRegistration';
 

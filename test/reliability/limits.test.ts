@@ -140,6 +140,7 @@ describe('header size', () => {
   it('a 64 KiB header over HTTP/1.1 → 431 and the connection closes, promptly', async () => {
     const head = Buffer.from(`GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(64 * 1024)}\r\n\r\n`);
     const out = await slowClient(head, Buffer.alloc(0), 5000);
+    console.log(`[limits] 64 KiB header over HTTP/1.1: ${out.received.split('\r\n')[0]}, closed after ${out.closedAfterMs} ms`);
     expect(out.received).toMatch(/^HTTP\/1\.1 431 /);
     expect(out.closedAfterMs).toBeLessThan(2000);
   });
@@ -161,6 +162,7 @@ describe('header size', () => {
       req.end();
     });
     session.destroy();
+    console.log(`[limits] 64 KiB header over HTTP/2: ${outcome}`);
     expect(outcome).toMatch(/^(refused|status 431)/);
     expect((await kh.rest('GET', '/healthz')).status).toBe(200);
   });
