@@ -9,12 +9,25 @@ import { tempDir } from '../support/databases.js';
 import { repoRoot } from '../support/keyhold.js';
 
 const dirs: string[] = [];
-afterAll(async () => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
+const groups: number[] = [];
+afterAll(async () => {
+  // Whatever a failed assertion left running: the whole process group (npm and Keyhold).
+  for (const pid of groups) {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
+  }
+  await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+});
 
 /** `npm start`, or the command it runs (`node --import tsx src/main.ts`) when the exit code itself is under test. */
 function npmStart(env: Record<string, string>, direct = false) {
   const [cmd, args] = direct ? [process.execPath, ['--import', 'tsx', 'src/main.ts']] : ['npm', ['start', '--silent']];
-  const child = spawn(cmd, args, { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Own process group, so the test can signal npm and the Keyhold it starts together.
+  const child = spawn(cmd, args, { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  groups.push(child.pid!);
   let out = '';
   child.stdout.on('data', (c) => (out += c));
   child.stderr.on('data', (c) => (out += c));
@@ -43,9 +56,23 @@ describe('npm start', () => {
     expect(fs.statSync(`${dir}/admin.pat`).mode & 0o777).toBe(0o600);
     expect(run.output()).toContain(`${dir}/admin.pat`);
     expect(run.output()).not.toContain(token);
-    run.child.kill('SIGTERM');
-    // npm relays the signal to Keyhold and then dies of it itself; Keyhold drains and exits 0.
-    expect(await run.exited).toBe(direct ? 0 : 'SIGTERM');
+    // SIGTERM to the group, as a terminal or a supervisor sends it: Keyhold drains and exits 0;
+    // npm exits 0 with it or dies of the signal itself, depending on which sees it first.
+    process.kill(-run.child.pid!, 'SIGTERM');
+    const code = await run.exited;
+    if (direct) expect(code).toBe(0);
+    else expect([0, 'SIGTERM']).toContain(code);
+    // Keyhold finishes draining and nothing of the group is left running.
+    const alive = () => {
+      try {
+        process.kill(-run.child.pid!, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    for (let i = 0; i < 100 && alive(); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(alive()).toBe(false);
     if (direct) expect(run.output()).toContain('draining and shutting down');
   }, 60_000);
 
