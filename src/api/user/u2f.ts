@@ -9,7 +9,7 @@ import { newId } from '../../domain/ids.js';
 import { requiredId, requiredText } from '../../domain/identity/text-rules.js';
 import { assertVerifiable, u2fDecider, type U2fCommand } from '../../domain/u2f/decider.js';
 import { buildCreationOptions, verifyRegistration } from '../../domain/webauthn/index.js';
-import { findU2f, listU2fOfUser, verifiedCredentialIdsOfUser } from '../../store/queries/index.js';
+import { listU2fOfUser, verifiedCredentialIdsOfUser } from '../../store/queries/index.js';
 import { appendNew, runCommand } from '../../store/run-command.js';
 import { callerOf, type Deps } from '../context.js';
 import { writeDetails } from '../details.js';
@@ -90,8 +90,8 @@ export function u2fHandlers(deps: Deps): Pick<Impl, 'registerU2F' | 'verifyU2FRe
       ];
       if (violations.length) throw invalidRequest(violations);
       const user = await userForCaller(deps, caller, req.userId, 'user.credential.write');
-      const pending = await findU2f(deps.database.db, req.u2fId);
-      if (!pending || pending.userId !== user.id) throw new KeyholdError('U2F_NOT_FOUND', { u2fId: req.u2fId });
+      // A missing token, or one of another user, is U2F_NOT_FOUND from the loaded
+      // events (assertVerifiable, first thing below): no separate read-model lookup.
       const tokenName = req.tokenName.trim();
       const events = await mapConflicts(
         runCommand(deps.store, { type: 'u2f', id: req.u2fId }, u2fDecider(req.u2fId, user.id), async (state): Promise<U2fCommand> => {
