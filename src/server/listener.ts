@@ -6,7 +6,6 @@ import fs from 'node:fs';
 import http from 'node:http';
 import http2 from 'node:http2';
 import net from 'node:net';
-import { Duplex } from 'node:stream';
 import type { FastifyServerFactoryHandler } from 'fastify';
 
 const H2_PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
@@ -134,7 +133,12 @@ export function createListener(
       clearTimeout(deadline);
       if (isH2) {
         connectingAddress = socket.remoteAddress;
-        h2.emit('connection', replaying(socket, seen));
+        // Paused with the peeked bytes put back: Node's HTTP/2 session takes the
+        // socket over and reads what is buffered before reading from the handle.
+        // (Resuming it here would lose bytes to the stream's own flowing mode.)
+        socket.pause();
+        socket.unshift(seen);
+        h2.emit('connection', socket);
         connectingAddress = undefined;
       } else {
         // The HTTP/1.1 parser reads through the stream, so unshifted bytes reach it.
@@ -172,43 +176,4 @@ function trackSockets(server: net.Server): Set<net.Socket> {
     socket.once('close', () => sockets.delete(socket));
   });
   return sockets;
-}
-
-/**
- * Node's HTTP/2 server reads a net.Socket's handle directly and would miss the
- * preface bytes already read for peeking. A Duplex that replays them first and
- * then relays the socket makes Node wrap it as a JS stream instead.
- */
-function replaying(socket: net.Socket, head: Buffer): Duplex {
-  const duplex = new Duplex({
-    read() {
-      socket.resume();
-    },
-    write(chunk, encoding, callback) {
-      socket.write(chunk, encoding, callback);
-    },
-    final(callback) {
-      socket.end(callback);
-    },
-    destroy(err, callback) {
-      socket.destroy(err ?? undefined);
-      callback(err);
-    },
-  });
-  duplex.push(head);
-  socket.on('data', (chunk) => {
-    if (!duplex.push(chunk)) socket.pause();
-  });
-  socket.on('end', () => duplex.push(null));
-  socket.on('close', () => duplex.destroy());
-  socket.on('error', (e) => duplex.destroy(e));
-  // What request handlers read off req.socket (client address for logs and limits).
-  Object.defineProperties(duplex, {
-    remoteAddress: { get: () => socket.remoteAddress },
-    remotePort: { get: () => socket.remotePort },
-    remoteFamily: { get: () => socket.remoteFamily },
-    localAddress: { get: () => socket.localAddress },
-    localPort: { get: () => socket.localPort },
-  });
-  return duplex;
 }
