@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AddOIDCAppRequestSchema, ManagementService } from '../../gen/keyhold/management/v1/management_pb.js';
 import { startTestKeyhold, type TestKeyhold } from '../support/keyhold.js';
 import { trailerParse } from '@connectrpc/connect/protocol-grpc-web';
-import { byteMutation, describeMutation, hostileRestBody, lenField, mutateBytes, type RawBody } from './hostile.js';
+import { byteMutation, describeMutation, hostileRestBody, lenField, mutateBytes, type RawBody, postRaw } from './hostile.js';
 import { assertRawGrpcError, assertRestStatus, assertRpcError, eventCount, grpcFrame, h2Session, labelled, rawGrpc, sizeSummary, Tally } from './support.js';
 
 // Generous: the suite runs files in parallel on small machines; alone each test takes seconds.
@@ -39,20 +39,8 @@ afterAll(async () => {
 const validBody = () => ({ name: uniqueName(), redirectUris: ['https://a.example/cb'], authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE' });
 const KEYS = AddOIDCAppRequestSchema.fields.map((f) => f.jsonName);
 
-async function restCase(body: RawBody) {
-  const res = await fetch(`http://127.0.0.1:${kh.port}/management/v1/projects/${projectId}/apps/oidc`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${kh.adminToken}`, ...(body.contentType ? { 'content-type': body.contentType } : {}) },
-    body: Buffer.from(body.bytes),
-  });
-  const text = await res.text();
-  let parsed: unknown = text;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    /* a non-JSON body fails the shape check below */
-  }
-  return { status: res.status, body: parsed };
+function restCase(body: RawBody) {
+  return postRaw(`http://127.0.0.1:${kh.port}/management/v1/projects/${projectId}/apps/oidc`, kh.adminToken, body);
 }
 
 /** Runs one case: the event count moves by exactly `onSuccess` when accepted, else not at all. */

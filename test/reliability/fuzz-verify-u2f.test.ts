@@ -24,6 +24,7 @@ import {
   mutateBytes,
   type ByteMutation,
   type RawBody,
+  postRaw,
 } from './hostile.js';
 import { assertRawGrpcError, assertRestStatus, assertRpcError, eventCount, grpcFrame, h2Session, labelled, rawGrpc, Tally } from './support.js';
 
@@ -254,20 +255,8 @@ function credentialText(c: CredentialCase, reg: { challenge: string; rpId: strin
 
 // ---------------------------------------------------------------------------
 
-async function restVerify(userId: string, u2fId: string, body: RawBody) {
-  const res = await fetch(`http://127.0.0.1:${kh.port}/v2/users/${userId}/u2f/${u2fId}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${user.token}`, ...(body.contentType ? { 'content-type': body.contentType } : {}) },
-    body: Buffer.from(body.bytes),
-  });
-  const text = await res.text();
-  let parsed: unknown = text;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    /* the shape check fails on text */
-  }
-  return { status: res.status, body: parsed };
+function restVerify(userId: string, u2fId: string, body: RawBody) {
+  return postRaw(`http://127.0.0.1:${kh.port}/v2/users/${userId}/u2f/${u2fId}`, user.token, body);
 }
 
 async function invariant(tally: Tally, run: () => Promise<{ ok: boolean; reason: string }>) {

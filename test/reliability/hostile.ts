@@ -199,3 +199,18 @@ export function mutateBytes(input: Uint8Array, m: ByteMutation): Uint8Array {
 export function describeMutation(m: ByteMutation): string {
   return m.kind === 'flip' ? `flip@${m.at.join('/')}^${m.xor}` : m.kind === 'truncate' ? `truncate→${m.keep}` : m.kind === 'insert' ? `insert@${m.at}` : `random(${m.bytes.length})`;
 }
+
+/** POSTs raw bytes (with the body's own content type, if any) and parses the answer as JSON when it is. */
+export async function postRaw(url: string, token: string, body: RawBody): Promise<{ status: number; body: unknown }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, ...(body.contentType ? { 'content-type': body.contentType } : {}) },
+    body: Buffer.from(body.bytes),
+  });
+  const text = await res.text();
+  try {
+    return { status: res.status, body: JSON.parse(text) };
+  } catch {
+    return { status: res.status, body: text }; // a non-JSON body fails the shape check
+  }
+}
