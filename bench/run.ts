@@ -349,6 +349,12 @@ async function main(): Promise<void> {
   log(`wrote ${path.relative(root, file)}${config.resultsDir ? '' : ' and bench/results/latest.md'} in ${result.meta.totalSeconds} s`);
 }
 
+// `node --import tsx bench/run.ts --render <result.json>`: print the Markdown of a stored result.
+if (process.argv[2] === '--render') {
+  process.stdout.write(toMarkdown(JSON.parse(readFileSync(process.argv[3], 'utf8')) as BenchResult));
+  process.exit(0);
+}
+
 main().catch((e) => {
   console.error(e);
   process.exit(1);

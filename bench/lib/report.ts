@@ -38,6 +38,8 @@ const LABELS: Record<ScenarioName, string> = {
 
 const fmt = (v: number | undefined, digits = 0) =>
   v === undefined || Number.isNaN(v) ? '–' : v.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+/** CPU shares derived by subtraction can dip a little below 0 (tick granularity): shown as 0. */
+const share = (v: number | undefined) => fmt(v === undefined || Number.isNaN(v) ? v : Math.max(0, v));
 const pct = (a: number | undefined, b: number | undefined) => (a === undefined || !b ? '–' : `${Math.round((a / b) * 100)}%`);
 
 export function scenario(b: BackendResult, name: ScenarioName, c: number): ScenarioResult | undefined {
@@ -73,7 +75,7 @@ function backendTable(b: BackendResult): string[] {
   for (const name of order) {
     for (const s of b.scenarios.filter((x) => x.scenario === name).sort((x, y) => x.concurrency - y.concurrency)) {
       lines.push(
-        `| ${LABELS[name]} | ${s.concurrency} | ${fmt(s.opsPerSecond)} | ${fmt(s.latency.p50Ms, 2)} | ${fmt(s.latency.p95Ms, 2)} | ${fmt(s.latency.p99Ms, 2)} | ${fmt(s.serverCpuPercent)}% | ${fmt(s.serverCpuMsPerOp, 2)} | ${fmt(s.serverPeakRssMiB)} MiB | ${ratios(b, s)} | ${fmt(s.dbCpuPercent)}% | ${fmt(s.otherCpuPercent)}% | ${s.errors}${s.poolExhausted ? ' (pool ran out)' : ''} |`,
+        `| ${LABELS[name]} | ${s.concurrency} | ${fmt(s.opsPerSecond)} | ${fmt(s.latency.p50Ms, 2)} | ${fmt(s.latency.p95Ms, 2)} | ${fmt(s.latency.p99Ms, 2)} | ${fmt(s.serverCpuPercent)}% | ${fmt(s.serverCpuMsPerOp, 2)} | ${fmt(s.serverPeakRssMiB)} MiB | ${ratios(b, s)} | ${share(s.dbCpuPercent)}% | ${share(s.otherCpuPercent)}% | ${s.errors}${s.poolExhausted ? ' (pool ran out)' : ''} |`,
       );
     }
   }
@@ -89,7 +91,7 @@ function floorTable(b: BackendResult): string[] {
   const lines = ['| floor | conc. | ops/s | p50 ms | p99 ms | CPU | db CPU | other CPU |', '|---|--:|--:|--:|--:|--:|--:|--:|'];
   for (const f of b.floors) {
     lines.push(
-      `| ${names[f.floor]} | ${f.concurrency} | ${fmt(f.opsPerSecond)} | ${fmt(f.latency.p50Ms, 2)} | ${fmt(f.latency.p99Ms, 2)} | ${fmt(f.cpuPercent)}% | ${fmt(f.dbCpuPercent)}% | ${fmt(f.otherCpuPercent)}% |`,
+      `| ${names[f.floor]} | ${f.concurrency} | ${fmt(f.opsPerSecond)} | ${fmt(f.latency.p50Ms, 2)} | ${fmt(f.latency.p99Ms, 2)} | ${fmt(f.cpuPercent)}% | ${share(f.dbCpuPercent)}% | ${share(f.otherCpuPercent)}% |`,
     );
   }
   return lines;
@@ -116,7 +118,8 @@ export function targets(result: BenchResult): TargetCheck[] {
       checks.push({ target: 'PostgreSQL: AddOIDCApp gRPC p99 ≤ 50 ms at c=64', measured: `${fmt(g.latency.p99Ms, 1)} ms`, met: g.latency.p99Ms <= 50 });
     } else unknown('PostgreSQL: AddOIDCApp gRPC at c=64');
     if (g && r) {
-      checks.push({ target: 'PostgreSQL: AddOIDCApp REST within 20% of gRPC at c=64', measured: `REST ${pct(r.opsPerSecond, g.opsPerSecond)} of gRPC`, met: r.opsPerSecond >= 0.8 * g.opsPerSecond });
+      // "Within 20%": REST may not be more than 20% slower than gRPC (being faster is fine).
+      checks.push({ target: 'PostgreSQL: AddOIDCApp REST within 20% of gRPC at c=64 (REST ≥ 80% of gRPC)', measured: `REST ${pct(r.opsPerSecond, g.opsPerSecond)} of gRPC`, met: r.opsPerSecond >= 0.8 * g.opsPerSecond });
     } else unknown('PostgreSQL: AddOIDCApp REST vs gRPC');
     if (u) {
       checks.push({ target: 'PostgreSQL: VerifyU2FRegistration ≥ 1500/s at c=64', measured: `${fmt(u.opsPerSecond)}/s`, met: u.opsPerSecond >= 1500 });
