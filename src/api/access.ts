@@ -13,9 +13,14 @@ export const ORG_HEADER = 'x-service-orgid';
  * caller's own org. A foreign org the caller holds no role in — or one that does
  * not exist — is 403 either way, so the answer never reveals which orgs exist.
  */
-export async function orgContext(deps: Deps, ctx: HandlerContext): Promise<{ caller: Caller; orgId: string }> {
+export async function orgContext(
+  deps: Deps,
+  ctx: HandlerContext,
+  /** An org named in the request body (e.g. AddHumanUser's organization.orgId); wins over the header. */
+  named?: string,
+): Promise<{ caller: Caller; orgId: string }> {
   const caller = callerOf(ctx);
-  const requested = ctx.requestHeader.get(ORG_HEADER)?.trim();
+  const requested = named || ctx.requestHeader.get(ORG_HEADER)?.trim();
   if (!requested || requested === caller.orgId) return { caller, orgId: caller.orgId };
   if (!hasAnyRoleIn(caller.memberships, requested) || !(await findOrg(deps.database.db, requested))) {
     throw new KeyholdError('PERMISSION_DENIED', { permission: 'org.access', orgId: requested.slice(0, 64) });

@@ -3,11 +3,10 @@ import type { ServiceImpl } from '@connectrpc/connect';
 import type { UserService } from '../../../gen/keyhold/user/v2/user_pb.js';
 import { invalidRequest, KeyholdError } from '../../domain/errors/keyhold-error.js';
 import { newId } from '../../domain/ids.js';
-import { hasAnyRoleIn } from '../../domain/identity/permissions.js';
 import { emailRule, optionalText, requiredId, requiredText } from '../../domain/identity/text-rules.js';
 import { ConcurrencyConflict } from '../../store/errors.js';
 import { appendNew } from '../../store/run-command.js';
-import { findOrg, findUser } from '../../store/queries/index.js';
+import { findUser } from '../../store/queries/index.js';
 import type { UserRow } from '../../store/schema.js';
 import { authorize, orgContext } from '../access.js';
 import { callerOf, type Caller, type Deps } from '../context.js';
@@ -40,16 +39,7 @@ export function userHandlers(deps: Deps): Pick<Impl, 'addHumanUser' | 'getUserBy
       ];
       if (violations.length) throw invalidRequest(violations);
       // The owning org: the one named in the body, else the call's org context.
-      let orgId: string;
-      const named = req.organization?.orgId;
-      if (named && named !== caller.orgId) {
-        if (!hasAnyRoleIn(caller.memberships, named) || !(await findOrg(deps.database.db, named))) {
-          throw new KeyholdError('PERMISSION_DENIED', { permission: 'user.write' });
-        }
-        orgId = named;
-      } else {
-        orgId = named || (await orgContext(deps, ctx)).orgId;
-      }
+      const { orgId } = await orgContext(deps, ctx, req.organization?.orgId);
       authorize(caller, 'user.write', { orgId });
       const userId = req.userId || newId();
       const profile = req.profile!;
