@@ -22,7 +22,7 @@ export async function orgContext(
   const caller = callerOf(ctx);
   const requested = named || ctx.requestHeader.get(ORG_HEADER)?.trim();
   if (!requested || requested === caller.orgId) return { caller, orgId: caller.orgId };
-  if (!hasAnyRoleIn(caller.memberships, requested) || !(await findOrg(deps.database.db, requested))) {
+  if (!hasAnyRoleIn(caller.memberships, requested) || !(await findOrg(deps.database.sql, requested))) {
     throw new KeyholdError('PERMISSION_DENIED', { permission: 'org.access', orgId: requested.slice(0, 64) });
   }
   return { caller, orgId: requested };

@@ -15,6 +15,7 @@ import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import * as schema from './schema.js';
 import { databaseUnavailable, isUnavailable } from './errors.js';
 import { lockDataDir } from './lock-file.js';
+import { pgliteSqlClient, postgresSqlClient, type SqlClient } from './sql.js';
 
 export type Schema = typeof schema;
 /** The drizzle handle both drivers share; a transaction (`tx`) is one too. */
@@ -23,6 +24,8 @@ export type Db = PgDatabase<PgQueryResultHKT, Schema>;
 export interface Database {
   kind: 'pglite' | 'postgres';
   db: Db;
+  /** Plain SQL on the same connections, for the hot paths (./sql.ts). */
+  sql: SqlClient;
   /** Resolves when the database answers; rejects with DatabaseUnavailable otherwise. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -73,15 +76,47 @@ export const POSTGRES_CONNECTION_OPTIONS = {
 async function openPostgres(url: string, poolSize: number): Promise<Database> {
   await migratePostgresLocked(url);
   const client = postgres(url, { max: poolSize, onnotice: () => {}, ...POSTGRES_CONNECTION_OPTIONS });
-  const db: Db = drizzlePostgres(client, { schema });
+  const db: Db = drizzlePostgres(preparingStatements(client), { schema });
   return {
     kind: 'postgres',
     db,
+    sql: postgresSqlClient(client),
     ping: () => ping(db),
     async close() {
       await client.end({ timeout: 5 }); // idempotent in postgres.js
     },
   };
+}
+
+/**
+ * drizzle hands postgres.js every query with `prepare: false` unless it was
+ * built with `.prepare(name)`. postgres.js then sends an unnamed statement as
+ * Parse+Describe, waits a round trip for the parameter types, and only then
+ * binds and executes it — and it stops pipelining behind such a query. So each
+ * statement of an append cost two round trips and the statements of one
+ * transaction went one after the other. With `prepare: true` postgres.js keeps
+ * a named statement per query text on each connection: after a connection's
+ * first use, a statement is Bind+Execute, pipelined behind the others. Query
+ * texts are a fixed set (drizzle builds them from code, values are parameters),
+ * so the per-connection statement cache stays small.
+ */
+function preparingStatements(sql: postgres.Sql): postgres.Sql {
+  return new Proxy(sql, {
+    get(target, property, receiver) {
+      if (property === 'unsafe') {
+        return (query: string, params?: never[], options?: postgres.UnsafeQueryOptions) =>
+          target.unsafe(query, params, { ...options, prepare: true });
+      }
+      if (property === 'begin' || property === 'savepoint') {
+        return (...args: unknown[]) => {
+          const callback = args.pop() as (tx: postgres.Sql) => unknown;
+          const open = Reflect.get(target, property) as (...a: unknown[]) => unknown;
+          return open.call(target, ...args, (tx: postgres.Sql) => callback(preparingStatements(tx)));
+        };
+      }
+      return Reflect.get(target, property, receiver);
+    },
+  });
 }
 
 /**
@@ -120,6 +155,7 @@ async function openPglite(dataDir: string): Promise<Database> {
     return {
       kind: 'pglite',
       db,
+      sql: pgliteSqlClient(opened),
       ping: () => ping(db),
       close() {
         // Idempotent: a second close (e.g. shutdown racing a test cleanup) waits for the first.

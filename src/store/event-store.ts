@@ -1,8 +1,7 @@
 // The event store: load an aggregate's events, append new ones with optimistic
 // concurrency, and project them into the read models in the same transaction.
 // One interface, two drivers; test/store/event-store.contract.ts pins the behaviour.
-import { and, asc, eq, sql } from 'drizzle-orm';
-import type { Database, Db } from './database.js';
+import type { Database } from './database.js';
 import {
   aggregateOf,
   type AggregateType,
@@ -12,7 +11,7 @@ import {
 } from './events.js';
 import { toStoreError } from './errors.js';
 import { projectionStatements } from './projections/index.js';
-import { events, type EventRow } from './schema.js';
+import { toDate, type SqlRunner, type SqlStatement } from './sql.js';
 
 export type { ExpectedSequence, NewEvent, StoredEvent } from './events.js';
 
@@ -38,9 +37,7 @@ export interface EventStore {
   onAppended?(listener: (events: readonly StoredEvent[]) => void): () => void;
 }
 
-// now() is the transaction's start time: the value events.created_at defaults to.
-const transactionTime = sql`now()`;
-type NewEventsInFlight = Parameters<typeof projectionStatements>[1];
+type NewEventsInFlight = Parameters<typeof projectionStatements>[0];
 
 /** The first failure is the cause; later statements only report the aborted transaction. */
 function throwFirstFailure(settled: readonly PromiseSettledResult<unknown>[]): void {
@@ -50,7 +47,14 @@ function throwFirstFailure(settled: readonly PromiseSettledResult<unknown>[]): v
 
 const keyOf = (aggregateType: string, aggregateId: string) => `${aggregateType}\u0000${aggregateId}`;
 
-type Returned = Pick<EventRow, 'aggregateType' | 'aggregateId' | 'sequence' | 'position' | 'createdAt'>;
+interface Returned {
+  aggregateType: string;
+  aggregateId: string;
+  sequence: number;
+  /** int8: a string from postgres.js, a bigint or number from PGlite. */
+  position: string | number | bigint;
+  createdAt: Date | string;
+}
 
 /**
  * The appended events in the given order, completed with what the database
@@ -61,22 +65,44 @@ function stored(rows: ReturnType<typeof numbered>, returned: readonly Returned[]
   const assigned = new Map(returned.map((r) => [`${keyOf(r.aggregateType, r.aggregateId)}\u0000${r.sequence}`, r]));
   return rows.map((row) => {
     const r = assigned.get(`${keyOf(row.aggregateType, row.aggregateId)}\u0000${row.sequence}`)!;
-    return { ...row, position: r.position, createdAt: r.createdAt } as StoredEvent;
+    return { ...row, position: BigInt(r.position), createdAt: toDate(r.createdAt) } as StoredEvent;
   });
 }
 
-function toStored(row: EventRow): StoredEvent {
-  return {
-    aggregateType: row.aggregateType as AggregateType,
-    aggregateId: row.aggregateId,
-    type: row.type,
-    payload: row.payload,
-    resourceOwner: row.resourceOwner,
-    creator: row.creator,
-    sequence: row.sequence,
-    createdAt: row.createdAt,
-    position: row.position,
-  } as StoredEvent;
+type LoadedRow = Omit<StoredEvent, 'position' | 'createdAt'> & Pick<Returned, 'position' | 'createdAt'>;
+
+function toStored(row: LoadedRow): StoredEvent {
+  return { ...row, position: BigInt(row.position), createdAt: toDate(row.createdAt) } as StoredEvent;
+}
+
+const loadStatement = (aggregateType: string, aggregateId: string): SqlStatement => ({
+  text: `select aggregate_type as "aggregateType", aggregate_id as "aggregateId", sequence, type, payload,
+           resource_owner as "resourceOwner", creator, created_at as "createdAt", position
+         from events where aggregate_type = $1 and aggregate_id = $2 order by sequence`,
+  params: [aggregateType, aggregateId],
+});
+
+// One text per row count (appends write 1–3 events), so each is prepared once per connection.
+const insertTexts: string[] = [];
+function insertText(rowCount: number): string {
+  return (insertTexts[rowCount] ??= `insert into events (aggregate_type, aggregate_id, sequence, type, payload, resource_owner, creator)
+     values ${Array.from({ length: rowCount }, (_, i) => {
+       const n = i * 7;
+       return `($${n + 1}, $${n + 2}, $${n + 3}, $${n + 4}, $${n + 5}::text::jsonb, $${n + 6}, $${n + 7})`;
+     }).join(', ')}
+     returning aggregate_type as "aggregateType", aggregate_id as "aggregateId", sequence, position, created_at as "createdAt"`);
+}
+
+/**
+ * One multi-row insert: the unique (aggregate, sequence) key rejects the whole
+ * append if any aggregate moved on since it was loaded.
+ */
+function insertStatement(rows: ReturnType<typeof numbered>): SqlStatement {
+  const params: unknown[] = [];
+  for (const r of rows) {
+    params.push(r.aggregateType, r.aggregateId, r.sequence, r.type, JSON.stringify(r.payload), r.resourceOwner, r.creator);
+  }
+  return { text: insertText(rows.length), params };
 }
 
 /** Assign sequences from the expectations; programmer errors throw before any I/O. */
@@ -110,48 +136,32 @@ function numbered(newEvents: readonly NewEvent[], expected: readonly ExpectedSeq
   });
 }
 
-export function createEventStore(database: Pick<Database, 'db'> & Partial<Pick<Database, 'kind'>>): EventStore {
-  const db: Db = database.db;
+export function createEventStore(database: Pick<Database, 'sql'> & Partial<Pick<Database, 'kind'>>): EventStore {
+  const client = database.sql;
   const pipelineCommit = database.kind === 'postgres';
   const listeners = new Set<(events: readonly StoredEvent[]) => void>();
 
-  const returningInsert = (on: Db, rows: ReturnType<typeof numbered>) =>
-    // One multi-row insert: the unique (aggregate, sequence) key rejects the
-    // whole append if any aggregate moved on since it was loaded.
-    on
-      .insert(events)
-      .values(rows)
-      .returning({
-        aggregateType: events.aggregateType,
-        aggregateId: events.aggregateId,
-        sequence: events.sequence,
-        position: events.position,
-        createdAt: events.createdAt,
-      });
-
   /**
    * One transaction. Projection statements do not wait for the insert's answer
-   * (they use now(), the same transaction time), so all of them are started at
+   * (they use now(), the same transaction time), so all of them are sent at
    * once, in order; postgres.js (and PGlite's query mutex) run them in that order.
    *
    * On PostgreSQL the COMMIT is pipelined too: the callback returns as soon as
-   * every statement has been handed to the driver (one setImmediate: they are
-   * dispatched in microtasks), so postgres.js queues its COMMIT right behind
-   * them on the transaction's connection. Round trips: BEGIN, then statements
-   * and COMMIT together — two instead of three, and the connection is held one
-   * round trip less (bench: round trips dominated an append under load). If a
-   * statement fails, the transaction is aborted and the COMMIT ends it as a
-   * ROLLBACK: nothing is written, and the failure is reported below. If it fails
-   * before the callback returns, postgres.js rolls back and rejects as before.
+   * every statement has been handed to the driver, so postgres.js queues its
+   * COMMIT right behind them on the transaction's connection. Round trips:
+   * BEGIN, then statements and COMMIT together — two instead of three, and the
+   * connection is held one round trip less (bench: round trips dominated an
+   * append under load). If a statement fails, the transaction is aborted and the
+   * COMMIT ends it as a ROLLBACK: nothing is written, and the failure is
+   * reported below. If it fails before the callback returns, postgres.js rolls
+   * back and rejects as before.
    */
   async function appendInTransaction(rows: ReturnType<typeof numbered>, inFlight: NewEventsInFlight): Promise<StoredEvent[]> {
-    const { running } = await db.transaction(async (tx) => {
-      const started = [returningInsert(tx, rows), ...projectionStatements(tx, inFlight)].map((statement) =>
-        statement.then((result) => result),
-      );
+    const { running } = await client.transaction(async (tx: SqlRunner) => {
+      const started: Promise<unknown[]>[] = [tx.query(insertStatement(rows))];
+      for (const statement of projectionStatements(inFlight)) started.push(tx.query(statement));
       if (pipelineCommit) {
         for (const p of started) p.catch(() => {}); // settled below, after the commit
-        await new Promise((resolve) => setImmediate(resolve));
       } else {
         throwFirstFailure(await Promise.allSettled(started)); // rolls back
       }
@@ -171,11 +181,7 @@ export function createEventStore(database: Pick<Database, 'db'> & Partial<Pick<D
 
     async load(aggregateType, aggregateId) {
       try {
-        const rows = await db
-          .select()
-          .from(events)
-          .where(and(eq(events.aggregateType, aggregateType), eq(events.aggregateId, aggregateId)))
-          .orderBy(asc(events.sequence));
+        const rows = await client.query<LoadedRow>(loadStatement(aggregateType, aggregateId));
         return rows.map(toStored);
       } catch (err) {
         throw toStoreError(err);
@@ -185,7 +191,8 @@ export function createEventStore(database: Pick<Database, 'db'> & Partial<Pick<D
     async append(newEvents, expected) {
       if (newEvents.length === 0) return [];
       const rows = numbered(newEvents, expected);
-      const inFlight = rows.map((row) => ({ ...row, createdAt: transactionTime })) as NewEventsInFlight;
+      // createdAt null: the projections use now(), the append's transaction time.
+      const inFlight = rows.map((row) => ({ ...row, createdAt: null })) as NewEventsInFlight;
       let appended: StoredEvent[];
       try {
         appended = await appendInTransaction(rows, inFlight);

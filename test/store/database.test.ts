@@ -58,7 +58,7 @@ describe('PGlite data directory', () => {
 
     const again = await openDatabase({ dataDir });
     try {
-      expect((await findOrg(again.db, 'kept'))?.name).toBe('Kept');
+      expect((await findOrg(again.sql, 'kept'))?.name).toBe('Kept');
       expect(await createEventStore(again).load('org', 'kept')).toHaveLength(1);
     } finally {
       await again.close();

@@ -152,7 +152,7 @@ export function eventStoreContract(driver: string, open: () => Promise<FreshData
       const loaded = [...(await store.load('org', orgId)), ...(await store.load('project', projectId))];
       expect(new Set(loaded.map((e) => e.createdAt.getTime()))).toEqual(stamps);
       // The read models carry the same instant.
-      expect((await q.findOrg(database.db, orgId))?.createdAt.getTime()).toBe([...stamps][0]);
+      expect((await q.findOrg(database.sql, orgId))?.createdAt.getTime()).toBe([...stamps][0]);
     });
 
     it('rejects a stale expected sequence with ConcurrencyConflict and writes nothing', async () => {
@@ -176,7 +176,7 @@ export function eventStoreContract(driver: string, open: () => Promise<FreshData
       );
       expect(err2).toBeInstanceOf(ConcurrencyConflict);
       expect(await store.load('project', projectId)).toEqual([]);
-      expect(await q.findProject(database.db, projectId)).toBeUndefined();
+      expect(await q.findProject(database.sql, projectId)).toBeUndefined();
       expect((await store.load('org', orgId)).map((e) => e.type)).toEqual(['org.added']);
       expect(await q.membershipsOfUser(database.db, 'u1').then((ms) => ms.filter((m) => m.scopeId === orgId))).toEqual(
         [],
@@ -230,7 +230,7 @@ export function eventStoreContract(driver: string, open: () => Promise<FreshData
       );
       expect((err2 as UniqueViolation).constraint).toBe('apps_project_name_key');
       expect(await store.load('user', userId)).toEqual([]);
-      expect(await q.findUser(database.db, userId)).toBeUndefined();
+      expect(await q.findUser(database.sql, userId)).toBeUndefined();
 
       // The same name is fine in another project, and free again once the app is removed.
       await addApp(orgId, otherProjectId, 'App');
@@ -316,7 +316,7 @@ export function eventStoreContract(driver: string, open: () => Promise<FreshData
       const writers = loaded.slice(1).map((e) => (e.payload as { userId: string }).userId);
       expect(new Set(writers).size).toBe(50);
       expect(conflicts).toBeGreaterThan(0); // the writers really raced
-      expect((await q.findOrg(database.db, orgId))?.sequence).toBe(51);
+      expect((await q.findOrg(database.sql, orgId))?.sequence).toBe(51);
     });
 
     it('makes the read models reflect an append as soon as it returns', async () => {
@@ -329,7 +329,7 @@ export function eventStoreContract(driver: string, open: () => Promise<FreshData
         ],
         [fresh('org', orgId)],
       );
-      expect(await q.findOrg(db, orgId)).toEqual({
+      expect(await q.findOrg(database.sql, orgId)).toEqual({
         id: orgId,
         name: 'Read',
         createdAt: orgAdded.createdAt,
@@ -342,7 +342,7 @@ export function eventStoreContract(driver: string, open: () => Promise<FreshData
         [event('project.member.added', 'project', projectId, { userId: 'owner', roles: ['PROJECT_OWNER'] }, orgId)],
         [{ aggregateType: 'project', aggregateId: projectId, sequence: 1 }],
       );
-      expect(await q.findProject(db, projectId)).toMatchObject({ orgId, name: 'Proj', state: 'active', sequence: 2 });
+      expect(await q.findProject(database.sql, projectId)).toMatchObject({ orgId, name: 'Proj', state: 'active', sequence: 2 });
       expect((await q.listProjects(db, orgId)).map((p) => p.id)).toEqual([projectId]);
       expect(
         (await q.membershipsOfUser(db, 'owner'))
@@ -369,7 +369,7 @@ export function eventStoreContract(driver: string, open: () => Promise<FreshData
         ],
         [fresh('user', userId)],
       );
-      expect(await q.findUser(db, userId)).toMatchObject({ kind: 'human', username: 'Ada', email: 'ada@example.com', sequence: 2 });
+      expect(await q.findUser(database.sql, userId)).toMatchObject({ kind: 'human', username: 'Ada', email: 'ada@example.com', sequence: 2 });
       expect((await q.findUserByUsername(db, orgId, 'aDA'))?.id).toBe(userId);
       expect(await q.findUserByUsername(db, id('org'), 'ada')).toBeUndefined();
       const pat = await q.findPatByHash(db, 'hash-' + userId);

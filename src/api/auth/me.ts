@@ -10,7 +10,7 @@ export function authHandlers(deps: Deps): ServiceImpl<typeof AuthService> {
   return {
     async getMyUser(_req, ctx) {
       const caller = callerOf(ctx);
-      const user = await findUser(deps.database.db, caller.userId);
+      const user = await findUser(deps.database.sql, caller.userId);
       if (!user) throw new KeyholdError('UNAUTHENTICATED');
       const roles = caller.memberships.flatMap((m) =>
         m.roles.map((r) => (m.scopeType === 'instance' ? r : `${r}@${m.scopeType}:${m.scopeId}`)),

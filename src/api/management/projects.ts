@@ -23,7 +23,7 @@ export function projectToMessage(p: ProjectRow): MessageInitShape<typeof Project
 
 /** The project if it exists in this org context; otherwise 404 (another org's project is "not found" here). */
 export async function projectInOrg(deps: Deps, projectId: string, orgId: string): Promise<ProjectRow> {
-  const project = await findProject(deps.database.db, projectId);
+  const project = await findProject(deps.database.sql, projectId);
   if (!project || project.orgId !== orgId) throw new KeyholdError('PROJECT_NOT_FOUND', { projectId });
   return project;
 }
@@ -64,7 +64,7 @@ export function projectHandlers(deps: Deps): Pick<Impl, 'addProject' | 'getProje
       if (violations.length) throw invalidRequest(violations);
       const project = await projectInOrg(deps, req.projectId, orgId);
       authorize(caller, 'project.member.write', { orgId, projectId: project.id });
-      if (!(await findUser(deps.database.db, req.userId))) throw new KeyholdError('USER_NOT_FOUND', { userId: req.userId });
+      if (!(await findUser(deps.database.sql, req.userId))) throw new KeyholdError('USER_NOT_FOUND', { userId: req.userId });
       const events = await appendTo(deps.store, { type: 'project', id: project.id }, [
         {
           aggregateType: 'project',

@@ -47,7 +47,7 @@ export function managementUserHandlers(deps: Deps): Pick<Impl, 'addMachineUser' 
         violations.push(violation('expirationDate', { en: 'must be in the future', de: 'muss in der Zukunft liegen' }));
       }
       if (violations.length) throw invalidRequest(violations);
-      const user = await findUser(deps.database.db, req.userId);
+      const user = await findUser(deps.database.sql, req.userId);
       if (!user || user.orgId !== orgId) throw new KeyholdError('USER_NOT_FOUND', { userId: req.userId });
       authorize(caller, 'user.write', { orgId });
       const token = generatePersonalAccessToken();
@@ -72,7 +72,7 @@ export function managementUserHandlers(deps: Deps): Pick<Impl, 'addMachineUser' 
       // The target is the org (its context is loaded already): authorize before
       // looking the user up, so a caller without the permission cannot probe user ids.
       authorize(caller, 'org.member.write', { orgId });
-      if (!(await findUser(deps.database.db, req.userId))) throw new KeyholdError('USER_NOT_FOUND', { userId: req.userId });
+      if (!(await findUser(deps.database.sql, req.userId))) throw new KeyholdError('USER_NOT_FOUND', { userId: req.userId });
       const events = await appendTo(deps.store, { type: 'org', id: orgId }, [
         {
           aggregateType: 'org',

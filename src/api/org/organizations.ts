@@ -23,7 +23,7 @@ export function organizationHandlers(deps: Deps): ServiceImpl<typeof Organizatio
       if (violations.length) throw invalidRequest(violations);
       authorize(caller, 'org.create', {});
       for (const a of req.admins) {
-        if (!(await findUser(deps.database.db, a.userId))) throw new KeyholdError('USER_NOT_FOUND', { userId: a.userId });
+        if (!(await findUser(deps.database.sql, a.userId))) throw new KeyholdError('USER_NOT_FOUND', { userId: a.userId });
       }
       const orgId = newId();
       const own = { aggregateType: 'org' as const, aggregateId: orgId, resourceOwner: orgId, creator: caller.userId };

@@ -18,7 +18,7 @@ type Impl = ServiceImpl<typeof UserService>;
 
 /** The user, or 404; then the caller must be the user or hold `permission` in the user's org. */
 export async function userForCaller(deps: Deps, caller: Caller, userId: string, permission: 'user.read' | 'user.credential.write'): Promise<UserRow> {
-  const user = await findUser(deps.database.db, userId);
+  const user = await findUser(deps.database.sql, userId);
   if (!user) throw new KeyholdError('USER_NOT_FOUND', { userId });
   if (user.id !== caller.userId) authorize(caller, permission, { orgId: user.orgId });
   return user;

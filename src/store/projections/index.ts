@@ -1,13 +1,13 @@
 // The dispatcher: turns events into read-model statements, in event order, for
 // every read model that handles each event type.
-import type { Db } from '../database.js';
 import type { EventTypeName } from '../events.js';
+import type { SqlRunner, SqlStatement } from '../sql.js';
 import { appsProjection } from './apps.js';
 import { instancesProjection } from './instances.js';
 import { membershipsProjection } from './memberships.js';
 import { orgsProjection } from './orgs.js';
 import { personalAccessTokensProjection } from './personal-access-tokens.js';
-import type { Handler, ProjectableEvent, Projection, Statement } from './projection.js';
+import type { Handler, ProjectableEvent, Projection } from './projection.js';
 import { projectsProjection } from './projects.js';
 import { u2fTokensProjection } from './u2f-tokens.js';
 import { usersProjection } from './users.js';
@@ -24,7 +24,7 @@ export const projections: readonly Projection[] = [
 ];
 
 type AnyEvent = { [K in EventTypeName]: ProjectableEvent<K> }[EventTypeName];
-type AnyHandler = (tx: Db, event: AnyEvent) => Statement;
+type AnyHandler = (event: AnyEvent) => SqlStatement;
 
 // Event type → its handlers, built once so dispatch is a map lookup.
 const handlersByType = new Map<EventTypeName, AnyHandler[]>();
@@ -37,15 +37,15 @@ for (const projection of projections) {
 }
 
 /** The statements that apply `events` to the read models, in order; none has run yet. */
-export function projectionStatements(tx: Db, events: readonly AnyEvent[]): Statement[] {
-  const statements: Statement[] = [];
+export function projectionStatements(events: readonly AnyEvent[]): SqlStatement[] {
+  const statements: SqlStatement[] = [];
   for (const event of events) {
-    for (const handler of handlersByType.get(event.type) ?? []) statements.push(handler(tx, event));
+    for (const handler of handlersByType.get(event.type) ?? []) statements.push(handler(event));
   }
   return statements;
 }
 
 /** Apply `events` (e.g. stored events being replayed) to the read models, one statement after another. */
-export async function project(tx: Db, events: readonly AnyEvent[]): Promise<void> {
-  for (const statement of projectionStatements(tx, events)) await statement;
+export async function project(tx: SqlRunner, events: readonly AnyEvent[]): Promise<void> {
+  for (const statement of projectionStatements(events)) await tx.query(statement);
 }

@@ -1,17 +1,13 @@
 // The instance row: present once `instance.added` committed, i.e. bootstrapped.
-import { eq } from 'drizzle-orm';
-import { instances } from '../schema.js';
+import { sql } from '../sql.js';
 import type { Projection } from './projection.js';
 
 export const instancesProjection: Projection = {
-  'instance.added': (tx, e) =>
-    tx.insert(instances).values({
-      id: e.aggregateId,
-      defaultOrgId: e.payload.defaultOrgId,
-      createdAt: e.createdAt,
-      changedAt: e.createdAt,
-      sequence: e.sequence,
-    }),
-  'instance.member.added': (tx, e) =>
-    tx.update(instances).set({ changedAt: e.createdAt, sequence: e.sequence }).where(eq(instances.id, e.aggregateId)),
+  'instance.added': (e) => sql`
+    insert into instances (id, default_org_id, created_at, changed_at, sequence)
+    values (${e.aggregateId}, ${e.payload.defaultOrgId}, coalesce(${e.createdAt}::text::timestamptz, now()),
+            coalesce(${e.createdAt}::text::timestamptz, now()), ${e.sequence})`,
+  'instance.member.added': (e) => sql`
+    update instances set changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence}
+    where id = ${e.aggregateId}`,
 };

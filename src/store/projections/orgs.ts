@@ -1,17 +1,13 @@
-import { eq } from 'drizzle-orm';
-import { orgs } from '../schema.js';
+import { sql } from '../sql.js';
 import type { Projection } from './projection.js';
 
 export const orgsProjection: Projection = {
-  'org.added': (tx, e) =>
-    tx.insert(orgs).values({
-      id: e.aggregateId,
-      name: e.payload.name,
-      createdAt: e.createdAt,
-      changedAt: e.createdAt,
-      sequence: e.sequence,
-    }),
+  'org.added': (e) => sql`
+    insert into orgs (id, name, created_at, changed_at, sequence)
+    values (${e.aggregateId}, ${e.payload.name}, coalesce(${e.createdAt}::text::timestamptz, now()),
+            coalesce(${e.createdAt}::text::timestamptz, now()), ${e.sequence})`,
   // Membership rows live in `memberships`; here only the org's version moves on.
-  'org.member.added': (tx, e) =>
-    tx.update(orgs).set({ changedAt: e.createdAt, sequence: e.sequence }).where(eq(orgs.id, e.aggregateId)),
+  'org.member.added': (e) => sql`
+    update orgs set changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence}
+    where id = ${e.aggregateId}`,
 };

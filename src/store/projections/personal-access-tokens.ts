@@ -1,14 +1,9 @@
-import { personalAccessTokens } from '../schema.js';
+import { sql } from '../sql.js';
 import type { Projection } from './projection.js';
 
 export const personalAccessTokensProjection: Projection = {
-  'user.pat.added': (tx, e) =>
-    tx.insert(personalAccessTokens).values({
-      id: e.payload.tokenId,
-      userId: e.aggregateId,
-      orgId: e.resourceOwner,
-      tokenHash: e.payload.tokenHash,
-      expiresAt: e.payload.expiresAt === null ? null : new Date(e.payload.expiresAt),
-      createdAt: e.createdAt,
-    }),
+  'user.pat.added': (e) => sql`
+    insert into personal_access_tokens (id, user_id, org_id, token_hash, expires_at, created_at)
+    values (${e.payload.tokenId}, ${e.aggregateId}, ${e.resourceOwner}, ${e.payload.tokenHash},
+            ${e.payload.expiresAt}::text::timestamptz, coalesce(${e.createdAt}::text::timestamptz, now()))`,
 };

@@ -1,10 +1,14 @@
 import { asc, eq } from 'drizzle-orm';
 import type { Db } from '../database.js';
 import { projects, type ProjectRow } from '../schema.js';
+import { sql, toDate, type SqlRunner } from '../sql.js';
 
-export async function findProject(db: Db, id: string): Promise<ProjectRow | undefined> {
-  const [row] = await db.select().from(projects).where(eq(projects.id, id)).limit(1);
-  return row;
+/** Hot path (every AddOIDCApp): plain SQL, see ../sql.ts. */
+export async function findProject(db: SqlRunner, id: string): Promise<ProjectRow | undefined> {
+  const [row] = await db.query<ProjectRow>(sql`
+    select id, org_id as "orgId", name, state, created_at as "createdAt", changed_at as "changedAt", sequence
+    from projects where id = ${id}`);
+  return row && { ...row, createdAt: toDate(row.createdAt), changedAt: toDate(row.changedAt) };
 }
 
 export function listProjects(db: Db, orgId: string): Promise<ProjectRow[]> {
