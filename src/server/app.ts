@@ -17,6 +17,7 @@ import { authInterceptor, type ResolveToken } from './interceptors/auth.js';
 import { withProtocolErrors } from './protocol-errors.js';
 import { clientAddressKey, createRateLimiter, type RateLimiter } from './rate-limit.js';
 import { createListener, DEFAULT_LIMITS, type Listener, type ListenerLimits } from './listener.js';
+import { createGrpcUnaryHandler } from './grpc-unary.js';
 import { registerRestRoutes, sendStatus, type RegisteredService, type RestRoute } from './rest.js';
 
 export interface AppOptions {
@@ -92,6 +93,22 @@ export async function buildApp(opts: AppOptions): Promise<KeyholdApp> {
       handlers.forEach((h, i) => (handlers[i] = withProtocolErrors(h, config.bodyLimitBytes)));
     },
   });
+
+  // gRPC unary calls (binary, uncompressed, no deadline) skip the general stack;
+  // same interceptors and implementations, same answers (grpc-unary.ts).
+  let closing = false;
+  fastify.addHook('preClose', async () => {
+    closing = true;
+  });
+  listener.interceptStreams(
+    createGrpcUnaryHandler({
+      services: opts.services,
+      interceptors,
+      readMaxBytes: config.bodyLimitBytes,
+      contextValuesOf: (stream) => createContextValues().set(clientAddressKey, listener.streamAddress(stream)),
+      closing: () => closing,
+    }),
+  );
 
   const routes = registerRestRoutes(fastify, opts.services, interceptors, contextValuesOf);
   const matchers = routes.map((r) => ({ method: r.httpMethod, re: pathMatcher(r.path) }));

@@ -36,6 +36,32 @@ export interface Listener {
   closeConnections(force?: boolean): void;
   /** The client's IP address for a request on either protocol (for per-IP limits). */
   remoteAddress(req: http.IncomingMessage | http2.Http2ServerRequest): string | undefined;
+  /** The same for an HTTP/2 stream. */
+  streamAddress(stream: http2.ServerHttp2Stream): string | undefined;
+  /**
+   * Offers every HTTP/2 stream to `handler` first; streams it declines (returns
+   * false) go on to the request handler (fastify) as before. Used by the gRPC
+   * unary fast path (grpc-unary.ts).
+   */
+  interceptStreams(handler: (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders) => boolean): void;
+}
+
+/**
+ * Node's HTTP/2 server turns a stream into a compat request/response pair in
+ * one 'stream' listener it adds with the 'request' listener. Put `handler` in
+ * front of it; the server's other 'stream' listeners (deadlines) stay as they are.
+ */
+function interceptStreamsOf(server: http2.Http2Server | http2.Http2SecureServer) {
+  return (handler: (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders) => boolean) => {
+    const compat = server.listeners('stream').find((l) => l.name === 'bound onServerStream') as
+      | ((...args: unknown[]) => void)
+      | undefined;
+    if (!compat) throw new Error("node:http2 changed: no compat 'stream' listener to put the gRPC fast path in front of");
+    server.removeListener('stream', compat);
+    server.prependListener('stream', function (this: unknown, stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, ...rest: unknown[]) {
+      if (!handler(stream, headers)) compat.call(this, stream, headers, ...rest);
+    });
+  };
 }
 
 export function createListener(
@@ -52,6 +78,8 @@ export function createListener(
   let connectingAddress: string | undefined;
   const remoteAddress = (req: http.IncomingMessage | http2.Http2ServerRequest) =>
     ('stream' in req && req.stream?.session ? sessionAddress.get(req.stream.session) : undefined) ?? req.socket?.remoteAddress;
+  const streamAddress = (stream: http2.ServerHttp2Stream) =>
+    (stream.session ? sessionAddress.get(stream.session) : undefined) ?? stream.session?.socket?.remoteAddress;
   const trackSessions = (s: http2.Http2Server | http2.Http2SecureServer) => {
     s.on('session', (session) => {
       sessionAddress.set(session, connectingAddress ?? session.socket?.remoteAddress);
@@ -96,6 +124,8 @@ export function createListener(
     return {
       server: secure,
       remoteAddress,
+      streamAddress,
+      interceptStreams: interceptStreamsOf(secure),
       closeConnections: (force) => {
         sessions.forEach((s) => s.close());
         if (force) sockets.forEach((s) => s.destroy());
@@ -161,6 +191,8 @@ export function createListener(
   return {
     server: front,
     remoteAddress,
+    streamAddress,
+    interceptStreams: interceptStreamsOf(h2),
     closeConnections: (force) => {
       h1.closeIdleConnections();
       sessions.forEach((s) => s.close());
