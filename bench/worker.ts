@@ -1,6 +1,7 @@
 // The load generator: a child process of bench/run.ts, so the client's work is
-// not the server's. It talks to Keyhold only over the network (gRPC through the
-// generated connect-es client, REST through node:http), creates the fixtures,
+// not the server's. It talks to Keyhold only over the network (fixtures through
+// the generated connect-es client; timed gRPC calls through node:http2 directly,
+// see lib/grpc-h2.ts; REST through node:http), creates the fixtures,
 // prepares the pool of pending U2F registrations with fresh credentials before
 // any timing starts, and runs each scenario as a closed loop of `concurrency`
 // virtual users for a fixed time. Server CPU and peak RSS are read from /proc
@@ -22,6 +23,7 @@ import { UserService } from '../gen/keyhold/user/v2/user_pb.js';
 import { createSoftAuthenticator } from '../test/support/soft-authenticator.js';
 import { cpuDelta, cpuSeconds, cpuSecondsByName, machineBusySeconds, peakRssBytes, resetPeakRss } from './lib/proc.js';
 import { Samples, summarize } from './lib/stats.js';
+import { connectGrpcH2, type GrpcH2Client } from './lib/grpc-h2.js';
 import type { PendingCredential, ScenarioName, ScenarioResult, WorkerReply, WorkerRequest } from './lib/protocol.js';
 
 let baseUrl = '';
@@ -31,6 +33,7 @@ let origin = '';
 let mgmt: Client<typeof ManagementService>;
 let users: Client<typeof UserService>;
 let agent: http.Agent;
+let h2: GrpcH2Client;
 let url: URL;
 let projectId = '';
 let userIds: string[] = [];
@@ -51,6 +54,7 @@ function init(req: Extract<WorkerRequest, { cmd: 'init' }>): void {
   mgmt = createClient(ManagementService, transport);
   users = createClient(UserService, transport);
   agent = new http.Agent({ keepAlive: true, maxSockets: 1024 });
+  h2 = connectGrpcH2(baseUrl, token);
 }
 
 function rest(method: string, path: string, body?: unknown): Promise<{ status: number; text: string }> {
@@ -164,7 +168,7 @@ function operation(scenario: ScenarioName): (() => Promise<void>) | undefined {
   switch (scenario) {
     case 'healthz-grpc':
       return async () => {
-        await mgmt.healthz({});
+        await h2.unary(ManagementService.method.healthz, {});
       };
     case 'healthz-rest':
       return async () => {
@@ -173,7 +177,7 @@ function operation(scenario: ScenarioName): (() => Promise<void>) | undefined {
       };
     case 'oidc-grpc':
       return async () => {
-        const res = await mgmt.addOIDCApp(oidcRequest(nextName('grpc')));
+        const res = await h2.unary(ManagementService.method.addOIDCApp, oidcRequest(nextName('grpc')));
         if (res.clientSecret.length !== 64 || !res.appId) throw new Error('AddOIDCApp answered without app id or secret');
       };
     case 'oidc-rest': {
@@ -201,7 +205,7 @@ async function runScenario(req: Extract<WorkerRequest, { cmd: 'run' }>): Promise
         throw new PoolExhausted();
       }
       const p = pool[poolNext++];
-      const res = await users.verifyU2FRegistration({
+      const res = await h2.unary(UserService.method.verifyU2FRegistration, {
         userId: p.userId,
         u2fId: p.u2fId,
         publicKeyCredential: p.credential as JsonObject,
