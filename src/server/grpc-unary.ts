@@ -12,9 +12,12 @@
 // errors and their details included (test/server/protocols.test.ts, the fuzz
 // tests over raw HTTP/2).
 //
-// Anything else — gRPC-Web, Connect, REST, JSON-coded gRPC, a compressed
-// request, a grpc-timeout, a streaming method, a server shutting down — goes
-// the general way (`false` from the handler), unchanged.
+// Response compression is negotiated as connect does (grpc-accept-encoding;
+// gzip or br for messages of 1 KiB and more). Anything else — gRPC-Web,
+// Connect, REST, JSON-coded gRPC, a compressed request, a grpc-timeout, a
+// streaming method, a server shutting down — goes the general way (`false`
+// from the handler), unchanged. test/server/grpc-unary.test.ts sends every
+// case both ways and compares what a client sees.
 import http2 from 'node:http2';
 import { fromBinary, toBinary, type DescMethod, type DescService } from '@bufbuild/protobuf';
 import {
@@ -28,6 +31,7 @@ import {
 } from '@connectrpc/connect';
 import { invokeUnaryImplementation } from '@connectrpc/connect/protocol';
 import { setTrailerStatus } from '@connectrpc/connect/protocol-grpc';
+import { compressionBrotli, compressionGzip } from '@connectrpc/connect-node';
 import { toConnectError } from '../api/errors.js';
 import { negotiateLanguage } from '../domain/i18n/language.js';
 import { withKeyholdDetails } from './protocol-errors.js';
@@ -55,8 +59,20 @@ interface Route {
 
 // What connect's gRPC handler answers with (handler-factory.js), so both paths agree.
 const RESPONSE_CONTENT_TYPE = 'application/grpc+proto';
-const ACCEPT_ENCODING = 'gzip,br';
 const BINARY_CONTENT_TYPE = /^application\/grpc(\+proto)?$/i;
+// connect-node's server defaults: these encodings, used from this size on.
+const COMPRESSIONS = [compressionGzip, compressionBrotli];
+const COMPRESS_MIN_BYTES = 1024;
+
+/** The response compression connect would pick: the first of the client's accepted encodings it supports. */
+function responseCompression(accepted: string | string[] | undefined) {
+  if (typeof accepted !== 'string' || accepted === '') return undefined;
+  for (const name of accepted.split(',')) {
+    const found = COMPRESSIONS.find((c) => c.name === name.trim());
+    if (found) return found;
+  }
+  return undefined;
+}
 
 export function createGrpcUnaryHandler(options: GrpcUnaryOptions): StreamHandler {
   const routes = new Map<string, Route>();
@@ -91,7 +107,10 @@ export function createGrpcUnaryHandler(options: GrpcUnaryOptions): StreamHandler
         chunks.length = 0;
         const lang = negotiateLanguage(headers['accept-language']);
         const err = new ConnectError(`message size ${size - 5} is larger than configured readMaxBytes ${options.readMaxBytes}`, Code.ResourceExhausted);
-        respond(stream, undefined, undefined, setTrailerStatus(new Headers(), withKeyholdDetails(err, lang, options.readMaxBytes)));
+        const header = new Headers({ 'content-type': RESPONSE_CONTENT_TYPE });
+        const compression = responseCompression(headers['grpc-accept-encoding']);
+        if (compression) header.set('grpc-encoding', compression.name);
+        respond(stream, header, undefined, setTrailerStatus(new Headers(), withKeyholdDetails(err, lang, options.readMaxBytes)));
         return;
       }
       chunks.push(chunk);
@@ -103,16 +122,24 @@ export function createGrpcUnaryHandler(options: GrpcUnaryOptions): StreamHandler
   };
 }
 
-/** The one message of a unary request, or the error connect's reader would raise. */
+/**
+ * The one message of a unary request, or the error connect's reader raises
+ * for the same bytes (its codes; withKeyholdDetails turns them into
+ * MALFORMED_BODY like on the general path).
+ */
 function unwrapEnvelope(body: Buffer): Buffer | ConnectError {
-  if (body.length === 0) return new ConnectError('protocol error: missing input message for unary method', Code.InvalidArgument);
+  if (body.length === 0) return new ConnectError('protocol error: missing input message for unary method', Code.Unimplemented);
   if (body.length < 5) return new ConnectError('protocol error: incomplete envelope', Code.InvalidArgument);
   if (body[0] & 0b01) return new ConnectError('received compressed envelope, but do not know how to decompress', Code.Internal);
   if (body[0] !== 0) return new ConnectError(`protocol error: invalid envelope flags ${body[0]}`, Code.InvalidArgument);
   const length = body.readUInt32BE(1);
   if (body.length < 5 + length) return new ConnectError('protocol error: incomplete envelope', Code.InvalidArgument);
-  if (body.length > 5 + length) return new ConnectError('protocol error: received extra input message for unary method', Code.InvalidArgument);
-  return body.subarray(5);
+  const rest = body.length - 5 - length;
+  if (rest > 0 && (rest < 5 || rest < 5 + body.readUInt32BE(5 + length + 1))) {
+    return new ConnectError('protocol error: incomplete envelope', Code.InvalidArgument);
+  }
+  if (rest > 0) return new ConnectError('protocol error: received extra input message for unary method', Code.Unimplemented);
+  return body.subarray(5, 5 + length);
 }
 
 async function call(
@@ -135,8 +162,10 @@ async function call(
     requestHeader: requestHeaderOf(headers),
     requestSignal: abort.signal,
     contextValues: options.contextValuesOf(stream),
-    responseHeader: { 'content-type': RESPONSE_CONTENT_TYPE, 'grpc-accept-encoding': ACCEPT_ENCODING },
+    responseHeader: { 'content-type': RESPONSE_CONTENT_TYPE },
   });
+  const compression = responseCompression(headers['grpc-accept-encoding']);
+  if (compression) ctx.responseHeader.set('grpc-encoding', compression.name);
   try {
     const message = unwrapEnvelope(body);
     if (message instanceof ConnectError) throw message;
@@ -147,9 +176,14 @@ async function call(
       throw new ConnectError(`parse binary: ${e instanceof Error ? e.message : String(e)}`, Code.Internal);
     }
     const output = await invokeUnaryImplementation(route.spec, ctx, input as never, options.interceptors);
-    const bytes = toBinary(route.method.output, output as never);
+    let bytes = toBinary(route.method.output, output as never);
+    let flags = 0;
+    if (compression && bytes.length >= COMPRESS_MIN_BYTES) {
+      bytes = await compression.compress(bytes);
+      flags = 0b01;
+    }
     const frame = Buffer.allocUnsafe(5 + bytes.length);
-    frame[0] = 0;
+    frame[0] = flags;
     frame.writeUInt32BE(bytes.length, 1);
     frame.set(bytes, 5);
     ctx.responseTrailer.set('grpc-status', '0');
@@ -169,14 +203,10 @@ async function call(
 }
 
 /** Response headers, at most one DATA frame, then the trailers: what connect sends for a unary call. */
-function respond(stream: http2.ServerHttp2Stream, header: Headers | undefined, frame: Buffer | undefined, trailer: Headers): void {
+function respond(stream: http2.ServerHttp2Stream, header: Headers, frame: Buffer | undefined, trailer: Headers): void {
   if (stream.destroyed || stream.closed || stream.headersSent) return;
   const out: http2.OutgoingHttpHeaders = { ':status': 200 };
-  if (header) header.forEach((value, name) => (out[name] = value));
-  else {
-    out['content-type'] = RESPONSE_CONTENT_TYPE;
-    out['grpc-accept-encoding'] = ACCEPT_ENCODING;
-  }
+  header.forEach((value, name) => (out[name] = value));
   stream.respond(out, { waitForTrailers: true });
   stream.once('wantTrailers', () => {
     const trailers: http2.OutgoingHttpHeaders = {};

@@ -21,7 +21,9 @@ const CLIENT_FAULT = /^(parse binary|received compressed envelope|invalid envelo
 /** The same error, with a client-side code where the client was at fault, and Keyhold's details. */
 export function withKeyholdDetails(err: ConnectError, lang: Language, readMaxBytes: number): ConnectError {
   if (err.details.length > 0) return err;
-  const code = (err.code === Code.Internal || err.code === Code.Unknown) && CLIENT_FAULT.test(err.rawMessage) ? Code.InvalidArgument : err.code;
+  // connect says UNIMPLEMENTED for a unary request with no or two messages ("protocol error: …"): the client's bytes, not a missing feature.
+  const misread = err.code === Code.Internal || err.code === Code.Unknown || (err.code === Code.Unimplemented && /^protocol error/i.test(err.rawMessage));
+  const code = misread && CLIENT_FAULT.test(err.rawMessage) ? Code.InvalidArgument : err.code;
   const problem = err.rawMessage.slice(0, 200);
   switch (code) {
     case Code.InvalidArgument:
