@@ -14,6 +14,8 @@
 //   BENCH_SCENARIOS     comma list of healthz-grpc, healthz-rest, oidc-grpc, oidc-rest, u2f-grpc (default all)
 //   BENCH_FLOORS        0 to skip the floors (default 1)
 //   BENCH_PG_ADMIN_URL  where fresh databases are created (default postgres://postgres@127.0.0.1:5432/postgres)
+//   BENCH_PG_SOCKET     a Unix-socket directory (e.g. /var/run/postgresql): Keyhold and the insert floor
+//                       connect through it instead of TCP (DATABASE_URL …?host=<dir>); default TCP
 //   BENCH_CPU_PROF      a directory: the server runs with --cpu-prof and writes its profile there
 //   BENCH_LABEL         name of this run in the output (default "run")
 //   BENCH_U2F_POOL_MAX  cap on prepared registrations per concurrency level (default 40000)
@@ -45,6 +47,7 @@ const config = {
   scenarios: list(env.BENCH_SCENARIOS, 'healthz-grpc,healthz-rest,oidc-grpc,oidc-rest,u2f-grpc') as ScenarioName[],
   floors: env.BENCH_FLOORS !== '0',
   pgAdminUrl: env.BENCH_PG_ADMIN_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
+  pgSocket: env.BENCH_PG_SOCKET || undefined,
   cpuProfDir: env.BENCH_CPU_PROF ? path.resolve(env.BENCH_CPU_PROF) : undefined,
   label: env.BENCH_LABEL || 'run',
   u2fPoolMax: num(env.BENCH_U2F_POOL_MAX, 40000),
@@ -187,6 +190,7 @@ async function createDatabase(): Promise<{ url: string; drop(): Promise<void> } 
   await admin.end({ timeout: 5 });
   const url = new URL(config.pgAdminUrl);
   url.pathname = `/${name}`;
+  if (config.pgSocket) url.search = `?host=${encodeURIComponent(config.pgSocket)}`;
   return {
     url: url.toString(),
     async drop() {
@@ -301,7 +305,7 @@ async function pgVersion(): Promise<string | undefined> {
   const admin = postgres(config.pgAdminUrl, { max: 1, onnotice: () => {}, connect_timeout: 5 });
   try {
     const [row] = await admin`select current_setting('server_version') as v, current_setting('synchronous_commit') as s, current_setting('fsync') as f`;
-    return `PostgreSQL ${row.v} (synchronous_commit=${row.s}, fsync=${row.f})`;
+    return `PostgreSQL ${row.v} (synchronous_commit=${row.s}, fsync=${row.f}; Keyhold connects over ${config.pgSocket ? `the Unix socket in ${config.pgSocket}` : "TCP"})`;
   } catch {
     return undefined;
   } finally {

@@ -15,6 +15,7 @@ import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import * as schema from './schema.js';
 import { databaseUnavailable, isUnavailable } from './errors.js';
 import { lockDataDir } from './lock-file.js';
+import { postgresTarget } from './postgres-url.js';
 import { pgliteSqlClient, postgresSqlClient, type SqlClient } from './sql.js';
 
 export type Schema = typeof schema;
@@ -73,9 +74,10 @@ export const POSTGRES_CONNECTION_OPTIONS = {
   backoff: (failures: number) => Math.min(0.01 * 2 ** failures, 0.1) * (0.5 + Math.random() / 2), // seconds
 } as const;
 
-async function openPostgres(url: string, poolSize: number): Promise<Database> {
-  await migratePostgresLocked(url);
-  const client = postgres(url, { max: poolSize, onnotice: () => {}, ...POSTGRES_CONNECTION_OPTIONS });
+async function openPostgres(databaseUrl: string, poolSize: number): Promise<Database> {
+  await migratePostgresLocked(databaseUrl);
+  const { url, host } = postgresTarget(databaseUrl);
+  const client = postgres(url, { max: poolSize, onnotice: () => {}, ...POSTGRES_CONNECTION_OPTIONS, ...(host ? { host } : {}) });
   const db: Db = drizzlePostgres(preparingStatements(client), { schema });
   return {
     kind: 'postgres',
@@ -125,8 +127,9 @@ function preparingStatements(sql: postgres.Sql): postgres.Sql {
  * everything applied). Without it, two `CREATE SCHEMA IF NOT EXISTS` can still
  * collide on PostgreSQL's catalog unique index.
  */
-async function migratePostgresLocked(url: string): Promise<void> {
-  const client = postgres(url, { max: 1, onnotice: () => {}, ...POSTGRES_CONNECTION_OPTIONS });
+async function migratePostgresLocked(databaseUrl: string): Promise<void> {
+  const { url, host } = postgresTarget(databaseUrl);
+  const client = postgres(url, { max: 1, onnotice: () => {}, ...POSTGRES_CONNECTION_OPTIONS, ...(host ? { host } : {}) });
   try {
     await client`select pg_advisory_lock(${MIGRATION_LOCK_KEY.toString()}::bigint)`;
     try {
