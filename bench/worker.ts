@@ -148,7 +148,8 @@ async function prepareU2f(count: number): Promise<{ prepared: number; ms: number
   const made: PendingCredential[] = new Array(count);
   await inParallel(count, 32, async (i) => {
     const userId = userIds[(base + i) % userIds.length];
-    const res = await users.registerU2F({ userId, domain: '' });
+    // A deadline, so that a lost answer fails the run with a message instead of hanging it.
+    const res = await users.registerU2F({ userId, domain: '' }, { timeoutMs: 30_000 });
     const options = res.publicKeyCredentialCreationOptions as { challenge: string; rp: { id: string } };
     const fmt = (base + i) % 2 === 0 ? 'packed' : 'none';
     const credential = createSoftAuthenticator({ alg: -7 }).makeRegistration({

@@ -52,6 +52,11 @@ export function connectGrpcH2(baseUrl: string, token: string, sessions = 2): Grp
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('trailers', (trailers) => finish(trailers));
       stream.on('error', reject);
+      // A lost answer fails the call (and shows in the run's errors) instead of stalling a virtual user.
+      stream.setTimeout(30_000, () => {
+        reject(new Error('no answer within 30 s'));
+        stream.close(http2.constants.NGHTTP2_CANCEL);
+      });
       stream.on('close', () => reject(new Error(`stream closed without grpc-status (HTTP ${httpStatus})`)));
       let done = false;
       function finish(meta: http2.IncomingHttpHeaders) {
