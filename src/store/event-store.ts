@@ -11,7 +11,7 @@ import {
 } from './events.js';
 import { toStoreError } from './errors.js';
 import { projectionStatements } from './projections/index.js';
-import { toDate, type SqlRunner, type SqlStatement } from './sql.js';
+import { toDate, type SqlStatement } from './sql.js';
 
 export type { ExpectedSequence, NewEvent, StoredEvent } from './events.js';
 
@@ -38,12 +38,6 @@ export interface EventStore {
 }
 
 type NewEventsInFlight = Parameters<typeof projectionStatements>[0];
-
-/** The first failure is the cause; later statements only report the aborted transaction. */
-function throwFirstFailure(settled: readonly PromiseSettledResult<unknown>[]): void {
-  const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-  if (failure) throw failure.reason;
-}
 
 const keyOf = (aggregateType: string, aggregateId: string) => `${aggregateType}\u0000${aggregateId}`;
 
@@ -136,41 +130,18 @@ function numbered(newEvents: readonly NewEvent[], expected: readonly ExpectedSeq
   });
 }
 
-export function createEventStore(database: Pick<Database, 'sql'> & Partial<Pick<Database, 'kind'>>): EventStore {
+export function createEventStore(database: Pick<Database, 'sql'>): EventStore {
   const client = database.sql;
-  const pipelineCommit = database.kind === 'postgres';
   const listeners = new Set<(events: readonly StoredEvent[]) => void>();
 
   /**
-   * One transaction. Projection statements do not wait for the insert's answer
-   * (they use now(), the same transaction time), so all of them are sent at
-   * once, in order; postgres.js (and PGlite's query mutex) run them in that order.
-   *
-   * On PostgreSQL the COMMIT is pipelined too: the callback returns as soon as
-   * every statement has been handed to the driver, so postgres.js queues its
-   * COMMIT right behind them on the transaction's connection. Round trips:
-   * BEGIN, then statements and COMMIT together — two instead of three, and the
-   * connection is held one round trip less (bench: round trips dominated an
-   * append under load). If a statement fails, the transaction is aborted and the
-   * COMMIT ends it as a ROLLBACK: nothing is written, and the failure is
-   * reported below. If it fails before the callback returns, postgres.js rolls
-   * back and rejects as before.
+   * One transaction: the events insert and the projection statements, sent
+   * together. Projection statements do not wait for the insert's answer (they
+   * use now(), the same transaction time).
    */
   async function appendInTransaction(rows: ReturnType<typeof numbered>, inFlight: NewEventsInFlight): Promise<StoredEvent[]> {
-    const { running } = await client.transaction(async (tx: SqlRunner) => {
-      const started: Promise<unknown[]>[] = [tx.query(insertStatement(rows))];
-      for (const statement of projectionStatements(inFlight)) started.push(tx.query(statement));
-      if (pipelineCommit) {
-        for (const p of started) p.catch(() => {}); // settled below, after the commit
-      } else {
-        throwFirstFailure(await Promise.allSettled(started)); // rolls back
-      }
-      // Wrapped: an array returned from the callback would be awaited by postgres.js.
-      return { running: started };
-    });
-    const settled = await Promise.allSettled(running);
-    throwFirstFailure(settled);
-    return stored(rows, (settled[0] as PromiseFulfilledResult<Returned[]>).value);
+    const [inserted] = await client.atomic([insertStatement(rows), ...projectionStatements(inFlight)]);
+    return stored(rows, inserted as Returned[]);
   }
 
   return {

@@ -113,7 +113,7 @@ describe('Keyhold with KEYHOLD_RATE_LIMIT_PER_SECOND=1, KEYHOLD_RATE_LIMIT_BURST
       return next(req);
     };
     const transport =
-      protocol === 'grpc' ? createGrpcTransport({ baseUrl, interceptors: [auth], nodeOptions: { localAddress: ip } })
+      protocol === 'grpc' ? createGrpcTransport({ baseUrl, interceptors: [auth], nodeOptions: { localAddress: ip } as never }) // http2.connect passes it to net.connect; its type does not list it
       : protocol === 'grpcWeb' ? createGrpcWebTransport({ baseUrl, httpVersion: '1.1', interceptors: [auth], nodeOptions: { localAddress: ip, agent: false } as never })
       : createConnectTransport({ baseUrl, httpVersion: '1.1', interceptors: [auth], nodeOptions: { localAddress: ip, agent: false } as never });
     return createClient(service, transport);
