@@ -129,7 +129,9 @@ async function startServer(backend: 'pglite' | 'postgres', dataDir: string, data
 
 async function stopServer(server: Server): Promise<void> {
   server.child.kill('SIGTERM');
-  const done = await Promise.race([exited(server.child), sleep(60_000).then(() => 'timeout' as const)]);
+  // Unref'd: a pending 60 s timer would otherwise keep the whole run alive for a minute after it is done.
+  const timeout = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), 60_000).unref());
+  const done = await Promise.race([exited(server.child), timeout]);
   if (done === 'timeout') {
     log('server did not stop in 60 s; killing it');
     server.child.kill('SIGKILL');

@@ -1,5 +1,6 @@
 // postinstall: repairs five defects of postgres.js 3.4.9 (the latest release)
-// that a database outage exposes (test/reliability/outage*.test.ts). Upstream:
+// that a database outage exposes (test/reliability/outage*.test.ts), and makes
+// its socket writes coarser (6, for throughput). Upstream:
 // porsager/postgres#1066, #1154, #1208 (open), PRs #1168, #1176, #1209.
 //
 // 1. A connection that closes while a small write waits for its setImmediate
@@ -33,6 +34,15 @@
 //    process (Node's default for unhandled rejections). The query that waited
 //    for the connection is rejected anyway; the internal one needs a handler.
 //
+// 6. Not a defect but a cost: postgres.js writes its buffer to the socket as
+//    soon as it holds 1 KiB, so the statements of one pipelined append (an
+//    events insert with JSON payloads is over 1 KiB) went out in two or three
+//    write(2) calls instead of one. On the 2-core benchmark machine a write to
+//    PostgreSQL cost ~75 µs of Keyhold's CPU (bench/results: ~30% of the
+//    server's time at ~1,100 appends/s, over TCP and Unix sockets alike). The
+//    buffer is now flushed at 64 KiB or at the next setImmediate, whichever
+//    comes first: what one tick queues goes out in one write.
+//
 // The fix: drop the timer and the buffer when the socket goes; refuse queries
 // on a closed connection, or in a transaction whose connection closed, with
 // the usual catchable connection error; never write to a null socket; handle
@@ -55,6 +65,11 @@ const connectionFixes = [
     '  function nextWrite(fn) {\n    const x = socket.write(chunk, fn)\n',
     '  function nextWrite(fn) {\n    if (!socket) // keyhold: closed since the write was scheduled; its queries were rejected on close\n' +
       '      return chunk = nextWriteTimer = null, false\n    const x = socket.write(chunk, fn)\n',
+  ],
+  // 6: one write per tick's worth of queries.
+  [
+    '    if (fn || chunk.length >= 1024)\n',
+    '    if (fn || chunk.length >= 65536) // keyhold: coalesce what one tick queues into one write\n',
   ],
   // terminate() and closed(): forget the cancelled timer and the unsent bytes.
   ['    clearImmediate(nextWriteTimer)\n', '    clearImmediate(nextWriteTimer)\n    chunk = nextWriteTimer = null // keyhold\n', 2],
