@@ -10,6 +10,7 @@ import { requiredId, requiredText, rolesRule } from '../../domain/identity/text-
 import { appendTo } from '../../store/append-to.js';
 import { appendNew } from '../../store/run-command.js';
 import { findProject, findUser, listProjects } from '../../store/queries/index.js';
+import { projectOwner } from '../owners.js';
 import type { ProjectRow } from '../../store/schema.js';
 import { authorize, orgContext } from '../access.js';
 import type { Deps } from '../context.js';
@@ -22,10 +23,10 @@ export function projectToMessage(p: ProjectRow): MessageInitShape<typeof Project
 }
 
 /** The project if it exists in this org context; otherwise 404 (another org's project is "not found" here). */
-export async function projectInOrg(deps: Deps, projectId: string, orgId: string): Promise<ProjectRow> {
-  const project = await findProject(deps.database.sql, projectId);
-  if (!project || project.orgId !== orgId) throw new KeyholdError('PROJECT_NOT_FOUND', { projectId });
-  return project;
+/** The project if it exists in the org, else 404 (another org's project is not revealed). */
+export async function projectInOrg(deps: Deps, projectId: string, orgId: string): Promise<{ id: string; orgId: string }> {
+  if ((await projectOwner(deps, projectId)) !== orgId) throw new KeyholdError('PROJECT_NOT_FOUND', { projectId });
+  return { id: projectId, orgId };
 }
 
 export function projectHandlers(deps: Deps): Pick<Impl, 'addProject' | 'getProjectByID' | 'listProjects' | 'addProjectMember'> {
@@ -46,8 +47,10 @@ export function projectHandlers(deps: Deps): Pick<Impl, 'addProject' | 'getProje
       const { caller, orgId } = await orgContext(deps, ctx);
       const violations = requiredId('id', req.id);
       if (violations.length) throw invalidRequest(violations);
-      const project = await projectInOrg(deps, req.id, orgId);
-      authorize(caller, 'project.read', { orgId, projectId: project.id });
+      await projectInOrg(deps, req.id, orgId);
+      authorize(caller, 'project.read', { orgId, projectId: req.id });
+      const project = await findProject(deps.database.sql, req.id);
+      if (!project) throw new KeyholdError('PROJECT_NOT_FOUND', { projectId: req.id });
       return { project: projectToMessage(project) };
     },
 

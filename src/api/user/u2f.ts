@@ -9,7 +9,7 @@ import { newId } from '../../domain/ids.js';
 import { requiredId, requiredText } from '../../domain/identity/text-rules.js';
 import { assertVerifiable, u2fDecider, type U2fCommand } from '../../domain/u2f/decider.js';
 import { buildCreationOptions, verifyRegistration } from '../../domain/webauthn/index.js';
-import { listU2fOfUser, verifiedCredentialIdsOfUser } from '../../store/queries/index.js';
+import { findUser, listU2fOfUser, verifiedCredentialIdsOfUser } from '../../store/queries/index.js';
 import { appendNew, runCommand } from '../../store/run-command.js';
 import { callerOf, type Deps } from '../context.js';
 import { writeDetails } from '../details.js';
@@ -47,7 +47,10 @@ export function u2fHandlers(deps: Deps): Pick<Impl, 'registerU2F' | 'verifyU2FRe
         violations.push(violation('domain', { en: 'is not a configured relying party id', de: 'ist keine konfigurierte Relying-Party-ID' }));
       }
       if (violations.length) throw invalidRequest(violations);
-      const user = await userForCaller(deps, caller, req.userId, 'user.credential.write');
+      await userForCaller(deps, caller, req.userId, 'user.credential.write');
+      // The whole row: the WebAuthn options carry the user's names.
+      const user = await findUser(deps.database.sql, req.userId);
+      if (!user) throw new KeyholdError('USER_NOT_FOUND', { userId: req.userId });
       const exclude = await verifiedCredentialIdsOfUser(deps.database.db, user.id, rpId);
       const challenge = randomBytes(32);
       const u2fId = newId();

@@ -7,6 +7,7 @@ import { emailRule, optionalText, requiredId, requiredText } from '../../domain/
 import { ConcurrencyConflict } from '../../store/errors.js';
 import { appendNew } from '../../store/run-command.js';
 import { findUser } from '../../store/queries/index.js';
+import { userOwner } from '../owners.js';
 import type { UserRow } from '../../store/schema.js';
 import { authorize, orgContext } from '../access.js';
 import { callerOf, type Caller, type Deps } from '../context.js';
@@ -17,11 +18,12 @@ import { userToMessage } from '../users-to-message.js';
 type Impl = ServiceImpl<typeof UserService>;
 
 /** The user, or 404; then the caller must be the user or hold `permission` in the user's org. */
-export async function userForCaller(deps: Deps, caller: Caller, userId: string, permission: 'user.read' | 'user.credential.write'): Promise<UserRow> {
-  const user = await findUser(deps.database.sql, userId);
-  if (!user) throw new KeyholdError('USER_NOT_FOUND', { userId });
-  if (user.id !== caller.userId) authorize(caller, permission, { orgId: user.orgId });
-  return user;
+/** The user if it exists (404) and the caller may act on it (403): itself, or by a role in the user's org. */
+export async function userForCaller(deps: Deps, caller: Caller, userId: string, permission: 'user.read' | 'user.credential.write'): Promise<{ id: string; orgId: string }> {
+  const orgId = await userOwner(deps, userId);
+  if (orgId === undefined) throw new KeyholdError('USER_NOT_FOUND', { userId });
+  if (userId !== caller.userId) authorize(caller, permission, { orgId });
+  return { id: userId, orgId };
 }
 
 export function userHandlers(deps: Deps): Pick<Impl, 'addHumanUser' | 'getUserByID'> {
@@ -74,7 +76,9 @@ export function userHandlers(deps: Deps): Pick<Impl, 'addHumanUser' | 'getUserBy
       const caller = callerOf(ctx);
       const violations = requiredId('userId', req.userId);
       if (violations.length) throw invalidRequest(violations);
-      const user = await userForCaller(deps, caller, req.userId, 'user.read');
+      await userForCaller(deps, caller, req.userId, 'user.read');
+      const user = await findUser(deps.database.sql, req.userId);
+      if (!user) throw new KeyholdError('USER_NOT_FOUND', { userId: req.userId });
       return { details: readDetails(user), user: userToMessage(user) };
     },
   };
