@@ -14,8 +14,9 @@
 //   BENCH_SCENARIOS     comma list of healthz-grpc, healthz-rest, oidc-grpc, oidc-rest, u2f-grpc (default all)
 //   BENCH_FLOORS        0 to skip the floors (default 1)
 //   BENCH_PG_ADMIN_URL  where fresh databases are created (default postgres://postgres@127.0.0.1:5432/postgres)
-//   BENCH_PG_SOCKET     a Unix-socket directory (e.g. /var/run/postgresql): Keyhold and the insert floor
-//                       connect through it instead of TCP (DATABASE_URL …?host=<dir>); default TCP
+//   BENCH_PG_SOCKET     a Unix-socket directory: Keyhold and the insert floor connect through it
+//                       (DATABASE_URL …?host=<dir>); default /var/run/postgresql when PostgreSQL's
+//                       socket is there, else TCP; "tcp" forces TCP
 //   BENCH_CPU_PROF      a directory: the server runs with --cpu-prof and writes its profile there
 //   BENCH_LABEL         name of this run in the output (default "run")
 //   BENCH_U2F_POOL_MAX  cap on prepared registrations per concurrency level (default 40000)
@@ -38,6 +39,14 @@ const env = process.env;
 const list = (v: string | undefined, fallback: string) => (v || fallback).split(',').map((s) => s.trim()).filter(Boolean);
 const num = (v: string | undefined, fallback: number) => (v === undefined || v === '' ? fallback : Number(v));
 
+/** Where Keyhold should reach PostgreSQL: a socket directory, or undefined for TCP. */
+function pgSocketDir(setting: string | undefined): string | undefined {
+  if (setting === 'tcp') return undefined;
+  if (setting) return setting;
+  const port = new URL(env.BENCH_PG_ADMIN_URL || 'postgres://127.0.0.1:5432').port || '5432';
+  return existsSync(`/var/run/postgresql/.s.PGSQL.${port}`) ? '/var/run/postgresql' : undefined;
+}
+
 const config = {
   durationMs: num(env.BENCH_DURATION_MS, 8000),
   warmupMs: num(env.BENCH_WARMUP_MS, 1000),
@@ -47,7 +56,7 @@ const config = {
   scenarios: list(env.BENCH_SCENARIOS, 'healthz-grpc,healthz-rest,oidc-grpc,oidc-rest,u2f-grpc') as ScenarioName[],
   floors: env.BENCH_FLOORS !== '0',
   pgAdminUrl: env.BENCH_PG_ADMIN_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
-  pgSocket: env.BENCH_PG_SOCKET || undefined,
+  pgSocket: pgSocketDir(env.BENCH_PG_SOCKET),
   cpuProfDir: env.BENCH_CPU_PROF ? path.resolve(env.BENCH_CPU_PROF) : undefined,
   label: env.BENCH_LABEL || 'run',
   u2fPoolMax: num(env.BENCH_U2F_POOL_MAX, 40000),
