@@ -146,20 +146,28 @@ async function prepareU2f(count: number): Promise<{ prepared: number; ms: number
   const started = performance.now();
   const base = pool.length;
   const made: PendingCredential[] = new Array(count);
-  await inParallel(count, 32, async (i) => {
-    const userId = userIds[(base + i) % userIds.length];
-    // A deadline, so that a lost answer fails the run with a message instead of hanging it.
-    const res = await users.registerU2F({ userId, domain: '' }, { timeoutMs: 30_000 });
-    const options = res.publicKeyCredentialCreationOptions as { challenge: string; rp: { id: string } };
-    const fmt = (base + i) % 2 === 0 ? 'packed' : 'none';
-    const credential = createSoftAuthenticator({ alg: -7 }).makeRegistration({
-      challenge: options.challenge,
-      origin,
-      rpId: options.rp.id,
-      fmt,
+  let done = 0;
+  // Progress on stderr: a preparation of thousands of registrations takes a while.
+  const progress = setInterval(() => console.error(`[worker] prepared ${done} of ${count} registrations`), 10_000);
+  try {
+    await inParallel(count, 32, async (i) => {
+      const userId = userIds[(base + i) % userIds.length];
+      // A deadline, so that a lost answer fails the run with a message instead of hanging it.
+      const res = await users.registerU2F({ userId, domain: '' }, { timeoutMs: 30_000 });
+      const options = res.publicKeyCredentialCreationOptions as { challenge: string; rp: { id: string } };
+      const fmt = (base + i) % 2 === 0 ? 'packed' : 'none';
+      const credential = createSoftAuthenticator({ alg: -7 }).makeRegistration({
+        challenge: options.challenge,
+        origin,
+        rpId: options.rp.id,
+        fmt,
+      });
+      made[i] = { userId, u2fId: res.u2fId, challenge: options.challenge, rpId: options.rp.id, fmt, credential: credential as never };
+      done++;
     });
-    made[i] = { userId, u2fId: res.u2fId, challenge: options.challenge, rpId: options.rp.id, fmt, credential: credential as never };
-  });
+  } finally {
+    clearInterval(progress);
+  }
   pool.push(...made);
   return { prepared: count, ms: Math.round(performance.now() - started) };
 }
