@@ -27,13 +27,23 @@ export function grpcFrame(bytes: Uint8Array): Buffer {
 
 export function connectGrpcH2(baseUrl: string, token: string, sessions = 2): GrpcH2Client {
   // Several sessions: one HTTP/2 connection serializes its frames on one socket.
-  const pool = Array.from({ length: sessions }, () => http2.connect(baseUrl));
-  for (const s of pool) s.on('error', () => {}); // surfaced on the streams
+  const gone = new WeakSet<http2.ClientHttp2Session>();
+  const open = () => {
+    const session = http2.connect(baseUrl);
+    session.on('error', () => {}); // surfaced on the streams
+    session.once('goaway', () => gone.add(session)); // no new streams on it
+    return session;
+  };
+  const pool = Array.from({ length: sessions }, open);
   let next = 0;
   const authorization = `Bearer ${token}`;
 
   function unaryEncoded<O extends DescMessage>(path: string, frame: Buffer, output: O): Promise<MessageShape<O>> {
-    const session = pool[next++ % pool.length];
+    // The server closes idle sessions (keep-alive timeout, or no first request
+    // within its headers timeout): open a new one in their place.
+    const slot = next++ % pool.length;
+    if (gone.has(pool[slot]) || pool[slot].closed || pool[slot].destroyed) pool[slot] = open();
+    const session = pool[slot];
     return new Promise((resolve, reject) => {
       const stream = session.request({
         ':method': 'POST',

@@ -96,6 +96,12 @@ export function createGrpcUnaryHandler(options: GrpcUnaryOptions): StreamHandler
     ) {
       return false;
     }
+    // Without a listener, a client's RST_STREAM with an error code (connect-node
+    // sends INTERNAL_ERROR when a call is aborted) is emitted as an uncaught
+    // 'error' and ends the process. The compat layer adds one for the general path.
+    stream.on('error', () => {});
+    // Read while the stream is alive: a reset clears stream.session.
+    const contextValues = options.contextValuesOf(stream);
     const chunks: Buffer[] = [];
     let size = 0;
     let refused = false;
@@ -116,7 +122,11 @@ export function createGrpcUnaryHandler(options: GrpcUnaryOptions): StreamHandler
       chunks.push(chunk);
     });
     stream.on('end', () => {
-      if (!refused) void call(route, stream, headers, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks), options);
+      if (refused) return;
+      call(route, stream, headers, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks), contextValues, options).catch(() => {
+        // Only respond() itself can throw here (e.g. a header Node refuses); never leave the stream open.
+        if (!stream.destroyed) stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR);
+      });
     });
     return true;
   };
@@ -147,6 +157,7 @@ async function call(
   stream: http2.ServerHttp2Stream,
   headers: http2.IncomingHttpHeaders,
   body: Buffer,
+  contextValues: ContextValues,
   options: GrpcUnaryOptions,
 ): Promise<void> {
   const lang = negotiateLanguage(headers['accept-language']);
@@ -161,7 +172,7 @@ async function call(
     url: `http://${headers[':authority'] ?? 'localhost'}${headers[':path']}`,
     requestHeader: requestHeaderOf(headers),
     requestSignal: abort.signal,
-    contextValues: options.contextValuesOf(stream),
+    contextValues,
     responseHeader: { 'content-type': RESPONSE_CONTENT_TYPE },
   });
   const compression = responseCompression(headers['grpc-accept-encoding']);
