@@ -136,6 +136,8 @@ export function pgliteSqlClient(client: PGlite): SqlClient {
     }
     parts.push(protocol.serialize.sync());
     const message = Buffer.concat(parts);
+    // As query() does: a closed PGlite says so ("PGlite is closed") instead of failing inside the engine.
+    await client._checkReady();
     const { messages } = await client._runExclusiveTransaction(() =>
       client._runExclusiveQuery(() => client.execProtocol(message)),
     );
