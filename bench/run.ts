@@ -149,8 +149,23 @@ async function stopServer(server: Server): Promise<void> {
 }
 
 /** The load generator child and a request/reply channel to it. */
-function startWorker() {
-  const child = fork(path.join(root, 'bench/worker.ts'), [], { cwd: root, execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+/**
+ * The load process runs as plain JavaScript, bundled here with esbuild, not
+ * under tsx's loader: twice in about twenty runs a worker started with
+ * `--import tsx` stopped for good in the middle of a run — its main thread
+ * blocked in futex_wait (not in epoll: not waiting for I/O), no output, the
+ * inspector unreachable — consistent with a wait on the off-thread module
+ * hooks of Node 20. Packages stay external and resolve from node_modules.
+ */
+async function bundleWorker(): Promise<string> {
+  const outfile = path.join(root, 'bench/.build/worker.mjs');
+  const { build } = await import('esbuild');
+  await build({ entryPoints: [path.join(root, 'bench/worker.ts')], outfile, bundle: true, platform: 'node', format: 'esm', packages: 'external', logLevel: 'error' });
+  return outfile;
+}
+
+async function startWorker() {
+  const child = fork(await bundleWorker(), [], { cwd: root, stdio: 'inherit' });
   let nextId = 0;
   const waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   child.on('message', (m: WorkerReply) => {
@@ -237,7 +252,7 @@ async function benchBackend(backend: 'pglite' | 'postgres', tag: string): Promis
     result.setup.serverStartMs = Date.now() - t;
     result.setup.serverPid = server.child.pid;
     log(`${backend}: Keyhold pid ${server.child.pid} on ${server.baseUrl} (${result.setup.serverStartMs} ms to healthy)`);
-    const worker = startWorker();
+    const worker = await startWorker();
     try {
       await worker.call({ cmd: 'init', baseUrl: server.baseUrl, token: server.token, serverPid: server.child.pid!, origin: server.origin, tag: `${tag}-${backend}` });
       t = Date.now();
