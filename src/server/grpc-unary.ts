@@ -35,7 +35,7 @@ import { compressionBrotli, compressionGzip } from '@connectrpc/connect-node';
 import { toConnectError } from '../api/errors.js';
 import { negotiateLanguage } from '../domain/i18n/language.js';
 import { withKeyholdDetails } from './protocol-errors.js';
-import type { RegisteredService } from './rest.js';
+import { headersOf, type RegisteredService } from './rest.js';
 
 /** Handles the stream and returns true, or returns false and leaves it alone. */
 export type StreamHandler = (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders) => boolean;
@@ -170,7 +170,7 @@ async function call(
     protocolName: 'grpc',
     requestMethod: 'POST',
     url: `http://${headers[':authority'] ?? 'localhost'}${headers[':path']}`,
-    requestHeader: requestHeaderOf(headers),
+    requestHeader: headersOf(headers),
     requestSignal: abort.signal,
     contextValues,
     responseHeader: { 'content-type': RESPONSE_CONTENT_TYPE },
@@ -225,16 +225,4 @@ function respond(stream: http2.ServerHttp2Stream, header: Headers, frame: Buffer
     stream.sendTrailers(trailers);
   });
   stream.end(frame);
-}
-
-/** HTTP/2 request headers as fetch Headers, without pseudo-headers (what connect's node adapter passes). */
-function requestHeaderOf(headers: http2.IncomingHttpHeaders): Headers {
-  const out = new Headers();
-  for (const name in headers) {
-    if (name.charCodeAt(0) === 58 /* ':' */) continue;
-    const value = headers[name];
-    if (value === undefined) continue;
-    out.set(name, Array.isArray(value) ? value.join(', ') : value);
-  }
-  return out;
 }

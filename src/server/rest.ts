@@ -2,6 +2,7 @@
 // grpc-gateway style: path parameters bind into the request message, `body: "*"`
 // takes the JSON body, GET query parameters set scalar fields. The request then
 // runs through the same interceptors and implementation as gRPC and Connect.
+import type { IncomingHttpHeaders } from 'node:http';
 import { fromJson, getOption, toJson, type DescField, type DescMessage, type DescMethod, type DescService, type JsonObject, type JsonValue } from '@bufbuild/protobuf';
 import { Code, ConnectError, createHandlerContext, createServiceImplSpec, type ContextValues, type Interceptor, type ServiceImpl } from '@connectrpc/connect';
 import { invokeUnaryImplementation } from '@connectrpc/connect/protocol';
@@ -159,7 +160,7 @@ export function registerRestRoutes(
               protocolName: 'rest',
               requestMethod: req.method,
               url: req.url,
-              requestHeader: headersOf(req),
+              requestHeader: headersOf(req.headers),
               requestSignal: abortSignalOf(req),
               contextValues: contextValuesOf?.(req),
             });
@@ -188,12 +189,14 @@ function abortSignalOf(req: FastifyRequest): AbortSignal {
   return controller.signal;
 }
 
-/** Node's header object as fetch Headers, without HTTP/2 pseudo-headers. */
-export function headersOf(req: FastifyRequest): Headers {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined || name.startsWith(':')) continue;
-    headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+/** Node's request headers (HTTP/1.1 or HTTP/2) as fetch Headers, without HTTP/2 pseudo-headers. */
+export function headersOf(headers: IncomingHttpHeaders): Headers {
+  const out = new Headers();
+  for (const name in headers) {
+    if (name.charCodeAt(0) === 58 /* ':' */) continue;
+    const value = headers[name];
+    if (value === undefined) continue;
+    out.set(name, Array.isArray(value) ? value.join(', ') : value);
   }
-  return headers;
+  return out;
 }
