@@ -71,6 +71,11 @@ export function toDate(value: Date | string): Date {
   return value instanceof Date ? value : new Date(value);
 }
 
+/** A read-model row with its created/changed timestamps as Dates, whichever driver read it. */
+export function withDates<Row extends { createdAt: Date; changedAt: Date }>(row: Row | undefined): Row | undefined {
+  return row && { ...row, createdAt: toDate(row.createdAt), changedAt: toDate(row.changedAt) };
+}
+
 /** postgres.js: named prepared statements (see above), rows as objects. */
 export function postgresSqlClient(client: postgres.Sql): SqlClient {
   const runner = (on: Pick<postgres.Sql, 'unsafe'>): SqlRunner => ({

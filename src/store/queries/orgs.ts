@@ -1,9 +1,9 @@
 // Hot path (x-service-orgid checks): plain SQL, see ../sql.ts.
 import type { OrgRow } from '../schema.js';
-import { sql, toDate, type SqlRunner } from '../sql.js';
+import { sql, withDates, type SqlRunner } from '../sql.js';
 
 export async function findOrg(db: SqlRunner, id: string): Promise<OrgRow | undefined> {
   const [row] = await db.query<OrgRow>(sql`
     select id, name, created_at as "createdAt", changed_at as "changedAt", sequence from orgs where id = ${id}`);
-  return row && { ...row, createdAt: toDate(row.createdAt), changedAt: toDate(row.changedAt) };
+  return withDates(row);
 }

@@ -1,14 +1,14 @@
 import { asc, eq } from 'drizzle-orm';
 import type { Db } from '../database.js';
 import { projects, type ProjectRow } from '../schema.js';
-import { sql, toDate, type SqlRunner } from '../sql.js';
+import { sql, withDates, type SqlRunner } from '../sql.js';
 
 /** Hot path (every AddOIDCApp): plain SQL, see ../sql.ts. */
 export async function findProject(db: SqlRunner, id: string): Promise<ProjectRow | undefined> {
   const [row] = await db.query<ProjectRow>(sql`
     select id, org_id as "orgId", name, state, created_at as "createdAt", changed_at as "changedAt", sequence
     from projects where id = ${id}`);
-  return row && { ...row, createdAt: toDate(row.createdAt), changedAt: toDate(row.changedAt) };
+  return withDates(row);
 }
 
 export function listProjects(db: Db, orgId: string): Promise<ProjectRow[]> {

@@ -1,7 +1,7 @@
 import { and, eq, sql as drizzleSql } from 'drizzle-orm';
 import type { Db } from '../database.js';
 import { users, type UserRow } from '../schema.js';
-import { sql, toDate, type SqlRunner } from '../sql.js';
+import { sql, withDates, type SqlRunner } from '../sql.js';
 
 /** Hot path (every VerifyU2FRegistration): plain SQL, see ../sql.ts. */
 export async function findUser(db: SqlRunner, id: string): Promise<UserRow | undefined> {
@@ -10,7 +10,7 @@ export async function findUser(db: SqlRunner, id: string): Promise<UserRow | und
       display_name as "displayName", email, name, description, created_at as "createdAt",
       changed_at as "changedAt", sequence
     from users where id = ${id}`);
-  return row && { ...row, createdAt: toDate(row.createdAt), changedAt: toDate(row.changedAt) };
+  return withDates(row);
 }
 
 /** Case-insensitive, like the `users_org_username_key` index it uses. */
