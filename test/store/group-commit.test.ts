@@ -1,0 +1,162 @@
+// Group commit (src/store/group-commit.ts) through the event store, on real
+// databases: concurrent appends share transactions, yet each keeps its own
+// outcome. The database handle is wrapped only to count the transactions the
+// store opens; every statement runs on the real engine.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../src/store/database.js';
+import { createEventStore, type EventStore } from '../../src/store/event-store.js';
+import { ConcurrencyConflict, DatabaseUnavailable, UniqueViolation } from '../../src/store/errors.js';
+import * as q from '../../src/store/queries/index.js';
+import { announcePostgresSkip, freshPglite, freshPostgres, postgresAvailable, type FreshDatabase } from '../support/databases.js';
+
+const id = (prefix: string) => `${prefix}-${randomUUID()}`;
+
+/** The store over `database`, and the statement count of every transaction it opened. */
+function countingStore(database: Database): { store: EventStore; transactions: number[] } {
+  const transactions: number[] = [];
+  const sql = {
+    query: database.sql.query.bind(database.sql),
+    atomic: (statements: Parameters<Database['sql']['atomic']>[0]) => {
+      transactions.push(statements.length);
+      return database.sql.atomic(statements);
+    },
+  };
+  return { store: createEventStore({ kind: database.kind, sql }), transactions };
+}
+
+function addProject(store: EventStore, orgId: string, projectId = id('project')) {
+  return store.append(
+    [{ type: 'project.added', aggregateType: 'project', aggregateId: projectId, payload: { name: 'P' }, resourceOwner: orgId, creator: 'u' }],
+    [{ aggregateType: 'project', aggregateId: projectId, sequence: 0 }],
+  );
+}
+
+function addApp(store: EventStore, orgId: string, projectId: string, name: string, appId = id('app')) {
+  return store.append(
+    [
+      { type: 'app.added', aggregateType: 'app', aggregateId: appId, payload: { projectId, name }, resourceOwner: orgId, creator: 'u' },
+      {
+        type: 'app.oidc.config.added',
+        aggregateType: 'app',
+        aggregateId: appId,
+        payload: { clientId: id('client'), clientSecretHash: 'h', config: { appType: 'WEB' } },
+        resourceOwner: orgId,
+        creator: 'u',
+      },
+    ],
+    [{ aggregateType: 'app', aggregateId: appId, sequence: 0 }],
+  );
+}
+
+function groupCommitContract(driver: string, open: () => Promise<FreshDatabase>): void {
+  describe(`group commit: ${driver}`, () => {
+    let fixture: FreshDatabase;
+    beforeAll(async () => {
+      fixture = await open();
+    });
+    afterAll(async () => {
+      await fixture?.cleanup();
+    });
+
+    it('50 concurrent appends land in far fewer than 50 transactions, each with its own events', async () => {
+      const { store, transactions } = countingStore(fixture.database);
+      const orgId = id('org');
+      const ids = Array.from({ length: 50 }, () => id('project'));
+      const appended = await Promise.all(ids.map((projectId) => addProject(store, orgId, projectId)));
+
+      // The first starts alone; the 49 that arrive while it runs share the next transaction.
+      expect(transactions.length).toBeLessThanOrEqual(3);
+      expect(transactions.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(50);
+      appended.forEach((events, i) => {
+        expect(events).toHaveLength(1);
+        expect(events[0]).toMatchObject({ aggregateId: ids[i], sequence: 1, type: 'project.added' });
+      });
+      const positions = appended.map((events) => events[0]!.position);
+      expect(new Set(positions).size).toBe(50);
+      for (const projectId of ids) {
+        expect(await store.load('project', projectId)).toHaveLength(1);
+        expect(await q.findProject(fixture.database.sql, projectId)).toMatchObject({ id: projectId, orgId });
+      }
+    });
+
+    it('a member refused by a unique index fails alone; the others sharing its transaction land', async () => {
+      const { store, transactions } = countingStore(fixture.database);
+      const orgId = id('org');
+      const projectId = id('project');
+      await addProject(store, orgId, projectId);
+      const names = Array.from({ length: 12 }, (_, i) => (i === 4 || i === 9 ? 'same name' : `app ${i}`));
+      const appIds = names.map(() => id('app'));
+      const outcomes = await Promise.allSettled(names.map((name, i) => addApp(store, orgId, projectId, name, appIds[i])));
+
+      // A shared transaction failed on the duplicate and its members were re-run one by one.
+      expect(transactions.some((count) => count > 2)).toBe(true);
+      outcomes.forEach((outcome, i) => {
+        if (i === 9) {
+          expect(outcome.status).toBe('rejected');
+          expect((outcome as PromiseRejectedResult).reason).toBeInstanceOf(UniqueViolation);
+        } else {
+          expect(outcome.status, `append ${i}`).toBe('fulfilled');
+        }
+      });
+      const stored = await q.listApps(fixture.database.db, projectId);
+      expect(stored.map((app) => app.name).sort()).toEqual(names.filter((_, i) => i !== 9).sort());
+      expect(await store.load('app', appIds[9]!)).toEqual([]);
+    });
+
+    it('two members expecting the same sequence of one aggregate: the earlier lands, the later conflicts', async () => {
+      const { store } = countingStore(fixture.database);
+      const orgId = id('org');
+      const projectId = id('project');
+      // Both written against the project as loaded after its add (sequence 1).
+      const addMember = (userId: string) =>
+        store.append(
+          [
+            {
+              type: 'project.member.added',
+              aggregateType: 'project',
+              aggregateId: projectId,
+              payload: { userId, roles: ['PROJECT_OWNER'] },
+              resourceOwner: orgId,
+              creator: 'u',
+            },
+          ],
+          [{ aggregateType: 'project', aggregateId: projectId, sequence: 1 }],
+        );
+      // The add runs alone; the three behind it queue and share one transaction.
+      const outcomes = await Promise.allSettled([addProject(store, orgId, projectId), addMember('user-a'), addProject(store, orgId), addMember('user-b')]);
+      expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'rejected']);
+      expect((outcomes[3] as PromiseRejectedResult).reason).toBeInstanceOf(ConcurrencyConflict);
+      const events = await store.load('project', projectId);
+      expect(events.map((e) => [e.sequence, e.type, e.payload])).toEqual([
+        [1, 'project.added', { name: 'P' }],
+        [2, 'project.member.added', { userId: 'user-a', roles: ['PROJECT_OWNER'] }],
+      ]);
+    });
+  });
+}
+
+groupCommitContract('PGlite', freshPglite);
+
+announcePostgresSkip('group commit: PostgreSQL');
+describe.skipIf(!postgresAvailable)('PostgreSQL', () => {
+  groupCommitContract('PostgreSQL', freshPostgres);
+
+  it('an unreachable database fails a whole shared transaction at once, without re-running its members', async () => {
+    const fixture = await freshPostgres();
+    try {
+      const { store, transactions } = countingStore(fixture.database);
+      await fixture.database.close();
+      const outcomes = await Promise.allSettled(Array.from({ length: 10 }, () => addProject(store, id('org'))));
+      for (const outcome of outcomes) {
+        expect(outcome.status).toBe('rejected');
+        expect((outcome as PromiseRejectedResult).reason).toBeInstanceOf(DatabaseUnavailable);
+      }
+      // One alone, then the nine that queued behind it together: no one-by-one re-runs.
+      expect(transactions).toHaveLength(2);
+      expect(transactions[1]).toBe(9 * transactions[0]!);
+    } finally {
+      await fixture.cleanup();
+    }
+  });
+});
