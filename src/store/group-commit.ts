@@ -17,8 +17,10 @@
 //   conflict — which may come from just one member, or from two members
 //   racing for the same name), nothing of it was written, and every member is
 //   run again in its own transaction, where it gets its own outcome. Only an
-//   unreachable database fails the whole batch at once: re-running would only
-//   fail again, slower.
+//   unreachable database fails the whole batch at once (re-running would only
+//   fail again, slower), and with it every append queued behind it: otherwise
+//   each batch would wait out the connect timeout after the one before it
+//   (test/reliability/outage-stopped: writes answered 503 after 6 s, not 3).
 // - Members keep their arrival order inside a batch, and re-runs happen in
 //   that order too, so of two members racing for one name the earlier wins.
 import { isUnavailable } from './errors.js';
@@ -42,11 +44,16 @@ export function groupCommitter(client: Pick<SqlClient, 'atomic'>, options: Group
   const queue: Member[] = [];
   let inFlight = 0;
 
+  /** Rejects `members`, and on an outage also everything queued behind them (see above). */
+  function fail(members: readonly Member[], err: unknown): void {
+    for (const m of isUnavailable(err) ? [...members, ...queue.splice(0)] : members) m.reject(err);
+  }
+
   async function runAlone(member: Member): Promise<void> {
     try {
       member.resolve(await client.atomic(member.statements));
     } catch (err) {
-      member.reject(err);
+      fail([member], err);
     }
   }
 
@@ -55,10 +62,7 @@ export function groupCommitter(client: Pick<SqlClient, 'atomic'>, options: Group
     try {
       results = await client.atomic(members.flatMap((m) => m.statements));
     } catch (err) {
-      if (isUnavailable(err)) {
-        for (const m of members) m.reject(err);
-        return;
-      }
+      if (isUnavailable(err)) return fail(members, err);
       for (const m of members) await runAlone(m);
       return;
     }
