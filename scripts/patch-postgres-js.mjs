@@ -40,8 +40,15 @@
 //    write(2) calls instead of one. On the 2-core benchmark machine a write to
 //    PostgreSQL cost ~75 µs of Keyhold's CPU (bench/results: ~30% of the
 //    server's time at ~1,100 appends/s, over TCP and Unix sockets alike). The
-//    buffer is now flushed at 64 KiB or at the next setImmediate, whichever
-//    comes first: what one tick queues goes out in one write.
+//    messages are now kept as a list and written, joined once, at the next
+//    setImmediate: what one tick queues goes out in one write. There is no
+//    size cut-off on purpose: a write that fills the socket's buffer returns
+//    false, and a transaction's connection that reports itself full sends its
+//    remaining statements one round trip each (index.js `handler` → `move(c,
+//    full)` → one `c.reserved()` per ReadyForQuery). With group commit's large
+//    transactions that happened after the first 64 KiB and cost more than all
+//    the writes saved (strace: a write per statement). What one tick holds is
+//    bounded by the pipeline limit (`max_pipeline`, src/store/database.ts).
 //
 // The fix: drop the timer and the buffer when the socket goes; refuse queries
 // on a closed connection, or in a transaction whose connection closed, with
@@ -64,12 +71,15 @@ const connectionFixes = [
   [
     '  function nextWrite(fn) {\n    const x = socket.write(chunk, fn)\n',
     '  function nextWrite(fn) {\n    if (!socket) // keyhold: closed since the write was scheduled; its queries were rejected on close\n' +
-      '      return chunk = nextWriteTimer = null, false\n    const x = socket.write(chunk, fn)\n',
+      '      return chunk = nextWriteTimer = null, false\n' +
+      '    const x = socket.write(chunk.length === 1 ? chunk[0] : Buffer.concat(chunk), fn) // keyhold: a list of messages (6)\n',
   ],
-  // 6: one write per tick's worth of queries.
+  // 6: one write per tick's worth of queries, joined once.
   [
-    '    if (fn || chunk.length >= 1024)\n',
-    '    if (fn || chunk.length >= 65536) // keyhold: coalesce what one tick queues into one write\n',
+    '    chunk = chunk ? Buffer.concat([chunk, x]) : Buffer.from(x)\n    if (fn || chunk.length >= 1024)\n',
+    '    // keyhold (6): keep a copy (x may be the message builder\'s shared buffer); joined once per write\n' +
+      '    chunk ? chunk.push(Buffer.from(x)) : (chunk = [Buffer.from(x)])\n' +
+      '    if (fn)\n',
   ],
   // terminate() and closed(): forget the cancelled timer and the unsent bytes.
   ['    clearImmediate(nextWriteTimer)\n', '    clearImmediate(nextWriteTimer)\n    chunk = nextWriteTimer = null // keyhold\n', 2],

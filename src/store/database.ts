@@ -55,7 +55,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
 }
 
 /**
- * Connection behaviour when PostgreSQL is away (test/reliability/outage*.test.ts).
+ * Connection behaviour, mostly for when PostgreSQL is away (test/reliability/outage*.test.ts).
  * A request waiting for a connection must fail fast with DatabaseUnavailable,
  * and the pool must come back by itself, at once, when the database does.
  * - connect_timeout: postgres.js waits 30 s by default for a server that
@@ -70,6 +70,11 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
  * The driver itself needed repairs for outages too: scripts/patch-postgres-js.mjs.
  */
 export const POSTGRES_CONNECTION_OPTIONS = {
+  // Statements one connection sends before waiting for answers. postgres.js'
+  // default (100) is less than one group-commit transaction can hold (64
+  // appends of up to ~6 statements, ./event-store.ts); past it, the rest of a
+  // transaction went one round trip per statement.
+  max_pipeline: 1024,
   connect_timeout: 3, // seconds
   backoff: (failures: number) => Math.min(0.01 * 2 ** failures, 0.1) * (0.5 + Math.random() / 2), // seconds
 } as const;
