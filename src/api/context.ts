@@ -8,6 +8,7 @@ import { negotiateLanguage } from '../domain/i18n/language.js';
 import type { Config } from '../server/config.js';
 import type { Database } from '../store/database.js';
 import type { EventStore } from '../store/event-store.js';
+import type { RegistrationVerifier } from '../server/verification-threads.js';
 import { KeyholdError } from '../domain/errors/keyhold-error.js';
 
 export interface Deps {
@@ -15,6 +16,8 @@ export interface Deps {
   database: Database;
   store: EventStore;
   log: Logger;
+  /** domain/webauthn verifyRegistration, on a verification thread when configured (server/verification-threads.ts). */
+  verifyRegistration: RegistrationVerifier;
 }
 
 export interface Caller {

@@ -15,6 +15,8 @@ export interface Config {
     rpName: string;
     attestation: 'none' | 'direct';
     timeoutMs: number;
+    /** Worker threads that verify registrations; 0 verifies on the event loop (server/verification-threads.ts). */
+    verifyThreads: number;
     /** True when origins were not configured: start.ts fills in the real port once listening. */
     originsDefaulted: boolean;
   };
@@ -105,6 +107,7 @@ export function loadConfig(env: Env = process.env): Config {
       rpName: env.KEYHOLD_WEBAUTHN_RP_NAME || 'Keyhold',
       attestation,
       timeoutMs: integer(env, 'KEYHOLD_WEBAUTHN_TIMEOUT_MS', 300_000, 1_000, 600_000),
+      verifyThreads: integer(env, 'KEYHOLD_WEBAUTHN_VERIFY_THREADS', 1, 0, 64),
       originsDefaulted: origins.length === 0,
     },
     corsOrigins,

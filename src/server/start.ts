@@ -7,6 +7,8 @@ import type { Deps } from '../api/context.js';
 import { createServices } from '../api/services.js';
 import { openDatabase, type Database } from '../store/database.js';
 import { createEventStore } from '../store/event-store.js';
+import { verifyRegistration } from '../domain/webauthn/index.js';
+import { verificationThreads } from './verification-threads.js';
 import { buildApp, type KeyholdApp } from './app.js';
 import { bootstrap, type BootstrapResult } from './bootstrap.js';
 import type { Config } from './config.js';
@@ -25,10 +27,11 @@ export interface RunningKeyhold {
 
 export async function startKeyhold(config: Config, log: Logger = pino(loggerOptions(config))): Promise<RunningKeyhold> {
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const threads = config.webauthn.verifyThreads > 0 ? verificationThreads(config.webauthn.verifyThreads) : undefined;
   try {
     const store = createEventStore(database);
     const boot = await bootstrap(database, store, config.adminPatFile, log);
-    const deps: Deps = { config, database, store, log };
+    const deps: Deps = { config, database, store, log, verifyRegistration: threads?.verify ?? verifyRegistration };
     const app = await buildApp({
       config,
       log,
@@ -60,11 +63,11 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
           const grace = setTimeout(() => app.listener.closeConnections(true), 3_000);
           await closing;
           clearTimeout(grace);
-          await database.close();
+          await Promise.all([database.close(), threads?.close()]);
         })()),
     };
   } catch (e) {
-    await database.close();
+    await Promise.all([database.close(), threads?.close()]);
     throw e;
   }
 }

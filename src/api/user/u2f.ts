@@ -8,7 +8,7 @@ import { invalidRequest, KeyholdError, violation, type FieldViolation } from '..
 import { newId } from '../../domain/ids.js';
 import { requiredId, requiredText } from '../../domain/identity/text-rules.js';
 import { assertVerifiable, u2fDecider, type U2fCommand } from '../../domain/u2f/decider.js';
-import { buildCreationOptions, verifyRegistration } from '../../domain/webauthn/index.js';
+import { buildCreationOptions } from '../../domain/webauthn/index.js';
 import { findUser, listU2fOfUser, verifiedCredentialIdsOfUser } from '../../store/queries/index.js';
 import { appendNew, runCommand } from '../../store/run-command.js';
 import { callerOf, type Deps } from '../context.js';
@@ -100,7 +100,7 @@ export function u2fHandlers(deps: Deps): Pick<Impl, 'registerU2F' | 'verifyU2FRe
         runCommand(deps.store, { type: 'u2f', id: req.u2fId }, u2fDecider(req.u2fId, user.id), async (state): Promise<U2fCommand> => {
           // State first (already verified, expired), then the credential itself.
           assertVerifiable(state, user.id, Date.now());
-          const result = await verifyRegistration({
+          const result = await deps.verifyRegistration({
             credential: req.publicKeyCredential,
             expectedChallenge: state.challenge,
             expectedOrigins: webauthn.origins,

@@ -1,0 +1,94 @@
+// Registration checks on worker threads (src/server/verification-threads.ts):
+// the same outcomes as on the event loop, spread over the threads, and threads
+// that never keep a process alive.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { verifyRegistration, type RegistrationVerificationInput } from '../../src/domain/webauthn/index.js';
+import { verificationThreads } from '../../src/server/verification-threads.js';
+import { createSoftAuthenticator } from '../support/soft-authenticator.js';
+
+const RP_ID = 'login.example.com';
+const ORIGIN = 'https://login.example.com';
+
+function registration(fmt: 'none' | 'packed', tamper = false): RegistrationVerificationInput {
+  const challenge = randomBytes(32).toString('base64url');
+  const credential = createSoftAuthenticator({ alg: -7 }).makeRegistration({
+    challenge,
+    origin: ORIGIN,
+    rpId: RP_ID,
+    fmt,
+    ...(tamper ? { tamper: { signature: (s: Uint8Array) => Uint8Array.from(s, (b, i) => (i === 10 ? b ^ 1 : b)) } } : {}),
+  });
+  return { credential, expectedChallenge: challenge, expectedOrigins: [ORIGIN], expectedRpId: RP_ID };
+}
+
+describe('verification threads', () => {
+  const threads = verificationThreads(2);
+  afterAll(() => threads.close());
+
+  it('verify and refuse exactly as verifyRegistration does on the event loop', async () => {
+    const inputs = [
+      registration('packed'),
+      registration('none'),
+      registration('packed', true),
+      { ...registration('none'), expectedOrigins: ['https://other.example.com'] },
+      { ...registration('packed'), credential: { id: 'x', type: 'public-key' } },
+    ];
+    const onThreads = await Promise.all(inputs.map((input) => threads.verify(input)));
+    const onLoop = await Promise.all(inputs.map((input) => verifyRegistration(input)));
+    expect(onThreads).toEqual(onLoop);
+    expect(onThreads.map((r) => (r.ok ? 'ok' : r.reason))).toEqual(['ok', 'ok', 'ATTESTATION_INVALID', 'ORIGIN_NOT_ALLOWED', 'CREDENTIAL_MALFORMED']);
+    // The stored key comes back as bytes, not as a plain object.
+    expect(onThreads[0]!.ok && onThreads[0]!.credential.publicKey).toBeInstanceOf(Uint8Array);
+  });
+
+  it('keeps up with many calls at once, each answered with its own result', async () => {
+    const inputs = Array.from({ length: 40 }, (_, i) => (i % 4 === 3 ? registration('packed', true) : registration(i % 2 ? 'none' : 'packed')));
+    const results = await Promise.all(inputs.map((input) => threads.verify(input)));
+    results.forEach((result, i) => expect(result.ok, `call ${i}`).toBe(i % 4 !== 3));
+    const ids = results.filter((r) => r.ok).map((r) => (r.ok ? r.credential.credentialId : ''));
+    expect(new Set(ids).size).toBe(30);
+    expect(ids).toEqual(inputs.filter((_, i) => i % 4 !== 3).map((input) => (input.credential as { id: string }).id));
+  });
+
+  it('refuses calls after close', async () => {
+    const closing = verificationThreads(1);
+    expect((await closing.verify(registration('none'))).ok).toBe(true);
+    await closing.close();
+    await expect(closing.verify(registration('none'))).rejects.toThrow(/closed/);
+  });
+
+  it('does not keep a process alive once its calls are answered', async () => {
+    const script = `
+      import { verificationThreads } from ${JSON.stringify(fileURLToPath(new URL('../../src/server/verification-threads.ts', import.meta.url)))};
+      const threads = verificationThreads(2);
+      const result = await threads.verify({ credential: {}, expectedChallenge: 'AAAA', expectedOrigins: ['https://a.example'], expectedRpId: 'a.example' });
+      console.log(result.ok ? 'ok' : result.reason);
+    `;
+    const dir = await mkdtemp(join(tmpdir(), 'keyhold-threads-'));
+    const file = join(dir, 'verify-once.mts');
+    await writeFile(file, script);
+    const child = spawn(process.execPath, ['--import', 'tsx', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    const code = await new Promise<number | null>((resolve) => {
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        resolve(null);
+      }, 20_000);
+      child.on('exit', (c) => {
+        clearTimeout(timer);
+        resolve(c);
+      });
+    });
+    await rm(dir, { recursive: true, force: true });
+    expect(out.trim()).toBe('CREDENTIAL_MALFORMED');
+    expect(code).toBe(0);
+  }, 30_000);
+});
