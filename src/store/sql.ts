@@ -129,22 +129,45 @@ function textValue(value: unknown): string | null {
  * Held under PGlite's own transaction and query locks, so nothing interleaves.
  */
 export function pgliteSqlClient(client: PGlite): SqlClient {
-  async function batch(statements: readonly SqlStatement[]): Promise<unknown[][]> {
-    const parts: Uint8Array[] = [];
-    for (const statement of statements) {
-      parts.push(
-        protocol.serialize.parse({ text: statement.text }),
-        protocol.serialize.bind({ values: statement.params.map(textValue) }),
-        protocol.serialize.describe({ type: 'P' }),
-        protocol.serialize.execute({}),
-      );
-    }
+  // Statement text → the name it is prepared under in this PGlite. Each text is
+  // parsed once, like postgres.js' named statements, instead of at every call:
+  // for these short statements parsing was a large part of the engine's time
+  // (bench, AddOIDCApp gRPC c=64, interleaved runs: 371–376/s with a Parse per
+  // call, 476–594/s prepared; 3.24 → 2.34 ms server CPU per call).
+  const prepared = new Map<string, string>();
+
+  /**
+   * Prepares the texts not prepared yet, in a call of their own: a failing
+   * statement batch skips everything after its error, a Parse included, so a
+   * name would otherwise be remembered that the engine never created.
+   */
+  async function prepareNew(statements: readonly SqlStatement[]): Promise<void> {
+    const fresh = [...new Set(statements.map((s) => s.text).filter((text) => !prepared.has(text)))];
+    if (fresh.length === 0) return;
+    const names = fresh.map((_, i) => `kh_${prepared.size + i + 1}`);
+    const parts = fresh.map((text, i) => protocol.serialize.parse({ text, name: names[i] }));
     parts.push(protocol.serialize.sync());
-    const message = Buffer.concat(parts);
+    await client.execProtocol(Buffer.concat(parts));
+    fresh.forEach((text, i) => prepared.set(text, names[i]!));
+  }
+
+  async function batch(statements: readonly SqlStatement[]): Promise<unknown[][]> {
     // As query() does: a closed PGlite says so ("PGlite is closed") instead of failing inside the engine.
     await client._checkReady();
     const { messages } = await client._runExclusiveTransaction(() =>
-      client._runExclusiveQuery(() => client.execProtocol(message)),
+      client._runExclusiveQuery(async () => {
+        await prepareNew(statements);
+        const parts: Uint8Array[] = [];
+        for (const statement of statements) {
+          parts.push(
+            protocol.serialize.bind({ statement: prepared.get(statement.text), values: statement.params.map(textValue) }),
+            protocol.serialize.describe({ type: 'P' }),
+            protocol.serialize.execute({}),
+          );
+        }
+        parts.push(protocol.serialize.sync());
+        return client.execProtocol(Buffer.concat(parts));
+      }),
     );
     return parse.parseResults(messages, client.parsers).map((result) => result.rows);
   }
