@@ -2,7 +2,7 @@
 // timestamp followed by 80 random bits. Sorts by creation time, and processes
 // sharing one database need no coordination: a collision needs two processes to
 // draw the same 80 random bits in the same millisecond.
-import { randomBytes } from 'node:crypto';
+import { randomBytes } from './random.js';
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 
@@ -14,13 +14,13 @@ export function newId(now: number = Date.now()): string {
     bytes[i] = t % 256;
     t = Math.floor(t / 256);
   }
-  // 128 bits → 26 base32 characters (the top 2 bits of the first char are 0).
+  // 128 bits → 26 base32 characters, most significant first; the first
+  // character takes the top 3 bits (as if 2 zero bits were in front).
   let out = '';
-  let acc = 0n;
-  for (const b of bytes) acc = (acc << 8n) | BigInt(b);
-  for (let i = 0; i < 26; i++) {
-    out = ALPHABET[Number(acc & 31n)] + out;
-    acc >>= 5n;
+  for (let bit = -2; bit < 128; bit += 5) {
+    let symbol = 0;
+    for (let b = bit; b < bit + 5; b++) symbol = (symbol << 1) | (b < 0 ? 0 : (bytes[b >> 3]! >> (7 - (b & 7))) & 1);
+    out += ALPHABET[symbol];
   }
   return out;
 }

@@ -9,7 +9,8 @@
 // nothing but CPU cost on every token request (ZITADEL and Ory Hydra both
 // moved away from bcrypt for client secrets for exactly this reason).
 
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from '../random.js';
 import type { OidcAuthMethodType } from './types.js';
 
 export const CLIENT_SECRET_LENGTH = 64;
