@@ -50,6 +50,20 @@
 //    the writes saved (strace: a write per statement). What one tick holds is
 //    bounded by the pipeline limit (`max_pipeline`, src/store/database.ts).
 //
+// 7. reserve(), which sql.ts uses to send BEGIN, an append's statements and
+//    COMMIT in one go, had the same gaps as begin() had before 2 and 3: a
+//    connection that closed while reserved left the queries waiting in the
+//    reservation's own queue unsettled forever, release() put the closed
+//    connection among the open ones (with no socket: every later query on it
+//    failed), reserve() on an ended pool waited forever, and a reservation
+//    whose connection could not be opened was rejected but stayed on the wait
+//    list: the next connection to open was handed to it and lost to the pool.
+//    And a connection that closed while a reservation waited reopened for it
+//    with the reservation as its initial query, taken off the wait list — but
+//    an opening connection forgets a reservation given that way (it expects
+//    it on the list), so the reservation waited forever
+//    (test/reliability/outage-driver: appends hung in reserve()).
+//
 // The fix: drop the timer and the buffer when the socket goes; refuse queries
 // on a closed connection, or in a transaction whose connection closed, with
 // the usual catchable connection error; never write to a null socket; handle
@@ -104,6 +118,53 @@ const connectionFixes = [
 ];
 
 const indexFixes = [
+  // 7: reserve() — see the header.
+  [
+    '  async function reserve() {\n    const queue = Queue()\n',
+    '  async function reserve() {\n' +
+      '    if (ending) // keyhold: an ended pool has no connection to give; waiting would never end\n' +
+      "      throw Errors.connection('CONNECTION_ENDED', options, options)\n" +
+      '    const queue = Queue()\n' +
+      '    let closedWith = null // keyhold\n',
+  ],
+  [
+    '    queries.length && connect(c, queries.shift())\n  }\n',
+    '    if (queries.length) { // keyhold: a reservation must stay on the wait list: onopen hands it the connection,\n' +
+      '      const next = queries.shift() // a connection opened for it as its initial query forgets it (7)\n' +
+      '      next.reserve && queries.push(next)\n' +
+      '      connect(c, next)\n' +
+      '    }\n  }\n',
+  ],
+  [
+    '        const query = { reserve: resolve, reject }\n',
+    '        // keyhold: a reservation that failed (its connection could not be opened) leaves the wait\n' +
+      '        // list; otherwise the next connection to open is handed to it, and to no one\n' +
+      '        const query = { reserve: resolve, reject: e => (queries.remove(query), reject(e)) }\n',
+  ],
+  [
+    '    move(c, reserved)\n    c.reserved = () => queue.length\n',
+    '    move(c, reserved)\n' +
+      '    c.onclose = e => { // keyhold: closed while reserved: fail what waits here, refuse what comes\n' +
+      '      closedWith = e\n' +
+      '      while (queue.length) queue.shift().reject(e)\n' +
+      '    }\n' +
+      '    c.reserved = () => queue.length\n',
+  ],
+  [
+    '    sql.release = () => {\n      c.reserved = null\n',
+    '    sql.release = () => {\n' +
+      '      if (closedWith) // keyhold: already in the closed queue, to be reconnected on demand; not among the open ones\n' +
+      '        return\n' +
+      '      c.onclose = null // keyhold\n' +
+      '      c.reserved = null\n',
+  ],
+  [
+    '    function handler(q) {\n      c.queue === full\n        ? queue.push(q)\n',
+    '    function handler(q) {\n' +
+      '      if (closedWith) // keyhold\n' +
+      '        return q.reject(closedWith)\n' +
+      '      c.queue === full\n        ? queue.push(q)\n',
+  ],
   ['    const queries = Queue()\n    let savepoints = 0\n', '    const queries = Queue()\n    let closedWith = null // keyhold\n    let savepoints = 0\n'],
   [
     '        new Promise((_, reject) => connection.onclose = reject)\n',

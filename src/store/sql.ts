@@ -36,6 +36,9 @@ export interface SqlClient extends SqlRunner {
   atomic(statements: readonly SqlStatement[]): Promise<unknown[][]>;
 }
 
+const BEGIN: SqlStatement = { text: 'begin', params: [] };
+const COMMIT: SqlStatement = { text: 'commit', params: [] };
+
 /** The first failure is the cause; later statements only report the aborted transaction. */
 function firstFailure(settled: readonly PromiseSettledResult<unknown[]>[]): unknown[][] {
   const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
@@ -89,23 +92,27 @@ export function postgresSqlClient(client: postgres.Sql): SqlClient {
   return {
     ...runner(client),
     /**
-     * The callback hands every statement to the transaction's connection at
-     * once and returns without waiting, so postgres.js queues its COMMIT right
-     * behind them: BEGIN, then statements and COMMIT in one round trip, and the
-     * connection is held one round trip less (bench: round trips dominated an
-     * append under load). If a statement fails, the transaction is aborted and
-     * the COMMIT ends it as a ROLLBACK: nothing is written, and the failure is
-     * reported from the statement's own promise.
+     * BEGIN, the statements and COMMIT go out together on a reserved
+     * connection: one round trip and one write. (postgres.js' begin() waits
+     * for BEGIN's answer before it runs the callback; under load that round
+     * trip waited for a busy event loop too: 5–7 ms of a group commit's
+     * ~20 ms.) If a statement fails, PostgreSQL aborts the transaction, fails
+     * the statements after it and answers the COMMIT with a ROLLBACK: nothing
+     * is written, and the first failure is the one reported. A connection
+     * that closed meanwhile fails everything still waiting on it, and
+     * release() leaves it to be reconnected (scripts/patch-postgres-js.mjs, 7).
      */
     async atomic(statements) {
-      const { running } = await client.begin((tx) => {
-        const tx_ = runner(tx);
-        const started = statements.map((statement) => tx_.query<unknown>(statement));
-        for (const p of started) p.catch(() => {}); // settled below, after the commit
-        // Wrapped: an array returned from the callback would be awaited by postgres.js.
-        return { running: started };
-      });
-      return firstFailure(await Promise.allSettled(running));
+      const connection = await client.reserve();
+      let settled: PromiseSettledResult<unknown[]>[];
+      try {
+        const on = runner(connection);
+        const sent = [on.query<unknown>(BEGIN), ...statements.map((statement) => on.query<unknown>(statement)), on.query<unknown>(COMMIT)];
+        settled = await Promise.allSettled(sent);
+      } finally {
+        connection.release();
+      }
+      return firstFailure(settled).slice(1, -1);
     },
   };
 }
