@@ -39,13 +39,14 @@ interface Thread {
 // Plain JavaScript that loads the TypeScript body (see there).
 const workerUrl = new URL('./verify-worker.mjs', import.meta.url);
 
-export function verificationThreads(size: number): VerificationThreads {
+/** `size` threads; `script` is for tests (a stand-in body that can be made to die). */
+export function verificationThreads(size: number, script: URL = workerUrl): VerificationThreads {
   const threads: (Thread | undefined)[] = Array.from({ length: size }, () => undefined);
   let nextId = 1;
   let closed = false;
 
   function spawn(slot: number): Thread {
-    const worker = new Worker(workerUrl);
+    const worker = new Worker(script);
     worker.unref();
     const thread: Thread = { worker, pending: new Map() };
     const failAll = (error: Error) => {

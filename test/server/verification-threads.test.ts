@@ -63,6 +63,18 @@ describe('verification threads', () => {
     await expect(closing.verify(registration('none'))).rejects.toThrow(/closed/);
   });
 
+  it('a thread that dies fails its pending calls and is replaced on the next call', async () => {
+    const dying = verificationThreads(1, new URL('../support/dying-verify-worker.mjs', import.meta.url));
+    try {
+      const input = (expectedChallenge: string) => ({ credential: {}, expectedChallenge, expectedOrigins: [ORIGIN], expectedRpId: RP_ID });
+      expect(await dying.verify(input('before'))).toEqual({ ok: false, reason: 'CREDENTIAL_MALFORMED', detail: 'stand-in before' });
+      await expect(dying.verify(input('die'))).rejects.toThrow(/verification thread exited \(3\)/);
+      expect(await dying.verify(input('after'))).toEqual({ ok: false, reason: 'CREDENTIAL_MALFORMED', detail: 'stand-in after' });
+    } finally {
+      await dying.close();
+    }
+  });
+
   it('does not keep a process alive once its calls are answered', async () => {
     const script = `
       import { verificationThreads } from ${JSON.stringify(fileURLToPath(new URL('../../src/server/verification-threads.ts', import.meta.url)))};
