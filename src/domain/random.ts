@@ -12,6 +12,7 @@ let next = pool.length;
 
 /** `n` fresh random bytes (a copy the caller owns). */
 export function randomBytes(n: number): Buffer {
+  if (!Number.isInteger(n) || n < 0) throw new RangeError(`randomBytes: ${n} is not a byte count`);
   if (n > pool.length / 4) return cryptoRandomBytes(n);
   if (next + n > pool.length) {
     randomFillSync(pool);

@@ -102,6 +102,20 @@ export function isUnavailable(err: unknown): boolean {
   return typeof e?.code === 'string' && (isUnavailableCode(e.code) || e.severity === 'FATAL' || e.severity === 'PANIC');
 }
 
+// Failures to open a connection at all (as opposed to losing one that worked):
+// whatever waits for the database now would meet the same one.
+const connectCodes = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'CONNECT_TIMEOUT', 'CONNECTION_ENDED']);
+
+/**
+ * Whether `err` says the database cannot be connected to right now (refused,
+ * silent, unknown host, ended pool, no such database, too many connections,
+ * starting up, authentication) — not that one working connection died.
+ */
+export function cannotConnect(err: unknown): boolean {
+  const code = driverError(err)?.code;
+  return typeof code === 'string' && (connectCodes.has(code) || code.startsWith('28') || code === '3D000' || code === '53300' || code === '57P03');
+}
+
 /**
  * DatabaseUnavailable for a driver error. It keeps the driver's code and
  * message ("write CONNECTION_CLOSED 127.0.0.1:5432", "terminating connection

@@ -8,29 +8,38 @@
 // transaction among the appends waiting at that moment divides all of that.
 //
 // Rules:
-// - No waiting on purpose: while fewer than `maxInFlight` batches run, an
-//   append starts at once (alone, at low load). Only appends that arrive while
-//   every slot is busy queue up; the next free slot takes all of them (up to
-//   `maxBatch`). So batching grows with load and adds no latency without it.
+// - No waiting on purpose: with no transaction running, an append starts at
+//   once (alone, at low load). Appends that arrive while one runs queue up,
+//   and the next transaction takes all of them (up to `maxBatch`). So batching
+//   grows with load and adds no latency without it.
+// - One transaction at a time measured best (bench: a second slot only took
+//   what arrived meanwhile, ~6 appends, and lowered throughput). But one slot
+//   must not let one slow transaction — a lock held by another process, a
+//   half-open connection, a long re-run (below) — stop every write: once the
+//   newest running transaction is older than `stallMs`, another may start,
+//   up to `maxInFlight`.
 // - Each append stays all-or-nothing and independent of the others: if a
 //   shared transaction fails on a statement error (a unique index, a sequence
 //   conflict — which may come from just one member, or from two members
 //   racing for the same name), nothing of it was written, and every member is
-//   run again in its own transaction, where it gets its own outcome. Only an
-//   unreachable database fails the whole batch at once (re-running would only
-//   fail again, slower), and with it every append queued behind it: otherwise
-//   each batch would wait out the connect timeout after the one before it
-//   (test/reliability/outage-stopped: writes answered 503 after 6 s, not 3).
-// - Members keep their arrival order inside a batch, and re-runs happen in
-//   that order too, so of two members racing for one name the earlier wins.
-import { isUnavailable } from './errors.js';
+//   run again in its own transaction, in arrival order, where it gets its own
+//   outcome (so of two members racing for one name the earlier wins).
+// - A lost connection fails the transaction's members (their outcome is
+//   unknown: DatabaseUnavailable, as without sharing). When the database
+//   cannot be connected to at all, everything queued fails with them at once:
+//   otherwise each batch would wait out the connect timeout after the one
+//   before it (test/reliability/outage-stopped: writes answered 503 after
+//   6 s, not 3).
+import { cannotConnect, isUnavailable } from './errors.js';
 import type { SqlClient, SqlStatement } from './sql.js';
 
 export interface GroupCommitOptions {
-  /** Shared transactions running at once (each holds one connection). */
-  maxInFlight: number;
   /** Most appends in one shared transaction. */
   maxBatch: number;
+  /** Transactions running at once when they stall (each holds one connection). */
+  maxInFlight: number;
+  /** How long the newest running transaction may take before another starts beside it. */
+  stallMs: number;
 }
 
 interface Member {
@@ -43,18 +52,23 @@ interface Member {
 export function groupCommitter(client: Pick<SqlClient, 'atomic'>, options: GroupCommitOptions) {
   const queue: Member[] = [];
   let inFlight = 0;
+  let newestStartedAt = 0;
+  let stallTimer: NodeJS.Timeout | undefined;
 
-  /** Rejects `members`, and on an outage also everything queued behind them (see above). */
+  /** Rejects `members`, and when the database cannot be reached also everything queued (see above). */
   function fail(members: readonly Member[], err: unknown): void {
-    for (const m of isUnavailable(err) ? [...members, ...queue.splice(0)] : members) m.reject(err);
+    for (const m of cannotConnect(err) ? [...members, ...queue.splice(0)] : members) m.reject(err);
   }
 
-  async function runAlone(member: Member): Promise<void> {
+  /** Runs one member in its own transaction; returns the error if the database cannot be reached. */
+  async function runAlone(member: Member): Promise<unknown> {
     try {
       member.resolve(await client.atomic(member.statements));
     } catch (err) {
       fail([member], err);
+      if (cannotConnect(err)) return err;
     }
+    return undefined;
   }
 
   async function runTogether(members: Member[]): Promise<void> {
@@ -63,7 +77,10 @@ export function groupCommitter(client: Pick<SqlClient, 'atomic'>, options: Group
       results = await client.atomic(members.flatMap((m) => m.statements));
     } catch (err) {
       if (isUnavailable(err)) return fail(members, err);
-      for (const m of members) await runAlone(m);
+      for (const [i, m] of members.entries()) {
+        const unreachable = await runAlone(m);
+        if (unreachable) return fail(members.slice(i + 1), unreachable);
+      }
       return;
     }
     let at = 0;
@@ -74,9 +91,21 @@ export function groupCommitter(client: Pick<SqlClient, 'atomic'>, options: Group
   }
 
   function pump(): void {
-    while (inFlight < options.maxInFlight && queue.length > 0) {
+    while (queue.length > 0) {
+      const stalledFor = performance.now() - newestStartedAt;
+      if (inFlight > 0 && (inFlight >= options.maxInFlight || stalledFor < options.stallMs)) {
+        // Look again when the newest transaction would count as stalled (or at its end, whichever comes first).
+        if (inFlight < options.maxInFlight && !stallTimer) {
+          stallTimer = setTimeout(() => {
+            stallTimer = undefined;
+            pump();
+          }, options.stallMs - stalledFor).unref();
+        }
+        return;
+      }
       const members = queue.splice(0, options.maxBatch);
       inFlight++;
+      newestStartedAt = performance.now();
       void (members.length === 1 ? runAlone(members[0]!) : runTogether(members)).finally(() => {
         inFlight--;
         pump();

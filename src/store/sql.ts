@@ -142,6 +142,7 @@ export function pgliteSqlClient(client: PGlite): SqlClient {
   // (bench, AddOIDCApp gRPC c=64, interleaved runs: 371–376/s with a Parse per
   // call, 476–594/s prepared; 3.24 → 2.34 ms server CPU per call).
   const prepared = new Map<string, string>();
+  let named = 0;
 
   /**
    * Prepares the texts not prepared yet, in a call of their own: a failing
@@ -151,7 +152,10 @@ export function pgliteSqlClient(client: PGlite): SqlClient {
   async function prepareNew(statements: readonly SqlStatement[]): Promise<void> {
     const fresh = [...new Set(statements.map((s) => s.text).filter((text) => !prepared.has(text)))];
     if (fresh.length === 0) return;
-    const names = fresh.map((_, i) => `kh_${prepared.size + i + 1}`);
+    // Fresh names every time: Parses before a failing one in the same call still
+    // create their statements (they outlive the rollback), so a failed call's
+    // names must never be handed out again.
+    const names = fresh.map(() => `kh_${++named}`);
     const parts = fresh.map((text, i) => protocol.serialize.parse({ text, name: names[i] }));
     parts.push(protocol.serialize.sync());
     await client.execProtocol(Buffer.concat(parts));

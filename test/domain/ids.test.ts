@@ -64,6 +64,11 @@ describe('pooled random bytes', () => {
     expect(randomBytes(4096)).toHaveLength(4096);
   });
 
+  it('refuses counts that are not byte counts instead of handing out bytes twice', () => {
+    for (const n of [-1, 1.5, Number.NaN]) expect(() => randomBytes(n)).toThrow(RangeError);
+    expect(randomBytes(0)).toHaveLength(0);
+  });
+
   it('randomToken is base64url of the requested length', () => {
     expect(randomToken(32)).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });

@@ -3,6 +3,7 @@
 // outcome. The database handle is wrapped only to count the transactions the
 // store opens; every statement runs on the real engine.
 import { randomUUID } from 'node:crypto';
+import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/store/database.js';
 import { createEventStore, type EventStore } from '../../src/store/event-store.js';
@@ -141,6 +142,36 @@ groupCommitContract('PGlite', freshPglite);
 announcePostgresSkip('group commit: PostgreSQL');
 describe.skipIf(!postgresAvailable)('PostgreSQL', () => {
   groupCommitContract('PostgreSQL', freshPostgres);
+
+  it('a transaction stuck on a lock does not hold up the appends behind it', async () => {
+    const fixture = await freshPostgres();
+    const other = postgres(fixture.databaseUrl!, { max: 1, onnotice: () => {} });
+    try {
+      const store = createEventStore(fixture.database);
+      // Another session holds the first event of `blockedId` uncommitted: appending it waits on the unique key.
+      const blockedId = id('project');
+      const session = await other.reserve();
+      await session`begin`;
+      await session`insert into events (aggregate_type, aggregate_id, sequence, type, payload, resource_owner, creator)
+                    values ('project', ${blockedId}, 1, 'project.added', '{"name":"theirs"}', 'org', 'u')`;
+      const blocked = addProject(store, 'org', blockedId).then(
+        () => 'appended',
+        (e: unknown) => e,
+      );
+      await new Promise((r) => setTimeout(r, 50));
+      const others = Promise.all(Array.from({ length: 10 }, () => addProject(store, id('org'))));
+      const outcome = await Promise.race([others.then(() => 'others done'), new Promise((r) => setTimeout(() => r('others still waiting'), 10_000))]);
+      expect(outcome).toBe('others done');
+      expect(await Promise.race([blocked, Promise.resolve('still blocked')])).toBe('still blocked');
+      await session`rollback`;
+      session.release();
+      expect(await blocked).toBe('appended');
+      expect((await store.load('project', blockedId)).map((e) => e.payload)).toEqual([{ name: 'P' }]);
+    } finally {
+      await other.end();
+      await fixture.cleanup();
+    }
+  }, 30_000);
 
   it('an unreachable database fails the waiting appends at once: no re-runs, no second wait behind the first', async () => {
     const fixture = await freshPostgres();

@@ -33,6 +33,16 @@ function sqlContract(name: string, fresh: () => Promise<FreshDatabase>) {
       const results = await database.sql.atomic([insert(orgId), sql`select name from orgs where id = ${orgId}`]);
       expect(results).toEqual([[], [{ name: 'Name' }]]);
     });
+
+    it('a statement that does not parse fails its call and leaves later new statements working', async () => {
+      const database = await open();
+      const tag = Math.random().toString(36).slice(2);
+      // Texts never sent before: the valid one is prepared (PGlite: by name) in the same call as the broken one.
+      const good = (n: number) => ({ text: `select ${n}::int as n, '${tag}' as tag`, params: [] });
+      await expect(database.sql.atomic([good(1), { text: 'selec nonsense', params: [] }])).rejects.toMatchObject({ code: '42601' });
+      expect(await database.sql.atomic([good(1), good(2)])).toEqual([[{ n: 1, tag }], [{ n: 2, tag }]]);
+      expect(await database.sql.query(good(3))).toEqual([{ n: 3, tag }]);
+    });
   });
 }
 
