@@ -87,7 +87,14 @@ export function verificationThreads(size: number, script: URL = workerUrl): Veri
         thread.pending.set(id, { resolve, reject });
         // Referenced while a call is pending, so an awaited verification cannot be cut off by an exiting event loop.
         thread.worker.ref();
-        thread.worker.postMessage({ id, input } satisfies VerifyRequest);
+        try {
+          thread.worker.postMessage({ id, input } satisfies VerifyRequest);
+        } catch (error) {
+          // Input that cannot be copied to the thread (a defect upstream): nothing was sent, so nothing stays pending.
+          thread.pending.delete(id);
+          if (thread.pending.size === 0) thread.worker.unref();
+          reject(error);
+        }
       });
     },
     async close() {

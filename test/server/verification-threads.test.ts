@@ -56,6 +56,12 @@ describe('verification threads', () => {
     expect(ids).toEqual(inputs.filter((_, i) => i % 4 !== 3).map((input) => (input.credential as { id: string }).id));
   });
 
+  it('rejects input that cannot be sent to a thread, and keeps serving', async () => {
+    const input = { ...registration('none'), credential: { notCopyable: () => 1 } } as unknown as RegistrationVerificationInput;
+    await expect(threads.verify(input)).rejects.toThrow(/could not be cloned/);
+    expect((await threads.verify(registration('none'))).ok).toBe(true);
+  });
+
   it('refuses calls after close', async () => {
     const closing = verificationThreads(1);
     expect((await closing.verify(registration('none'))).ok).toBe(true);
