@@ -60,32 +60,29 @@ function driverError(err: unknown): DriverError | undefined {
   return undefined;
 }
 
-// Node socket errors and postgres.js' own connection error codes.
-const connectionCodes = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EPIPE',
-  'CONNECTION_CLOSED',
-  'CONNECTION_ENDED',
-  'CONNECTION_DESTROYED',
-  'CONNECT_TIMEOUT',
-]);
+// Failures to open a connection at all (as opposed to losing one that worked):
+// Node socket errors and postgres.js' own codes.
+const connectCodes = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'CONNECT_TIMEOUT', 'CONNECTION_ENDED']);
+// Losing a connection that worked.
+const lostCodes = new Set(['ECONNRESET', 'EPIPE', 'CONNECTION_CLOSED', 'CONNECTION_DESTROYED']);
 
-function isUnavailableCode(code: string): boolean {
+function isConnectCode(code: string): boolean {
   return (
-    connectionCodes.has(code) ||
-    code.startsWith('08') || // connection exception
+    connectCodes.has(code) ||
     code.startsWith('28') || // invalid authorization
     code === '3D000' || // database does not exist
     code === '53300' || // too many connections
-    code === '57P01' || // admin shutdown
-    code === '57P02' || // crash shutdown
     code === '57P03' // cannot connect now (starting up)
+  );
+}
+
+function isUnavailableCode(code: string): boolean {
+  return (
+    isConnectCode(code) ||
+    lostCodes.has(code) ||
+    code.startsWith('08') || // connection exception
+    code === '57P01' || // admin shutdown
+    code === '57P02' // crash shutdown
   );
 }
 
@@ -102,18 +99,15 @@ export function isUnavailable(err: unknown): boolean {
   return typeof e?.code === 'string' && (isUnavailableCode(e.code) || e.severity === 'FATAL' || e.severity === 'PANIC');
 }
 
-// Failures to open a connection at all (as opposed to losing one that worked):
-// whatever waits for the database now would meet the same one.
-const connectCodes = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'CONNECT_TIMEOUT', 'CONNECTION_ENDED']);
-
 /**
  * Whether `err` says the database cannot be connected to right now (refused,
  * silent, unknown host, ended pool, no such database, too many connections,
- * starting up, authentication) — not that one working connection died.
+ * starting up, authentication) — not that one working connection died:
+ * whatever waits for the database now would meet the same.
  */
 export function cannotConnect(err: unknown): boolean {
   const code = driverError(err)?.code;
-  return typeof code === 'string' && (connectCodes.has(code) || code.startsWith('28') || code === '3D000' || code === '53300' || code === '57P03');
+  return typeof code === 'string' && isConnectCode(code);
 }
 
 /**
