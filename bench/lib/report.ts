@@ -36,10 +36,11 @@ const LABELS: Record<ScenarioName, string> = {
   'healthz-rest': 'Healthz (no-op) REST',
 };
 
-const fmt = (v: number | undefined, digits = 0) =>
-  v === undefined || Number.isNaN(v) ? '–' : v.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+// null: a figure the run could not measure (JSON turns NaN into null).
+const fmt = (v: number | null | undefined, digits = 0) =>
+  v === undefined || v === null || Number.isNaN(v) ? '–' : v.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 /** CPU shares derived by subtraction can dip a little below 0 (tick granularity): shown as 0. */
-const share = (v: number | undefined) => fmt(v === undefined || Number.isNaN(v) ? v : Math.max(0, v));
+const share = (v: number | null | undefined) => fmt(v === undefined || v === null || Number.isNaN(v) ? v : Math.max(0, v));
 const pct = (a: number | undefined, b: number | undefined) => (a === undefined || !b ? '–' : `${Math.round((a / b) * 100)}%`);
 
 export function scenario(b: BackendResult, name: ScenarioName, c: number): ScenarioResult | undefined {
