@@ -39,11 +39,31 @@ export interface SqlClient extends SqlRunner {
 const BEGIN: SqlStatement = { text: 'begin', params: [] };
 const COMMIT: SqlStatement = { text: 'commit', params: [] };
 
-/** The first failure is the cause; later statements only report the aborted transaction. */
+// Which of an atomic call's statements failed (0-based), for callers that ran
+// several requests' statements in one transaction and must tell whose failed
+// (group-commit.ts). Kept beside the error rather than on it: the error object
+// stays the driver's own.
+const failedStatements = new WeakMap<object, number>();
+
+/** The index of the statement whose error rejected `atomic`, when the driver told which one it was. */
+export function failedStatementIndex(err: unknown): number | undefined {
+  return typeof err === 'object' && err !== null ? failedStatements.get(err) : undefined;
+}
+
+/** Rejects with `err`, noting that statement `index` of `count` caused it (BEGIN and COMMIT are outside 0..count-1). */
+function failedAt(err: unknown, index: number, count: number): never {
+  if (typeof err === 'object' && err !== null && index >= 0 && index < count) failedStatements.set(err, index);
+  throw err;
+}
+
+/**
+ * BEGIN, the statements, COMMIT settled: the first failure is the cause (later
+ * statements only report the aborted transaction); else the statements' rows.
+ */
 function firstFailure(settled: readonly PromiseSettledResult<unknown[]>[]): unknown[][] {
-  const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-  if (failure) throw failure.reason;
-  return settled.map((s) => (s as PromiseFulfilledResult<unknown[]>).value);
+  const at = settled.findIndex((s) => s.status === 'rejected');
+  if (at >= 0) failedAt((settled[at] as PromiseRejectedResult).reason, at - 1, settled.length - 2);
+  return settled.slice(1, -1).map((s) => (s as PromiseFulfilledResult<unknown[]>).value);
 }
 
 // A template's strings array is the same object at every call of one call
@@ -112,7 +132,7 @@ export function postgresSqlClient(client: postgres.Sql): SqlClient {
       } finally {
         connection.release();
       }
-      return firstFailure(settled).slice(1, -1);
+      return firstFailure(settled);
     },
   };
 }
@@ -177,9 +197,16 @@ export function pgliteSqlClient(client: PGlite): SqlClient {
           );
         }
         parts.push(protocol.serialize.sync());
-        return client.execProtocol(Buffer.concat(parts));
+        // Errors are looked for below, to tell which statement failed.
+        return client.execProtocol(Buffer.concat(parts), { throwOnError: false });
       }),
     );
+    const error = messages.findIndex((m) => m.name === 'error');
+    if (error >= 0) {
+      // Each statement before the failing one ended with its CommandComplete; the engine skipped the rest.
+      const completed = messages.slice(0, error).filter((m) => m.name === 'commandComplete').length;
+      failedAt(messages[error], completed, statements.length);
+    }
     return parse.parseResults(messages, client.parsers).map((result) => result.rows);
   }
   return {

@@ -105,6 +105,26 @@ function groupCommitContract(driver: string, open: () => Promise<FreshDatabase>)
       expect(await store.load('app', appIds[9]!)).toEqual([]);
     });
 
+    it('one refused member costs a few extra transactions, not one per member', async () => {
+      const { store, transactions } = countingStore(fixture.database);
+      const orgId = id('org');
+      const projectId = id('project');
+      await addProject(store, orgId, projectId);
+      await addApp(store, orgId, projectId, 'taken');
+      transactions.length = 0;
+      // The first runs alone; the 39 behind it share one transaction, which fails on member 20's taken name.
+      const names = Array.from({ length: 40 }, (_, i) => (i === 20 ? 'taken' : `app ${i}`));
+      const outcomes = await Promise.allSettled(names.map((name) => addApp(store, orgId, projectId, name)));
+
+      expect(outcomes.map((o) => o.status)).toEqual(names.map((_, i) => (i === 20 ? 'rejected' : 'fulfilled')));
+      expect((outcomes[20] as PromiseRejectedResult).reason).toBeInstanceOf(UniqueViolation);
+      // Alone, shared, then again: the 19 before it together, it alone, the 19 after it together.
+      const perAppend = transactions[0]!;
+      expect(transactions.map((count) => count / perAppend)).toEqual([1, 39, 19, 1, 19]);
+      const stored = await q.listApps(fixture.database.db, projectId);
+      expect(stored).toHaveLength(40);
+    });
+
     it('two members expecting the same sequence of one aggregate: the earlier lands, the later conflicts', async () => {
       const { store } = countingStore(fixture.database);
       const orgId = id('org');

@@ -1,7 +1,7 @@
 // The plain-SQL layer (src/store/sql.ts) on both drivers: values survive the
 // trip whatever their characters, and atomic() is all or nothing.
 import { afterEach, describe, expect, it } from 'vitest';
-import { sql } from '../../src/store/sql.js';
+import { failedStatementIndex, sql } from '../../src/store/sql.js';
 import { announcePostgresSkip, freshPglite, freshPostgres, postgresAvailable, type FreshDatabase } from '../support/databases.js';
 
 function sqlContract(name: string, fresh: () => Promise<FreshDatabase>) {
@@ -32,6 +32,20 @@ function sqlContract(name: string, fresh: () => Promise<FreshDatabase>) {
 
       const results = await database.sql.atomic([insert(orgId), sql`select name from orgs where id = ${orgId}`]);
       expect(results).toEqual([[], [{ name: 'Name' }]]);
+    });
+
+    it('atomic: a failure names the statement that caused it, and is the driver\'s own error', async () => {
+      const database = await open();
+      const orgId = `org-${Math.random().toString(36).slice(2)}`;
+      const insert = (id: string) => sql`
+        insert into orgs (id, name, created_at, changed_at, sequence) values (${id}, ${'Name'}, now(), now(), ${1})`;
+      const select = sql`select 1 as one`;
+      // Statement 3 repeats statement 1's key; statement 4 is never reached.
+      const failure = await database.sql.atomic([select, insert(orgId), select, insert(orgId), select]).catch((e: unknown) => e);
+      expect(failure).toMatchObject({ code: '23505' });
+      expect(failedStatementIndex(failure)).toBe(3);
+      await expect(database.sql.atomic([{ text: 'select 1/0', params: [] }])).rejects.toSatisfy((e) => failedStatementIndex(e) === 0);
+      expect(failedStatementIndex(new Error('not from atomic'))).toBeUndefined();
     });
 
     it('a statement that does not parse fails its call and leaves later new statements working', async () => {
