@@ -6,7 +6,7 @@
 // byte is built here — CBOR, authenticator data, packed self-attestation — so a
 // test can change exactly one thing through `flags`, `clientDataType`, `rpIdHash`
 // or the `tamper` hooks, and the rest stays valid and correctly signed.
-import { createHash, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
 import type { RegistrationResponseJSON } from '@simplewebauthn/server';
 
 // ---------------------------------------------------------------------------
@@ -84,9 +84,34 @@ interface KeySpec {
 
 const b64 = (s: string | undefined): Uint8Array => Uint8Array.from(Buffer.from(s ?? '', 'base64url'));
 
+type GeneratedKind = 'ec' | 'ed25519' | 'rsa';
+
+/**
+ * A fresh key pair, as KeyObjects that share nothing with the job that made it.
+ *
+ * Why not generateKeyPairSync's KeyObjects: Node 20 (seen on 20.20.2) can
+ * deadlock when one is exported while the garbage collector destroys the
+ * finished generation job that still shares the key — export holds the key's
+ * mutex while allocating the result, the allocation runs the GC, and the job's
+ * destructor waits for that same mutex (gdb: ~KeyGenJob → uv_mutex_lock under
+ * NewStringFromOneByte). It hung the bench's load generator once in ~30,000
+ * credentials. Encoded inside the job and re-imported, the keys are new objects.
+ */
+function generateDetached(kind: GeneratedKind, options: object): { privateKey: KeyObject; publicKey: KeyObject } {
+  const pair = generateKeyPairSync(kind as 'ec', {
+    ...(options as { namedCurve: string }),
+    publicKeyEncoding: { type: 'spki', format: 'der' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'der' },
+  });
+  return {
+    privateKey: createPrivateKey({ key: pair.privateKey, format: 'der', type: 'pkcs8' }),
+    publicKey: createPublicKey({ key: pair.publicKey, format: 'der', type: 'spki' }),
+  };
+}
+
 function ec2(curve: string, coseCurve: number, alg: number, hash: string): KeySpec {
   return {
-    generate: () => generateKeyPairSync('ec', { namedCurve: curve }),
+    generate: () => generateDetached('ec', { namedCurve: curve }),
     hash,
     cose(publicKey) {
       const jwk = publicKey.export({ format: 'jwk' });
@@ -106,7 +131,7 @@ const KEY_SPECS: Record<SoftAlgorithm, KeySpec> = {
   [-35]: ec2('P-384', 2, -35, 'sha384'),
   [-36]: ec2('P-521', 3, -36, 'sha512'),
   [-8]: {
-    generate: () => generateKeyPairSync('ed25519'),
+    generate: () => generateDetached('ed25519', {}),
     hash: null,
     cose(publicKey) {
       const jwk = publicKey.export({ format: 'jwk' });
@@ -119,7 +144,7 @@ const KEY_SPECS: Record<SoftAlgorithm, KeySpec> = {
     },
   },
   [-257]: {
-    generate: () => generateKeyPairSync('rsa', { modulusLength: 2048 }),
+    generate: () => generateDetached('rsa', { modulusLength: 2048 }),
     hash: 'sha256',
     cose(publicKey) {
       const jwk = publicKey.export({ format: 'jwk' });
