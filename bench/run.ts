@@ -20,7 +20,6 @@
 //   BENCH_CPU_PROF      a directory: the server runs with --cpu-prof and writes its profile there
 //   BENCH_LABEL         name of this run in the output (default "run")
 //   BENCH_U2F_POOL_MAX  cap on prepared registrations per concurrency level (default 40000)
-//   BENCH_POOL_SIZE     the server's PostgreSQL pool size, passed as KEYHOLD_DB_POOL_SIZE (default: Keyhold's)
 //   BENCH_RESULTS_DIR   where the JSON goes (default bench/results; latest.md/json only there)
 import { execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
@@ -61,7 +60,6 @@ const config = {
   label: env.BENCH_LABEL || 'run',
   u2fPoolMax: num(env.BENCH_U2F_POOL_MAX, 40000),
   users: 64,
-  serverPoolSize: env.BENCH_POOL_SIZE,
   resultsDir: env.BENCH_RESULTS_DIR ? path.resolve(env.BENCH_RESULTS_DIR) : undefined,
 };
 
@@ -114,7 +112,6 @@ async function startServer(backend: 'pglite' | 'postgres', dataDir: string, data
       KEYHOLD_WEBAUTHN_RP_IDS: 'localhost',
       KEYHOLD_WEBAUTHN_ORIGINS: origin,
       KEYHOLD_LOG_LEVEL: 'info',
-      ...(config.serverPoolSize ? { KEYHOLD_DB_POOL_SIZE: config.serverPoolSize } : {}),
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { DATABASE_URL: '' }),
     },
     stdio: ['ignore', out, out],
