@@ -13,6 +13,7 @@ import { toStoreError } from './errors.js';
 import { projectionStatements } from './projections/index.js';
 import { toDate, type SqlStatement } from './sql.js';
 import { groupCommitter, type GroupCommitOptions } from './group-commit.js';
+import { recentAggregates } from './recent-aggregates.js';
 
 export type { ExpectedSequence, NewEvent, StoredEvent } from './events.js';
 
@@ -36,6 +37,13 @@ export interface EventStore {
    * its commit (e.g. to drop caches the events make stale). Returns an unsubscribe.
    */
   onAppended?(listener: (events: readonly StoredEvent[]) => void): () => void;
+  /**
+   * The aggregate's history as this process last saw it (its own appends and
+   * loads, for the kinds of aggregate in recent-aggregates.ts), or undefined.
+   * It may be behind the database, never ahead: see run-command.ts for how it
+   * is used safely.
+   */
+  recent?(aggregateType: AggregateType, aggregateId: string): readonly StoredEvent[] | undefined;
 }
 
 type NewEventsInFlight = Parameters<typeof projectionStatements>[0];
@@ -151,6 +159,7 @@ export function createEventStore(database: Pick<Database, 'sql' | 'kind'>): Even
   const client = database.sql;
   const atomic = groupCommitter(client, GROUP_COMMIT[database.kind]);
   const listeners = new Set<(events: readonly StoredEvent[]) => void>();
+  const recent = recentAggregates();
 
   /**
    * One transaction: the events insert and the projection statements, sent
@@ -171,7 +180,9 @@ export function createEventStore(database: Pick<Database, 'sql' | 'kind'>): Even
     async load(aggregateType, aggregateId) {
       try {
         const rows = await client.query<LoadedRow>(loadStatement(aggregateType, aggregateId));
-        return rows.map(toStored);
+        const history = rows.map(toStored);
+        recent.loaded(aggregateType, aggregateId, history);
+        return history;
       } catch (err) {
         throw toStoreError(err);
       }
@@ -188,8 +199,11 @@ export function createEventStore(database: Pick<Database, 'sql' | 'kind'>): Even
       } catch (err) {
         throw toStoreError(err);
       }
+      recent.appended(appended);
       for (const listener of listeners) listener(appended);
       return appended;
     },
+
+    recent: recent.get,
   };
 }

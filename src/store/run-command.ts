@@ -1,5 +1,6 @@
-// Runs a decider against one aggregate: load its events, fold, decide, append
-// with the loaded sequence as the expectation. A concurrent writer makes the
+// Runs a decider against one aggregate: load its events (or take this
+// process's recent copy of them, see attempts()), fold, decide, append with the
+// loaded sequence as the expectation. A concurrent writer makes the
 // append fail with ConcurrencyConflict; the command is then decided again on the
 // fresh state, a bounded number of times, before the conflict reaches the caller
 // (409 ABORTED). Commands on one aggregate within one process run one after the
@@ -54,20 +55,37 @@ async function attempts<State, Command>(
   decider: Decider<State, Command>,
   command: Command | ((state: State) => Promise<Command>),
 ): Promise<StoredEvent[]> {
+  const lastSequence = (history: readonly StoredEvent[]) => (history.length ? history[history.length - 1]!.sequence : 0);
+  /** Whether the database holds more of the aggregate than `copy` (another process appended since). */
+  const behind = async (copy: readonly StoredEvent[]) => lastSequence(await store.load(aggregate.type, aggregate.id)) !== lastSequence(copy);
+
   for (let attempt = 1; ; attempt++) {
-    const history = await store.load(aggregate.type, aggregate.id);
-    const state = history.reduce(decider.evolve, decider.initialState());
-    const effective = typeof command === 'function' ? await (command as (s: State) => Promise<Command>)(state) : command;
-    const events = decider.decide(effective, state);
-    if (events.length === 0) return [];
-    const sequence = history.length ? history[history.length - 1].sequence : 0;
+    // The first attempt may decide on this process's copy of the history
+    // (recent-aggregates.ts); it can be behind, so only a write decided on it is
+    // final (the append checks its sequence) — anything else is confirmed on a load.
+    const copy = attempt === 1 ? store.recent?.(aggregate.type, aggregate.id) : undefined;
+    const history = copy ?? (await store.load(aggregate.type, aggregate.id));
+    let events: ReturnType<typeof decider.decide>;
     try {
-      return await store.append(events, [{ aggregateType: aggregate.type, aggregateId: aggregate.id, sequence }]);
+      const state = history.reduce(decider.evolve, decider.initialState());
+      const effective = typeof command === 'function' ? await (command as (s: State) => Promise<Command>)(state) : command;
+      events = decider.decide(effective, state);
+    } catch (refusal) {
+      if (copy && (await behind(copy))) continue;
+      throw refusal;
+    }
+    if (events.length === 0) {
+      if (copy && (await behind(copy))) continue;
+      return [];
+    }
+    try {
+      return await store.append(events, [{ aggregateType: aggregate.type, aggregateId: aggregate.id, sequence: lastSequence(history) }]);
     } catch (e) {
       if (!(e instanceof ConcurrencyConflict) || attempt >= MAX_ATTEMPTS) throw e;
-      // Another process won: back off (exponential, jittered, capped) so racing
+      // A copy that was behind: decide again on a load at once. Otherwise another
+      // process won a race: back off (exponential, jittered, capped) so racing
       // writers do not collide again in lockstep.
-      await new Promise((r) => setTimeout(r, Math.random() * Math.min(100, 2 ** attempt)));
+      if (!copy) await new Promise((r) => setTimeout(r, Math.random() * Math.min(100, 2 ** attempt)));
     }
   }
 }
