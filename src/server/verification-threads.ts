@@ -7,9 +7,15 @@
 // on another core, instead of in front of every other request.
 //
 // The threads run the same pure verifyRegistration; its input and result are
-// plain data (structured clone). A thread that dies fails its pending calls
-// with an error and is replaced on the next call. Threads are unref'd: they
-// never keep a process alive by themselves.
+// plain data (structured clone). Threads are unref'd: they never keep a
+// process alive by themselves.
+//
+// A thread that dies, or stops answering for `stuckAfterMs` while calls wait
+// on it (then it is terminated), is replaced. Its waiting calls are sent once
+// more, to a live thread: verification has no side effects, and most of them
+// only had the bad luck to share the thread with the call that broke it. A
+// call whose thread fails a second time is rejected (500), so an input that
+// kills or hangs a thread costs at most two threads and never loops.
 import { Worker } from 'node:worker_threads';
 import type { RegistrationVerificationInput, RegistrationVerificationResult } from '../domain/webauthn/index.js';
 
@@ -27,6 +33,9 @@ export interface VerificationThreads {
 }
 
 interface Pending {
+  input: RegistrationVerificationInput;
+  /** 1 on the first thread, 2 when re-sent after that thread failed. */
+  attempt: number;
   resolve(result: RegistrationVerificationResult): void;
   reject(error: Error): void;
 }
@@ -34,13 +43,26 @@ interface Pending {
 interface Thread {
   worker: Worker;
   pending: Map<number, Pending>;
+  /** When the thread last answered, or was given work while idle (performance.now()). */
+  lastProgress: number;
 }
+
+export interface VerificationThreadOptions {
+  /** A stand-in thread body (tests). */
+  script?: URL;
+  /** A thread that answers nothing for this long while calls wait on it is terminated and replaced. */
+  stuckAfterMs?: number;
+}
+
+/** One verification takes about a millisecond of CPU: ten seconds of silence is a stuck thread. */
+export const STUCK_AFTER_MS = 10_000;
 
 // Plain JavaScript that loads the TypeScript body (see there).
 const workerUrl = new URL('./verify-worker.mjs', import.meta.url);
 
-/** `size` threads; `script` is for tests (a stand-in body that can be made to die). */
-export function verificationThreads(size: number, script: URL = workerUrl): VerificationThreads {
+export function verificationThreads(size: number, options: VerificationThreadOptions = {}): VerificationThreads {
+  const script = options.script ?? workerUrl;
+  const stuckAfterMs = options.stuckAfterMs ?? STUCK_AFTER_MS;
   const threads: (Thread | undefined)[] = Array.from({ length: size }, () => undefined);
   let nextId = 1;
   let closed = false;
@@ -48,22 +70,30 @@ export function verificationThreads(size: number, script: URL = workerUrl): Veri
   function spawn(slot: number): Thread {
     const worker = new Worker(script);
     worker.unref();
-    const thread: Thread = { worker, pending: new Map() };
-    const failAll = (error: Error) => {
+    const thread: Thread = { worker, pending: new Map(), lastProgress: performance.now() };
+    const failed = (error: Error) => {
       if (threads[slot] === thread) threads[slot] = undefined;
-      for (const p of thread.pending.values()) p.reject(error);
+      // A thread works through its calls in order: the oldest waiting one is the
+      // likely culprit, so it goes last, behind the others, which then get their
+      // answers before it can break a thread again.
+      const [suspect, ...others] = thread.pending.values();
       thread.pending.clear();
+      for (const p of suspect ? [...others, suspect] : []) {
+        if (p.attempt === 1 && !closed) send({ ...p, attempt: 2 });
+        else p.reject(error);
+      }
     };
     worker.on('message', (reply: VerifyReply) => {
       const p = thread.pending.get(reply.id);
       if (!p) return;
       thread.pending.delete(reply.id);
+      thread.lastProgress = performance.now();
       if (thread.pending.size === 0) worker.unref();
       if (reply.error !== undefined) p.reject(new Error(`registration verification failed: ${reply.error}`));
       else p.resolve(reply.result);
     });
-    worker.on('error', (error) => failAll(new Error(`verification thread failed: ${error.message}`)));
-    worker.on('exit', (code) => failAll(new Error(`verification thread exited (${code})`)));
+    worker.on('error', (error) => failed(new Error(`verification thread failed: ${error.message}`)));
+    worker.on('exit', (code) => failed(new Error(`verification thread exited (${code})`)));
     return thread;
   }
 
@@ -78,27 +108,44 @@ export function verificationThreads(size: number, script: URL = workerUrl): Veri
     return best!;
   }
 
+  function send(call: Pending): void {
+    const thread = pick();
+    const id = nextId++;
+    if (thread.pending.size === 0) thread.lastProgress = performance.now();
+    thread.pending.set(id, call);
+    // Referenced while a call is pending, so an awaited verification cannot be cut off by an exiting event loop.
+    thread.worker.ref();
+    try {
+      thread.worker.postMessage({ id, input: call.input } satisfies VerifyRequest);
+    } catch (error) {
+      // Input that cannot be copied to the thread (a defect upstream): nothing was sent, so nothing stays pending.
+      thread.pending.delete(id);
+      if (thread.pending.size === 0) thread.worker.unref();
+      call.reject(error as Error);
+    }
+  }
+
+  // The watchdog: terminating a stuck thread makes it exit, and its calls go on as above.
+  const watchdog = setInterval(
+    () => {
+      const now = performance.now();
+      threads.forEach((thread, slot) => {
+        if (!thread || thread.pending.size === 0 || now - thread.lastProgress <= stuckAfterMs) return;
+        threads[slot] = undefined; // no new calls for it while it is being terminated
+        void thread.worker.terminate();
+      });
+    },
+    Math.max(10, stuckAfterMs / 4),
+  ).unref();
+
   return {
     verify(input) {
       if (closed) return Promise.reject(new Error('verification threads are closed'));
-      const thread = pick();
-      const id = nextId++;
-      return new Promise((resolve, reject) => {
-        thread.pending.set(id, { resolve, reject });
-        // Referenced while a call is pending, so an awaited verification cannot be cut off by an exiting event loop.
-        thread.worker.ref();
-        try {
-          thread.worker.postMessage({ id, input } satisfies VerifyRequest);
-        } catch (error) {
-          // Input that cannot be copied to the thread (a defect upstream): nothing was sent, so nothing stays pending.
-          thread.pending.delete(id);
-          if (thread.pending.size === 0) thread.worker.unref();
-          reject(error);
-        }
-      });
+      return new Promise((resolve, reject) => send({ input, attempt: 1, resolve, reject }));
     },
     async close() {
       closed = true;
+      clearInterval(watchdog);
       await Promise.all(threads.map((t) => t?.worker.terminate()));
     },
   };

@@ -69,15 +69,36 @@ describe('verification threads', () => {
     await expect(closing.verify(registration('none'))).rejects.toThrow(/closed/);
   });
 
-  it('a thread that dies fails its pending calls and is replaced on the next call', async () => {
-    const dying = verificationThreads(1, new URL('../support/dying-verify-worker.mjs', import.meta.url));
+  const standIn = new URL('../support/dying-verify-worker.mjs', import.meta.url);
+  const input = (expectedChallenge: string) => ({ credential: {}, expectedChallenge, expectedOrigins: [ORIGIN], expectedRpId: RP_ID });
+  const answer = (name: string) => ({ ok: false, reason: 'CREDENTIAL_MALFORMED', detail: `stand-in ${name}` });
+
+  it('a call that kills its thread fails after one more try; the calls queued behind it are answered', async () => {
+    const dying = verificationThreads(1, { script: standIn });
     try {
-      const input = (expectedChallenge: string) => ({ credential: {}, expectedChallenge, expectedOrigins: [ORIGIN], expectedRpId: RP_ID });
-      expect(await dying.verify(input('before'))).toEqual({ ok: false, reason: 'CREDENTIAL_MALFORMED', detail: 'stand-in before' });
-      await expect(dying.verify(input('die'))).rejects.toThrow(/verification thread exited \(3\)/);
-      expect(await dying.verify(input('after'))).toEqual({ ok: false, reason: 'CREDENTIAL_MALFORMED', detail: 'stand-in after' });
+      expect(await dying.verify(input('before'))).toEqual(answer('before'));
+      // All three go to the one thread, "die" first: it exits with the other two still queued.
+      const outcomes = await Promise.allSettled([dying.verify(input('die')), dying.verify(input('a')), dying.verify(input('b'))]);
+      expect(outcomes[0]).toMatchObject({ status: 'rejected', reason: { message: 'verification thread exited (3)' } });
+      expect(outcomes.slice(1)).toEqual([
+        { status: 'fulfilled', value: answer('a') },
+        { status: 'fulfilled', value: answer('b') },
+      ]);
+      expect(await dying.verify(input('after'))).toEqual(answer('after'));
     } finally {
       await dying.close();
+    }
+  });
+
+  it('a thread that stops answering is terminated and replaced; the call that hung it fails, the rest are answered', async () => {
+    const hanging = verificationThreads(1, { script: standIn, stuckAfterMs: 300 });
+    try {
+      const outcomes = await Promise.allSettled([hanging.verify(input('hang')), hanging.verify(input('a'))]);
+      expect(outcomes[0]).toMatchObject({ status: 'rejected', reason: { message: expect.stringMatching(/verification thread exited/) } });
+      expect(outcomes[1]).toEqual({ status: 'fulfilled', value: answer('a') });
+      expect(await hanging.verify(input('after'))).toEqual(answer('after'));
+    } finally {
+      await hanging.close();
     }
   });
 
