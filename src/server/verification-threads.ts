@@ -11,11 +11,14 @@
 // process alive by themselves.
 //
 // A thread that dies, or stops answering for `stuckAfterMs` while calls wait
-// on it (then it is terminated), is replaced. Its waiting calls are sent once
-// more, to a live thread: verification has no side effects, and most of them
-// only had the bad luck to share the thread with the call that broke it. A
-// call whose thread fails a second time is rejected (500), so an input that
-// kills or hangs a thread costs at most two threads and never loops.
+// on it, is replaced (a stuck one is given up at once and terminated). Its
+// waiting calls are sent once more: verification has no side effects, and
+// most of them only had the bad luck to share the thread with the call that
+// broke it. Which one that was cannot be told — a thread runs many calls at
+// once, each parked at its own await — so they are re-sent one at a time, each
+// after the previous one is answered: the call that breaks a thread again
+// then breaks it alone, and only it is refused (500). A bad input costs at most
+// two threads per command and never loops.
 import { Worker } from 'node:worker_threads';
 import type { RegistrationVerificationInput, RegistrationVerificationResult } from '../domain/webauthn/index.js';
 
@@ -45,6 +48,8 @@ interface Thread {
   pending: Map<number, Pending>;
   /** When the thread last answered, or was given work while idle (performance.now()). */
   lastProgress: number;
+  /** False until the thread has started: its start-up does not count as silence. */
+  online: boolean;
 }
 
 export interface VerificationThreadOptions {
@@ -70,19 +75,11 @@ export function verificationThreads(size: number, options: VerificationThreadOpt
   function spawn(slot: number): Thread {
     const worker = new Worker(script);
     worker.unref();
-    const thread: Thread = { worker, pending: new Map(), lastProgress: performance.now() };
-    const failed = (error: Error) => {
-      if (threads[slot] === thread) threads[slot] = undefined;
-      // A thread works through its calls in order: the oldest waiting one is the
-      // likely culprit, so it goes last, behind the others, which then get their
-      // answers before it can break a thread again.
-      const [suspect, ...others] = thread.pending.values();
-      thread.pending.clear();
-      for (const p of suspect ? [...others, suspect] : []) {
-        if (p.attempt === 1 && !closed) send({ ...p, attempt: 2 });
-        else p.reject(error);
-      }
-    };
+    const thread: Thread = { worker, pending: new Map(), lastProgress: performance.now(), online: false };
+    worker.on('online', () => {
+      thread.online = true;
+      thread.lastProgress = performance.now();
+    });
     worker.on('message', (reply: VerifyReply) => {
       const p = thread.pending.get(reply.id);
       if (!p) return;
@@ -92,9 +89,42 @@ export function verificationThreads(size: number, options: VerificationThreadOpt
       if (reply.error !== undefined) p.reject(new Error(`registration verification failed: ${reply.error}`));
       else p.resolve(reply.result);
     });
-    worker.on('error', (error) => failed(new Error(`verification thread failed: ${error.message}`)));
-    worker.on('exit', (code) => failed(new Error(`verification thread exited (${code})`)));
+    worker.on('error', (error) => failed(slot, thread, new Error(`verification thread failed: ${error.message}`)));
+    worker.on('exit', (code) => failed(slot, thread, new Error(`verification thread exited (${code})`)));
     return thread;
+  }
+
+  /** Gives up `thread`: no new calls for it, its waiting calls retried (see above) or refused. */
+  function failed(slot: number, thread: Thread, error: Error): void {
+    if (threads[slot] === thread) threads[slot] = undefined;
+    const waiting = [...thread.pending.values()];
+    thread.pending.clear();
+    thread.worker.unref();
+    void retryOneByOne(waiting, error);
+  }
+
+  async function retryOneByOne(calls: readonly Pending[], error: Error): Promise<void> {
+    for (const call of calls) {
+      if (call.attempt > 1 || closed) {
+        call.reject(error);
+        continue;
+      }
+      await new Promise<void>((answered) => {
+        const settle = { resolve: call.resolve, reject: call.reject };
+        try {
+          send({
+            input: call.input,
+            attempt: 2,
+            resolve: (result) => (settle.resolve(result), answered()),
+            reject: (e) => (settle.reject(e), answered()),
+          });
+        } catch (e) {
+          // A replacement thread could not be started: refuse instead of throwing out of an event handler.
+          call.reject(e as Error);
+          answered();
+        }
+      });
+    }
   }
 
   /** The thread with the fewest calls in flight (starting threads as needed). */
@@ -130,8 +160,9 @@ export function verificationThreads(size: number, options: VerificationThreadOpt
     () => {
       const now = performance.now();
       threads.forEach((thread, slot) => {
-        if (!thread || thread.pending.size === 0 || now - thread.lastProgress <= stuckAfterMs) return;
-        threads[slot] = undefined; // no new calls for it while it is being terminated
+        if (!thread?.online || thread.pending.size === 0 || now - thread.lastProgress <= stuckAfterMs) return;
+        // Given up now, not at its exit: a thread stuck in native code may never exit.
+        failed(slot, thread, new Error(`verification thread stopped answering (${stuckAfterMs} ms)`));
         void thread.worker.terminate();
       });
     },
@@ -146,7 +177,14 @@ export function verificationThreads(size: number, options: VerificationThreadOpt
     async close() {
       closed = true;
       clearInterval(watchdog);
-      await Promise.all(threads.map((t) => t?.worker.terminate()));
+      const running = threads.filter((t): t is Thread => t !== undefined);
+      threads.fill(undefined);
+      // Settled here, not by their exit events: a thread that cannot be terminated must not leave a caller waiting.
+      for (const thread of running) {
+        for (const p of thread.pending.values()) p.reject(new Error('verification threads are closed'));
+        thread.pending.clear();
+      }
+      await Promise.all(running.map((t) => t.worker.terminate()));
     },
   };
 }
