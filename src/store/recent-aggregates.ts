@@ -13,6 +13,13 @@
 // So a copy only ever saves the load on the way to a successful write; it
 // cannot change an answer.
 //
+// "Never ahead" assumes committed events stay committed. A database restored
+// to an earlier point, or a failover to a replica that had not received the
+// latest commits, breaks it: a copy of a registration the database lost would
+// let its verification append sequence 2 onto nothing, where a load would have
+// answered U2F_NOT_FOUND. Restart Keyhold after such a restore (copies live
+// only in memory).
+//
 // Why: under load the load was a round trip per VerifyU2FRegistration and most
 // of the PostgreSQL writes of the server's main thread (bench, VerifyU2F gRPC
 // c=64 on PostgreSQL, interleaved runs: see README "Performance").

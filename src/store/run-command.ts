@@ -56,26 +56,35 @@ async function attempts<State, Command>(
   command: Command | ((state: State) => Promise<Command>),
 ): Promise<StoredEvent[]> {
   const lastSequence = (history: readonly StoredEvent[]) => (history.length ? history[history.length - 1]!.sequence : 0);
-  /** Whether the database holds more of the aggregate than `copy` (another process appended since). */
-  const behind = async (copy: readonly StoredEvent[]) => lastSequence(await store.load(aggregate.type, aggregate.id)) !== lastSequence(copy);
+  // A history loaded to confirm a refusal that turned out to be decided on a stale copy: the next attempt decides on it.
+  let confirmed: StoredEvent[] | undefined;
 
   for (let attempt = 1; ; attempt++) {
     // The first attempt may decide on this process's copy of the history
     // (recent-aggregates.ts); it can be behind, so only a write decided on it is
     // final (the append checks its sequence) — anything else is confirmed on a load.
     const copy = attempt === 1 ? store.recent?.(aggregate.type, aggregate.id) : undefined;
-    const history = copy ?? (await store.load(aggregate.type, aggregate.id));
+    const history = copy ?? confirmed ?? (await store.load(aggregate.type, aggregate.id));
+    confirmed = undefined;
+    /** Whether the database holds more than the copy (another process appended since); keeps what it loaded. */
+    const copyBehind = async () => {
+      if (!copy) return false;
+      const fresh = await store.load(aggregate.type, aggregate.id);
+      if (lastSequence(fresh) === lastSequence(copy)) return false;
+      confirmed = fresh;
+      return true;
+    };
     let events: ReturnType<typeof decider.decide>;
     try {
       const state = history.reduce(decider.evolve, decider.initialState());
       const effective = typeof command === 'function' ? await (command as (s: State) => Promise<Command>)(state) : command;
       events = decider.decide(effective, state);
     } catch (refusal) {
-      if (copy && (await behind(copy))) continue;
+      if (await copyBehind()) continue;
       throw refusal;
     }
     if (events.length === 0) {
-      if (copy && (await behind(copy))) continue;
+      if (await copyBehind()) continue;
       return [];
     }
     try {

@@ -67,12 +67,13 @@ interface State {
  * once removed, and before verification when `needsVerified`. (Deciders are
  * pure; the events are only data here.)
  */
-function finishing(id: string, needsVerified: boolean): Decider<State, 'finish'> {
+function finishing(id: string, needsVerified: boolean, decided: State[] = []): Decider<State, 'finish'> {
   return {
     initialState: () => ({ verified: false, removed: false }),
     evolve: (state, event: StoredEvent) =>
       event.type === 'u2f.verified' ? { ...state, verified: true } : event.type === 'u2f.removed' ? { ...state, removed: true } : state,
     decide(_command, state) {
+      decided.push(state);
       if (state.removed) throw new Error('already finished');
       if (needsVerified && !state.verified) throw new Error('not verified yet');
       return [{ type: 'u2f.removed', aggregateType: 'u2f', aggregateId: id, payload: { userId: 'user' }, resourceOwner: 'org', creator: 'u' }];
@@ -107,7 +108,14 @@ function runCommandContract(driver: string, open: () => Promise<FreshDatabase>):
       await appendNew(here.store, [start(id)]);
       // The other process finishes it first.
       await runCommand(elsewhere, { type: 'u2f', id }, finishing(id, false), 'finish');
-      await expect(runCommand(here.store, { type: 'u2f', id }, finishing(id, false), 'finish')).rejects.toThrow('already finished');
+      const decided: State[] = [];
+      await expect(runCommand(here.store, { type: 'u2f', id }, finishing(id, false, decided), 'finish')).rejects.toThrow('already finished');
+      // First on the copy (still pending: a write, refused by the database), then on the load.
+      expect(decided).toEqual([
+        { verified: false, removed: false },
+        { verified: false, removed: true },
+      ]);
+      expect(here.loads()).toBe(1);
       expect((await elsewhere.load('u2f', id)).map((e) => e.type)).toEqual(['u2f.registration.started', 'u2f.removed']);
     });
 
@@ -118,8 +126,15 @@ function runCommandContract(driver: string, open: () => Promise<FreshDatabase>):
       await appendNew(here.store, [start(id)]);
       // The other process verifies it; this one's copy still says pending.
       await elsewhere.append([verify(id)], [{ aggregateType: 'u2f', aggregateId: id, sequence: 1 }]);
-      const written = await runCommand(here.store, { type: 'u2f', id }, finishing(id, true), 'finish');
+      const decided: State[] = [];
+      const written = await runCommand(here.store, { type: 'u2f', id }, finishing(id, true, decided), 'finish');
       expect(written.map((e) => [e.sequence, e.type])).toEqual([[3, 'u2f.removed']]);
+      // Refused on the copy, decided again on the one load that showed the copy was behind.
+      expect(decided).toEqual([
+        { verified: false, removed: false },
+        { verified: true, removed: false },
+      ]);
+      expect(here.loads()).toBe(1);
     });
 
     it('a refusal decided on a copy that is current is answered after one load, the command built once', async () => {
