@@ -111,6 +111,18 @@ export function cannotConnect(err: unknown): boolean {
 }
 
 /**
+ * Whether `err` is a refusal every write would get, whichever request it came
+ * from: a read-only database (class 25, e.g. 25006 after a failover to a
+ * standby), out of resources (53: disk full, memory), a system or I/O error
+ * (58). Group commit fails a whole shared transaction's members with it
+ * instead of re-running them to find "the" member at fault.
+ */
+export function refusesEveryWrite(err: unknown): boolean {
+  const code = driverError(err)?.code;
+  return typeof code === 'string' && (code.startsWith('25') || code.startsWith('53') || code.startsWith('58'));
+}
+
+/**
  * DatabaseUnavailable for a driver error. It keeps the driver's code and
  * message ("write CONNECTION_CLOSED 127.0.0.1:5432", "terminating connection
  * due to administrator command") and drops the rest: drizzle's wrapper quotes

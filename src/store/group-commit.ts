@@ -29,14 +29,16 @@
 //   failing members costs at most 1 + 3f transactions, not one per member —
 //   a client repeating a taken name under load must not multiply the writes
 //   of everyone else. When the driver cannot say which statement failed,
-//   every member runs alone, in arrival order.
+//   every member runs alone, in arrival order. A refusal every write would
+//   get (a read-only database, a full disk: errors.ts refusesEveryWrite) fails
+//   all members at once instead.
 // - A lost connection fails the transaction's members (their outcome is
 //   unknown: DatabaseUnavailable, as without sharing). When the database
 //   cannot be connected to at all, everything queued fails with them at once:
 //   otherwise each batch would wait out the connect timeout after the one
 //   before it (test/reliability/outage-stopped: writes answered 503 after
 //   6 s, not 3).
-import { cannotConnect, isUnavailable } from './errors.js';
+import { cannotConnect, isUnavailable, refusesEveryWrite } from './errors.js';
 import { failedStatementIndex, type SqlClient, type SqlStatement } from './sql.js';
 
 export interface GroupCommitOptions {
@@ -95,7 +97,7 @@ export function groupCommitter(client: Pick<SqlClient, 'atomic'>, options: Group
     try {
       results = await client.atomic(members.flatMap((m) => m.statements));
     } catch (err) {
-      if (isUnavailable(err)) {
+      if (isUnavailable(err) || refusesEveryWrite(err)) {
         fail(members, err);
         return cannotConnect(err) ? err : undefined;
       }

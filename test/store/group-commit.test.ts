@@ -5,6 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { groupCommitter } from '../../src/store/group-commit.js';
+import type { SqlStatement } from '../../src/store/sql.js';
 import type { Database } from '../../src/store/database.js';
 import { createEventStore, type EventStore } from '../../src/store/event-store.js';
 import { ConcurrencyConflict, DatabaseUnavailable, UniqueViolation } from '../../src/store/errors.js';
@@ -90,7 +92,7 @@ function groupCommitContract(driver: string, open: () => Promise<FreshDatabase>)
       const appIds = names.map(() => id('app'));
       const outcomes = await Promise.allSettled(names.map((name, i) => addApp(store, orgId, projectId, name, appIds[i])));
 
-      // A shared transaction failed on the duplicate and its members were re-run one by one.
+      // A shared transaction failed on the duplicate and its members were re-run around it.
       expect(transactions.some((count) => count > 2)).toBe(true);
       outcomes.forEach((outcome, i) => {
         if (i === 9) {
@@ -208,5 +210,53 @@ describe.skipIf(!postgresAvailable)('PostgreSQL', () => {
     } finally {
       await fixture.cleanup();
     }
+  });
+});
+
+// The rules for failures the real databases above do not produce on demand,
+// with scripted answers: which calls the committer makes, and who gets what.
+describe('group commit: failures without a statement index, refusals for everyone, outages mid re-run', () => {
+  const statement = (n: number): SqlStatement => ({ text: `member ${n}`, params: [] });
+  const failure = (code: string) => Object.assign(new Error(`scripted ${code}`), { code });
+
+  /** A committer over scripted answers: `answer` sees the members of each call, in order. */
+  function scripted(answer: (members: number[]) => Error | undefined) {
+    const calls: number[][] = [];
+    const atomic = groupCommitter(
+      {
+        async atomic(statements) {
+          await new Promise((r) => setImmediate(r));
+          const members = statements.map((s) => Number(s.text.split(' ')[1]));
+          calls.push(members);
+          const error = answer(members);
+          if (error) throw error;
+          return members.map((m) => [{ m }]);
+        },
+      },
+      { maxBatch: 64, maxInFlight: 1, stallMs: 100 },
+    );
+    const run = (n: number) => atomic([statement(n)]).then((rows) => rows[0], (e: Error & { code: string }) => e.code);
+    return { calls, run };
+  }
+
+  it('without the failing statement, every member of the shared transaction runs alone, in order', async () => {
+    const { calls, run } = scripted((members) => (members.length > 1 || members[0] === 3 ? failure('23505') : undefined));
+    const outcomes = await Promise.all([0, 1, 2, 3, 4].map(run));
+    expect(calls).toEqual([[0], [1, 2, 3, 4], [1], [2], [3], [4]]);
+    expect(outcomes).toEqual([[{ m: 0 }], [{ m: 1 }], [{ m: 2 }], '23505', [{ m: 4 }]]);
+  });
+
+  it('a refusal every write gets (read-only database) fails the shared transaction\'s members at once', async () => {
+    const { calls, run } = scripted((members) => (members.length > 1 ? failure('25006') : undefined));
+    const outcomes = await Promise.all([0, 1, 2, 3].map(run));
+    expect(calls).toEqual([[0], [1, 2, 3]]);
+    expect(outcomes).toEqual([[{ m: 0 }], '25006', '25006', '25006']);
+  });
+
+  it('an outage during the re-runs fails the members not yet run, without trying them', async () => {
+    const { calls, run } = scripted((members) => (members.length > 1 ? failure('23505') : members[0] === 2 ? failure('ECONNREFUSED') : undefined));
+    const outcomes = await Promise.all([0, 1, 2, 3, 4].map(run));
+    expect(calls).toEqual([[0], [1, 2, 3, 4], [1], [2]]);
+    expect(outcomes).toEqual([[{ m: 0 }], [{ m: 1 }], 'ECONNREFUSED', 'ECONNREFUSED', 'ECONNREFUSED']);
   });
 });
