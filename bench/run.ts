@@ -266,7 +266,7 @@ async function benchBackend(backend: 'pglite' | 'postgres', tag: string): Promis
             // A pool that runs out spoils the run, so guess high: VerifyU2F can outrun AddOIDCApp
             // (it writes less and, deciding on the server's copy of the registration, reads nothing),
             // so twice AddOIDCApp's rate at this level; without one, 1,500/s (the target).
-            const estimate = Math.max(oidc === undefined ? 1500 : oidc * 2, u2fBefore * 1.5, 300);
+            const estimate = Math.max(oidc ? oidc * 2 : 1500, u2fBefore * 1.5, 300);
             const want = Math.min(config.u2fPoolMax, Math.ceil((estimate * 1.3 * (config.warmupMs + config.durationMs)) / 1000) + 100);
             const status = await worker.call<{ size: number; used: number }>({ cmd: 'pool-status' });
             const missing = want - (status.size - status.used);

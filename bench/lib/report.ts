@@ -41,7 +41,8 @@ const fmt = (v: number | null | undefined, digits = 0) =>
   v === undefined || v === null || Number.isNaN(v) ? '–' : v.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 /** CPU shares derived by subtraction can dip a little below 0 (tick granularity): shown as 0. */
 const share = (v: number | null | undefined) => fmt(v === undefined || v === null || Number.isNaN(v) ? v : Math.max(0, v));
-const pct = (a: number | undefined, b: number | undefined) => (a === undefined || !b ? '–' : `${Math.round((a / b) * 100)}%`);
+const pct = (a: number | null | undefined, b: number | null | undefined) =>
+  a === undefined || a === null || Number.isNaN(a) || !b ? '–' : `${Math.round((a / b) * 100)}%`;
 
 export function scenario(b: BackendResult, name: ScenarioName, c: number): ScenarioResult | undefined {
   return b.scenarios.find((s) => s.scenario === name && s.concurrency === c);
