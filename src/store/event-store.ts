@@ -3,6 +3,7 @@
 // One interface, two drivers; test/store/event-store.contract.ts pins the behaviour.
 import type { Database } from './database.js';
 import {
+  aggregateKey,
   aggregateOf,
   type AggregateType,
   type ExpectedSequence,
@@ -48,8 +49,6 @@ export interface EventStore {
 
 type NewEventsInFlight = Parameters<typeof projectionStatements>[0];
 
-const keyOf = (aggregateType: string, aggregateId: string) => `${aggregateType}\u0000${aggregateId}`;
-
 interface Returned {
   aggregateType: string;
   aggregateId: string;
@@ -65,9 +64,9 @@ interface Returned {
  * The payloads are the ones given (the database stores the same JSON).
  */
 function stored(rows: ReturnType<typeof numbered>, returned: readonly Returned[]): StoredEvent[] {
-  const assigned = new Map(returned.map((r) => [`${keyOf(r.aggregateType, r.aggregateId)}\u0000${r.sequence}`, r]));
+  const assigned = new Map(returned.map((r) => [`${aggregateKey(r.aggregateType, r.aggregateId)}\u0000${r.sequence}`, r]));
   return rows.map((row) => {
-    const r = assigned.get(`${keyOf(row.aggregateType, row.aggregateId)}\u0000${row.sequence}`)!;
+    const r = assigned.get(`${aggregateKey(row.aggregateType, row.aggregateId)}\u0000${row.sequence}`)!;
     return { ...row, position: BigInt(r.position), createdAt: toDate(r.createdAt) } as StoredEvent;
   });
 }
@@ -115,13 +114,13 @@ function numbered(newEvents: readonly NewEvent[], expected: readonly ExpectedSeq
     if (!Number.isInteger(e.sequence) || e.sequence < 0) {
       throw new RangeError(`expected sequence of ${e.aggregateType}/${e.aggregateId} must be an integer ≥ 0`);
     }
-    next.set(keyOf(e.aggregateType, e.aggregateId), e.sequence);
+    next.set(aggregateKey(e.aggregateType, e.aggregateId), e.sequence);
   }
   return newEvents.map((e) => {
     if (aggregateOf[e.type] !== e.aggregateType) {
       throw new TypeError(`event ${e.type} does not belong to aggregate type ${e.aggregateType}`);
     }
-    const key = keyOf(e.aggregateType, e.aggregateId);
+    const key = aggregateKey(e.aggregateType, e.aggregateId);
     const current = next.get(key);
     if (current === undefined) {
       throw new TypeError(`no expected sequence given for ${e.aggregateType}/${e.aggregateId}`);

@@ -11,6 +11,9 @@ export const AggregateType = {
 } as const;
 export type AggregateType = (typeof AggregateType)[keyof typeof AggregateType];
 
+/** One aggregate's key in in-memory maps (ids may contain any printable character, so a NUL separates). */
+export const aggregateKey = (aggregateType: string, aggregateId: string): string => `${aggregateType}\u0000${aggregateId}`;
+
 /** The id of the one instance aggregate. Its `instance.added` at sequence 1 marks bootstrap. */
 export const INSTANCE_ID = 'default';
 

@@ -23,7 +23,7 @@
 // Why: under load the load was a round trip per VerifyU2FRegistration and most
 // of the PostgreSQL writes of the server's main thread (bench, VerifyU2F gRPC
 // c=64 on PostgreSQL, interleaved runs: see README "Performance").
-import type { AggregateType, StoredEvent } from './events.js';
+import { aggregateKey, type AggregateType, type StoredEvent } from './events.js';
 
 /**
  * Which aggregates are kept, and for how long: while the last event says the
@@ -57,8 +57,6 @@ export interface RecentAggregates {
   appended(events: readonly StoredEvent[]): void;
 }
 
-const keyOf = (aggregateType: string, aggregateId: string) => `${aggregateType}\u0000${aggregateId}`;
-
 export function recentAggregates(maxKept = MAX_KEPT_AGGREGATES, keptWhile = KEPT_WHILE): RecentAggregates {
   const histories = new Map<string, readonly StoredEvent[]>();
 
@@ -71,11 +69,11 @@ export function recentAggregates(maxKept = MAX_KEPT_AGGREGATES, keptWhile = KEPT
   }
 
   return {
-    get: (aggregateType, aggregateId) => histories.get(keyOf(aggregateType, aggregateId)),
+    get: (aggregateType, aggregateId) => histories.get(aggregateKey(aggregateType, aggregateId)),
 
     loaded(aggregateType, aggregateId, history) {
       if (history.length === 0) return;
-      const key = keyOf(aggregateType, aggregateId);
+      const key = aggregateKey(aggregateType, aggregateId);
       const known = histories.get(key);
       // A load that started before one of this process's own appends finished is older than the copy.
       if (known && known[known.length - 1]!.sequence >= history[history.length - 1]!.sequence) return;
@@ -84,7 +82,7 @@ export function recentAggregates(maxKept = MAX_KEPT_AGGREGATES, keptWhile = KEPT
 
     appended(events) {
       for (const event of events) {
-        const key = keyOf(event.aggregateType, event.aggregateId);
+        const key = aggregateKey(event.aggregateType, event.aggregateId);
         if (event.sequence === 1) {
           keep(key, [event]);
           continue;

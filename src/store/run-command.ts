@@ -8,7 +8,7 @@
 import type { Decider } from '../domain/decider.js';
 import { ConcurrencyConflict } from './errors.js';
 import type { EventStore } from './event-store.js';
-import type { AggregateType, StoredEvent } from './events.js';
+import { aggregateKey, type AggregateType, type StoredEvent } from './events.js';
 
 export const MAX_ATTEMPTS = 10;
 
@@ -46,7 +46,7 @@ export async function runCommand<State, Command>(
   /** The command, or an async pure step that builds it from the loaded state (e.g. WebAuthn verification); may throw. */
   command: Command | ((state: State) => Promise<Command>),
 ): Promise<StoredEvent[]> {
-  return serialized(store, `${aggregate.type}/${aggregate.id}`, () => attempts(store, aggregate, decider, command));
+  return serialized(store, aggregateKey(aggregate.type, aggregate.id), () => attempts(store, aggregate, decider, command));
 }
 
 async function attempts<State, Command>(
@@ -102,6 +102,6 @@ async function attempts<State, Command>(
 /** Appends events of brand-new aggregates (fresh random ids): nothing to load, sequence 0. */
 export function appendNew(store: EventStore, events: Parameters<EventStore['append']>[0]): Promise<StoredEvent[]> {
   const seen = new Map<string, { aggregateType: AggregateType; aggregateId: string; sequence: number }>();
-  for (const e of events) seen.set(`${e.aggregateType}/${e.aggregateId}`, { aggregateType: e.aggregateType, aggregateId: e.aggregateId, sequence: 0 });
+  for (const e of events) seen.set(aggregateKey(e.aggregateType, e.aggregateId), { aggregateType: e.aggregateType, aggregateId: e.aggregateId, sequence: 0 });
   return store.append(events, [...seen.values()]);
 }
