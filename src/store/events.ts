@@ -14,6 +14,9 @@ export type AggregateType = (typeof AggregateType)[keyof typeof AggregateType];
 /** One aggregate's key in in-memory maps (ids may contain any printable character, so a NUL separates). */
 export const aggregateKey = (aggregateType: string, aggregateId: string): string => `${aggregateType}\u0000${aggregateId}`;
 
+/** The sequence of a history's last event; 0 for an aggregate with no events. */
+export const lastSequence = (history: readonly { sequence: number }[]): number => (history.length ? history[history.length - 1]!.sequence : 0);
+
 /** The id of the one instance aggregate. Its `instance.added` at sequence 1 marks bootstrap. */
 export const INSTANCE_ID = 'default';
 

@@ -23,7 +23,7 @@
 // Why: under load the load was a round trip per VerifyU2FRegistration and most
 // of the PostgreSQL writes of the server's main thread (bench, VerifyU2F gRPC
 // c=64 on PostgreSQL, interleaved runs: see README "Performance").
-import { aggregateKey, type AggregateType, type StoredEvent } from './events.js';
+import { aggregateKey, lastSequence, type AggregateType, type StoredEvent } from './events.js';
 
 /**
  * Which aggregates are kept, and for how long: while the last event says the
@@ -76,7 +76,7 @@ export function recentAggregates(maxKept = MAX_KEPT_AGGREGATES, keptWhile = KEPT
       const key = aggregateKey(aggregateType, aggregateId);
       const known = histories.get(key);
       // A load that started before one of this process's own appends finished is older than the copy.
-      if (known && known[known.length - 1]!.sequence >= history[history.length - 1]!.sequence) return;
+      if (known && lastSequence(known) >= lastSequence(history)) return;
       keep(key, history);
     },
 
@@ -89,7 +89,7 @@ export function recentAggregates(maxKept = MAX_KEPT_AGGREGATES, keptWhile = KEPT
         }
         const known = histories.get(key);
         // Only a copy that reaches right up to this event can be extended; any other is dropped.
-        if (known && known[known.length - 1]!.sequence === event.sequence - 1) keep(key, [...known, event]);
+        if (known && lastSequence(known) === event.sequence - 1) keep(key, [...known, event]);
         else histories.delete(key);
       }
     },

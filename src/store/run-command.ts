@@ -8,7 +8,7 @@
 import type { Decider } from '../domain/decider.js';
 import { ConcurrencyConflict } from './errors.js';
 import type { EventStore } from './event-store.js';
-import { aggregateKey, type AggregateType, type StoredEvent } from './events.js';
+import { aggregateKey, lastSequence, type AggregateType, type StoredEvent } from './events.js';
 
 export const MAX_ATTEMPTS = 10;
 
@@ -55,7 +55,6 @@ async function attempts<State, Command>(
   decider: Decider<State, Command>,
   command: Command | ((state: State) => Promise<Command>),
 ): Promise<StoredEvent[]> {
-  const lastSequence = (history: readonly StoredEvent[]) => (history.length ? history[history.length - 1]!.sequence : 0);
   // A history loaded to confirm a refusal that turned out to be decided on a stale copy: the next attempt decides on it.
   let confirmed: StoredEvent[] | undefined;
 
