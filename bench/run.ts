@@ -111,8 +111,11 @@ async function startServer(backend: 'pglite' | 'postgres', dataDir: string, data
       KEYHOLD_ADMIN_PAT_FILE: path.join(dataDir, 'admin.pat'),
       KEYHOLD_WEBAUTHN_RP_IDS: 'localhost',
       KEYHOLD_WEBAUTHN_ORIGINS: origin,
+      // The fixtures keep thousands of registrations pending for 64 users (the
+      // VerifyU2F pool); the cap per user (5) only shapes RegisterU2F, which is untimed.
+      KEYHOLD_WEBAUTHN_MAX_PENDING: '1000000',
       KEYHOLD_LOG_LEVEL: 'info',
-      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { DATABASE_URL: '' }),
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl, KEYHOLD_MASTERKEY: process.env.KEYHOLD_MASTERKEY || 'keyhold-bench-master-key-0123456789abcdef' } : { DATABASE_URL: '' }),
     },
     stdio: ['ignore', out, out],
   });

@@ -68,7 +68,9 @@
 // on a closed connection, or in a transaction whose connection closed, with
 // the usual catchable connection error; never write to a null socket; handle
 // the type fetch's rejection. Idempotent; warns and leaves the file alone
-// when it does not look like the version this was written for.
+// when it does not look like the version this was written for. A file gets
+// MARKER only when every repair of it applied: Keyhold checks for it before it
+// connects and refuses an unrepaired driver (src/store/postgres-repairs.ts).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';

@@ -1,45 +1,14 @@
-// `npm start`: Keyhold on the configured port, embedded PGlite unless DATABASE_URL is set.
-import pino from 'pino';
-import { ConfigError, loadConfig } from './server/config.js';
-import { loggerOptions } from './server/logger.js';
-import { startKeyhold } from './server/start.js';
+// Entry of the `keyhold` command (bin/keyhold.js runs its build, dist/server/keyhold.mjs;
+// `npm run dev` runs it through tsx). The command line is read first, and the
+// server's modules are loaded only when a server is to start, so `--help`,
+// `--version` and a refused argument answer at once.
+import { cliAction } from './server/cli.js';
 
-async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (e) {
-    if (e instanceof ConfigError) {
-      process.stderr.write(`keyhold: invalid configuration: ${e.message}\n`);
-      process.exit(2);
-    }
-    throw e;
-  }
-  const log = pino(loggerOptions(config));
-  const keyhold = await startKeyhold(config, log).catch((e: Error) => {
-    log.fatal({ err: e }, 'keyhold could not start');
-    process.stderr.write(`keyhold: could not start: ${e.message}\n`);
-    process.exit(1);
-  });
-  log.info(
-    { url: keyhold.url, database: keyhold.database.kind, adminPatFile: config.adminPatFile },
-    `Keyhold listening on ${keyhold.url} (${keyhold.database.kind}); admin token in ${config.adminPatFile}`,
-  );
-  let signalled = false;
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.on(signal, () => {
-      if (signalled) return;
-      signalled = true;
-      log.info({ signal }, 'draining and shutting down');
-      keyhold.stop().then(
-        () => process.exit(0),
-        (e) => {
-          log.error({ err: e }, 'shutdown failed');
-          process.exit(1);
-        },
-      );
-    });
-  }
+const action = cliAction(process.argv.slice(2));
+if (action.kind === 'exit') {
+  (action.code === 0 ? process.stdout : process.stderr).write(action.text);
+  process.exitCode = action.code;
+} else {
+  const { run } = await import('./server/run.js');
+  await run();
 }
-
-void main();

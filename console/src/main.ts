@@ -3,6 +3,7 @@
 import { auth, describeError, session, SIGNED_OUT_EVENT } from './api.js';
 import { h } from './dom.js';
 import { busy } from './forms.js';
+import { finishLogin, startLogin } from './oidc.js';
 import { errorView, type View } from './view.js';
 import { newAppView } from './views/new-app.js';
 import { projectView } from './views/project.js';
@@ -120,11 +121,17 @@ function signInView(): View {
       }
     });
   });
+  const loginButton = h('button', { type: 'button', id: 'login' }, 'Log in with Keyhold');
+  loginButton.addEventListener('click', () => {
+    void busy(loginButton, 'Opening the login\u2026', () => startLogin());
+  });
   const node = h(
     'section',
     { 'aria-labelledby': 'signin-title' },
     h('h1', { id: 'signin-title', tabindex: '-1' }, 'Sign in'),
     signedOutNotice ? h('p', { class: 'notice', role: 'status' }, signedOutNotice) : null,
+    h('div', { class: 'card narrow' }, h('p', null, 'Sign in with your Keyhold username and password on Keyhold\u2019s login page.'), h('div', { class: 'actions' }, loginButton)),
+    h('h2', null, 'Or use a personal access token'),
     h(
       'p',
       null,
@@ -180,5 +187,20 @@ document.querySelector('.skip-link')?.addEventListener('click', (ev) => {
   ev.preventDefault();
   main.focus();
 });
-document.documentElement.dataset.ready = 'true';
-void render(false);
+// Back from the login page: redeem the code before the first render.
+void finishLogin()
+  .then((answer) => {
+    if (answer && 'token' in answer) {
+      session.signIn(answer.token);
+      me = undefined;
+    } else if (answer) {
+      signedOutNotice = answer.error;
+    }
+  })
+  .catch(() => {
+    signedOutNotice = 'The login did not complete: Keyhold could not be reached.';
+  })
+  .finally(() => {
+    document.documentElement.dataset.ready = 'true';
+    void render(false);
+  });

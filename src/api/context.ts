@@ -1,40 +1,27 @@
-// What every handler may use: the database, the event store, the config, the
-// log, and the authenticated caller (put there by the auth interceptor).
-import { createContextKey, type HandlerContext } from '@connectrpc/connect';
-import type { Logger } from 'pino';
-import type { Membership } from '../domain/identity/permissions.js';
-import type { Language } from '../domain/i18n/language.js';
-import { negotiateLanguage } from '../domain/i18n/language.js';
-import type { Config } from '../server/config.js';
-import type { Database } from '../store/database.js';
-import type { EventStore } from '../store/event-store.js';
-import type { RegistrationVerifier } from '../server/verification-threads.js';
+// What every handler may use: the commands and queries, built once at start.
+// A handler converts the request, calls one command or query, and converts
+// the answer; it never builds an event or touches storage.
+import type { HandlerContext } from '@connectrpc/connect';
+import { callerKey, type Call } from '../commands/caller.js';
+import type { Commands } from '../commands/index.js';
 import { KeyholdError } from '../domain/errors/keyhold-error.js';
+import { negotiateLanguage, type Language } from '../domain/i18n/language.js';
+import type { Queries } from '../queries/index.js';
 
-export interface Deps {
-  config: Config;
-  database: Database;
-  store: EventStore;
-  log: Logger;
-  /** domain/webauthn verifyRegistration, on a verification thread when configured (server/verification-threads.ts). */
-  verifyRegistration: RegistrationVerifier;
+export interface ApiDeps {
+  commands: Commands;
+  queries: Queries;
 }
 
-export interface Caller {
-  userId: string;
-  /** The org the caller's user belongs to: the default org context. */
-  orgId: string;
-  tokenId: string;
-  memberships: readonly Membership[];
-}
+/** The header naming the org a management call acts in (README "Decisions"). */
+export const ORG_HEADER = 'x-service-orgid';
 
-export const callerKey = createContextKey<Caller | undefined>(undefined, { description: 'authenticated caller' });
-
-/** The authenticated caller; the auth interceptor guarantees one on protected methods. */
-export function callerOf(ctx: HandlerContext): Caller {
+/** The call: the authenticated caller (the auth interceptor guarantees one on protected methods) and the org the request names. */
+export function callOf(ctx: HandlerContext): Call {
   const caller = ctx.values.get(callerKey);
   if (!caller) throw new KeyholdError('UNAUTHENTICATED');
-  return caller;
+  const org = ctx.requestHeader.get(ORG_HEADER)?.trim();
+  return org ? { caller, org } : { caller };
 }
 
 export function languageOf(ctx: HandlerContext): Language {

@@ -1,12 +1,14 @@
 // Every service Keyhold serves, with its implementation. The Connect router and
-// the REST routes are both built from this one list.
+// the REST routes (src/server) are both built from this one list.
+import type { DescService } from '@bufbuild/protobuf';
+import { AdminService } from '../../gen/keyhold/admin/v1/admin_pb.js';
 import { AuthService } from '../../gen/keyhold/auth/v1/auth_pb.js';
 import { ManagementService } from '../../gen/keyhold/management/v1/management_pb.js';
 import { OrganizationService } from '../../gen/keyhold/org/v2/org_pb.js';
 import { UserService } from '../../gen/keyhold/user/v2/user_pb.js';
-import type { RegisteredService } from '../server/rest.js';
+import { adminHandlers } from './admin/events.js';
 import { authHandlers } from './auth/me.js';
-import type { Deps } from './context.js';
+import type { ApiDeps } from './context.js';
 import { appHandlers } from './management/apps.js';
 import { projectHandlers } from './management/projects.js';
 import { managementUserHandlers } from './management/users.js';
@@ -14,7 +16,14 @@ import { organizationHandlers } from './org/organizations.js';
 import { u2fHandlers } from './user/u2f.js';
 import { userHandlers } from './user/users.js';
 
-export function createServices(deps: Deps): RegisteredService[] {
+/** A service and its implementation. */
+export interface RegisteredService {
+  desc: DescService;
+  /** Methods by local name; missing ones answer UNIMPLEMENTED. */
+  impl: object;
+}
+
+export function createServices(deps: ApiDeps): RegisteredService[] {
   return [
     {
       desc: ManagementService,
@@ -28,5 +37,6 @@ export function createServices(deps: Deps): RegisteredService[] {
     { desc: UserService, impl: { ...userHandlers(deps), ...u2fHandlers(deps) } },
     { desc: OrganizationService, impl: organizationHandlers(deps) },
     { desc: AuthService, impl: authHandlers(deps) },
+    { desc: AdminService, impl: adminHandlers(deps) },
   ];
 }

@@ -1,14 +1,14 @@
-// A user read-model row as the User message shared by user v2 and auth v1.
+// A user of the read model as the User message shared by user v2 and auth v1.
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { UserState, type UserSchema } from '../../gen/keyhold/user/v2/user_pb.js';
-import type { UserRow } from '../store/schema.js';
+import type { UserView } from '../queries/read-model.js';
 import { readDetails } from './details.js';
 
-export function userToMessage(u: UserRow): MessageInitShape<typeof UserSchema> {
+export function userToMessage(u: UserView): MessageInitShape<typeof UserSchema> {
   return {
     userId: u.id,
     details: readDetails(u),
-    state: UserState.ACTIVE,
+    state: u.state === 'inactive' ? UserState.INACTIVE : u.state === 'locked' ? UserState.LOCKED : UserState.ACTIVE,
     username: u.username,
     type:
       u.kind === 'human'

@@ -1,6 +1,7 @@
 // Configuration from the environment (README "Configuration"). Parsed once at
 // start; a bad value stops the process with a message naming the variable.
 import path from 'node:path';
+import { DEFAULT_MAX_PENDING_PER_USER } from '../domain/u2f/decider.js';
 import { DEFAULT_LIMITS, type ListenerLimits } from './listener.js';
 
 export interface Config {
@@ -17,8 +18,12 @@ export interface Config {
     timeoutMs: number;
     /** Worker threads that verify registrations; 0 verifies on the event loop (server/verification-threads.ts). */
     verifyThreads: number;
-    /** True when origins were not configured: start.ts fills in the real port once listening. */
+    /** True when origins were not configured: the WebAuthn settings name the port listened on instead (start.ts webauthnSettings). */
     originsDefaulted: boolean;
+    /** Pending registrations per user; RegisterU2F beyond it replaces the oldest (domain/u2f/decider.ts). */
+    maxPendingPerUser: number;
+    /** How long an expired registration stays listed (EXPIRED) before the sweep deletes its row (server/housekeeping.ts). */
+    expiredKeptMs: number;
   };
   corsOrigins: string[];
   tls?: { certFile: string; keyFile: string };
@@ -29,6 +34,23 @@ export interface Config {
   rateLimit: { perSecond: number; burst: number };
   /** Connection limits of the listener: timeouts, header size, HTTP/2 streams. */
   limits: ListenerLimits;
+  /** Whether GET /metrics answers (Prometheus, unauthenticated: README Operations). */
+  metrics: boolean;
+  /** Where the built console is served from (console/dist; tests serve a build of their own). Not an environment variable. */
+  consoleDir?: string;
+  /** The OpenID Provider (src/server/oidc). */
+  oidc: {
+    /** KEYHOLD_ISSUER; undefined: `http(s)://localhost:<port>` once the port is known. */
+    issuer?: string;
+    /** KEYHOLD_MASTERKEY; undefined on the embedded default: generated into `<dataDir>/masterkey`. */
+    masterKey?: string;
+    /** Where the generated master key lives (embedded default only). */
+    masterKeyFile: string;
+    /** Signing-key rotation: every `rotationSeconds`, the successor published `aheadSeconds` before use. */
+    keyRotation: { rotationSeconds: number; aheadSeconds: number };
+    /** Token and session lifetimes in seconds (ZITADEL's defaults). */
+    lifetimes: { accessToken: number; idToken: number; refreshIdle: number; refreshAbsolute: number; session: number };
+  };
 }
 
 export class ConfigError extends Error {
@@ -94,7 +116,48 @@ export function loadConfig(env: Env = process.env): Config {
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL', 'must be a postgres:// or postgresql:// URL');
   }
+  const metrics = (env.KEYHOLD_METRICS || 'on').trim().toLowerCase();
+  if (metrics !== 'on' && metrics !== 'off') throw new ConfigError('KEYHOLD_METRICS', `must be "on" or "off", got "${env.KEYHOLD_METRICS}"`);
   const scheme = certFile ? 'https' : 'http';
+  const limits: ListenerLimits = {
+    keepAliveTimeoutMs: integer(env, 'KEYHOLD_KEEP_ALIVE_TIMEOUT_MS', DEFAULT_LIMITS.keepAliveTimeoutMs, 100, 3_600_000),
+    headersTimeoutMs: integer(env, 'KEYHOLD_HEADERS_TIMEOUT_MS', DEFAULT_LIMITS.headersTimeoutMs, 100, 600_000),
+    requestTimeoutMs: integer(env, 'KEYHOLD_REQUEST_TIMEOUT_MS', DEFAULT_LIMITS.requestTimeoutMs, 100, 3_600_000),
+    maxHeaderBytes: integer(env, 'KEYHOLD_MAX_HEADER_BYTES', DEFAULT_LIMITS.maxHeaderBytes, 1024, 1_048_576),
+    maxConcurrentStreams: integer(env, 'KEYHOLD_MAX_CONCURRENT_STREAMS', DEFAULT_LIMITS.maxConcurrentStreams, 1, 100_000),
+  };
+  // The headers arrive within the request; Node's HTTP server refuses to start otherwise.
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
+    throw new ConfigError('KEYHOLD_HEADERS_TIMEOUT_MS', `must not exceed KEYHOLD_REQUEST_TIMEOUT_MS (${limits.requestTimeoutMs}), got ${limits.headersTimeoutMs}`);
+  }
+  const issuer = env.KEYHOLD_ISSUER ? issuerUrl(env.KEYHOLD_ISSUER) : undefined;
+  const masterKey = env.KEYHOLD_MASTERKEY || undefined;
+  if (masterKey !== undefined && [...masterKey].length < 32) {
+    throw new ConfigError('KEYHOLD_MASTERKEY', 'must be at least 32 characters (e.g. `openssl rand -base64 32`)');
+  }
+  if (databaseUrl && masterKey === undefined) {
+    throw new ConfigError(
+      'KEYHOLD_MASTERKEY',
+      'required with DATABASE_URL: every Keyhold on that database needs the same key to read the OpenID signing keys (e.g. `openssl rand -base64 32`)',
+    );
+  }
+  const keyRotation = {
+    rotationSeconds: integer(env, 'KEYHOLD_SIGNING_KEY_ROTATION_SECONDS', 6 * 3600, 2, 365 * 86_400),
+    aheadSeconds: integer(env, 'KEYHOLD_SIGNING_KEY_PUBLISH_AHEAD_SECONDS', 3600, 1, 30 * 86_400),
+  };
+  if (keyRotation.aheadSeconds >= keyRotation.rotationSeconds) {
+    throw new ConfigError('KEYHOLD_SIGNING_KEY_PUBLISH_AHEAD_SECONDS', `must be less than KEYHOLD_SIGNING_KEY_ROTATION_SECONDS (${keyRotation.rotationSeconds}), got ${keyRotation.aheadSeconds}`);
+  }
+  const lifetimes = {
+    accessToken: integer(env, 'KEYHOLD_ACCESS_TOKEN_LIFETIME_SECONDS', 12 * 3600, 10, 365 * 86_400),
+    idToken: integer(env, 'KEYHOLD_ID_TOKEN_LIFETIME_SECONDS', 12 * 3600, 10, 365 * 86_400),
+    refreshIdle: integer(env, 'KEYHOLD_REFRESH_TOKEN_IDLE_SECONDS', 30 * 86_400, 10, 3650 * 86_400),
+    refreshAbsolute: integer(env, 'KEYHOLD_REFRESH_TOKEN_ABSOLUTE_SECONDS', 90 * 86_400, 10, 3650 * 86_400),
+    session: integer(env, 'KEYHOLD_LOGIN_SESSION_SECONDS', 14 * 86_400, 10, 3650 * 86_400),
+  };
+  if (lifetimes.refreshIdle > lifetimes.refreshAbsolute) {
+    throw new ConfigError('KEYHOLD_REFRESH_TOKEN_IDLE_SECONDS', `must not exceed KEYHOLD_REFRESH_TOKEN_ABSOLUTE_SECONDS (${lifetimes.refreshAbsolute}), got ${lifetimes.refreshIdle}`);
+  }
   return {
     port,
     host: env.KEYHOLD_HOST || '127.0.0.1',
@@ -109,6 +172,8 @@ export function loadConfig(env: Env = process.env): Config {
       timeoutMs: integer(env, 'KEYHOLD_WEBAUTHN_TIMEOUT_MS', 300_000, 1_000, 600_000),
       verifyThreads: integer(env, 'KEYHOLD_WEBAUTHN_VERIFY_THREADS', 1, 0, 64),
       originsDefaulted: origins.length === 0,
+      maxPendingPerUser: integer(env, 'KEYHOLD_WEBAUTHN_MAX_PENDING', DEFAULT_MAX_PENDING_PER_USER, 1, 1_000_000),
+      expiredKeptMs: integer(env, 'KEYHOLD_WEBAUTHN_EXPIRED_KEPT_MS', 3_600_000, 0, 30 * 86_400_000),
     },
     corsOrigins,
     tls: certFile && keyFile ? { certFile, keyFile } : undefined,
@@ -118,12 +183,17 @@ export function loadConfig(env: Env = process.env): Config {
       perSecond: integer(env, 'KEYHOLD_RATE_LIMIT_PER_SECOND', 0, 0, 1_000_000),
       burst: integer(env, 'KEYHOLD_RATE_LIMIT_BURST', 0, 0, 1_000_000),
     },
-    limits: {
-      keepAliveTimeoutMs: integer(env, 'KEYHOLD_KEEP_ALIVE_TIMEOUT_MS', DEFAULT_LIMITS.keepAliveTimeoutMs, 100, 3_600_000),
-      headersTimeoutMs: integer(env, 'KEYHOLD_HEADERS_TIMEOUT_MS', DEFAULT_LIMITS.headersTimeoutMs, 100, 600_000),
-      requestTimeoutMs: integer(env, 'KEYHOLD_REQUEST_TIMEOUT_MS', DEFAULT_LIMITS.requestTimeoutMs, 100, 3_600_000),
-      maxHeaderBytes: integer(env, 'KEYHOLD_MAX_HEADER_BYTES', DEFAULT_LIMITS.maxHeaderBytes, 1024, 1_048_576),
-      maxConcurrentStreams: integer(env, 'KEYHOLD_MAX_CONCURRENT_STREAMS', DEFAULT_LIMITS.maxConcurrentStreams, 1, 100_000),
-    },
+    limits,
+    metrics: metrics === 'on',
+    oidc: { issuer, masterKey, masterKeyFile: path.join(dataDir, 'masterkey'), keyRotation, lifetimes },
   };
+}
+
+/** KEYHOLD_ISSUER: an http(s) URL without query or fragment; kept without a trailing slash. */
+function issuerUrl(value: string): string {
+  const url = URL.parse(value);
+  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.search || url.hash || url.username || url.password) {
+    throw new ConfigError('KEYHOLD_ISSUER', `"${value}" is not an issuer URL like https://login.example.com (http or https, no query or fragment)`);
+  }
+  return url.href.replace(/\/$/, '');
 }

@@ -4,8 +4,9 @@
 import { cors as connectCors } from '@connectrpc/connect';
 import type { FastifyInstance } from 'fastify';
 
-const ALLOW_HEADERS = [...connectCors.allowedHeaders, 'Authorization', 'Accept-Language', 'X-Service-Orgid'].join(', ');
-const EXPOSE_HEADERS = [...connectCors.exposedHeaders].join(', ');
+// X-Request-Id both ways: a browser client may name its request, and read the id to report (requests.ts).
+const ALLOW_HEADERS = [...connectCors.allowedHeaders, 'Authorization', 'Accept-Language', 'X-Service-Orgid', 'X-Request-Id'].join(', ');
+const EXPOSE_HEADERS = [...connectCors.exposedHeaders, 'X-Request-Id'].join(', ');
 const ALLOW_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].join(', ');
 
 export function registerCors(app: FastifyInstance, origins: readonly string[]): void {

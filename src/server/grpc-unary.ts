@@ -32,10 +32,11 @@ import {
 import { invokeUnaryImplementation } from '@connectrpc/connect/protocol';
 import { setTrailerStatus } from '@connectrpc/connect/protocol-grpc';
 import { compressionBrotli, compressionGzip } from '@connectrpc/connect-node';
-import { toConnectError } from '../api/errors.js';
 import { negotiateLanguage } from '../domain/i18n/language.js';
-import { withKeyholdDetails } from './protocol-errors.js';
+import { API_RESPONSE_HEADERS } from './response-headers.js';
 import { headersOf, type RegisteredService } from './rest.js';
+import { REQUEST_ID_HEADER, requestKey, type RequestRecord, type RequestTracker } from './requests.js';
+import { toStatus } from './status.js';
 
 /** Handles the stream and returns true, or returns false and leaves it alone. */
 export type StreamHandler = (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders) => boolean;
@@ -47,6 +48,8 @@ export interface GrpcUnaryOptions {
   contextValuesOf: (stream: http2.ServerHttp2Stream) => ContextValues;
   /** While true (shutdown), every call goes the general way. */
   closing: () => boolean;
+  /** Each call's record: its id, log line and metrics (requests.ts). */
+  tracker: RequestTracker;
 }
 
 type UnarySpec = Parameters<typeof invokeUnaryImplementation>[0];
@@ -56,6 +59,9 @@ interface Route {
   method: DescMethod;
   spec: UnarySpec;
 }
+
+/** Probes: their calls are logged at debug (requests.ts). */
+const HEALTH_SERVICE = 'grpc.health.v1.Health';
 
 // What connect's gRPC handler answers with (handler-factory.js), so both paths agree.
 const RESPONSE_CONTENT_TYPE = 'application/grpc+proto';
@@ -100,8 +106,14 @@ export function createGrpcUnaryHandler(options: GrpcUnaryOptions): StreamHandler
     // sends INTERNAL_ERROR when a call is aborted) is emitted as an uncaught
     // 'error' and ends the process. The compat layer adds one for the general path.
     stream.on('error', () => {});
+    const request = options.tracker.begin(headers[REQUEST_ID_HEADER]);
+    request.protocol = 'grpc';
+    request.service = route.service.typeName;
+    request.method = route.method.name;
+    request.quiet = route.service.typeName === HEALTH_SERVICE;
+    stream.once('close', () => options.tracker.end(request, 200, stream.headersSent));
     // Read while the stream is alive: a reset clears stream.session.
-    const contextValues = options.contextValuesOf(stream);
+    const contextValues = (request.context = options.contextValuesOf(stream).set(requestKey, request));
     const chunks: Buffer[] = [];
     let size = 0;
     let refused = false;
@@ -113,17 +125,17 @@ export function createGrpcUnaryHandler(options: GrpcUnaryOptions): StreamHandler
         chunks.length = 0;
         const lang = negotiateLanguage(headers['accept-language']);
         const err = new ConnectError(`message size ${size - 5} is larger than configured readMaxBytes ${options.readMaxBytes}`, Code.ResourceExhausted);
-        const header = new Headers({ 'content-type': RESPONSE_CONTENT_TYPE });
+        const header = new Headers({ 'content-type': RESPONSE_CONTENT_TYPE, [REQUEST_ID_HEADER]: request.id });
         const compression = responseCompression(headers['grpc-accept-encoding']);
         if (compression) header.set('grpc-encoding', compression.name);
-        respond(stream, header, undefined, setTrailerStatus(new Headers(), withKeyholdDetails(err, lang, options.readMaxBytes)));
+        respond(stream, header, undefined, setTrailerStatus(new Headers(), toStatus(err, lang, { readMaxBytes: options.readMaxBytes }, request).error));
         return;
       }
       chunks.push(chunk);
     });
     stream.on('end', () => {
       if (refused) return;
-      call(route, stream, headers, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks), contextValues, options).catch(() => {
+      call(route, stream, headers, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks), contextValues, request, options).catch(() => {
         // Only respond() itself can throw here (e.g. a header Node refuses); never leave the stream open.
         if (!stream.destroyed) stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR);
       });
@@ -134,7 +146,7 @@ export function createGrpcUnaryHandler(options: GrpcUnaryOptions): StreamHandler
 
 /**
  * The one message of a unary request, or the error connect's reader raises
- * for the same bytes (its codes; withKeyholdDetails turns them into
+ * for the same bytes (its codes; toStatus turns them into
  * MALFORMED_BODY like on the general path).
  */
 function unwrapEnvelope(body: Buffer): Buffer | ConnectError {
@@ -158,6 +170,7 @@ async function call(
   headers: http2.IncomingHttpHeaders,
   body: Buffer,
   contextValues: ContextValues,
+  request: RequestRecord,
   options: GrpcUnaryOptions,
 ): Promise<void> {
   const lang = negotiateLanguage(headers['accept-language']);
@@ -173,7 +186,7 @@ async function call(
     requestHeader: headersOf(headers),
     requestSignal: abort.signal,
     contextValues,
-    responseHeader: { 'content-type': RESPONSE_CONTENT_TYPE },
+    responseHeader: { 'content-type': RESPONSE_CONTENT_TYPE, [REQUEST_ID_HEADER]: request.id },
   });
   const compression = responseCompression(headers['grpc-accept-encoding']);
   if (compression) ctx.responseHeader.set('grpc-encoding', compression.name);
@@ -201,12 +214,7 @@ async function call(
     respond(stream, ctx.responseHeader, frame, ctx.responseTrailer);
   } catch (thrown) {
     // The interceptors already mapped handler errors; this maps the reading ones.
-    const err =
-      thrown instanceof ConnectError && thrown.details.length > 0
-        ? thrown
-        : thrown instanceof ConnectError
-          ? withKeyholdDetails(thrown, lang, options.readMaxBytes)
-          : toConnectError(thrown, lang).error;
+    const err = toStatus(thrown, lang, { readMaxBytes: options.readMaxBytes }, request).error;
     respond(stream, ctx.responseHeader, undefined, setTrailerStatus(ctx.responseTrailer, err));
   } finally {
     stream.off('close', onClose);
@@ -216,7 +224,7 @@ async function call(
 /** Response headers, at most one DATA frame, then the trailers: what connect sends for a unary call. */
 function respond(stream: http2.ServerHttp2Stream, header: Headers, frame: Buffer | undefined, trailer: Headers): void {
   if (stream.destroyed || stream.closed || stream.headersSent) return;
-  const out: http2.OutgoingHttpHeaders = { ':status': 200 };
+  const out: http2.OutgoingHttpHeaders = { ':status': 200, ...API_RESPONSE_HEADERS };
   header.forEach((value, name) => (out[name] = value));
   stream.respond(out, { waitForTrailers: true });
   stream.once('wantTrailers', () => {

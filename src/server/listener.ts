@@ -7,6 +7,7 @@ import http from 'node:http';
 import http2 from 'node:http2';
 import net from 'node:net';
 import type { FastifyServerFactoryHandler } from 'fastify';
+import { headRefusal, type RawAnswer, type RefusedRequest, type Refusal } from './request-head.js';
 
 const H2_PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
 
@@ -39,36 +40,150 @@ export interface Listener {
   /** The same for an HTTP/2 stream. */
   streamAddress(stream: http2.ServerHttp2Stream): string | undefined;
   /**
-   * Offers every HTTP/2 stream to `handler` first; streams it declines (returns
-   * false) go on to the request handler (fastify) as before. Used by the gRPC
-   * unary fast path (grpc-unary.ts).
+   * Offers every HTTP/2 stream whose head passed the checks (request-head.ts)
+   * to `handler` first; streams it declines (returns false) go on to the
+   * request handler (fastify) as before. Used by the gRPC unary fast path
+   * (grpc-unary.ts).
    */
   interceptStreams(handler: (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders) => boolean): void;
 }
 
+/** How the listener's caller answers a request refused before any handler (app.ts: refusals.ts). */
+export type Refuse = (refusal: Refusal, request: RefusedRequest) => RawAnswer;
+
+/** Without a caller's shape: the status alone. */
+const bareRefusal: Refuse = (refusal) => ({
+  status: { HEADERS_TOO_LARGE: 431, REPEATED_HEADER: 400, REQUEST_MALFORMED: 400, REQUEST_TIMEOUT: 408 }[refusal.kind],
+  headers: {},
+});
+
+type StreamHandler = (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders) => boolean;
+
+function refusedRequest(path: string | undefined, headers: http.IncomingHttpHeaders): RefusedRequest {
+  const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
+  return { path, contentType: one(headers['content-type']), acceptLanguage: one(headers['accept-language']), requestId: one(headers['x-request-id']) };
+}
+
 /**
- * Node's HTTP/2 server turns a stream into a compat request/response pair in
- * one 'stream' listener it adds with the 'request' listener. Put `handler` in
- * front of it; the server's other 'stream' listeners (deadlines) stay as they are.
+ * Attaches the request handler (fastify's) to an HTTP/2 server and returns the
+ * compatibility layer's 'stream' listener it brings. Node's HTTP/2 server turns
+ * a stream into a compat request/response pair in one 'stream' listener, which
+ * it adds when the first 'request' listener is added; no public API runs
+ * anything before it. So the listener is found as the one that appears when the
+ * handler is attached (not by its private function name), and a start fails
+ * loudly here if Node ever sets the layer up differently — rather than serving
+ * with the request gate silently bypassed.
  */
-function interceptStreamsOf(server: http2.Http2Server | http2.Http2SecureServer) {
-  return (handler: (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders) => boolean) => {
-    const compat = server.listeners('stream').find((l) => l.name === 'bound onServerStream') as
-      | ((...args: unknown[]) => void)
-      | undefined;
-    if (!compat) throw new Error("node:http2 changed: no compat 'stream' listener to put the gRPC fast path in front of");
-    server.removeListener('stream', compat);
-    server.prependListener('stream', function (this: unknown, stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, ...rest: unknown[]) {
-      if (!handler(stream, headers)) compat.call(this, stream, headers, ...rest);
-    });
+export function attachRequestHandler(server: Pick<http2.Http2Server, 'listeners' | 'on'>, handler: (...args: never[]) => void): (...args: unknown[]) => void {
+  const before = new Set(server.listeners('stream'));
+  server.on('request', handler as never);
+  const added = server.listeners('stream').filter((l) => !before.has(l));
+  if (added.length !== 1) {
+    throw new Error(
+      `node:http2 changed: attaching a 'request' listener added ${added.length} 'stream' listeners, not the one compatibility layer ` +
+        `Keyhold's request gate goes in front of (src/server/listener.ts); this Node version (${process.version}) needs a new gate`,
+    );
+  }
+  return added[0] as (...args: unknown[]) => void;
+}
+
+/**
+ * Puts a gate in front of the compatibility layer (attachRequestHandler): the
+ * request head is checked first (request-head.ts: size — Node enforces it only
+ * after the client acknowledged SETTINGS — and repeated singleton headers),
+ * then the stream is offered to the intercepting handler (the gRPC fast path),
+ * then to the compat layer. The server's other 'stream' listeners (deadlines)
+ * stay as they are. Returns the setter of the intercepting handler.
+ */
+function gateStreams(server: http2.Http2Server | http2.Http2SecureServer, handler: FastifyServerFactoryHandler, maxHeaderBytes: number, refuse: Refuse) {
+  const compat = attachRequestHandler(server, handler as never);
+  let intercept: StreamHandler | undefined;
+  server.removeListener('stream', compat);
+  server.prependListener(
+    'stream',
+    function (this: unknown, stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, flags: number, rawHeaders: string[], ...rest: unknown[]) {
+      const refusal = headRefusal(rawHeaders ?? [], maxHeaderBytes);
+      if (refusal) return refuseStream(stream, refuse(refusal, refusedRequest(headers[':path'], headers)));
+      if (intercept?.(stream, headers)) return;
+      compat.call(this, stream, headers, flags, rawHeaders, ...rest);
+    },
+  );
+  return (handler: StreamHandler) => {
+    intercept = handler;
   };
 }
 
+function refuseStream(stream: http2.ServerHttp2Stream, answer: RawAnswer): void {
+  stream.on('error', () => {}); // a client reset must not become an uncaught error
+  stream.resume(); // whatever body follows is read and dropped
+  if (stream.destroyed || stream.closed) return;
+  stream.respond({ ':status': answer.status, ...answer.headers }, { endStream: answer.body === undefined });
+  if (answer.body !== undefined) stream.end(answer.body);
+}
+
+/** HTTP/1.1 requests (plain or over TLS) pass the same head check before fastify; HTTP/2 ones were checked at their stream. */
+function gateRequests(handler: FastifyServerFactoryHandler, refuse: Refuse): FastifyServerFactoryHandler {
+  return (req, res) => {
+    if (req.httpVersionMajor < 2) {
+      const refusal = headRefusal(req.rawHeaders);
+      if (refusal) {
+        const answer = refuse(refusal, refusedRequest(req.url, req.headers));
+        res.writeHead(answer.status, { ...answer.headers, 'content-length': String(answer.body?.byteLength ?? 0) });
+        res.end(answer.body);
+        return;
+      }
+    }
+    handler(req, res);
+  };
+}
+
+/** How long a refused HTTP/1.1 connection is kept to deliver its answer before it is cut. */
+const LINGER_MS = 2_000;
+
+/**
+ * HTTP/1.1 the parser refuses (headers over the limit, a repeated
+ * Content-Length, a bad line, the headers timeout) is answered in the same
+ * shape as every other error instead of Node's bare status line — only when no
+ * answer is under way on the connection, as Node does.
+ */
+function answerClientErrors(server: http.Server | http2.Http2SecureServer, limits: ListenerLimits, refuse: Refuse): void {
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: net.Socket) => {
+    const inFlight = (socket as net.Socket & { _httpMessage?: http.ServerResponse })._httpMessage;
+    if (err.code !== 'ECONNRESET' && socket.writable && !inFlight?.headersSent) {
+      const refusal: Refusal =
+        err.code === 'HPE_HEADER_OVERFLOW'
+          ? { kind: 'HEADERS_TOO_LARGE', limit: limits.maxHeaderBytes }
+          : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+            ? { kind: 'REQUEST_TIMEOUT' }
+            : { kind: 'REQUEST_MALFORMED' };
+      const answer = refuse(refusal, {});
+      const body = answer.body ?? new Uint8Array(0);
+      const head = [`HTTP/1.1 ${answer.status} ${http.STATUS_CODES[answer.status] ?? ''}`];
+      for (const [name, value] of Object.entries(answer.headers)) head.push(`${name}: ${value}`);
+      head.push(`content-length: ${body.byteLength}`, 'connection: close', '', '');
+      // A lingering close, not write-then-destroy: over TLS the answer is
+      // still being encrypted when destroy() would drop it, and bytes the
+      // client is still sending (the rest of a 64 KiB header) would be met
+      // with a reset that can overtake the answer. So: read and discard what
+      // arrives, end after the answer, and destroy once the client has closed
+      // too — or after a grace period if it never does.
+      socket.on('data', () => {});
+      socket.resume();
+      socket.end(Buffer.concat([Buffer.from(head.join('\r\n'), 'latin1'), body]));
+      setTimeout(() => socket.destroy(), LINGER_MS).unref();
+      return;
+    }
+    socket.destroy(err);
+  });
+}
+
 export function createListener(
-  handler: FastifyServerFactoryHandler,
+  fastifyHandler: FastifyServerFactoryHandler,
   tls: { certFile: string; keyFile: string } | undefined,
   limits: ListenerLimits = DEFAULT_LIMITS,
+  refuse: Refuse = bareRefusal,
 ): Listener {
+  const handler = gateRequests(fastifyHandler, refuse);
   const h2Settings = { maxConcurrentStreams: limits.maxConcurrentStreams, maxHeaderListSize: limits.maxHeaderBytes };
   const sessions = new Set<http2.ServerHttp2Session>();
   // A session's client address. When the session runs over a JS stream (the
@@ -116,16 +231,24 @@ export function createListener(
         settings: h2Settings,
         maxSessionMemory: 64,
       },
-      handler as never,
     );
     trackSessions(secure);
+    const interceptStreams = gateStreams(secure, handler, limits.maxHeaderBytes, refuse);
+    answerClientErrors(secure, limits, refuse);
     secure.setTimeout(limits.requestTimeoutMs);
+    // Idle timeouts: an HTTP/1.1 socket is destroyed (as without this listener),
+    // an HTTP/2 session is closed gracefully as on h2c (GOAWAY: open streams such
+    // as a quiet health Watch finish; Node would otherwise destroy the session).
+    secure.on('timeout', (idle: net.Socket | http2.Http2Session) => {
+      if (idle instanceof net.Socket) idle.destroy();
+      else idle.close();
+    });
     const sockets = trackSockets(secure);
     return {
       server: secure,
       remoteAddress,
       streamAddress,
-      interceptStreams: interceptStreamsOf(secure),
+      interceptStreams,
       closeConnections: (force) => {
         sessions.forEach((s) => s.close());
         if (force) sockets.forEach((s) => s.destroy());
@@ -145,8 +268,10 @@ export function createListener(
     },
     handler as never,
   );
-  const h2 = http2.createServer({ settings: h2Settings, maxSessionMemory: 64 }, handler as never);
+  const h2 = http2.createServer({ settings: h2Settings, maxSessionMemory: 64 });
   trackSessions(h2);
+  const interceptStreams = gateStreams(h2, handler, limits.maxHeaderBytes, refuse);
+  answerClientErrors(h1, limits, refuse);
 
   const front = net.createServer({ noDelay: true }, (socket) => {
     // Until the first bytes name the protocol, the headers timeout is a deadline
@@ -192,7 +317,7 @@ export function createListener(
     server: front,
     remoteAddress,
     streamAddress,
-    interceptStreams: interceptStreamsOf(h2),
+    interceptStreams,
     closeConnections: (force) => {
       h1.closeIdleConnections();
       sessions.forEach((s) => s.close());

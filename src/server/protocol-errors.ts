@@ -3,58 +3,56 @@
 // leaves as INTERNAL ("parse binary: …"), a server fault, although the client
 // sent the bad bytes. This wraps each universal handler so that such errors, in
 // all three protocols (gRPC trailers, gRPC-Web trailer frame, Connect error
-// JSON), leave with a client-side code and Keyhold's details like every other
-// error: MALFORMED_BODY, BODY_TOO_LARGE or NOT_IMPLEMENTED.
+// JSON), pass the one Status function (status.ts) like every other error and
+// leave with a client-side code and Keyhold's details: MALFORMED_BODY,
+// BODY_TOO_LARGE or NOT_IMPLEMENTED. This file only finds them in each
+// protocol's response and writes the Status back in the same shape.
+import type { DescMethod } from '@bufbuild/protobuf';
 import { Code, ConnectError } from '@connectrpc/connect';
 import type { UniversalHandler, UniversalServerRequest, UniversalServerResponse } from '@connectrpc/connect/protocol';
 import { codeToHttpStatus, errorFromJsonBytes, errorToJsonBytes } from '@connectrpc/connect/protocol-connect';
 import { findTrailerError, setTrailerStatus } from '@connectrpc/connect/protocol-grpc';
 import { trailerFlag, trailerParse, trailerSerialize } from '@connectrpc/connect/protocol-grpc-web';
-import { toConnectError } from '../api/errors.js';
 import { KeyholdError } from '../domain/errors/keyhold-error.js';
 import { negotiateLanguage, type Language } from '../domain/i18n/language.js';
-import { statusJsonOf } from './status.js';
-
-/** Messages of connect's own request-reading failures: the client's fault, whatever code connect chose. */
-const CLIENT_FAULT = /^(parse binary|received compressed envelope|invalid envelope|protocol error|decompress)/i;
-
-/** The same error, with a client-side code where the client was at fault, and Keyhold's details. */
-export function withKeyholdDetails(err: ConnectError, lang: Language, readMaxBytes: number): ConnectError {
-  if (err.details.length > 0) return err;
-  // connect says UNIMPLEMENTED for a unary request with no or two messages ("protocol error: …"): the client's bytes, not a missing feature.
-  const misread = err.code === Code.Internal || err.code === Code.Unknown || (err.code === Code.Unimplemented && /^protocol error/i.test(err.rawMessage));
-  const code = misread && CLIENT_FAULT.test(err.rawMessage) ? Code.InvalidArgument : err.code;
-  const problem = err.rawMessage.slice(0, 200);
-  switch (code) {
-    case Code.InvalidArgument:
-      return toConnectError(new KeyholdError('MALFORMED_BODY', { problem }), lang).error;
-    case Code.ResourceExhausted:
-      return toConnectError(new KeyholdError('BODY_TOO_LARGE', { limit: String(readMaxBytes) }), lang).error;
-    case Code.Unimplemented:
-      return toConnectError(new KeyholdError('NOT_IMPLEMENTED'), lang).error;
-    default:
-      return err;
-  }
-}
+import type { JsonValue } from '../domain/json/strict-json.js';
+import { withStrictJson } from './connect-json.js';
+import { jsonDecodeError } from './json-fields.js';
+import { requestKey, type RequestRecord } from './requests.js';
+import { statusJsonOf, toStatus } from './status.js';
 
 function isAsyncIterable(body: UniversalServerResponse['body']): body is AsyncIterable<Uint8Array> {
   return typeof body === 'object' && body !== null && Symbol.asyncIterator in body;
 }
 
+/**
+ * connect's "cannot decode …" for a JSON message names one field by its proto
+ * name and quotes the value; with the JSON at hand, name every bad field by its
+ * path instead, as REST does (json-fields.ts).
+ */
+function namedFieldsError(err: ConnectError, json: JsonValue | undefined, method: DescMethod, lang: Language, request: RequestRecord | undefined): ConnectError | undefined {
+  if (json === undefined || err.code !== Code.InvalidArgument || err.details.length > 0 || !/^cannot decode/.test(err.rawMessage)) return undefined;
+  return toStatus(jsonDecodeError(method.input, json), lang, {}, request).error;
+}
+
 export function withProtocolErrors(handler: UniversalHandler, readMaxBytes: number): UniversalHandler {
-  const wrapped = async (req: UniversalServerRequest): Promise<UniversalServerResponse> => {
+  const wrapped = async (original: UniversalServerRequest): Promise<UniversalServerResponse> => {
+    const lang = negotiateLanguage(original.header.get('accept-language'));
+    const request = original.contextValues?.get(requestKey);
+    const checked = await withStrictJson(original, readMaxBytes, lang);
+    const req = checked.req;
     const res = await handler(req);
     const contentType = req.header.get('content-type') ?? '';
-    const lang = negotiateLanguage(req.header.get('accept-language'));
-    const fix = (err: ConnectError) => withKeyholdDetails(err, lang, readMaxBytes);
+    const fix = (err: ConnectError) => namedFieldsError(err, checked.json(), handler.method, lang, request) ?? toStatus(err, lang, { readMaxBytes }, request).error;
     const body = res.body;
     if (!isAsyncIterable(body)) {
-      // connect's bodiless refusals (unsupported content type, wrong HTTP method) as Status JSON.
+      // connect's bodiless refusals (unsupported content type, wrong HTTP method) as Status JSON,
+      // naming the method's path (not the URL the client sent, which may carry a query).
       const reason = res.status === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : res.status === 405 ? 'METHOD_NOT_ALLOWED' : undefined;
       if (!reason || body !== undefined) return res;
-      const path = new URL(req.url).pathname.slice(0, 256);
-      const json = Buffer.from(JSON.stringify(statusJsonOf(toConnectError(new KeyholdError(reason, { method: req.method, path }), lang).error)));
+      const json = Buffer.from(JSON.stringify(statusJsonOf(toStatus(new KeyholdError(reason, { endpoint: handler.requestPath }), lang, {}, request).error)));
       const header = new Headers(res.header);
+      if (reason === 'METHOD_NOT_ALLOWED') header.set('allow', handler.allowedMethods.join(', '));
       header.set('content-type', 'application/json; charset=utf-8');
       header.set('content-length', String(json.byteLength));
       return { ...res, header, body: (async function* () { yield json; })() };

@@ -12,12 +12,9 @@
 // a bucket that has refilled to the brim holds nothing worth keeping and is
 // dropped from the cold end as requests arrive, and past `maxBuckets` the coldest
 // buckets go regardless.
-import { ConnectError, createContextKey, type Interceptor } from '@connectrpc/connect';
-import { RetryInfoSchema } from '../../gen/google/rpc/error_details_pb.js';
-import { toConnectError } from '../api/errors.js';
-import { callerKey } from '../api/context.js';
+import { createContextKey, type Interceptor } from '@connectrpc/connect';
+import { callerKey } from '../commands/caller.js';
 import { KeyholdError } from '../domain/errors/keyhold-error.js';
-import { negotiateLanguage } from '../domain/i18n/language.js';
 
 /** The client's IP address, put into each call's context values by app.ts (and REST). */
 export const clientAddressKey = createContextKey<string | undefined>(undefined, { description: 'client IP address' });
@@ -91,13 +88,10 @@ export class TokenBuckets {
   }
 }
 
-function rateLimited(retryAfterMs: number, acceptLanguage: string | null): ConnectError {
+/** RATE_LIMITED, naming the wait: the Status carries it as retry-after and RetryInfo (status.ts). */
+function rateLimited(retryAfterMs: number): KeyholdError {
   const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
-  const base = toConnectError(new KeyholdError('RATE_LIMITED', { retryAfterSeconds: String(seconds) }), negotiateLanguage(acceptLanguage)).error;
-  return new ConnectError(base.rawMessage, base.code, new Headers({ 'retry-after': String(seconds) }), [
-    ...(base.details as never[]),
-    { desc: RetryInfoSchema, value: { retryDelay: { seconds: BigInt(seconds), nanos: 0 } } },
-  ]);
+  return new KeyholdError('RATE_LIMITED', { retryAfterSeconds: String(seconds) });
 }
 
 export interface RateLimiter {
@@ -112,20 +106,20 @@ export interface RateLimiter {
 export function createRateLimiter(opts: RateLimitOptions): RateLimiter | undefined {
   if (!(opts.perSecond > 0)) return undefined;
   const buckets = new TokenBuckets(opts);
-  const check = (key: string, acceptLanguage: string | null) => {
+  const check = (key: string) => {
     const r = buckets.take(key);
-    if (!r.ok) throw rateLimited(r.retryAfterMs, acceptLanguage);
+    if (!r.ok) throw rateLimited(r.retryAfterMs);
   };
   return {
     buckets,
     byAddress: (next) => async (req) => {
       const address = req.contextValues.get(clientAddressKey);
-      if (address) check(`ip:${address}`, req.header.get('accept-language'));
+      if (address) check(`ip:${address}`);
       return next(req);
     },
     byToken: (next) => async (req) => {
       const caller = req.contextValues.get(callerKey);
-      if (caller) check(`token:${caller.tokenId}`, req.header.get('accept-language'));
+      if (caller) check(`token:${caller.tokenId}`);
       return next(req);
     },
   };

@@ -3,21 +3,21 @@
 // takes the JSON body, GET query parameters set scalar fields. The request then
 // runs through the same interceptors and implementation as gRPC and Connect.
 import type { IncomingHttpHeaders } from 'node:http';
-import { fromJson, getOption, toJson, type DescField, type DescMessage, type DescMethod, type DescService, type JsonObject, type JsonValue } from '@bufbuild/protobuf';
+import { fromJson, getOption, toJson, type DescField, type DescMethod, type DescService, type JsonObject, type JsonValue } from '@bufbuild/protobuf';
 import { Code, ConnectError, createHandlerContext, createServiceImplSpec, type ContextValues, type Interceptor, type ServiceImpl } from '@connectrpc/connect';
 import { invokeUnaryImplementation } from '@connectrpc/connect/protocol';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { http as httpRule } from '../../gen/google/api/annotations_pb.js';
-import { toConnectError } from '../api/errors.js';
-import { invalidRequest, KeyholdError, violation, type FieldViolation } from '../domain/errors/keyhold-error.js';
+import type { RegisteredService } from '../api/services.js';
+import { KeyholdError, violation } from '../domain/errors/keyhold-error.js';
 import { negotiateLanguage } from '../domain/i18n/language.js';
-import { httpStatusOf, statusJsonOf } from './status.js';
+import { readJsonBody } from './json-body.js';
+import { fieldByName, jsonDecodeError } from './json-fields.js';
+import { API_RESPONSE_HEADERS } from './response-headers.js';
+import { requestKey } from './requests.js';
+import { httpStatusOf, statusJsonOf, toStatus } from './status.js';
 
-export interface RegisteredService {
-  desc: DescService;
-  /** Methods by local name; missing ones answer UNIMPLEMENTED. */
-  impl: object;
-}
+export type { RegisteredService };
 
 export interface RestRoute {
   httpMethod: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
@@ -46,9 +46,8 @@ export function restRoutesOf(services: readonly DescService[]): RestRoute[] {
   return routes;
 }
 
-function fieldByName(message: DescMessage, key: string): DescField | undefined {
-  return message.fields.find((f) => f.jsonName === key || f.name === key);
-}
+/** Query parameter names short and plain enough to be a field name, not a secret. */
+const ECHOED_PARAMETER = /^[A-Za-z][A-Za-z0-9_.]{0,31}$/;
 
 /** A query-string value as the protobuf JSON value its field expects. */
 function queryValue(field: DescField, raw: string): JsonValue {
@@ -79,8 +78,11 @@ function requestMessage(route: RestRoute, req: FastifyRequest): unknown {
   for (const [key, raw] of Object.entries(query)) {
     const field = fieldByName(input, key);
     if (!field) {
-      throw new KeyholdError('MALFORMED_BODY', { problem: `unknown query parameter "${key.slice(0, 64)}"` }, [
-        violation(key.slice(0, 64), { en: 'is not a parameter of this endpoint', de: 'ist kein Parameter dieses Endpunkts' }),
+      // Named only when it looks like a field name: a token pasted into the query
+      // (`?kh_…`) must not come back in the answer. Values are never echoed.
+      const name = ECHOED_PARAMETER.test(key) ? key : '';
+      throw new KeyholdError('MALFORMED_BODY', { problem: name ? `unknown query parameter "${name}"` : 'unknown query parameter' }, [
+        violation(name, { en: 'is not a parameter of this endpoint', de: 'ist kein Parameter dieses Endpunkts' }),
       ]);
     }
     const values = Array.isArray(raw) ? raw : [raw];
@@ -98,39 +100,11 @@ function requestMessage(route: RestRoute, req: FastifyRequest): unknown {
   }
 }
 
-/**
- * protobuf-es stops at the first bad value and does not always name the field
- * (enum errors name only the enum). On this error path, decode each top-level
- * key alone to find every bad field, and describe each by what went wrong.
- */
-function jsonDecodeError(input: DescMessage, json: JsonObject): KeyholdError {
-  const violations: FieldViolation[] = [];
-  for (const [key, value] of Object.entries(json)) {
-    try {
-      fromJson(input, { [key]: value });
-    } catch (e) {
-      const text = e instanceof Error ? e.message : '';
-      const field = key.slice(0, 64);
-      if (/is unknown/.test(text)) {
-        violations.push(violation(field, { en: 'is not a field of this request', de: 'ist kein Feld dieser Anfrage' }));
-      } else if (/decode enum/.test(text)) {
-        violations.push(violation(field, { en: 'is not one of the allowed values', de: 'ist keiner der erlaubten Werte' }));
-      } else if (/google\.protobuf\.Duration/.test(text)) {
-        violations.push(violation(field, { en: 'must be a duration like "1.5s"', de: 'muss eine Dauer wie "1.5s" sein' }));
-      } else if (/google\.protobuf\.Timestamp/.test(text)) {
-        violations.push(violation(field, { en: 'must be an RFC 3339 timestamp', de: 'muss ein Zeitstempel nach RFC 3339 sein' }));
-      } else {
-        violations.push(violation(field, { en: 'has a value of the wrong type', de: 'hat einen Wert des falschen Typs' }));
-      }
-    }
-  }
-  if (violations.length === 0) violations.push(violation('', { en: 'is not a valid request body', de: 'ist kein gültiger Anfrageinhalt' }));
-  return invalidRequest(violations);
-}
-
 export function sendStatus(reply: FastifyReply, err: ConnectError, httpStatus = httpStatusOf(err.code)): FastifyReply {
   // Headers an error carries (e.g. retry-after on RATE_LIMITED) go out as HTTP headers.
   err.metadata.forEach((value, name) => reply.header(name, value));
+  // Also here for answers given before any hook ran (fastify's routing failures).
+  reply.headers(API_RESPONSE_HEADERS);
   return reply.code(httpStatus).type('application/json; charset=utf-8').send(JSON.stringify(statusJsonOf(err)));
 }
 
@@ -140,6 +114,17 @@ export function registerRestRoutes(
   interceptors: Interceptor[],
   contextValuesOf?: (req: FastifyRequest) => ContextValues,
 ): RestRoute[] {
+  // JSON bodies through the strict reader (json-body.ts) instead of fastify's
+  // JSON.parse. The Connect routes, registered before in their own plugin
+  // scope, keep their own parsers (protocol-errors.ts reads their JSON).
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body, done) => {
+    try {
+      done(null, readJsonBody(body as Buffer));
+    } catch (e) {
+      done(e as Error, undefined);
+    }
+  });
   const all: RestRoute[] = [];
   for (const { desc, impl } of services) {
     const spec = createServiceImplSpec(desc, impl as ServiceImpl<DescService>);
@@ -152,6 +137,8 @@ export function registerRestRoutes(
         url: route.path,
         handler: async (req, reply) => {
           const lang = negotiateLanguage(req.headers['accept-language']);
+          const contextValues = contextValuesOf?.(req);
+          const request = contextValues?.get(requestKey);
           try {
             const input = requestMessage(route, req);
             const ctx = createHandlerContext({
@@ -162,7 +149,7 @@ export function registerRestRoutes(
               url: req.url,
               requestHeader: headersOf(req.headers),
               requestSignal: abortSignalOf(req),
-              contextValues: contextValuesOf?.(req),
+              contextValues,
             });
             const output = await invokeUnaryImplementation(methodSpec, ctx, input as never, interceptors);
             return reply
@@ -171,7 +158,7 @@ export function registerRestRoutes(
               .send(JSON.stringify(toJson(route.method.output, output as never)));
           } catch (thrown) {
             // Interceptors already mapped handler errors; this maps the decoding ones.
-            const err = thrown instanceof ConnectError && thrown.details.length > 0 ? thrown : toConnectError(thrown, lang).error;
+            const err = toStatus(thrown, lang, {}, request).error;
             return sendStatus(reply, err);
           }
         },

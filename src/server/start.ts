@@ -2,59 +2,163 @@
 // bootstrap, build the HTTP stack and listen. Returns a handle that stops it
 // gracefully. Used by main.ts, by tests and by the benchmark.
 import pino, { type Logger } from 'pino';
-import { tokenResolver } from '../api/auth/resolve-token.js';
-import type { Deps } from '../api/context.js';
 import { createServices } from '../api/services.js';
+import { createCommands } from '../commands/index.js';
+import type { Ports, WebAuthnSettings } from '../commands/ports.js';
+import { verifyRegistration } from '../domain/webauthn/index.js';
+import { tokenResolver, withOidcAccessTokens } from '../queries/callers.js';
+import { createQueries } from '../queries/index.js';
+import type { ReadModel } from '../queries/read-model.js';
 import { openDatabase, type Database } from '../store/database.js';
 import { createEventStore } from '../store/event-store.js';
-import { verifyRegistration } from '../domain/webauthn/index.js';
+import { createReadModel, expiredRegistrationSweeper } from '../store/read-model.js';
 import { verificationThreads } from './verification-threads.js';
 import { buildApp, type KeyholdApp } from './app.js';
-import { bootstrap, type BootstrapResult } from './bootstrap.js';
+import { bootstrap, ensureConsoleApp, ensureHumanAdmin, type BootstrapResult, type HumanAdminResult } from './bootstrap.js';
 import type { Config } from './config.js';
+import { startHousekeeping, type Housekeeping } from './housekeeping.js';
 import { loggerOptions } from './logger.js';
+import { createMetrics, type Metrics } from './metrics.js';
+import { cryptoSecrets, randomIds, systemClock } from './ports.js';
+import { repeatedErrorLog } from './repeated-errors.js';
+import { createOidcKeyStore, createOidcStateStore, recentPasswordFailures } from '../store/oidc-store.js';
+import { loadMasterKey } from './oidc/keys.js';
+import { loginPorts } from './oidc/login-ports.js';
+import { loginAccess, rolesClaim } from '../queries/login-access.js';
 
 export interface RunningKeyhold {
   url: string;
   port: number;
   config: Config;
   database: Database;
+  /** The read model the queries use (tests read through it too). */
+  readModel: ReadModel;
+  /** The WebAuthn settings the commands use: the configured ones, the default origin naming the port listened on. */
+  webauthn: WebAuthnSettings;
   app: KeyholdApp;
   bootstrap: BootstrapResult;
+  /** Whether this start made the human admin (and wrote its password file). */
+  humanAdmin: HumanAdminResult;
   log: Logger;
+  housekeeping: Housekeeping;
+  /** Keyhold's instruments (GET /metrics renders them). */
+  metrics: Metrics;
   stop(): Promise<void>;
 }
 
+/**
+ * The WebAuthn settings, made once the port is known: without configured
+ * origins the default one names it (KEYHOLD_PORT=0 picks it when listening).
+ */
+export function webauthnSettings(config: Config, port: number): WebAuthnSettings {
+  const { rpIds, rpName, attestation, timeoutMs, maxPendingPerUser, originsDefaulted } = config.webauthn;
+  const origins = originsDefaulted ? [`${config.tls ? 'https' : 'http'}://localhost:${port}`] : config.webauthn.origins;
+  return Object.freeze({ rpIds: Object.freeze([...rpIds]), rpName, origins: Object.freeze([...origins]), attestation, timeoutMs, maxPendingPerUser });
+}
+
+/** Names stored before Keyhold keyed them were keyed at this open: say so, and name every collision by its ids. */
+function logRekey({ rekey }: Database, log: Logger): void {
+  if (rekey.rekeyed > 0) log.info({ rows: rekey.rekeyed }, 'keyed the names stored before name keys existed (migrations 0001 and 0003)');
+  for (const c of rekey.collisions) {
+    log.warn(
+      { table: c.table, scopeId: c.scopeId, keptId: c.keptId, rekeyedId: c.rekeyedId },
+      'two stored names are one name under the new comparison: the older keeps it, the newer keeps its row but no longer owns the name',
+    );
+  }
+}
+
 export async function startKeyhold(config: Config, log: Logger = pino(loggerOptions(config))): Promise<RunningKeyhold> {
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  // Keyhold's own registry (metrics.ts); the store reports to it through its observer port.
+  const metrics = createMetrics();
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, observer: metrics.store });
+  logRekey(database, log);
   const threads = config.webauthn.verifyThreads > 0 ? verificationThreads(config.webauthn.verifyThreads) : undefined;
+  if (threads) metrics.watchVerificationQueue(() => threads.queueDepth());
   try {
-    const store = createEventStore(database);
-    const boot = await bootstrap(database, store, config.adminPatFile, log);
-    const deps: Deps = { config, database, store, log, verifyRegistration: threads?.verify ?? verifyRegistration };
+    const events = createEventStore(database, metrics.store);
+    const readModel = createReadModel(database, metrics.store);
+    const boot = await bootstrap(readModel, events, config.adminPatFile, log);
+    const humanAdmin = await ensureHumanAdmin(readModel, events, config.adminPatFile, log);
+    // Set once, when the port is known (below); requests arrive only after that.
+    let webauthn: WebAuthnSettings | undefined;
+    const ports: Ports = {
+      events,
+      lookups: readModel,
+      clock: systemClock,
+      ids: randomIds,
+      secrets: cryptoSecrets,
+      verifyRegistration: threads?.verify ?? verifyRegistration,
+      webauthn: () => {
+        if (!webauthn) throw new Error('WebAuthn settings are made when the server listens');
+        return webauthn;
+      },
+    };
+    const errors = repeatedErrorLog(log);
+    const commands = createCommands(ports);
+    // Before listening: a missing or unreadable master key stops the start here.
+    const oidcState = createOidcStateStore(database);
+    const masterKey = await loadMasterKey({ ...config.oidc, embedded: database.kind === 'pglite' });
     const app = await buildApp({
       config,
       log,
-      services: createServices(deps),
-      resolveToken: tokenResolver(deps),
-      ready: () => database.ping(),
+      services: createServices({ commands, queries: createQueries(readModel, systemClock) }),
+      resolveToken: withOidcAccessTokens(tokenResolver(readModel, { onAppended: (listener) => events.onAppended?.(listener) }), {
+        findAccessToken: (token) => oidcState.find('AccessToken', token),
+        grantExists: async (grantId) => (await oidcState.find('Grant', grantId)) !== undefined,
+        read: readModel,
+      }),
+      // The database answers, and its storage takes writes (a full disk still answers `select 1`).
+      ready: async () => {
+        await database.storage.check();
+        await database.ping();
+      },
+      errors,
+      metrics,
+      oidc: {
+        store: oidcState,
+        keyStore: createOidcKeyStore(database),
+        keyRotation: config.oidc.keyRotation,
+        lifetimes: config.oidc.lifetimes,
+        read: readModel,
+        rolesOf: async (userId, projectId) => rolesClaim(await readModel.projectRolesOfUser(userId, projectId)),
+        mayLogIn: async (userId, projectId) => (await loginAccess(readModel, userId, projectId)).allowed,
+        login: loginPorts(
+          readModel,
+          commands,
+          (userId, projectId) => loginAccess(readModel, userId, projectId).then((a) => a.allowed),
+          (userId, windowSeconds) => recentPasswordFailures(database, userId, windowSeconds),
+        ),
+      },
     });
     await app.fastify.listen({ port: config.port, host: config.host });
     const address = app.listener.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
+    webauthn = webauthnSettings(config, port);
+    const issuer = config.oidc.issuer ?? `${config.tls ? 'https' : 'http'}://localhost:${port}`;
+    await app.oidc?.start(issuer, masterKey);
+    await ensureConsoleApp(readModel, events, issuer, log);
+    const housekeeping = startHousekeeping({
+      deleteExpired: expiredRegistrationSweeper(database, metrics.store),
+      expiredKeptMs: config.webauthn.expiredKeptMs,
+      log,
+      errors,
+    });
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
     const url = `${config.tls ? 'https' : 'http'}://${host}:${port}`;
-    // With KEYHOLD_PORT=0 the default WebAuthn origin can only be known now.
-    if (config.webauthn.originsDefaulted) config.webauthn.origins = [`${config.tls ? 'https' : 'http'}://localhost:${port}`];
     let stopping: Promise<void> | undefined;
     return {
       url,
       port,
       config,
       database,
+      readModel,
+      webauthn,
       app,
       bootstrap: boot,
+      humanAdmin,
       log,
+      housekeeping,
+      metrics,
       stop: () =>
         (stopping ??= (async () => {
           // Stop accepting, let in-flight requests finish (bounded), then close the rest.
@@ -63,6 +167,9 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
           const grace = setTimeout(() => app.listener.closeConnections(true), 3_000);
           await closing;
           clearTimeout(grace);
+          await housekeeping.stop();
+          await app.oidc?.stop();
+          errors.flush();
           await Promise.all([database.close(), threads?.close()]);
         })()),
     };

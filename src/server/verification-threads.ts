@@ -20,6 +20,7 @@
 // then breaks it alone, and only it is refused (500). A bad input costs at most
 // two threads per command and never loops.
 import { Worker } from 'node:worker_threads';
+import type { RegistrationVerifier } from '../commands/ports.js';
 import type { RegistrationVerificationInput, RegistrationVerificationResult } from '../domain/webauthn/index.js';
 
 export interface VerifyRequest {
@@ -28,10 +29,12 @@ export interface VerifyRequest {
 }
 export type VerifyReply = { id: number; result: RegistrationVerificationResult; error?: undefined } | { id: number; error: string; result?: undefined };
 
-export type RegistrationVerifier = (input: RegistrationVerificationInput) => Promise<RegistrationVerificationResult>;
+export type { RegistrationVerifier };
 
 export interface VerificationThreads {
   verify: RegistrationVerifier;
+  /** Verifications sent to a thread and not yet answered, over all threads (the metrics' queue depth). */
+  queueDepth(): number;
   close(): Promise<void>;
 }
 
@@ -62,7 +65,7 @@ export interface VerificationThreadOptions {
 /** One verification takes about a millisecond of CPU: ten seconds of silence is a stuck thread. */
 export const STUCK_AFTER_MS = 10_000;
 
-// Plain JavaScript that loads the TypeScript body (see there).
+// Plain JavaScript that loads the TypeScript body (see there); in the build, the compiled body itself.
 const workerUrl = new URL('./verify-worker.mjs', import.meta.url);
 
 export function verificationThreads(size: number, options: VerificationThreadOptions = {}): VerificationThreads {
@@ -173,6 +176,11 @@ export function verificationThreads(size: number, options: VerificationThreadOpt
     verify(input) {
       if (closed) return Promise.reject(new Error('verification threads are closed'));
       return new Promise((resolve, reject) => send({ input, attempt: 1, resolve, reject }));
+    },
+    queueDepth() {
+      let depth = 0;
+      for (const thread of threads) depth += thread?.pending.size ?? 0;
+      return depth;
     },
     async close() {
       closed = true;

@@ -2,6 +2,7 @@
 // given (several Keyhold processes may share it), else embedded PGlite in the
 // data directory (one process owns it). Both get the same migrations at open
 // and expose the same drizzle type, so nothing above this file knows which.
+import { closeSync, fsyncSync, openSync, rmSync, writeSync } from 'node:fs';
 import { resolve, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
@@ -13,9 +14,15 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import * as schema from './schema.js';
-import { databaseUnavailable, isUnavailable } from './errors.js';
+import { databaseUnavailable, isUnavailable, StorageUnavailable } from './errors.js';
+import { guardEngine } from './pglite-guard.js';
+import { storageHealth, type StorageHealth } from './storage-health.js';
 import { lockDataDir } from './lock-file.js';
+import { databaseErrorKind, NO_OBSERVER, type StoreObserver } from './observer.js';
+import { PrivateNodeFS, securePgliteDir } from './private-data-dir.js';
+import { assertPostgresRepaired } from './postgres-repairs.js';
 import { postgresTarget } from './postgres-url.js';
+import { rekeyIdentifiers, type RekeyReport } from './rekey-identifiers.js';
 import { pgliteSqlClient, postgresSqlClient, type SqlClient } from './sql.js';
 
 export type Schema = typeof schema;
@@ -27,8 +34,18 @@ export interface Database {
   db: Db;
   /** Plain SQL on the same connections, for the hot paths (./sql.ts). */
   sql: SqlClient;
-  /** Resolves when the database answers; rejects with DatabaseUnavailable otherwise. */
+  /** What keying the names stored before migration 0001 did at this open (./rekey-identifiers.ts). */
+  rekey: RekeyReport;
+  /** Resolves when the database answers; rejects with DatabaseUnavailable (or StorageUnavailable) otherwise. */
   ping(): Promise<void>;
+  /** Whether the storage takes writes (storage-health.ts); the event store reports its appends to it. */
+  storage: StorageHealth;
+  /**
+   * Resolves when this database can no longer be used by this process (PGlite
+   * after a PANIC, pglite-guard.ts): the process should stop, to be restarted.
+   * Never resolves for PostgreSQL, whose server recovers by itself.
+   */
+  failed: Promise<StorageUnavailable>;
   close(): Promise<void>;
 }
 
@@ -38,6 +55,8 @@ export interface OpenDatabaseOptions {
   dataDir: string;
   /** PostgreSQL pool size (default 20). */
   poolSize?: number;
+  /** Hears of failed pings (./observer.ts); the event store and the read model take it too. */
+  observer?: StoreObserver;
 }
 
 const migrationsFolder = fileURLToPath(new URL('./migrations', import.meta.url));
@@ -51,7 +70,8 @@ function unavailable(err: unknown, what: string): unknown {
 }
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
-  return options.databaseUrl ? openPostgres(options.databaseUrl, options.poolSize ?? 20) : openPglite(options.dataDir);
+  const observer = options.observer ?? NO_OBSERVER;
+  return options.databaseUrl ? openPostgres(options.databaseUrl, options.poolSize ?? 20, observer) : openPglite(options.dataDir, observer);
 }
 
 /**
@@ -67,7 +87,8 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
  *   requests hung through the whole outage and past it instead of failing. A
  *   reconnect only happens on behalf of a waiting query, so a short, capped
  *   delay cannot spin; it only spaces out a burst.
- * The driver itself needed repairs for outages too: scripts/patch-postgres-js.mjs.
+ * The driver itself needed repairs for outages too: scripts/patch-postgres-js.mjs
+ * (checked at every open, ./postgres-repairs.ts).
  */
 export const POSTGRES_CONNECTION_OPTIONS = {
   // Statements one connection sends before waiting for answers. postgres.js'
@@ -79,8 +100,10 @@ export const POSTGRES_CONNECTION_OPTIONS = {
   backoff: (failures: number) => Math.min(0.01 * 2 ** failures, 0.1) * (0.5 + Math.random() / 2), // seconds
 } as const;
 
-async function openPostgres(databaseUrl: string, poolSize: number): Promise<Database> {
-  await migratePostgresLocked(databaseUrl);
+async function openPostgres(databaseUrl: string, poolSize: number, observer: StoreObserver): Promise<Database> {
+  // Before any connection: an unrepaired driver works until the first outage (./postgres-repairs.ts).
+  assertPostgresRepaired();
+  const rekey = await migratePostgresLocked(databaseUrl);
   const { url, host } = postgresTarget(databaseUrl);
   const client = postgres(url, { max: poolSize, onnotice: () => {}, ...POSTGRES_CONNECTION_OPTIONS, ...(host ? { host } : {}) });
   const db: Db = drizzlePostgres(preparingStatements(client), { schema });
@@ -88,7 +111,10 @@ async function openPostgres(databaseUrl: string, poolSize: number): Promise<Data
     kind: 'postgres',
     db,
     sql: postgresSqlClient(client),
-    ping: () => ping(db),
+    rekey,
+    ping: () => ping(db, observer),
+    storage: storageHealth({ probe: () => probePostgres(client) }),
+    failed: new Promise(() => {}),
     async close() {
       await client.end({ timeout: 5 }); // idempotent in postgres.js
     },
@@ -130,15 +156,19 @@ function preparingStatements(sql: postgres.Sql): postgres.Sql {
  * Run the migrator on one dedicated connection holding a session advisory lock,
  * so processes starting together migrate one after the other (the second finds
  * everything applied). Without it, two `CREATE SCHEMA IF NOT EXISTS` can still
- * collide on PostgreSQL's catalog unique index.
+ * collide on PostgreSQL's catalog unique index. The names stored before
+ * migration 0001 are keyed under the same lock, before anything serves.
  */
-async function migratePostgresLocked(databaseUrl: string): Promise<void> {
+async function migratePostgresLocked(databaseUrl: string): Promise<RekeyReport> {
   const { url, host } = postgresTarget(databaseUrl);
   const client = postgres(url, { max: 1, onnotice: () => {}, ...POSTGRES_CONNECTION_OPTIONS, ...(host ? { host } : {}) });
   try {
     await client`select pg_advisory_lock(${MIGRATION_LOCK_KEY.toString()}::bigint)`;
     try {
       await migratePostgres(drizzlePostgres(client), { migrationsFolder });
+      return await rekeyIdentifiers((work) =>
+        client.begin((tx) => work((text, params) => tx.unsafe(text, (params ?? []) as postgres.ParameterOrJSON<never>[]))) as Promise<never>,
+      );
     } finally {
       await client`select pg_advisory_unlock(${MIGRATION_LOCK_KEY.toString()}::bigint)`;
     }
@@ -149,25 +179,38 @@ async function migratePostgresLocked(databaseUrl: string): Promise<void> {
   }
 }
 
-async function openPglite(dataDir: string): Promise<Database> {
+async function openPglite(dataDir: string, observer: StoreObserver): Promise<Database> {
   const dir = resolve(dataDir);
+  const pgdata = join(dir, 'pgdata');
+  // Owner-only before anything is written in it, or refuse to start (private-data-dir.ts).
+  securePgliteDir(dir, pgdata);
   const lock = lockDataDir(dir);
   let client: PGlite | undefined;
   try {
-    client = await PGlite.create({ dataDir: join(dir, 'pgdata') });
+    client = await PGlite.create({ fs: new PrivateNodeFS(pgdata) });
+    const engine = guardEngine(client);
     const pglite = drizzlePglite(client, { schema });
     await migratePglite(pglite, { migrationsFolder });
-    const db: Db = pglite;
     const opened = client;
+    const rekey = await rekeyIdentifiers((work) =>
+      opened.transaction((tx) => work(async (text, params) => (await tx.query<Record<string, unknown>>(text, params)).rows)),
+    );
+    const db: Db = pglite;
+    const storage = storageHealth({ probe: async () => probeDirectory(dir) });
+    void engine.failed.then((err) => storage.stopped(err));
     let closing: Promise<void> | undefined;
     return {
       kind: 'pglite',
       db,
       sql: pgliteSqlClient(opened),
-      ping: () => ping(db),
+      rekey,
+      ping: () => ping(db, observer),
+      storage,
+      failed: engine.failed,
       close() {
         // Idempotent: a second close (e.g. shutdown racing a test cleanup) waits for the first.
-        closing ??= opened.close().finally(() => lock.release());
+        // A stopped engine is not entered again, not even to close it (pglite-guard.ts).
+        closing ??= (engine.failure ? Promise.resolve() : opened.close()).finally(() => lock.release());
         return closing;
       },
     };
@@ -179,10 +222,49 @@ async function openPglite(dataDir: string): Promise<Database> {
   }
 }
 
-async function ping(db: Db): Promise<void> {
+async function ping(db: Db, observer: StoreObserver): Promise<void> {
   try {
     await db.execute(sql`select 1`);
   } catch (err) {
+    observer.databaseError(databaseErrorKind(err));
+    if (err instanceof StorageUnavailable) throw err;
     throw databaseUnavailable(err, 'ping failed: the database is unavailable');
   }
+}
+
+/** Storage probes (storage-health.ts): a small write that needs new space, undone at once. */
+const PROBE_BYTES = 1024 * 1024;
+
+/** PGlite: its files are in `dir`; write and fsync 1 MiB beside them (ENOSPC, EROFS, EIO when they would fail). */
+function probeDirectory(dir: string): void {
+  const file = join(dir, '.storage-probe');
+  try {
+    const fd = openSync(file, 'w', 0o600);
+    try {
+      writeSync(fd, Buffer.alloc(PROBE_BYTES));
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } finally {
+    rmSync(file, { force: true });
+  }
+}
+
+/**
+ * PostgreSQL: a temporary table in a rolled-back transaction. Its new file is
+ * extended on disk (in the database's tablespace) as rows arrive, which is
+ * where a full disk answers 53100.
+ */
+async function probePostgres(client: postgres.Sql): Promise<void> {
+  const rollback = new Error('storage probe: roll back');
+  await client
+    .begin(async (tx) => {
+      await tx.unsafe('create temporary table keyhold_storage_probe (b text) on commit drop');
+      await tx.unsafe(`insert into keyhold_storage_probe select repeat('x', 1000) from generate_series(1, ${Math.ceil(PROBE_BYTES / 8192) * 8})`);
+      throw rollback;
+    })
+    .catch((err: unknown) => {
+      if (err !== rollback) throw err;
+    });
 }

@@ -1,27 +1,32 @@
 // Typed store errors. Callers map them to domain errors (409 ABORTED, 409
 // APP_NAME_TAKEN, 503 …) without ever seeing SQL or driver internals.
 
-/** Another writer appended to one of the aggregates first; reload and retry. */
-export class ConcurrencyConflict extends Error {
-  override readonly name = 'ConcurrencyConflict';
-  constructor(message = 'the aggregate was changed concurrently') {
-    super(message);
-  }
-}
-
-/** A read-model unique index was violated; `constraint` names it (e.g. `apps_project_name_key`). */
-export class UniqueViolation extends Error {
-  override readonly name = 'UniqueViolation';
-  constructor(readonly constraint: string) {
-    super(`unique constraint ${constraint} violated`);
-  }
-}
+// The two refusals of an append the commands act on are declared with the
+// event store's port (src/commands/ports.ts); the store raises them.
+import { ConcurrencyConflict, UniqueViolation } from '../commands/ports.js';
+export { ConcurrencyConflict, UniqueViolation };
 
 /** The database cannot be reached or refuses connections. */
 export class DatabaseUnavailable extends Error {
   override readonly name = 'DatabaseUnavailable';
   constructor(message = 'the database is unavailable', options?: { cause?: unknown }) {
     super(message, options);
+  }
+}
+
+/**
+ * The database refused a write for want of storage: disk full (53100, ENOSPC),
+ * read-only (25006, EROFS), an I/O or system error (class 58, EIO) — or the
+ * embedded database stopped after such a failure. Retryable once an operator
+ * freed space or the storage came back: 503 with its own reason, not a 500.
+ */
+export class StorageUnavailable extends Error {
+  override readonly name = 'StorageUnavailable';
+  constructor(
+    readonly reason: 'STORAGE_FULL' | 'STORAGE_UNAVAILABLE',
+    message: string,
+  ) {
+    super(message);
   }
 }
 
@@ -34,6 +39,23 @@ export class DataDirLocked extends Error {
         `(lock file ${dataDir}/keyhold.lock); one process owns a PGlite directory. ` +
         `Stop that process, choose another KEYHOLD_DATA_DIR, or set DATABASE_URL to share PostgreSQL. ` +
         `If no Keyhold process is running there, delete the lock file.`,
+    );
+  }
+}
+
+/**
+ * The PGlite data directory, or a path under it, is open to the group or to
+ * others and Keyhold cannot change that (another owner: EPERM; a read-only
+ * mount: EROFS). PostgreSQL refuses such a data directory too.
+ */
+export class DataDirPermissions extends Error {
+  override readonly name = 'DataDirPermissions';
+  constructor(readonly dataDir: string, readonly path: string, readonly mode: number, readonly uid: number, readonly code: string) {
+    const openTo = [mode & 0o070 ? 'its group' : '', mode & 0o007 ? 'other users' : ''].filter(Boolean).join(' and ');
+    super(
+      `Keyhold data directory ${dataDir} has invalid permissions: ${path} is mode 0${mode.toString(8)} (owner uid ${uid}), ` +
+        `open to ${openTo}, and could not be changed (${code}). It must be accessible to its owner only ` +
+        `(directories 0700, files 0600): run Keyhold as the owner of ${dataDir}, or fix it (chmod -R go-rwx ${dataDir}).`,
     );
   }
 }
@@ -122,6 +144,41 @@ export function refusesEveryWrite(err: unknown): boolean {
   return typeof code === 'string' && (code.startsWith('25') || code.startsWith('53') || code.startsWith('58'));
 }
 
+// SQLSTATEs and errno codes of storage refusals, to their reason. Class 58 is
+// matched as a whole below (system_error, io_error, undefined_file, duplicate_file).
+const STORAGE_CODES: Readonly<Record<string, StorageUnavailable['reason']>> = {
+  '53100': 'STORAGE_FULL', // disk_full
+  ENOSPC: 'STORAGE_FULL', // the file layer's own errors
+  EDQUOT: 'STORAGE_FULL',
+  '25006': 'STORAGE_UNAVAILABLE', // read_only_sql_transaction (a standby, default_transaction_read_only)
+  EROFS: 'STORAGE_UNAVAILABLE',
+  EIO: 'STORAGE_UNAVAILABLE',
+};
+
+/** The storage reason of a driver error, if it is a storage refusal. */
+function storageReason(code: string): StorageUnavailable['reason'] | undefined {
+  return STORAGE_CODES[code] ?? (code.startsWith('58') ? 'STORAGE_UNAVAILABLE' : undefined);
+}
+
+/** Whether `err` (a driver error, possibly wrapped by drizzle) is a storage refusal. */
+export function isStorageRefusal(err: unknown): boolean {
+  if (err instanceof StorageUnavailable) return true;
+  const code = driverError(err)?.code;
+  return typeof code === 'string' && storageReason(code) !== undefined;
+}
+
+/**
+ * StorageUnavailable for a driver error, keeping only its code and message
+ * (as databaseUnavailable does: drizzle's wrapper quotes SQL and parameters).
+ */
+export function storageUnavailable(err: unknown, what = 'the database refused to write'): StorageUnavailable {
+  if (err instanceof StorageUnavailable) return err;
+  const e = driverError(err) as (DriverError & { message?: unknown }) | undefined;
+  const code = typeof e?.code === 'string' ? e.code : '';
+  const detail = [code, typeof e?.message === 'string' ? e.message.slice(0, 200) : undefined].filter(Boolean).join(': ');
+  return new StorageUnavailable(storageReason(code) ?? 'STORAGE_UNAVAILABLE', `${what} (${detail || 'no driver detail'})`);
+}
+
 /**
  * DatabaseUnavailable for a driver error. It keeps the driver's code and
  * message ("write CONNECTION_CLOSED 127.0.0.1:5432", "terminating connection
@@ -141,11 +198,13 @@ export function databaseUnavailable(err: unknown, what = 'the database is unavai
  * Serialization failures and deadlocks count as conflicts: retrying is the fix.
  */
 export function toStoreError(err: unknown): unknown {
-  if (err instanceof ConcurrencyConflict || err instanceof UniqueViolation || err instanceof DatabaseUnavailable) {
+  if (err instanceof ConcurrencyConflict || err instanceof UniqueViolation || err instanceof DatabaseUnavailable || err instanceof StorageUnavailable) {
     return err;
   }
   const e = driverError(err);
   if (!e || typeof e.code !== 'string') return err;
+  // Before isUnavailable: a full disk can come as a PANIC, which would read as a lost connection.
+  if (storageReason(e.code)) return storageUnavailable(err);
   if (e.code === '23505') {
     const constraint = String(e.constraint_name ?? e.constraint ?? '');
     return constraint === EVENTS_SEQUENCE_KEY ? new ConcurrencyConflict() : new UniqueViolation(constraint);

@@ -1,51 +1,18 @@
-// The event store: load an aggregate's events, append new ones with optimistic
-// concurrency, and project them into the read models in the same transaction.
-// One interface, two drivers; test/store/event-store.contract.ts pins the behaviour.
+// The event store (the commands' port, src/commands/ports.ts): load an
+// aggregate's events, append new ones with optimistic concurrency, and project
+// them into the read models in the same transaction. One implementation, two
+// drivers; test/store/event-store.contract.ts pins the behaviour.
+import type { EventStore } from '../commands/ports.js';
 import type { Database } from './database.js';
-import {
-  aggregateKey,
-  aggregateOf,
-  type AggregateType,
-  type ExpectedSequence,
-  type NewEvent,
-  type StoredEvent,
-} from './events.js';
-import { toStoreError } from './errors.js';
+import { aggregateKey, AGGREGATE_OF, type ExpectedSequence, type NewEvent, type StoredEvent } from '../domain/events/index.js';
+import { StorageUnavailable, toStoreError } from './errors.js';
 import { projectionStatements } from './projections/index.js';
 import { toDate, type SqlStatement } from './sql.js';
 import { groupCommitter, type GroupCommitOptions } from './group-commit.js';
-import { recentAggregates } from './recent-aggregates.js';
+import { databaseErrorKind, NO_OBSERVER, type StoreObserver } from './observer.js';
 
-export type { ExpectedSequence, NewEvent, StoredEvent } from './events.js';
-
-export interface EventStore {
-  /** The aggregate's events in sequence order; [] for an aggregate that does not exist. */
-  load(aggregateType: AggregateType, aggregateId: string): Promise<StoredEvent[]>;
-  /**
-   * Append `events` in one transaction and project them. Each event's aggregate
-   * needs an entry in `expected` (its current sequence, 0 when new); its events
-   * get sequence+1, +2, … in the given order. Expectations for aggregates that
-   * receive no event are not checked.
-   *
-   * Rejects with ConcurrencyConflict when another writer got there first,
-   * UniqueViolation when a read-model unique index refuses the change, and
-   * DatabaseUnavailable when the database cannot be reached. On any rejection
-   * nothing is written.
-   */
-  append(events: readonly NewEvent[], expected: readonly ExpectedSequence[]): Promise<StoredEvent[]>;
-  /**
-   * Calls `listener` with the events of every append of this store, right after
-   * its commit (e.g. to drop caches the events make stale). Returns an unsubscribe.
-   */
-  onAppended?(listener: (events: readonly StoredEvent[]) => void): () => void;
-  /**
-   * The aggregate's history as this process last saw it (its own appends and
-   * loads, for the kinds of aggregate in recent-aggregates.ts), or undefined.
-   * It may be behind the database, never ahead: see run-command.ts for how it
-   * is used safely.
-   */
-  recent?(aggregateType: AggregateType, aggregateId: string): readonly StoredEvent[] | undefined;
-}
+export type { EventStore } from '../commands/ports.js';
+export type { ExpectedSequence, NewEvent, StoredEvent } from '../domain/events/index.js';
 
 type NewEventsInFlight = Parameters<typeof projectionStatements>[0];
 
@@ -117,7 +84,7 @@ function numbered(newEvents: readonly NewEvent[], expected: readonly ExpectedSeq
     next.set(aggregateKey(e.aggregateType, e.aggregateId), e.sequence);
   }
   return newEvents.map((e) => {
-    if (aggregateOf[e.type] !== e.aggregateType) {
+    if (AGGREGATE_OF[e.type] !== e.aggregateType) {
       throw new TypeError(`event ${e.type} does not belong to aggregate type ${e.aggregateType}`);
     }
     const key = aggregateKey(e.aggregateType, e.aggregateId);
@@ -154,11 +121,15 @@ const GROUP_COMMIT: Record<Database['kind'], GroupCommitOptions> = {
   postgres: { maxBatch: 64, maxInFlight: 8, stallMs: 100 },
 };
 
-export function createEventStore(database: Pick<Database, 'sql' | 'kind'>): EventStore {
+/** `observer` hears of appends, group-commit transactions and database errors (./observer.ts). */
+export function createEventStore(
+  database: Pick<Database, 'sql' | 'kind'> & Partial<Pick<Database, 'storage'>>,
+  observer: StoreObserver = NO_OBSERVER,
+): EventStore {
   const client = database.sql;
-  const atomic = groupCommitter(client, GROUP_COMMIT[database.kind]);
+  const storage = database.storage;
+  const atomic = groupCommitter(client, { ...GROUP_COMMIT[database.kind], onTransaction: (appends) => observer.transaction(appends) });
   const listeners = new Set<(events: readonly StoredEvent[]) => void>();
-  const recent = recentAggregates();
 
   /**
    * One transaction: the events insert and the projection statements, sent
@@ -179,11 +150,11 @@ export function createEventStore(database: Pick<Database, 'sql' | 'kind'>): Even
     async load(aggregateType, aggregateId) {
       try {
         const rows = await client.query<LoadedRow>(loadStatement(aggregateType, aggregateId));
-        const history = rows.map(toStored);
-        recent.loaded(aggregateType, aggregateId, history);
-        return history;
+        return rows.map(toStored);
       } catch (err) {
-        throw toStoreError(err);
+        const mapped = toStoreError(err);
+        observer.databaseError(databaseErrorKind(mapped));
+        throw mapped;
       }
     },
 
@@ -196,13 +167,16 @@ export function createEventStore(database: Pick<Database, 'sql' | 'kind'>): Even
       try {
         appended = await appendInTransaction(rows, inFlight);
       } catch (err) {
-        throw toStoreError(err);
+        const mapped = toStoreError(err);
+        observer.databaseError(databaseErrorKind(mapped));
+        // Readiness follows the writes (storage-health.ts).
+        if (mapped instanceof StorageUnavailable) storage?.refused(mapped);
+        throw mapped;
       }
-      recent.appended(appended);
+      storage?.wrote();
+      observer.appended(appended.length);
       for (const listener of listeners) listener(appended);
       return appended;
     },
-
-    recent: recent.get,
   };
 }

@@ -48,6 +48,8 @@ export interface GroupCommitOptions {
   maxInFlight: number;
   /** How long the newest running transaction may take before another starts beside it. */
   stallMs: number;
+  /** Told the number of appends in each transaction as it is sent (metrics: ./observer.ts). */
+  onTransaction?: (appends: number) => void;
 }
 
 interface Member {
@@ -73,6 +75,7 @@ export function groupCommitter(client: Pick<SqlClient, 'atomic'>, options: Group
 
   /** Runs one member in its own transaction. */
   async function runAlone(member: Member): Promise<unknown> {
+    options.onTransaction?.(1);
     try {
       member.resolve(await client.atomic(member.statements));
     } catch (err) {
@@ -94,6 +97,7 @@ export function groupCommitter(client: Pick<SqlClient, 'atomic'>, options: Group
     if (members.length === 0) return undefined;
     if (members.length === 1) return runAlone(members[0]!);
     let results: unknown[][];
+    options.onTransaction?.(members.length);
     try {
       results = await client.atomic(members.flatMap((m) => m.statements));
     } catch (err) {

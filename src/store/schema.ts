@@ -74,11 +74,45 @@ export const projects = pgTable(
     orgId: text('org_id').notNull(),
     name: text('name').notNull(),
     state: text('state').$type<'active'>().notNull(),
+    /** Login checks (issue 17): only users with a grant on the project / whose org has it may log in to its apps. */
+    projectRoleCheck: boolean('project_role_check').notNull().default(false),
+    hasProjectCheck: boolean('has_project_check').notNull().default(false),
     createdAt: timestamptz('created_at').notNull(),
     changedAt: timestamptz('changed_at').notNull(),
     sequence: integer('sequence').notNull(),
   },
   (t) => [index('projects_org_id_idx').on(t.orgId)],
+);
+
+/** A project's own roles (project.role.added): what user grants give. */
+export const projectRoles = pgTable(
+  'project_roles',
+  {
+    projectId: text('project_id').notNull(),
+    roleKey: text('role_key').notNull(),
+    orgId: text('org_id').notNull(),
+    displayName: text('display_name').notNull(),
+    group: text('role_group').notNull(),
+    createdAt: timestamptz('created_at').notNull(),
+  },
+  (t) => [primaryKey({ name: 'project_roles_pkey', columns: [t.projectId, t.roleKey] })],
+);
+
+/** Roles of a project given to a user (usergrant.added); one grant per user and project (USER_GRANT_EXISTS). */
+export const userGrants = pgTable(
+  'user_grants',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id').notNull(),
+    projectId: text('project_id').notNull(),
+    /** The grant's owner: the project's org. */
+    orgId: text('org_id').notNull(),
+    roleKeys: text('role_keys').array().notNull(),
+    createdAt: timestamptz('created_at').notNull(),
+    changedAt: timestamptz('changed_at').notNull(),
+    sequence: integer('sequence').notNull(),
+  },
+  (t) => [uniqueIndex('user_grants_user_project_key').on(t.userId, t.projectId)],
 );
 
 export const users = pgTable(
@@ -87,23 +121,52 @@ export const users = pgTable(
     id: text('id').primaryKey(),
     orgId: text('org_id').notNull(),
     kind: text('kind').$type<'human' | 'machine'>().notNull(),
+    /** As sent: trimmed, width-mapped, NFC (src/domain/identity/identifiers.ts). */
     username: text('username').notNull(),
+    /**
+     * The username's comparison key (usernameKey: RFC 8265 UsernameCaseMapped),
+     * computed by Keyhold, never by the database's locale. Added by migration
+     * 0001 as nullable; rekey-identifiers.ts keys the rows before it and then
+     * sets NOT NULL, at start, before Keyhold serves.
+     */
+    usernameKey: text('username_key').notNull(),
+    /**
+     * The username's key as a login name, unique across the instance (issue 17:
+     * the login name is the username). New rows: usernameKey. Rows stored
+     * before (migration 0003 adds it nullable; rekey-identifiers.ts keys them at
+     * start, then sets NOT NULL): the oldest holder of a key gets it, each later
+     * one the key + U+001F + its id — it keeps its row and logs in with the org
+     * scope, but no new user can take the name.
+     */
+    loginNameKey: text('login_name_key').notNull(),
     // human users
     givenName: text('given_name'),
     familyName: text('family_name'),
     displayName: text('display_name'),
     email: text('email'),
+    /**
+     * argon2id PHC string of the password (user.password.changed), null when
+     * none is set. Read only by the login's check (queries/passwords.ts), never
+     * shown by an API answer.
+     */
+    passwordHash: text('password_hash'),
+    /** The password must be changed at the next login. */
+    passwordChangeRequired: boolean('password_change_required').notNull().default(false),
     // machine users
     name: text('name'),
     description: text('description'),
+    /** Deactivate/Reactivate, Lock/Unlock (issue 19): only an active user's tokens authenticate. */
+    state: text('state').$type<'active' | 'inactive' | 'locked'>().notNull().default('active'),
     createdAt: timestamptz('created_at').notNull(),
     changedAt: timestamptz('changed_at').notNull(),
     sequence: integer('sequence').notNull(),
   },
   (t) => [
-    // Usernames are unique per org, case-insensitively; callers map this
-    // constraint name to USERNAME_TAKEN.
-    uniqueIndex('users_org_username_key').on(t.orgId, sql`lower(${t.username})`),
+    // Usernames are unique per org by their key; callers map this constraint
+    // name to USERNAME_TAKEN, and lookups by username use the same key.
+    uniqueIndex('users_org_username_key').on(t.orgId, t.usernameKey),
+    // … and across the instance (USERNAME_TAKEN as well).
+    uniqueIndex('users_login_name_key').on(t.loginNameKey),
     check('users_kind_check', sql`${t.kind} in ('human', 'machine')`),
   ],
 );
@@ -149,20 +212,25 @@ export const apps = pgTable(
     id: text('id').primaryKey(),
     projectId: text('project_id').notNull(),
     orgId: text('org_id').notNull(),
+    /** As sent: trimmed, NFC. */
     name: text('name').notNull(),
+    /** The name's comparison key (displayNameKey), like users.username_key. */
+    nameKey: text('name_key').notNull(),
     // Null between app.added and app.oidc.config.added (both land in one append).
     clientId: text('client_id'),
     clientSecretHash: text('client_secret_hash'),
     config: jsonb('config'),
+    /** DeactivateApp/ReactivateApp; an inactive app cannot authenticate. */
+    state: text('state').$type<'active' | 'inactive'>().notNull().default('active'),
     createdAt: timestamptz('created_at').notNull(),
     changedAt: timestamptz('changed_at').notNull(),
     sequence: integer('sequence').notNull(),
   },
   (t) => [
-    // Names are unique per project, case-insensitively (APP_NAME_TAKEN). Each app
-    // is its own aggregate, so concurrent AddOIDCApp calls in one project only
+    // Names are unique per project by their key (APP_NAME_TAKEN). Each app is
+    // its own aggregate, so concurrent AddOIDCApp calls in one project only
     // meet on this index, never on a shared project row.
-    uniqueIndex('apps_project_name_key').on(t.projectId, sql`lower(${t.name})`),
+    uniqueIndex('apps_project_name_key').on(t.projectId, t.nameKey),
     unique('apps_client_id_key').on(t.clientId),
   ],
 );
@@ -202,12 +270,67 @@ export const u2fTokens = pgTable(
   ],
 );
 
+// ---------------------------------------------------------------------------
+// The OpenID Provider's state (src/store/oidc-adapter.ts): sessions,
+// interactions, grants, codes and tokens of oidc-provider, one row per artifact,
+// so every Keyhold process on one PostgreSQL serves the same login. Not events:
+// short-lived protocol state, deleted after `expires_at` (housekeeping). Tokens
+// are keyed by the SHA-256 of their value (`key`), never the value itself.
+export const oidcPayloads = pgTable(
+  'oidc_payloads',
+  {
+    model: text('model').notNull(),
+    key: text('key').notNull(),
+    payload: jsonb('payload').notNull(),
+    grantId: text('grant_id'),
+    uid: text('uid'),
+    userCode: text('user_code'),
+    expiresAt: timestamptz('expires_at'),
+    consumedAt: timestamptz('consumed_at'),
+  },
+  (t) => [
+    primaryKey({ name: 'oidc_payloads_pkey', columns: [t.model, t.key] }),
+    index('oidc_payloads_grant_id_idx').on(t.grantId),
+    index('oidc_payloads_uid_idx').on(t.uid),
+    index('oidc_payloads_expires_at_idx').on(t.expiresAt),
+  ],
+);
+
+/**
+ * Keys of the OpenID Provider (src/server/oidc/keys.ts): signing keys (RS256,
+ * ES256) and the cookie-signing secret, private parts encrypted with the master
+ * key (AES-256-GCM), shared by every process.
+ */
+export const oidcKeys = pgTable(
+  'oidc_keys',
+  {
+    kid: text('kid').primaryKey(),
+    use: text('use').$type<'sig' | 'cookie'>().notNull(),
+    alg: text('alg').notNull(),
+    /** The public JWK (null for the cookie secret). */
+    publicJwk: jsonb('public_jwk'),
+    /** base64url(iv | tag | AES-256-GCM(private JWK or secret)) under the master key. */
+    sealed: text('sealed').notNull(),
+    createdAt: timestamptz('created_at').notNull(),
+    /** First use for signing; before it the key is only published. */
+    activeFrom: timestamptz('active_from').notNull(),
+    /** After it the key is neither used nor published. */
+    retireAt: timestamptz('retire_at'),
+  },
+  (t) => [check('oidc_keys_use_check', sql`${t.use} in ('sig', 'cookie')`)],
+);
+
 export type EventRow = typeof events.$inferSelect;
 export type InstanceRow = typeof instances.$inferSelect;
 export type OrgRow = typeof orgs.$inferSelect;
 export type ProjectRow = typeof projects.$inferSelect;
-export type UserRow = typeof users.$inferSelect;
+/** A user as finders return it: never its password hash (only queries/users.ts findPasswordOf reads that). */
+export type UserRow = Omit<typeof users.$inferSelect, 'passwordHash' | 'passwordChangeRequired'>;
 export type MembershipRow = typeof memberships.$inferSelect;
 export type PatRow = typeof personalAccessTokens.$inferSelect;
 export type AppRow = typeof apps.$inferSelect;
 export type U2fRow = typeof u2fTokens.$inferSelect;
+export type ProjectRoleRow = typeof projectRoles.$inferSelect;
+export type UserGrantRow = typeof userGrants.$inferSelect;
+export type OidcPayloadRow = typeof oidcPayloads.$inferSelect;
+export type OidcKeyRow = typeof oidcKeys.$inferSelect;

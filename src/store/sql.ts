@@ -147,6 +147,27 @@ function textValue(value: unknown): string | null {
 }
 
 /**
+ * PGlite's locks and readiness check that pgliteSqlClient holds around its
+ * batches. They are `_`-prefixed (not public API): PGlite's public
+ * runExclusive() takes only the query lock, and a batch run under it alone
+ * could land between the statements of a drizzle transaction (which holds the
+ * transaction lock) and become part of it. Checked when the client is made, so
+ * a PGlite upgrade that renames them stops the start with this message instead
+ * of failing on the first request. Tested with @electric-sql/pglite 0.5.16.
+ */
+export const PGLITE_INTERNALS = ['_checkReady', '_runExclusiveTransaction', '_runExclusiveQuery'] as const;
+
+export function assertPgliteInternals(client: object): void {
+  const missing = PGLITE_INTERNALS.filter((name) => typeof (client as Record<string, unknown>)[name] !== 'function');
+  if (missing.length > 0) {
+    throw new Error(
+      `this @electric-sql/pglite lacks ${missing.join(', ')}, which Keyhold's PGlite adapter holds around its statement batches ` +
+        '(src/store/sql.ts, written for 0.5.16): install the version package-lock.json names, or adapt the adapter',
+    );
+  }
+}
+
+/**
  * PGlite: statements go to the engine as extended-protocol messages, all of
  * one call in ONE execProtocol with a single Sync. PGlite's own query() makes
  * six calls into the engine per statement (parse, describe, bind, describe,
@@ -156,6 +177,7 @@ function textValue(value: unknown): string | null {
  * Held under PGlite's own transaction and query locks, so nothing interleaves.
  */
 export function pgliteSqlClient(client: PGlite): SqlClient {
+  assertPgliteInternals(client);
   // Statement text → the name it is prepared under in this PGlite. Each text is
   // parsed once, like postgres.js' named statements, instead of at every call:
   // for these short statements parsing was a large part of the engine's time

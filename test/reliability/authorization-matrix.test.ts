@@ -12,12 +12,16 @@
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { Code, ConnectError, type Client } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AdminService } from '../../gen/keyhold/admin/v1/admin_pb.js';
 import { AuthService } from '../../gen/keyhold/auth/v1/auth_pb.js';
 import { ManagementService } from '../../gen/keyhold/management/v1/management_pb.js';
 import { OrganizationService } from '../../gen/keyhold/org/v2/org_pb.js';
 import { UserService } from '../../gen/keyhold/user/v2/user_pb.js';
 import { startTestKeyhold, type TestKeyhold } from '../support/keyhold.js';
 import { createSoftAuthenticator } from '../support/soft-authenticator.js';
+import { ErrorInfoSchema } from '../../gen/google/rpc/error_details_pb.js';
+import { reasonOrOk, restReason, rpcError } from '../support/errors.js';
+import { inOrg } from '../support/identity.js';
 
 const ORIGIN = 'https://login.example';
 const CALLERS = ['none', 'expired', 'otherOrgOwner', 'otherOrgOwnerNamingA', 'otherProjectOwner', 'projectOwner', 'plainUser', 'self', 'orgOwner', 'instanceOwner'] as const;
@@ -33,6 +37,7 @@ interface Clients {
   user: Client<typeof UserService>;
   org: Client<typeof OrganizationService>;
   auth: Client<typeof AuthService>;
+  admin: Client<typeof AdminService>;
 }
 
 let kh: TestKeyhold;
@@ -52,7 +57,7 @@ const unique = (p: string) => `${p}-${++n}-${Date.now()}`;
 function clientsFor(kind: CallerKind): Clients {
   const token = kind === 'none' ? undefined : kind === 'instanceOwner' ? kh.adminToken : world.tokens[kind];
   // The instance owner and B's owner "naming A" act in org A through x-service-orgid.
-  const headers = kind === 'instanceOwner' || kind === 'otherOrgOwnerNamingA' ? { 'x-service-orgid': world.orgA } : undefined;
+  const headers = kind === 'instanceOwner' || kind === 'otherOrgOwnerNamingA' ? inOrg(world.orgA) : undefined;
   // startTestKeyhold's client() falls back to the admin token when none is given: pass an empty bearer instead.
   const t = token ?? '';
   return {
@@ -60,16 +65,29 @@ function clientsFor(kind: CallerKind): Clients {
     user: kh.client(UserService, 'grpc', t, headers),
     org: kh.client(OrganizationService, 'grpc', t, headers),
     auth: kh.client(AuthService, 'grpc', t, headers),
+    admin: kh.client(AdminService, 'grpc', t, headers),
   };
 }
 
 /** Admin client acting in org A. */
-const adminA = () => kh.client(ManagementService, 'grpc', kh.adminToken, { 'x-service-orgid': world.orgA });
+const adminA = () => kh.client(ManagementService, 'grpc', kh.adminToken, inOrg(world.orgA));
 
 async function newRegistration() {
   const res = await kh.client(UserService, 'grpc', kh.adminToken).registerU2F({ userId: world.target.userId });
   const options = res.publicKeyCredentialCreationOptions as any;
   return { u2fId: res.u2fId, challenge: options.challenge as string, rpId: options.rp.id as string };
+}
+
+let matrixRole: Promise<unknown> | undefined;
+/** A new human user of org A (SetPassword and AddUserGrant need one per cell). */
+async function freshHumanInA(): Promise<string> {
+  const { userId } = await kh.client(UserService, 'grpc', kh.adminToken).addHumanUser({
+    username: unique('human'),
+    organization: { orgId: world.orgA },
+    profile: { givenName: 'G', familyName: 'F' },
+    email: { email: 'h@example.com' },
+  });
+  return userId;
 }
 
 interface Row {
@@ -97,8 +115,10 @@ const inOrgA = (ok: CallerKind[]): Record<CallerKind, Outcome> => ({
 const onUserT = (ok: CallerKind[]): Record<CallerKind, Outcome> => ({
   none: U,
   expired: U,
-  otherOrgOwner: P, // T exists; B's owner holds nothing in A
-  otherOrgOwnerNamingA: P,
+  // T is a user of A, where B's owner holds nothing: not found, as if T did not
+  // exist (user-service calls take no org context, so naming A changes nothing).
+  otherOrgOwner: N,
+  otherOrgOwnerNamingA: N,
   otherProjectOwner: P,
   projectOwner: P,
   plainUser: P,
@@ -146,6 +166,35 @@ const ROWS: Row[] = [
     expect: inOrgA(['projectOwner', 'orgOwner', 'instanceOwner']),
   },
   {
+    rpc: 'management.UpdateApp',
+    call: (c) => c.mgmt.updateApp({ projectId: world.p1, appId: world.app1, name: unique('renamed') }),
+    expect: inOrgA(['projectOwner', 'orgOwner', 'instanceOwner']),
+  },
+  {
+    rpc: 'management.UpdateOIDCAppConfig',
+    call: (c) => c.mgmt.updateOIDCAppConfig({ projectId: world.p1, appId: world.app1, redirectUris: ['https://a.example/cb'] }),
+    expect: inOrgA(['projectOwner', 'orgOwner', 'instanceOwner']),
+  },
+  {
+    rpc: 'management.DeactivateApp',
+    call: () => Promise.reject(new Error('prepared per cell')),
+    prepare: async () => {
+      const { appId } = await adminA().addOIDCApp({ projectId: world.p1, name: unique('to-deactivate'), redirectUris: ['https://a.example/cb'] });
+      return (c) => c.mgmt.deactivateApp({ projectId: world.p1, appId });
+    },
+    expect: inOrgA(['projectOwner', 'orgOwner', 'instanceOwner']),
+  },
+  {
+    rpc: 'management.ReactivateApp',
+    call: () => Promise.reject(new Error('prepared per cell')),
+    prepare: async () => {
+      const { appId } = await adminA().addOIDCApp({ projectId: world.p1, name: unique('to-reactivate'), redirectUris: ['https://a.example/cb'] });
+      await adminA().deactivateApp({ projectId: world.p1, appId });
+      return (c) => c.mgmt.reactivateApp({ projectId: world.p1, appId });
+    },
+    expect: inOrgA(['projectOwner', 'orgOwner', 'instanceOwner']),
+  },
+  {
     rpc: 'management.AddProject',
     call: (c) => c.mgmt.addProject({ name: unique('project') }),
     // B's owner creates one in its own org B.
@@ -168,6 +217,22 @@ const ROWS: Row[] = [
     expect: inOrgA(['projectOwner', 'orgOwner', 'instanceOwner']),
   },
   {
+    rpc: 'management.AddProjectRole',
+    call: (c) => c.mgmt.addProjectRole({ projectId: world.p1, roleKey: unique('role'), displayName: 'Role' }),
+    expect: inOrgA(['projectOwner', 'orgOwner', 'instanceOwner']),
+  },
+  {
+    rpc: 'management.AddUserGrant',
+    call: () => Promise.reject(new Error('prepared per cell')),
+    prepare: async () => {
+      await (matrixRole ??= adminA().addProjectRole({ projectId: world.p1, roleKey: 'matrix', displayName: 'Matrix' }));
+      const userId = await freshHumanInA();
+      return (c) => c.mgmt.addUserGrant({ userId, projectId: world.p1, roleKeys: ['matrix'] });
+    },
+    // user.grant.write: ORG_OWNER (user.*), PROJECT_OWNER on the project, as in ZITADEL.
+    expect: inOrgA(['projectOwner', 'orgOwner', 'instanceOwner']),
+  },
+  {
     rpc: 'management.AddMachineUser',
     call: (c) => c.mgmt.addMachineUser({ userName: unique('machine'), name: 'Machine' }),
     expect: inOrgA(['orgOwner', 'instanceOwner', 'otherOrgOwner']),
@@ -179,10 +244,26 @@ const ROWS: Row[] = [
     expect: inOrgA(['orgOwner', 'instanceOwner']),
   },
   {
+    rpc: 'management.ListPersonalAccessTokens',
+    call: (c) => c.mgmt.listPersonalAccessTokens({ userId: world.target.userId }),
+    expect: inOrgA(['orgOwner', 'instanceOwner']),
+  },
+  {
+    rpc: 'management.RemovePersonalAccessToken',
+    call: () => Promise.reject(new Error('prepared per cell')),
+    prepare: async () => {
+      const { tokenId } = await adminA().addPersonalAccessToken({ userId: world.target.userId });
+      return (c) => c.mgmt.removePersonalAccessToken({ userId: world.target.userId, tokenId });
+    },
+    // user.write, as for adding one: T cannot revoke its own either.
+    expect: inOrgA(['orgOwner', 'instanceOwner']),
+  },
+  {
     rpc: 'management.AddOrgMember',
     call: (c) => c.mgmt.addOrgMember({ userId: world.member, roles: ['ORG_USER_MANAGER'] }),
-    // B's owner may make a user of A a member of B (as in ZITADEL, members may come from any org).
-    expect: inOrgA(['orgOwner', 'instanceOwner', 'otherOrgOwner']),
+    // Members may come from other orgs, but only from those the caller can see:
+    // B's owner does not see A's users, so the member of A is not found in B.
+    expect: inOrgA(['orgOwner', 'instanceOwner']),
   },
   {
     rpc: 'org.AddOrganization',
@@ -193,6 +274,16 @@ const ROWS: Row[] = [
     rpc: 'user.AddHumanUser',
     call: (c) => c.user.addHumanUser({ username: unique('human'), profile: { givenName: 'G', familyName: 'F' }, email: { email: 'h@example.com' } }),
     expect: inOrgA(['orgOwner', 'instanceOwner', 'otherOrgOwner']),
+  },
+  {
+    rpc: 'user.SetPassword',
+    call: () => Promise.reject(new Error('prepared per cell')),
+    prepare: async () => {
+      const userId = await freshHumanInA();
+      return (c) => c.user.setPassword({ userId, newPassword: { password: 'matrix password 1' } });
+    },
+    // A human of A other than T (T is a machine): `self` is another user here.
+    expect: onUserT(['orgOwner', 'instanceOwner']),
   },
   {
     rpc: 'user.GetUserByID',
@@ -229,6 +320,92 @@ const ROWS: Row[] = [
     expect: onUserT(['self', 'orgOwner', 'instanceOwner']),
   },
   {
+    rpc: 'user.ListUsers',
+    call: (c) => c.user.listUsers({}),
+    // Lists what the caller may read (itself at least); v2 takes no org context.
+    expect: anyValidToken,
+  },
+  {
+    rpc: 'org.ListOrganizations',
+    call: (c) => c.org.listOrganizations({}),
+    // Lists the orgs where the caller holds org.read (none is an empty list).
+    expect: anyValidToken,
+  },
+  {
+    rpc: 'org.GetOrganization',
+    call: (c) => c.org.getOrganization({ organizationId: world.orgA }),
+    // org.read in A, else "not found" as for no org (v2: no org context).
+    expect: { ...Object.fromEntries(CALLERS.map((k) => [k, N])), none: U, expired: U, orgOwner: 'OK', instanceOwner: 'OK' } as Record<CallerKind, Outcome>,
+  },
+  {
+    rpc: 'management.GetMyOrganization',
+    call: (c) => c.mgmt.getMyOrganization({}),
+    // The org the call acts in: its own, or one named where it holds a role.
+    expect: { ...anyValidToken, otherOrgOwnerNamingA: P },
+  },
+  {
+    rpc: 'user.UpdateHumanUser',
+    call: () => Promise.reject(new Error('prepared per cell')),
+    prepare: async () => {
+      const { userId } = await kh.client(UserService, 'grpc', kh.adminToken).addHumanUser({ username: unique('h'), organization: { orgId: world.orgA }, profile: { givenName: 'G', familyName: 'F' }, email: { email: 'h@example.com' } });
+      return (c) => c.user.updateHumanUser({ userId, profile: { givenName: 'New', familyName: 'Name' } });
+    },
+    expect: onUserT(['orgOwner', 'instanceOwner']),
+  },
+  {
+    rpc: 'user.DeactivateUser',
+    call: () => Promise.reject(new Error('prepared per cell')),
+    prepare: async () => {
+      const { userId } = await adminA().addMachineUser({ userName: unique('lifecycle'), name: 'L' });
+      return (c) => c.user.deactivateUser({ userId });
+    },
+    expect: onUserT(['orgOwner', 'instanceOwner']),
+  },
+  {
+    rpc: 'user.ReactivateUser',
+    call: () => Promise.reject(new Error('prepared per cell')),
+    prepare: async () => {
+      const { userId } = await adminA().addMachineUser({ userName: unique('lifecycle'), name: 'L' });
+      await kh.client(UserService, 'grpc', kh.adminToken).deactivateUser({ userId });
+      return (c) => c.user.reactivateUser({ userId });
+    },
+    expect: onUserT(['orgOwner', 'instanceOwner']),
+  },
+  {
+    rpc: 'user.LockUser',
+    call: () => Promise.reject(new Error('prepared per cell')),
+    prepare: async () => {
+      const { userId } = await adminA().addMachineUser({ userName: unique('lifecycle'), name: 'L' });
+      return (c) => c.user.lockUser({ userId });
+    },
+    expect: onUserT(['orgOwner', 'instanceOwner']),
+  },
+  {
+    rpc: 'user.UnlockUser',
+    call: () => Promise.reject(new Error('prepared per cell')),
+    prepare: async () => {
+      const { userId } = await adminA().addMachineUser({ userName: unique('lifecycle'), name: 'L' });
+      await kh.client(UserService, 'grpc', kh.adminToken).lockUser({ userId });
+      return (c) => c.user.unlockUser({ userId });
+    },
+    expect: onUserT(['orgOwner', 'instanceOwner']),
+  },
+  {
+    rpc: 'user.RemoveUser',
+    call: () => Promise.reject(new Error('prepared per cell')),
+    prepare: async () => {
+      const { userId } = await adminA().addMachineUser({ userName: unique('lifecycle'), name: 'L' });
+      return (c) => c.user.removeUser({ userId });
+    },
+    expect: onUserT(['orgOwner', 'instanceOwner']),
+  },
+  {
+    rpc: 'admin.ListEvents',
+    call: (c) => c.admin.listEvents({ limit: 5 }),
+    // org.events.read: the instance owner all, an org owner its org's (B's owner: B's); no org context.
+    expect: { ...inOrgA(['orgOwner', 'instanceOwner']), otherOrgOwner: 'OK', otherOrgOwnerNamingA: 'OK' },
+  },
+  {
     rpc: 'auth.GetMyUser',
     call: (c) => c.auth.getMyUser({}),
     expect: anyValidToken,
@@ -251,7 +428,7 @@ beforeAll(async () => {
   world.orgA = (await orgs.addOrganization({ name: 'Org A' })).organizationId;
   world.orgB = (await orgs.addOrganization({ name: 'Org B' })).organizationId;
   const inA = adminA();
-  const inB = kh.client(ManagementService, 'grpc', kh.adminToken, { 'x-service-orgid': world.orgB });
+  const inB = kh.client(ManagementService, 'grpc', kh.adminToken, inOrg(world.orgB));
   const machine = async (mgmt: Client<typeof ManagementService>, name: string, orgRoles: string[] = [], expiresInMs?: number) => {
     const { userId } = await mgmt.addMachineUser({ userName: unique(name), name });
     if (orgRoles.length) await mgmt.addOrgMember({ userId, roles: orgRoles });
@@ -313,7 +490,7 @@ describe('authorization matrix (gRPC)', () => {
   }, 120_000);
 
   it('the matrix covers every RPC of the four services', () => {
-    const all = [ManagementService, UserService, OrganizationService, AuthService].flatMap((s) => s.methods.map((m) => `${s.typeName.split('.')[1]}.${m.name}`));
+    const all = [ManagementService, UserService, OrganizationService, AuthService, AdminService].flatMap((s) => s.methods.map((m) => `${s.typeName.split('.')[1]}.${m.name}`));
     expect(ROWS.map((r) => r.rpc).sort()).toEqual(all.sort());
   });
 
@@ -335,5 +512,302 @@ describe('authorization matrix (gRPC)', () => {
     }
     expect((await kh.client(UserService, 'grpc', kh.adminToken).listU2FTokens({ userId: world.target.userId })).result.length).toBe(before);
     expect((await adminA().listApps({ projectId: world.p1 })).result.length).toBe(apps);
+  });
+});
+
+// --- Privilege containment (issue 15) -----------------------------------------
+// Who may create a credential for, or grant a role to, whom. The world lives in
+// the instance's first org D (where the bootstrap admin, the only IAM_OWNER, is
+// a user), plus org B from above. Each caller kind × each target kind × each RPC
+// that takes a user id, over gRPC and over REST, with the exact ErrorInfo reason.
+// Targets: a human of D; a machine user of D with no role; the IAM_OWNER admin;
+// an ORG_OWNER, an ORG_USER_MANAGER and a PROJECT_OWNER (of PD) of D; a machine
+// user of D who is ORG_OWNER of B ("owner elsewhere"); a machine user of B.
+// Callers: the admin; an ORG_OWNER, an ORG_USER_MANAGER, a PROJECT_OWNER (of PD)
+// and a user without a role, all of D; and the target itself ("self"; a human
+// has no token, since tokens are for machine users only: "–").
+const C_CALLERS = ['iamOwner', 'orgOwner', 'userManager', 'projectOwner', 'noRole', 'self'] as const;
+const C_TARGETS = ['human', 'machine', 'iamOwner', 'orgOwner', 'userManager', 'projectOwner', 'ownerElsewhere', 'otherOrg'] as const;
+type CCaller = (typeof C_CALLERS)[number];
+type CTarget = (typeof C_TARGETS)[number];
+interface Principal {
+  userId: string;
+  /** Absent for human users (no PAT can be minted for them). */
+  token?: string;
+}
+
+const OK = 'OK';
+const PD = 'PERMISSION_DENIED';
+const PE = 'PRIVILEGE_ESCALATION';
+const NF = 'USER_NOT_FOUND';
+const PM = 'PAT_ONLY_FOR_MACHINE_USERS';
+const NA = '–';
+
+const cw = {} as {
+  orgD: string;
+  pd: string;
+  admin: Principal;
+  callers: Record<Exclude<CCaller, 'self'>, Principal>;
+  targets: Record<CTarget, Principal>;
+};
+
+const adminIn = (orgId: string) => kh.client(ManagementService, 'grpc', kh.adminToken, inOrg(orgId));
+
+/** A new principal of this kind, made by the admin (fresh ones for the member rows, which change their target). */
+async function makeTarget(kind: CTarget): Promise<Principal> {
+  if (kind === 'iamOwner') return cw.admin;
+  if (kind === 'human') {
+    const { userId } = await kh.client(UserService, 'grpc', kh.adminToken).addHumanUser({
+      username: unique('human'),
+      organization: { orgId: cw.orgD },
+      profile: { givenName: 'Hu', familyName: 'Man' },
+      email: { email: 'human@example.com' },
+    });
+    return { userId };
+  }
+  const home = kind === 'otherOrg' ? world.orgB : cw.orgD;
+  const { userId } = await adminIn(home).addMachineUser({ userName: unique(kind), name: kind });
+  if (kind === 'orgOwner') await adminIn(cw.orgD).addOrgMember({ userId, roles: ['ORG_OWNER'] });
+  if (kind === 'userManager') await adminIn(cw.orgD).addOrgMember({ userId, roles: ['ORG_USER_MANAGER'] });
+  if (kind === 'projectOwner') await adminIn(cw.orgD).addProjectMember({ projectId: cw.pd, userId, roles: ['PROJECT_OWNER'] });
+  if (kind === 'ownerElsewhere') await adminIn(world.orgB).addOrgMember({ userId, roles: ['ORG_OWNER'] });
+  const { token } = await adminIn(home).addPersonalAccessToken({ userId });
+  return { userId, token };
+}
+
+/** A pending registration of the target's, started by the admin. */
+async function pendingRegistration(t: Principal) {
+  const res = await kh.client(UserService, 'grpc', kh.adminToken).registerU2F({ userId: t.userId });
+  const options = res.publicKeyCredentialCreationOptions as any;
+  const credential = createSoftAuthenticator().makeRegistration({ challenge: options.challenge, origin: ORIGIN, rpId: options.rp.id });
+  return { u2fId: res.u2fId, credential };
+}
+
+type Prepared = Awaited<ReturnType<typeof pendingRegistration>> | undefined;
+interface CRow {
+  rpc: string;
+  /** Each cell gets a new target of its kind (the call changes the target's roles). */
+  fresh?: boolean;
+  prepare?: (t: Principal) => Promise<Prepared>;
+  grpc: (c: Clients, t: Principal, p: Prepared) => Promise<unknown>;
+  rest: (t: Principal, p: Prepared) => [method: string, path: string, body?: unknown];
+  /** Per caller, one outcome per target in C_TARGETS order. */
+  expect: Record<CCaller, string[]>;
+}
+
+/** Credential writes on another user (RegisterU2F, VerifyU2FRegistration, RemoveU2F): containment applies. */
+const credentialWrite: Record<CCaller, string[]> = {
+  iamOwner: [OK, OK, OK, OK, OK, OK, OK, OK],
+  orgOwner: [OK, OK, PE, OK, OK, OK, PE, NF],
+  userManager: [OK, OK, PE, PE, OK, PE, PE, NF],
+  projectOwner: [PD, PD, PD, PD, PD, PD, PD, NF],
+  noRole: [PD, PD, PD, PD, PD, PD, PD, NF],
+  self: [NA, OK, OK, OK, OK, OK, OK, OK],
+};
+/** Reads of another user (GetUserByID, ListU2FTokens): no containment, but another org's users are not found. */
+const userRead: Record<CCaller, string[]> = {
+  iamOwner: [OK, OK, OK, OK, OK, OK, OK, OK],
+  orgOwner: [OK, OK, OK, OK, OK, OK, OK, NF],
+  userManager: [OK, OK, OK, OK, OK, OK, OK, NF],
+  projectOwner: [PD, PD, PD, PD, PD, PD, PD, NF],
+  noRole: [PD, PD, PD, PD, PD, PD, PD, NF],
+  self: [NA, OK, OK, OK, OK, OK, OK, OK],
+};
+
+const C_ROWS: CRow[] = [
+  {
+    rpc: 'AddPersonalAccessToken',
+    // In the caller's own org context (D; B for "self" of the user of B).
+    grpc: (c, t) => c.mgmt.addPersonalAccessToken({ userId: t.userId }),
+    rest: (t) => ['POST', `/management/v1/users/${t.userId}/pats`, {}],
+    expect: {
+      iamOwner: [PM, OK, OK, OK, OK, OK, OK, NF], // the user of B is not in D's context
+      orgOwner: [PM, OK, PE, OK, OK, OK, PE, NF],
+      userManager: [PM, OK, PE, PE, OK, PE, PE, NF],
+      projectOwner: [PD, PD, PD, PD, PD, PD, PD, NF],
+      noRole: [PD, PD, PD, PD, PD, PD, PD, NF],
+      // Minting for oneself needs user.write as for anyone; then it is contained by definition.
+      self: [NA, PD, OK, OK, OK, PD, PD, PD],
+    },
+  },
+  {
+    rpc: 'RegisterU2F',
+    grpc: (c, t) => c.user.registerU2F({ userId: t.userId }),
+    rest: (t) => ['POST', `/v2/users/${t.userId}/u2f`, {}],
+    expect: credentialWrite,
+  },
+  {
+    rpc: 'VerifyU2FRegistration',
+    prepare: pendingRegistration,
+    grpc: (c, t, p) => c.user.verifyU2FRegistration({ userId: t.userId, u2fId: p!.u2fId, publicKeyCredential: p!.credential as never, tokenName: 'key' }),
+    rest: (t, p) => ['POST', `/v2/users/${t.userId}/u2f/${p!.u2fId}`, { publicKeyCredential: p!.credential, tokenName: 'key' }],
+    expect: credentialWrite,
+  },
+  {
+    rpc: 'RemoveU2F',
+    prepare: pendingRegistration,
+    grpc: (c, t, p) => c.user.removeU2F({ userId: t.userId, u2fId: p!.u2fId }),
+    rest: (t, p) => ['DELETE', `/v2/users/${t.userId}/u2f/${p!.u2fId}`],
+    expect: credentialWrite,
+  },
+  {
+    rpc: 'GetUserByID',
+    grpc: (c, t) => c.user.getUserByID({ userId: t.userId }),
+    rest: (t) => ['GET', `/v2/users/${t.userId}`],
+    expect: userRead,
+  },
+  {
+    rpc: 'ListU2FTokens',
+    grpc: (c, t) => c.user.listU2FTokens({ userId: t.userId }),
+    rest: (t) => ['GET', `/v2/users/${t.userId}/u2f`],
+    expect: userRead,
+  },
+  {
+    rpc: 'AddOrgMember ORG_USER_MANAGER',
+    fresh: true,
+    grpc: (c, t) => c.mgmt.addOrgMember({ userId: t.userId, roles: ['ORG_USER_MANAGER'] }),
+    rest: (t) => ['POST', '/management/v1/orgs/me/members', { userId: t.userId, roles: ['ORG_USER_MANAGER'] }],
+    expect: {
+      // Members may come from any org the caller can see: the admin sees all.
+      iamOwner: [OK, OK, OK, OK, OK, OK, OK, OK],
+      // Granting a lower role to a higher principal gives nobody more; replacing
+      // an ORG_OWNER's roles takes away only what the caller holds itself.
+      orgOwner: [OK, OK, OK, OK, OK, OK, OK, NF],
+      // Without org.member.write: 403 before the user is looked up (no probing).
+      userManager: [PD, PD, PD, PD, PD, PD, PD, PD],
+      projectOwner: [PD, PD, PD, PD, PD, PD, PD, PD],
+      noRole: [PD, PD, PD, PD, PD, PD, PD, PD],
+      self: [NA, PD, OK, OK, PD, PD, PD, PD],
+    },
+  },
+  {
+    rpc: 'AddProjectMember PROJECT_OWNER',
+    fresh: true,
+    grpc: (c, t) => c.mgmt.addProjectMember({ projectId: cw.pd, userId: t.userId, roles: ['PROJECT_OWNER'] }),
+    rest: (t) => ['POST', `/management/v1/projects/${cw.pd}/members`, { userId: t.userId, roles: ['PROJECT_OWNER'] }],
+    expect: {
+      iamOwner: [OK, OK, OK, OK, OK, OK, OK, OK],
+      orgOwner: [OK, OK, OK, OK, OK, OK, OK, NF],
+      userManager: [PD, PD, PD, PD, PD, PD, PD, PD],
+      projectOwner: [OK, OK, OK, OK, OK, OK, OK, NF],
+      noRole: [PD, PD, PD, PD, PD, PD, PD, PD],
+      // The user of B acts in B, where PD is not found.
+      self: [NA, PD, OK, OK, PD, OK, PD, 'PROJECT_NOT_FOUND'],
+    },
+  },
+];
+
+async function restReasonOf(token: string, [method, path, body]: [string, string, unknown?]): Promise<string> {
+  const res = await kh.rest(method, path, body, { authorization: `Bearer ${token}` });
+  if (res.status === 200) return OK;
+  return restReason(res.body) ?? `${res.status} without a reason`;
+}
+
+async function containmentCells(transport: 'grpc' | 'rest'): Promise<Record<string, Record<CCaller, string[]>>> {
+  const got: Record<string, Record<CCaller, string[]>> = {};
+  for (const row of C_ROWS) {
+    got[row.rpc] = {} as Record<CCaller, string[]>;
+    for (const caller of C_CALLERS) {
+      got[row.rpc][caller] = [];
+      for (const kind of C_TARGETS) {
+        const target = row.fresh ? await makeTarget(kind) : cw.targets[kind];
+        const token = caller === 'self' ? target.token : cw.callers[caller].token;
+        if (token === undefined) {
+          got[row.rpc][caller].push(NA);
+          continue;
+        }
+        const prepared = row.prepare ? await row.prepare(target) : undefined;
+        const c: Clients = {
+          mgmt: kh.client(ManagementService, 'grpc', token),
+          user: kh.client(UserService, 'grpc', token),
+          org: kh.client(OrganizationService, 'grpc', token),
+          auth: kh.client(AuthService, 'grpc', token),
+          admin: kh.client(AdminService, 'grpc', token),
+        };
+        got[row.rpc][caller].push(transport === 'grpc' ? await reasonOrOk(row.grpc(c, target, prepared)) : await restReasonOf(token, row.rest(target, prepared)));
+      }
+    }
+  }
+  return got;
+}
+
+function printContainment(transport: string, got: Record<string, Record<CCaller, string[]>>) {
+  const short = (o: string) => ({ OK: 'ok', PERMISSION_DENIED: '403', PRIVILEGE_ESCALATION: '403-esc', USER_NOT_FOUND: '404', PROJECT_NOT_FOUND: '404-prj', PAT_ONLY_FOR_MACHINE_USERS: '400-pat' })[o] ?? o;
+  const lines = [`[containment ${transport}] rows: rpc / caller; columns: ${C_TARGETS.join(', ')}`];
+  for (const row of C_ROWS) {
+    for (const caller of C_CALLERS) lines.push(`${row.rpc.padEnd(31)} ${caller.padEnd(13)}` + got[row.rpc][caller].map((o) => short(o).padStart(9)).join(''));
+  }
+  console.log(lines.join('\n'));
+}
+
+describe('privilege containment and other orgs\u2019 users', () => {
+  beforeAll(async () => {
+    const me = await kh.client(AuthService, 'grpc', kh.adminToken).getMyUser({});
+    cw.orgD = me.organizationId;
+    cw.admin = { userId: me.user!.userId, token: kh.adminToken };
+    cw.pd = (await adminIn(cw.orgD).addProject({ name: 'PD' })).id;
+    const [orgOwner, userManager, projectOwner, noRole] = await Promise.all([makeTarget('orgOwner'), makeTarget('userManager'), makeTarget('projectOwner'), makeTarget('machine')]);
+    cw.callers = { iamOwner: cw.admin, orgOwner, userManager, projectOwner, noRole };
+    const targets = await Promise.all(C_TARGETS.map((k) => makeTarget(k)));
+    cw.targets = Object.fromEntries(C_TARGETS.map((k, i) => [k, targets[i]])) as Record<CTarget, Principal>;
+  }, 60_000);
+
+  it('the exploit of issue 15: an ORG_USER_MANAGER posts {} to the admin\u2019s /pats over REST and is refused', async () => {
+    const res = await kh.rest('POST', `/management/v1/users/${cw.admin.userId}/pats`, {}, { authorization: `Bearer ${cw.callers.userManager.token}` });
+    // Before the fix this answered 200 with a token whose GetMyUser said IAM_OWNER.
+    const mintedRoles = res.status === 200 ? (await kh.client(AuthService, 'grpc', res.body.token).getMyUser({})).roles : null;
+    expect({ status: res.status, reason: res.status === 200 ? undefined : restReason(res.body), mintedRoles }).toEqual({ status: 403, reason: 'PRIVILEGE_ESCALATION', mintedRoles: null });
+    // The same for an ORG_OWNER of the admin's org, over gRPC.
+    const err = await rpcError(kh.client(ManagementService, 'grpc', cw.callers.orgOwner.token).addPersonalAccessToken({ userId: cw.admin.userId }));
+    expect([err.code, err.reason]).toEqual([Code.PermissionDenied, 'PRIVILEGE_ESCALATION']);
+  });
+
+  for (const transport of ['grpc', 'rest'] as const) {
+    it(`${C_ROWS.length} RPCs × ${C_CALLERS.length} callers × ${C_TARGETS.length} targets over ${transport} get exactly the designed reason`, async () => {
+      const got = await containmentCells(transport);
+      printContainment(transport, got);
+      expect(got).toEqual(Object.fromEntries(C_ROWS.map((r) => [r.rpc, r.expect])));
+    }, 180_000);
+  }
+
+  it('a refused grant changes nothing, and another org\u2019s owner cannot pull a user into its org', async () => {
+    // B's owner (a user of B, no role in D) does not see D's users: adding one to B is "not found".
+    const ownerOfB = kh.client(ManagementService, 'grpc', world.tokens.otherOrgOwner);
+    const userOfD = await makeTarget('machine');
+    const refused = await rpcError(ownerOfB.addOrgMember({ userId: userOfD.userId, roles: ['ORG_OWNER'] }));
+    expect([refused.code, refused.reason]).toEqual([Code.NotFound, 'USER_NOT_FOUND']);
+    const project = await rpcError(ownerOfB.addProjectMember({ projectId: cw.pd, userId: userOfD.userId, roles: ['PROJECT_OWNER'] }));
+    expect(project.reason).toBe('PROJECT_NOT_FOUND');
+    expect((await kh.client(AuthService, 'grpc', userOfD.token!).getMyUser({})).roles).toEqual([]);
+    // A caller that sees both orgs may bring D's user into B (the admin here); B's
+    // owner still does not see that user, so it cannot change the member's roles.
+    await adminIn(world.orgB).addOrgMember({ userId: userOfD.userId, roles: ['ORG_USER_MANAGER'] });
+    expect((await rpcError(ownerOfB.addOrgMember({ userId: userOfD.userId, roles: ['ORG_OWNER'] }))).reason).toBe('USER_NOT_FOUND');
+    expect((await kh.client(AuthService, 'grpc', userOfD.token!).getMyUser({})).roles).toEqual([`ORG_USER_MANAGER@org:${world.orgB}`]);
+  });
+
+  it('a user of another org is answered exactly like an id that does not exist', async () => {
+    const missing = '01nosuchusernosuchusernosu';
+    const other = cw.targets.otherOrg.userId;
+    // The same request id on both, so the answers may be compared byte for byte.
+    const ask = (userId: string) =>
+      kh.rest('GET', `/v2/users/${userId}`, undefined, { authorization: `Bearer ${cw.callers.orgOwner.token}`, 'x-request-id': 'same-for-both' });
+    const [a, b] = [await ask(other), await ask(missing)];
+    expect([a.status, restReason(a.body)]).toEqual([404, 'USER_NOT_FOUND']);
+    const strip = (body: any, id: string) => JSON.stringify(body).replaceAll(id, '<id>');
+    expect(strip(a.body, other)).toBe(strip(b.body, missing));
+  });
+
+  it('a caller-chosen id in AddHumanUser is for instance-wide callers only: the same 403 whether the id exists elsewhere or not', async () => {
+    const human = (userId: string) => ({ userId, username: unique('chosen'), profile: { givenName: 'C', familyName: 'H' }, email: { email: 'c@example.com' } });
+    const owner = kh.client(UserService, 'grpc', cw.callers.orgOwner.token);
+    const taken = await rpcError(owner.addHumanUser(human(cw.targets.otherOrg.userId)));
+    const free = await rpcError(owner.addHumanUser(human(`free-${Date.now()}`)));
+    expect([taken.code, taken.reason]).toEqual([Code.PermissionDenied, 'PERMISSION_DENIED']);
+    expect([free.code, free.reason, free.message]).toEqual([taken.code, taken.reason, taken.message]);
+    // Without a chosen id the org owner creates users as before; the admin may choose ids.
+    expect((await owner.addHumanUser({ ...human(''), userId: undefined })).userId).toBeTruthy();
+    const chosen = `chosen-${Date.now()}`;
+    expect((await kh.client(UserService, 'grpc', kh.adminToken).addHumanUser({ ...human(chosen), organization: { orgId: cw.orgD } })).userId).toBe(chosen);
   });
 });

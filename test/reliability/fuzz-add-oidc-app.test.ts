@@ -2,20 +2,28 @@
 // connect-node's gRPC transport) and raw HTTP/2 gRPC frames. Invariants for every
 // case: never a 5xx / INTERNAL / UNKNOWN, always a google.rpc.Status with an
 // ErrorInfo, and a rejected request appends no event (an accepted one exactly two).
+// Two properties go after classes rather than bytes (hostile-text.ts): URIs and
+// origins (a 400 names the entry; an accepted one is stored as the browser reads
+// it, and the text sent reads the same to an RFC 3986 parser), and names (a 400
+// names the field; an accepted name holds nothing hidden, and its look-alike
+// spellings — NFD, full-width, case, padded — never pass).
 import type http2 from 'node:http2';
 import { create, toBinary, type MessageInitShape } from '@bufbuild/protobuf';
-import { Code } from '@connectrpc/connect';
+import { Code, ConnectError } from '@connectrpc/connect';
+import { BadRequestSchema } from '../../gen/google/rpc/error_details_pb.js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AddOIDCAppRequestSchema, ManagementService } from '../../gen/keyhold/management/v1/management_pb.js';
 import { startTestKeyhold, type TestKeyhold } from '../support/keyhold.js';
 import { trailerParse } from '@connectrpc/connect/protocol-grpc-web';
 import { byteMutation, describeMutation, hostileRestBody, lenField, mutateBytes, type RawBody, postRaw } from './hostile.js';
+import { displayNameDefect, fullWidth, hostileName, hostileOrigin, hostileUri, originAmbiguity, redirectUriAmbiguity, usernameDefect } from './hostile-text.js';
+import { restFields } from '../support/errors.js';
 import { assertRawGrpcError, assertRestStatus, assertRpcError, eventCount, grpcFrame, h2Session, labelled, rawGrpc, sizeSummary, Tally } from './support.js';
 
 // Generous: the suite runs files in parallel on small machines; alone each test takes seconds.
 const FUZZ_TIMEOUT_MS = 180_000;
-const RUNS = { rest: 300, grpc: 250, raw: 300, web: 150 };
+const RUNS = { rest: 300, grpc: 250, raw: 300, web: 150, uris: 300, names: 150 };
 const PATH = '/keyhold.management.v1.ManagementService/AddOIDCApp';
 
 let kh: TestKeyhold;
@@ -229,6 +237,126 @@ describe('AddOIDCApp under hostile input', () => {
     );
     console.log(`[fuzz] AddOIDCApp Connect + gRPC-Web binary: ${tally.total} cases — ${tally}`);
     expect(tally.total).toBeGreaterThanOrEqual(2 * RUNS.web);
+  }, FUZZ_TIMEOUT_MS);
+
+  it(`URIs and origins: ${RUNS.uris} hostile redirect URIs, post-logout URIs and origins (REST and gRPC)`, async () => {
+    const client = kh.client(ManagementService, 'grpc');
+    const tally = new Tally();
+    const FIELDS = ['redirectUris[0]', 'postLogoutRedirectUris[0]', 'additionalOrigins[0]'];
+    const orValid = (hostile: fc.Arbitrary<string>, valid: string) => fc.oneof(hostile, fc.constant(valid));
+    const input = labelled(
+      // Each field hostile half of the time (else a plain valid value), so accepted cases are not rare.
+      fc.record({ redirect: orValid(hostileUri, 'https://a.example/cb'), postLogout: orValid(hostileUri, 'myapp://bye'), origin: orValid(hostileOrigin, 'https://a.example'), appType: fc.constantFrom('OIDC_APP_TYPE_WEB', 'OIDC_APP_TYPE_USER_AGENT', 'OIDC_APP_TYPE_NATIVE'), grpc: fc.boolean() }),
+      (r) => JSON.stringify(r),
+    );
+    await fc.assert(
+      fc.asyncProperty(input, async (r) => {
+        const body = { name: uniqueName(), appType: r.appType, authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE', redirectUris: [r.redirect], postLogoutRedirectUris: [r.postLogout], additionalOrigins: [r.origin] };
+        let appId: string | undefined;
+        await invariant(tally, async () => {
+          if (r.grpc) {
+            try {
+              appId = (await client.addOIDCApp({ projectId, ...body, appType: ['OIDC_APP_TYPE_WEB', 'OIDC_APP_TYPE_USER_AGENT', 'OIDC_APP_TYPE_NATIVE'].indexOf(r.appType), authMethodType: 2 })).appId;
+              return { ok: true, reason: 'OK' };
+            } catch (e) {
+              const { reason } = assertRpcError(e, 'URIs over gRPC');
+              const fields = ConnectError.from(e).findDetails(BadRequestSchema)[0]?.fieldViolations.map((v) => v.field) ?? [];
+              expect(reason).toBe('INVALID_REQUEST');
+              expect(fields.length).toBeGreaterThan(0);
+              for (const f of fields) expect(FIELDS, f).toContain(f);
+              return { ok: false, reason: `grpc:${reason}` };
+            }
+          }
+          const res = await kh.rest('POST', `/management/v1/projects/${projectId}/apps/oidc`, body);
+          if (res.status === 200) {
+            appId = res.body.appId;
+            return { ok: true, reason: 'OK' };
+          }
+          const { reason } = assertRestStatus(res.status, res.body, 'URIs over REST');
+          expect(reason).toBe('INVALID_REQUEST');
+          expect(restFields(res.body).length).toBeGreaterThan(0);
+          for (const f of restFields(res.body)) expect(FIELDS, f).toContain(f);
+          return { ok: false, reason: `rest:${reason}` };
+        });
+        if (!appId) return;
+        // Accepted: what is stored is what a browser reads, and reads the same as the text that was sent.
+        const stored = (await kh.rest('GET', `/management/v1/projects/${projectId}/apps/${appId}`)).body.app.oidcConfig;
+        expect(redirectUriAmbiguity(r.redirect, stored.redirectUris[0]), `${r.redirect} → ${stored.redirectUris[0]}`).toBeUndefined();
+        expect(redirectUriAmbiguity(r.postLogout, stored.postLogoutRedirectUris[0]), `${r.postLogout} → ${stored.postLogoutRedirectUris[0]}`).toBeUndefined();
+        expect(originAmbiguity(r.origin, stored.additionalOrigins[0]), `${r.origin} → ${stored.additionalOrigins[0]}`).toBeUndefined();
+      }),
+      { numRuns: RUNS.uris },
+    );
+    console.log(`[fuzz] AddOIDCApp URIs and origins: ${tally.total} cases — ${tally}`);
+    expect(tally.total).toBeGreaterThanOrEqual(RUNS.uris);
+    // Both sides of the property ran: some accepted, some refused.
+    expect(String(tally)).toMatch(/OK/);
+    expect(String(tally)).toMatch(/INVALID_REQUEST/);
+  }, FUZZ_TIMEOUT_MS);
+
+  it(`names: ${RUNS.names} hostile app names and usernames; look-alike spellings of an accepted one never pass`, async () => {
+    const mgmt = kh.client(ManagementService, 'grpc');
+    const tally = new Tally();
+    const appPath = `/management/v1/projects/${projectId}/apps/oidc`;
+    const addApp = (name: string) => kh.rest('POST', appPath, { name, redirectUris: ['https://a.example/cb'], authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE' });
+    const addMachine = async (userName: string): Promise<{ ok: true; userId: string } | { ok: false; reason: string; fields: string[] }> => {
+      try {
+        return { ok: true, userId: (await mgmt.addMachineUser({ userName, name: 'Fuzz' })).userId };
+      } catch (e) {
+        const { reason } = assertRpcError(e, `username ${JSON.stringify(userName)}`);
+        return { ok: false, reason, fields: ConnectError.from(e).findDetails(BadRequestSchema)[0]?.fieldViolations.map((v) => v.field) ?? [] };
+      }
+    };
+    // Spellings a person cannot tell apart from the name: each must be refused (409, or 400 when itself invalid).
+    const lookAlikes = (name: string) => [...new Set([name.normalize('NFD'), name.normalize('NFC'), fullWidth(name), ` ${name}\u3000`])];
+    await fc.assert(
+      fc.asyncProperty(labelled(fc.record({ name: hostileName }), (r) => JSON.stringify(r.name)), async ({ name }) => {
+        // An app name (display-name rules).
+        let appAccepted = false;
+        await invariant(tally, async () => {
+          const res = await addApp(name);
+          if (res.status === 200) return { ok: (appAccepted = true), reason: 'app OK' };
+          const { reason } = assertRestStatus(res.status, res.body, `app name ${JSON.stringify(name)}`);
+          // Half a surrogate pair cannot even be read as JSON text (strict reader): refused before validation, naming the field.
+          if (reason === 'INVALID_REQUEST' || reason === 'JSON_UNPAIRED_SURROGATE') expect(restFields(res.body)).toEqual(['name']);
+          else expect(reason).toBe('APP_NAME_TAKEN');
+          return { ok: false, reason: `app ${reason}` };
+        });
+        if (appAccepted) {
+          const stored = (await kh.rest('POST', `/management/v1/projects/${projectId}/apps/_search`, { query: { limit: 1000 } })).body.result.find((a: { name: string }) => a.name === name.trim().normalize('NFC'));
+          expect(stored, `stored app for ${JSON.stringify(name)}`).toBeDefined();
+          expect(displayNameDefect(stored.name), JSON.stringify(stored.name)).toBeUndefined();
+          for (const variant of [...lookAlikes(name), name.toUpperCase(), name.toLowerCase()]) {
+            const res = await addApp(variant);
+            expect(res.status, `${JSON.stringify(variant)} after ${JSON.stringify(name)}`).not.toBe(200);
+            if (res.status === 409) tally.add('app look-alike 409');
+          }
+        }
+        // A username (RFC 8265 UsernameCaseMapped).
+        const before = await eventCount(kh);
+        const user = await addMachine(name);
+        expect((await eventCount(kh)) - before).toBe(user.ok ? 1 : 0);
+        if (!user.ok) {
+          if (user.reason === 'INVALID_REQUEST') expect(user.fields).toEqual(['userName']);
+          else expect(user.reason).toBe('USERNAME_TAKEN');
+          tally.add(`username ${user.reason}`);
+          return;
+        }
+        tally.add('username OK');
+        const stored = (await kh.rest('GET', `/v2/users/${user.userId}`)).body.user.username as string;
+        expect(usernameDefect(stored), JSON.stringify(stored)).toBeUndefined();
+        for (const variant of [...lookAlikes(name), name.toLowerCase()]) {
+          const again = await addMachine(variant);
+          expect(again.ok, `${JSON.stringify(variant)} after ${JSON.stringify(name)}`).toBe(false);
+          if (!again.ok && again.reason === 'USERNAME_TAKEN') tally.add('username look-alike 409');
+        }
+      }),
+      { numRuns: RUNS.names },
+    );
+    console.log(`[fuzz] names: ${tally.total} cases — ${tally}`);
+    expect(String(tally)).toMatch(/app OK/);
+    expect(String(tally)).toMatch(/username OK/);
+    expect(String(tally)).toMatch(/look-alike 409/);
   }, FUZZ_TIMEOUT_MS);
 
   it('a bodiless refusal from the Connect router (wrong content type) still answers a Status', async () => {

@@ -142,6 +142,8 @@ describe('header size', () => {
     const out = await slowClient(head, Buffer.alloc(0), 5000);
     console.log(`[limits] 64 KiB header over HTTP/1.1: ${out.received.split('\r\n')[0]}, closed after ${out.closedAfterMs} ms`);
     expect(out.received).toMatch(/^HTTP\/1\.1 431 /);
+    // A google.rpc.Status like every other error, not Node's bare status line.
+    expect(out.received).toMatch(/"reason":"HEADERS_TOO_LARGE"/);
     expect(out.closedAfterMs).toBeLessThan(2000);
   });
 
@@ -186,7 +188,7 @@ describe('slow clients are cut off at the deadline, however steadily they trickl
     console.log(`[limits] HTTP/1.1 slow headers: cut after ${out.closedAfterMs} ms (${out.sent} bytes sent), headers timeout ${HEADERS_TIMEOUT_MS} ms`);
     expect(out.closedAfterMs).toBeGreaterThanOrEqual(HEADERS_TIMEOUT_MS - 100);
     expect(out.closedAfterMs).toBeLessThan(HEADERS_TIMEOUT_MS + SLACK_MS);
-    expect(out.received).toMatch(/^(HTTP\/1\.1 408 |$)/);
+    expect(out.received).toMatch(/^(HTTP\/1\.1 408 [^]*"reason":"REQUEST_TIMEOUT"|$)/);
   });
 
   it('the HTTP/2 preface one byte at a time → cut within the headers timeout', async () => {

@@ -72,6 +72,7 @@ describe.skipIf(!postgresAvailable)('database outage: server stopped, server sil
 
   async function outage(kind: 'stop' | 'silent', outageMs: number, limitMs: number, label: string, atLeast?: { requests: number; readyz: number }) {
     const kh = child!;
+    const logFrom = kh.output.length;
     const load: OutageLoad = startOutageLoad(kh, projectId, label);
     await new Promise((r) => setTimeout(r, 1_500));
     const cutStarted = load.now();
@@ -87,10 +88,10 @@ describe.skipIf(!postgresAvailable)('database outage: server stopped, server sil
     expectOnlyOkOrUnavailable(load);
     const during = expectFastFailures(load, cutAt, restoredAt, limitMs, atLeast);
     await expectRecovered(kh, load, recoveredAt, restoredAt, RECOVERY_MS);
-    expectCleanLogs(kh);
+    const logged = expectCleanLogs(kh, load, logFrom);
     database ??= await openDatabase({ databaseUrl: pg!.url, dataDir: dataDir!, poolSize: 1 });
     const acknowledged = await expectNothingLost(kh, load, database);
-    return { during, acknowledged, outageS: ((restoredAt - cutStarted) / 1000).toFixed(1), recoveryS: ((recoveredAt! - restoredAt) / 1000).toFixed(2) };
+    return { during, acknowledged, logged, outageS: ((restoredAt - cutStarted) / 1000).toFixed(1), recoveryS: ((recoveredAt! - restoredAt) / 1000).toFixed(2) };
   }
 
   it('server stopped (connections reset, then refused): fails fast, recovers by itself, loses nothing', async () => {
@@ -98,7 +99,7 @@ describe.skipIf(!postgresAvailable)('database outage: server stopped, server sil
     console.log(
       `[outage] server stopped (connections reset, port refusing) for ${r.outageS} s under load: ${r.during.length} requests answered 503 ` +
         `DATABASE_UNAVAILABLE while out (${latencies(r.during)}); first write ${r.recoveryS} s after the server returned, same process; ` +
-        `writes acknowledged ${r.acknowledged}, found ${r.acknowledged}; store audit clean`,
+        `writes acknowledged ${r.acknowledged}, found ${r.acknowledged}; store audit clean; ${r.logged.failures} failed requests logged in ${r.logged.lines} error lines`,
     );
   }, 60_000);
 
@@ -107,7 +108,8 @@ describe.skipIf(!postgresAvailable)('database outage: server stopped, server sil
     console.log(
       `[outage] server silent (accepts, never answers) for ${r.outageS} s under load: ${r.during.length} requests answered 503 ` +
         `DATABASE_UNAVAILABLE while out (${latencies(r.during)}; connect timeout ${POSTGRES_CONNECTION_OPTIONS.connect_timeout} s); ` +
-        `first write ${r.recoveryS} s after the server returned, same process; writes acknowledged ${r.acknowledged} in total, found all; store audit clean`,
+        `first write ${r.recoveryS} s after the server returned, same process; writes acknowledged ${r.acknowledged} in total, found all; store audit clean; ` +
+        `${r.logged.failures} failed requests logged in ${r.logged.lines} error lines`,
     );
   }, 60_000);
 });

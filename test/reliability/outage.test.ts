@@ -79,7 +79,7 @@ describe.skipIf(!postgresAvailable)('database outage (PostgreSQL)', () => {
     expectOnlyOkOrUnavailable(load);
     const during = expectFastFailures(load, cutAt, restoredAt, FAIL_FAST_MS);
     await expectRecovered(kh, load, recoveredAt, restoredAt, RECOVERY_MS);
-    expectCleanLogs(kh);
+    const logged = expectCleanLogs(kh, load);
     database = await openDatabase({ databaseUrl: db.url, dataDir: dataDir!, poolSize: 1 });
     const acknowledged = await expectNothingLost(kh, load, database);
 
@@ -87,7 +87,8 @@ describe.skipIf(!postgresAvailable)('database outage (PostgreSQL)', () => {
       `[outage] database refusing connections (ALLOW_CONNECTIONS false + backends terminated) for ${((restoredAt - cutStarted) / 1000).toFixed(1)} s ` +
         `under load (8 writers, 2 readers, /readyz prober): ${during.length} requests answered 503 DATABASE_UNAVAILABLE while out ` +
         `(${latencies(during)}); first write succeeded ${((recoveredAt! - restoredAt) / 1000).toFixed(2)} s after the database returned, ` +
-        `same process; writes acknowledged ${acknowledged}, found ${acknowledged}; store audit clean`,
+        `same process; writes acknowledged ${acknowledged}, found ${acknowledged}; store audit clean; ` +
+        `${logged.failures} failed requests logged in ${logged.lines} error lines`,
     );
   }, 80_000);
 });

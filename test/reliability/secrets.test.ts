@@ -18,6 +18,7 @@ import { apps, personalAccessTokens } from '../../src/store/schema.js';
 import { startTestKeyhold, type TestKeyhold } from '../support/keyhold.js';
 import { createSoftAuthenticator } from '../support/soft-authenticator.js';
 import { plainUser, startRegistration } from '../support/u2f.js';
+import { bearer, ORG_HEADER } from '../support/identity.js';
 
 const ORIGIN = 'https://login.example';
 let kh: TestKeyhold;
@@ -86,7 +87,6 @@ beforeAll(async () => {
   challenges.push(a.challenge, b.challenge, c.body.publicKeyCredentialCreationOptions.challenge);
 
   // --- failing calls that carry the secrets back --------------------------------
-  const bearer = (t: string) => ({ authorization: `Bearer ${t}` });
   for (const s of secrets()) {
     for (const wrong of [nearMiss(s), s + 'x', s]) {
       // A near-miss token, a token with a suffix, and a client secret used as a token.
@@ -99,7 +99,7 @@ beforeAll(async () => {
     await failingRest('GET', '/auth/v1/users/me', undefined, { authorization: `Bearer ${s} ${s}` });
   }
   // A real token in the wrong org context, and a valid token without rights.
-  await failingRest('POST', '/management/v1/projects', { name: 'x' }, { ...bearer(pats[1].token), 'x-service-orgid': nearMiss(kh.adminToken).slice(0, 40) });
+  await failingRest('POST', '/management/v1/projects', { name: 'x' }, { ...bearer(pats[1].token), [ORG_HEADER]: nearMiss(kh.adminToken).slice(0, 40) });
   await failingRpc(kh.client(ManagementService, 'grpc', user.token).addOIDCApp({ projectId, name: 'denied' }));
   // A credential answering registration a's challenge, sent to registration b; and one with a near-miss challenge.
   const forA = key.makeRegistration({ challenge: a.challenge, origin: ORIGIN, rpId: a.rpId });

@@ -1,6 +1,6 @@
 // Shared by the reliability tests: the event count (the "a rejected request
-// changes nothing" invariant), the Status-shape checks for REST and gRPC, and a
-// raw HTTP/2 gRPC call that can send any bytes as the message.
+// changes nothing" invariant) and a raw HTTP/2 gRPC call that can send any
+// bytes as the message. The Status-shape checks are test/support/errors.ts'.
 import http2 from 'node:http2';
 import { fromBinary } from '@bufbuild/protobuf';
 import { Code, ConnectError } from '@connectrpc/connect';
@@ -17,35 +17,7 @@ export async function eventCount(kh: TestKeyhold): Promise<number> {
   return Number(row.n);
 }
 
-const ERROR_INFO = 'type.googleapis.com/google.rpc.ErrorInfo';
-
-/** The ErrorInfo of a REST error body, after asserting the google.rpc.Status shape. */
-export function assertRestStatus(status: number, body: unknown, what: string): { reason: string; code: number } {
-  const b = body as { code?: unknown; message?: unknown; details?: unknown };
-  const ctx = `${what}: HTTP ${status} ${typeof body === 'string' ? body.slice(0, 200) : JSON.stringify(body)?.slice(0, 300)}`;
-  expect(status, ctx).toBeGreaterThanOrEqual(400);
-  expect(status, ctx).toBeLessThan(500);
-  expect(typeof b, ctx).toBe('object');
-  expect(typeof b.code, ctx).toBe('number');
-  expect(typeof b.message, ctx).toBe('string');
-  expect(Array.isArray(b.details), ctx).toBe(true);
-  const info = (b.details as any[]).find((d) => d['@type'] === ERROR_INFO);
-  expect(info, ctx).toBeDefined();
-  expect(info.domain, ctx).toBe('keyhold');
-  expect(info.reason, ctx).toMatch(/^[A-Z][A-Z0-9_]+$/);
-  return { reason: info.reason, code: b.code as number };
-}
-
-/** The reason of a ConnectError, after asserting it is a client-side code with an ErrorInfo. */
-export function assertRpcError(thrown: unknown, what: string): { reason: string; code: Code } {
-  const err = ConnectError.from(thrown);
-  const ctx = `${what}: ${Code[err.code]} ${err.rawMessage.slice(0, 300)}`;
-  expect([Code.Internal, Code.Unknown, Code.DataLoss, Code.Unavailable], ctx).not.toContain(err.code);
-  const info = err.findDetails(ErrorInfoSchema)[0];
-  expect(info, ctx).toBeDefined();
-  expect(info.domain, ctx).toBe('keyhold');
-  return { reason: info.reason, code: err.code };
-}
+export { assertRestStatus, assertRpcError } from '../support/errors.js';
 
 export interface RawGrpcResult {
   httpStatus: number;

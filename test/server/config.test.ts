@@ -24,6 +24,7 @@ describe('loadConfig', () => {
     [{ KEYHOLD_TLS_CERT: '/x.pem' }, 'KEYHOLD_TLS_KEY'],
     [{ KEYHOLD_LOG_LEVEL: 'loud' }, 'KEYHOLD_LOG_LEVEL'],
     [{ KEYHOLD_WEBAUTHN_ATTESTATION: 'indirect' }, 'KEYHOLD_WEBAUTHN_ATTESTATION'],
+    [{ KEYHOLD_REQUEST_TIMEOUT_MS: '1000' }, 'KEYHOLD_HEADERS_TIMEOUT_MS'],
   ])('%o → ConfigError naming %s', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(new RegExp(`^${variable}: `));

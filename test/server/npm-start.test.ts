@@ -1,12 +1,19 @@
 // The README's contract: `npm start` runs Keyhold on an embedded database, prints
 // the URL, serves /healthz, and SIGTERM drains and exits 0. A bad config value
-// stops it with a message naming the variable.
+// stops it with a message naming the variable. Both run the build
+// (dist/server, scripts/build-server.mjs; vitest's global setup brings it up
+// to date) with plain Node, no TypeScript loader: tsx is a development
+// dependency only. The build's verification thread, migrations and console
+// are found from dist/.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { rm } from 'node:fs/promises';
+import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { SERVER_DIST_DIR } from '../../scripts/build-server.mjs';
 import { tempDir } from '../support/databases.js';
 import { repoRoot } from '../support/keyhold.js';
+import { createSoftAuthenticator } from '../support/soft-authenticator.js';
 
 const dirs: string[] = [];
 const groups: number[] = [];
@@ -22,9 +29,9 @@ afterAll(async () => {
   await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
 });
 
-/** `npm start`, or the command it runs (`node --import tsx src/main.ts`) when the exit code itself is under test. */
+/** `npm start`, or the command it runs (`node bin/keyhold.js`) when the exit code itself is under test. */
 function npmStart(env: Record<string, string>, direct = false) {
-  const [cmd, args] = direct ? [process.execPath, ['--import', 'tsx', 'src/main.ts']] : ['npm', ['start', '--silent']];
+  const [cmd, args] = direct ? [process.execPath, ['bin/keyhold.js']] : ['npm', ['start', '--silent']];
   // Own process group, so the test can signal npm and the Keyhold it starts together.
   const child = spawn(cmd, args, { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   groups.push(child.pid!);
@@ -35,11 +42,41 @@ function npmStart(env: Record<string, string>, direct = false) {
   return { child, output: () => out, exited };
 }
 
+/** A security key registered through the server: its verification runs on the build's verification thread. */
+async function registerKey(url: string, token: string, port: number) {
+  const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  const me = await (await fetch(`${url}/auth/v1/users/me`, { headers: auth })).json();
+  const userId = me.user.userId as string;
+  const started = await (await fetch(`${url}/v2/users/${userId}/u2f`, { method: 'POST', headers: auth, body: '{}' })).json();
+  const options = started.publicKeyCredentialCreationOptions;
+  const credential = createSoftAuthenticator().makeRegistration({ challenge: options.challenge, origin: `http://localhost:${port}`, rpId: options.rp.id, fmt: 'packed' });
+  const verified = await fetch(`${url}/v2/users/${userId}/u2f/${started.u2fId}`, {
+    method: 'POST',
+    headers: auth,
+    body: JSON.stringify({ publicKeyCredential: credential, tokenName: 'built' }),
+  });
+  return { status: verified.status, body: await verified.json() };
+}
+
 describe('npm start', () => {
+  it('runs the build with plain node: tsx only in devDependencies, nothing in the build or the bin loads it', () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8'));
+    expect(pkg.dependencies.tsx).toBeUndefined();
+    expect(pkg.devDependencies.tsx).toBeDefined();
+    expect(pkg.scripts.start).toBe('node bin/keyhold.js');
+    expect(fs.readFileSync(path.join(repoRoot, 'bin/keyhold.js'), 'utf8')).not.toMatch(/['"]tsx/);
+    for (const file of fs.readdirSync(SERVER_DIST_DIR).filter((f) => f.endsWith('.mjs'))) {
+      const code = fs.readFileSync(path.join(SERVER_DIST_DIR, file), 'utf8');
+      expect(code, file).not.toMatch(/from ["']tsx|import\(["']tsx/);
+      expect(code, file).not.toMatch(/\.ts["']\)/); // no TypeScript file loaded at run time
+    }
+    expect(fs.existsSync(path.join(SERVER_DIST_DIR, 'migrations/meta/_journal.json'))).toBe(true);
+  });
+
   it.each([
     ['npm start', false],
-    ['node src/main.ts (what npm start runs), whose exit code is 0 after SIGTERM', true],
-  ])('%s prints the URL, serves /healthz, never logs the admin token, and stops on SIGTERM', async (_label, direct) => {
+    ['node bin/keyhold.js (what npm start runs), whose exit code is 0 after SIGTERM', true],
+  ])('%s prints the URL, serves /healthz, verifies a key on its thread, never logs the admin token, and stops on SIGTERM', async (_label, direct) => {
     const dir = await tempDir('keyhold-start-');
     dirs.push(dir);
     const run = npmStart({ KEYHOLD_PORT: '0', KEYHOLD_DATA_DIR: dir }, direct);
@@ -56,6 +93,11 @@ describe('npm start', () => {
     expect(fs.statSync(`${dir}/admin.pat`).mode & 0o777).toBe(0o600);
     expect(run.output()).toContain(`${dir}/admin.pat`);
     expect(run.output()).not.toContain(token);
+    if (direct) {
+      const key = await registerKey(url!, token, Number(new URL(url!).port));
+      expect(key.status, JSON.stringify(key.body)).toBe(200);
+      expect((await fetch(`${url!.replace('127.0.0.1', 'localhost')}/console/`)).status).toBe(200);
+    }
     // SIGTERM to the group, as a terminal or a supervisor sends it: Keyhold drains and exits 0;
     // npm exits 0 with it or dies of the signal itself, depending on which sees it first.
     process.kill(-run.child.pid!, 'SIGTERM');

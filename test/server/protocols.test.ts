@@ -4,7 +4,8 @@ import { Code } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuthService } from '../../gen/keyhold/auth/v1/auth_pb.js';
 import { ManagementService } from '../../gen/keyhold/management/v1/management_pb.js';
-import { rpcError, restReason } from '../support/errors.js';
+import { restFields, rpcError, restReason } from '../support/errors.js';
+import { assertRestStatus } from '../reliability/support.js';
 import { grpcJsCall, grpcJsClient, grpcJsMetadata, grpcJsStatusDetails } from '../support/grpc-js.js';
 import { startTestKeyhold, type TestKeyhold } from '../support/keyhold.js';
 
@@ -82,7 +83,7 @@ describe('one error, five transports', () => {
       '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
       reason: 'PROJECT_NOT_FOUND',
       domain: 'keyhold',
-      metadata: { projectId: missing },
+      metadata: { projectId: missing, requestId: res.headers.get('x-request-id') },
     });
     expect(res.body.details.at(-1)).toMatchObject({ '@type': 'type.googleapis.com/google.rpc.LocalizedMessage', locale: 'en' });
   });
@@ -122,10 +123,19 @@ describe("fastify's own failures answer as Status JSON on REST paths", () => {
     expect(restReason(res.body)).toBe('ROUTE_NOT_FOUND');
   });
 
-  it('a wrong method on a known path → 405 METHOD_NOT_ALLOWED', async () => {
+  it('a wrong method on a known path → 405 METHOD_NOT_ALLOWED with an Allow header and the endpoint template', async () => {
     const res = await kh.rest('PUT', '/management/v1/projects');
     expect(res.status).toBe(405);
     expect(restReason(res.body)).toBe('METHOD_NOT_ALLOWED');
+    expect(res.headers.get('allow')).toBe('POST');
+    const one = await kh.rest('POST', '/management/v1/projects/01aaaaaaaaaaaaaaaaaaaaaaaa');
+    expect(one.headers.get('allow')).toBe('GET');
+    expect(one.body.message).toBe('The endpoint /management/v1/projects/{id} does not answer this HTTP method; the Allow header lists those it does.');
+    // A path parameter with a digit in its name ({u2f_id}) is a parameter like any other.
+    const u2f = await kh.rest('PUT', '/v2/users/01aaaaaaaaaaaaaaaaaaaaaaaa/u2f/01bbbbbbbbbbbbbbbbbbbbbbbb');
+    expect(u2f.status).toBe(405);
+    expect(u2f.headers.get('allow')).toContain('POST');
+    expect(u2f.body.message).toContain('/v2/users/{user_id}/u2f/{u2f_id}');
   });
 
   it('an unknown field and an unknown enum name → 400 naming the field', async () => {
@@ -145,5 +155,51 @@ describe("fastify's own failures answer as Status JSON on REST paths", () => {
   it('/healthz and /readyz answer', async () => {
     expect((await kh.rest('GET', '/healthz')).body).toEqual({ status: 'SERVING' });
     expect((await kh.rest('GET', '/readyz')).status).toBe(200);
+  });
+});
+
+describe('no error echoes the path or the query the client sent (a token put there by mistake)', () => {
+  const token = 'kh_Sup3rSecretT0kenValue';
+  const echoes = (res: { body: unknown }) => JSON.stringify(res.body).includes(token) || JSON.stringify(res.body).includes('Sup3rSecret');
+
+  it('a path parameter over the length limit → 414 as a Status, without the path', async () => {
+    const res = await kh.rest('GET', `/management/v1/projects/${token}${'a'.repeat(150)}?access_token=${token}`);
+    expect(res.status).toBe(414);
+    expect(assertRestStatus(res.status, res.body, '414').reason).toBe('REQUEST_MALFORMED');
+    expect(res.body.code).toBe(3);
+    expect(echoes(res)).toBe(false);
+  });
+
+  it('a path that is not valid percent-encoding → 400 as a Status, without the path', async () => {
+    const res = await kh.rest('GET', `/management/v1/projects/%E0%A4%A${token}?access_token=${token}`);
+    expect(res.status).toBe(400);
+    expect(assertRestStatus(res.status, res.body, 'bad url').reason).toBe('REQUEST_MALFORMED');
+    expect(echoes(res)).toBe(false);
+  });
+
+  it('404 and 405 say neither the path nor the query', async () => {
+    for (const [method, path] of [['GET', `/management/v1/${token}?access_token=${token}`], ['PUT', `/management/v1/projects?access_token=${token}`], ['GET', `/${token}`]]) {
+      const res = await kh.rest(method, path);
+      expect([404, 405], path).toContain(res.status);
+      expect(echoes(res), `${method} ${path}: ${JSON.stringify(res.body)}`).toBe(false);
+    }
+  });
+
+  it('an unknown query parameter: its value never comes back, nor a name that could be a token', async () => {
+    const byValue = await kh.rest('GET', `/auth/v1/users/me?access_token=${token}`);
+    expect(byValue.status).toBe(400);
+    expect(restFields(byValue.body)).toEqual(['access_token']);
+    expect(echoes(byValue)).toBe(false);
+    const byName = await kh.rest('GET', `/auth/v1/users/me?${token}-xyz`);
+    expect(byName.status).toBe(400);
+    expect(echoes(byName)).toBe(false);
+  });
+
+  it("connect's 405 (GET on a method with side effects) names the method's path and allows POST", async () => {
+    const res = await kh.rest('GET', `/keyhold.management.v1.ManagementService/AddProject?message=${token}`);
+    expect(res.status).toBe(405);
+    expect(restReason(res.body)).toBe('METHOD_NOT_ALLOWED');
+    expect(res.headers.get('allow')).toBe('POST');
+    expect(echoes(res)).toBe(false);
   });
 });

@@ -69,3 +69,43 @@ describe('TLS with ALPN on the one port', () => {
     expect(JSON.parse(body).user.username).toBe('admin');
   });
 });
+
+describe('request heads over TLS are checked as on cleartext', () => {
+  /** One HTTP/1.1 request over TLS, written as is. */
+  function tlsHttp1(head: string[]): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const socket = tls.connect({ host: '127.0.0.1', port: kh.port, servername: 'localhost', ca, ALPNProtocols: ['http/1.1'] }, () => {
+        socket.write(`${head.join('\r\n')}\r\nConnection: close\r\n\r\n`);
+      });
+      let data = '';
+      socket.on('data', (d) => (data += d.toString('latin1')));
+      socket.on('error', reject);
+      socket.on('close', () => resolve(data));
+    });
+  }
+
+  it('https/1.1: Authorization twice → 400 REPEATED_HEADER; a 64 KiB header → 431 as a Status', async () => {
+    const twice = await tlsHttp1(['GET /auth/v1/users/me HTTP/1.1', 'Host: localhost', `Authorization: Bearer ${kh.adminToken}`, 'Authorization: Bearer kh_other']);
+    expect(twice).toMatch(/^HTTP\/1\.1 400 /);
+    expect(twice).toMatch(/"reason":"REPEATED_HEADER"/);
+    const big = await tlsHttp1(['GET /healthz HTTP/1.1', 'Host: localhost', `X-Big: ${'a'.repeat(64 * 1024)}`]);
+    expect(big).toMatch(/^HTTP\/1\.1 431 /);
+    expect(big).toMatch(/"reason":"HEADERS_TOO_LARGE"/);
+  });
+
+  it('h2: a 20 KiB header on the first stream → 431', async () => {
+    const http2 = await import('node:http2');
+    const session = http2.connect(`https://localhost:${kh.port}`, { ca });
+    session.on('error', () => {});
+    const status = await new Promise<string>((resolve) => {
+      const req = session.request({ ':path': '/auth/v1/users/me', authorization: `Bearer ${kh.adminToken}`, 'x-big': 'a'.repeat(20 * 1024) });
+      req.on('response', (h) => resolve(`status ${h[':status']}`));
+      req.on('error', (e) => resolve(`refused: ${e.message}`));
+      req.resume();
+      req.end();
+    });
+    session.destroy();
+    expect(status).toMatch(/^(status 431|refused: .*ENHANCE_YOUR_CALM)/);
+  });
+});
+

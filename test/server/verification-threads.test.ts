@@ -56,6 +56,14 @@ describe('verification threads', () => {
     expect(ids).toEqual(inputs.filter((_, i) => i % 4 !== 3).map((input) => (input.credential as { id: string }).id));
   });
 
+  it('tell their queue depth (keyhold_verification_queue_depth): the calls sent and not yet answered', async () => {
+    expect(threads.queueDepth()).toBe(0);
+    const pending = Array.from({ length: 6 }, () => threads.verify(registration('none')));
+    expect(threads.queueDepth(), 'all six sent, none answered yet').toBe(6);
+    await Promise.all(pending);
+    expect(threads.queueDepth()).toBe(0);
+  });
+
   it('rejects input that cannot be sent to a thread, and keeps serving', async () => {
     const input = { ...registration('none'), credential: { notCopyable: () => 1 } } as unknown as RegistrationVerificationInput;
     await expect(threads.verify(input)).rejects.toThrow(/could not be cloned/);

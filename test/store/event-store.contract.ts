@@ -12,9 +12,11 @@ import {
   type EventPayloads,
   type EventTypeName,
   type NewEventOf,
-} from '../../src/store/events.js';
+} from '../../src/domain/events/index.js';
+import type { OidcConfig } from '../../src/domain/oidc/types.js';
 import * as q from '../../src/store/queries/index.js';
 import type { FreshDatabase } from '../support/databases.js';
+import { verifiedPayload } from '../support/events.js';
 
 const id = (prefix: string) => `${prefix}-${randomUUID()}`;
 
@@ -26,8 +28,12 @@ function event<K extends EventTypeName>(
   resourceOwner = 'org-owner',
   creator = 'user-creator',
 ): NewEventOf<K> {
-  return { type, aggregateType, aggregateId, payload, resourceOwner, creator };
+  // Any aggregate type: some tests append an event to the wrong one on purpose.
+  return { type, aggregateType: aggregateType as NewEventOf<K>['aggregateType'], aggregateId, payload, resourceOwner, creator };
 }
+
+/** The store keeps a payload as given: a partial OIDC config stands for a whole one here. */
+const PARTIAL_CONFIG = { appType: 'WEB' } as unknown as OidcConfig;
 
 const fresh = (aggregateType: AggregateType, aggregateId: string) => ({ aggregateType, aggregateId, sequence: 0 });
 
@@ -70,7 +76,7 @@ export function eventStoreContract(driver: string, open: () => Promise<FreshData
       return store.append(
         [
           event('app.added', 'app', appId, { projectId, name }, orgId),
-          event('app.oidc.config.added', 'app', appId, { clientId, clientSecretHash: 'h', config: { appType: 'WEB' } }, orgId),
+          event('app.oidc.config.added', 'app', appId, { clientId, clientSecretHash: 'h', config: PARTIAL_CONFIG }, orgId),
         ],
         [fresh('app', appId)],
       );
@@ -247,7 +253,7 @@ export function eventStoreContract(driver: string, open: () => Promise<FreshData
       const orgId = id('org');
       const projectId = await addProject(orgId);
 
-      // users: username per org, case-insensitive
+      // users: username per org, by its key (case, NFC/NFD and width folded)
       const u1 = id('user');
       await store.append(
         [event('user.machine.added', 'user', u1, { username: 'Robot', name: 'R', description: '' }, orgId)],
@@ -264,7 +270,10 @@ export function eventStoreContract(driver: string, open: () => Promise<FreshData
       expect(((await rejection(store.append([human], [fresh('user', u2)]))) as UniqueViolation).constraint).toBe(
         'users_org_username_key',
       );
-      await store.append([{ ...human, resourceOwner: id('other-org') }], [fresh('user', u2)]);
+      // … and across the instance, as a login name (issue 17).
+      expect(((await rejection(store.append([{ ...human, resourceOwner: id('other-org') }], [fresh('user', u2)]))) as UniqueViolation).constraint).toBe(
+        'users_login_name_key',
+      );
 
       // apps: client id
       const clientId = id('client');
@@ -371,6 +380,7 @@ export function eventStoreContract(driver: string, open: () => Promise<FreshData
       );
       expect(await q.findUser(database.sql, userId)).toMatchObject({ kind: 'human', username: 'Ada', email: 'ada@example.com', sequence: 2 });
       expect((await q.findUserByUsername(db, orgId, 'aDA'))?.id).toBe(userId);
+      expect((await q.findUserByUsername(db, orgId, '\uFF21\uFF24\uFF21'))?.id).toBe(userId); // full-width ＡＤＡ
       expect(await q.findUserByUsername(db, id('org'), 'ada')).toBeUndefined();
       const pat = await q.findPatByHash(db, 'hash-' + userId);
       expect(pat?.pat).toMatchObject({ id: 'tok-' + userId, userId, orgId, expiresAt: new Date(expiresAt) });
@@ -421,21 +431,7 @@ export function eventStoreContract(driver: string, open: () => Promise<FreshData
               'u2f.verified',
               'u2f',
               u2fId,
-              {
-                userId,
-                tokenName: 'Key',
-                credentialId,
-                publicKey: 'pk',
-                algorithm: -7,
-                format: 'none',
-                aaguid: '00000000-0000-0000-0000-000000000000',
-                signCount: 0,
-                transports: ['usb'],
-                backupEligible: false,
-                backedUp: false,
-                userVerified: false,
-                rpId: 'localhost',
-              },
+              verifiedPayload({ userId, credentialId, transports: ['usb'] }),
               orgId,
             ),
           ],

@@ -7,6 +7,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { groupCommitter } from '../../src/store/group-commit.js';
 import type { SqlStatement } from '../../src/store/sql.js';
+import type { OidcConfig } from '../../src/domain/oidc/types.js';
 import type { Database } from '../../src/store/database.js';
 import { createEventStore, type EventStore } from '../../src/store/event-store.js';
 import { ConcurrencyConflict, DatabaseUnavailable, UniqueViolation } from '../../src/store/errors.js';
@@ -43,7 +44,7 @@ function addApp(store: EventStore, orgId: string, projectId: string, name: strin
         type: 'app.oidc.config.added',
         aggregateType: 'app',
         aggregateId: appId,
-        payload: { clientId: id('client'), clientSecretHash: 'h', config: { appType: 'WEB' } },
+        payload: { clientId: id('client'), clientSecretHash: 'h', config: { appType: 'WEB' } as unknown as OidcConfig },
         resourceOwner: orgId,
         creator: 'u',
       },

@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { TEST_MASTER_KEY } from './databases.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -69,7 +70,7 @@ export async function startChildKeyhold(options: ChildOptions): Promise<ChildKey
     KEYHOLD_DATA_DIR: options.dataDir,
     KEYHOLD_ADMIN_PAT_FILE: adminPatFile,
     KEYHOLD_LOG_LEVEL: 'info',
-    ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
+    ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl, KEYHOLD_MASTERKEY: TEST_MASTER_KEY } : {}),
     ...options.env,
   };
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {

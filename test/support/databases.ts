@@ -14,6 +14,9 @@ import { openDatabase, type Database } from '../../src/store/database.js';
 export const testDatabaseUrl = process.env.TEST_DATABASE_URL;
 export const postgresAvailable = Boolean(testDatabaseUrl);
 
+/** KEYHOLD_MASTERKEY for Keyholds on a test PostgreSQL (required with DATABASE_URL; one for all of them). */
+export const TEST_MASTER_KEY = 'keyhold-test-master-key-0123456789abcdef';
+
 export interface FreshDatabase {
   database: Database;
   dataDir: string;
@@ -102,13 +105,22 @@ export interface PostgresDatabase {
   drop(): Promise<void>;
 }
 
+export interface CreatePostgresOptions {
+  /**
+   * LC_COLLATE and LC_CTYPE of the new database (e.g. 'C'), from template0 as
+   * createdb -l does. Default: the server's (here C.UTF-8).
+   */
+  locale?: 'C' | 'C.UTF-8' | 'POSIX';
+}
+
 /** Create an empty, uniquely named PostgreSQL database (nothing migrated yet). */
-export async function createPostgresDatabase(): Promise<PostgresDatabase> {
+export async function createPostgresDatabase(options: CreatePostgresOptions = {}): Promise<PostgresDatabase> {
   if (!testDatabaseUrl) throw new Error('TEST_DATABASE_URL is not set');
   const name = `kh_test_${process.pid}_${randomBytes(6).toString('hex')}`;
   const admin = postgres(testDatabaseUrl, { max: 1, onnotice: () => {} });
   try {
-    await admin.unsafe(`create database "${name}"`);
+    const locale = options.locale ? ` template template0 encoding 'UTF8' lc_collate '${options.locale}' lc_ctype '${options.locale}'` : '';
+    await admin.unsafe(`create database "${name}"${locale}`);
   } finally {
     await admin.end({ timeout: 5 });
   }

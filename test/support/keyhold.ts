@@ -10,7 +10,7 @@ import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } f
 import pino from 'pino';
 import { loadConfig, type Config } from '../../src/server/config.js';
 import { startKeyhold, type RunningKeyhold } from '../../src/server/start.js';
-import { createPostgresDatabase, tempDir } from './databases.js';
+import { createPostgresDatabase, pgliteDirFromTemplate, TEST_MASTER_KEY, tempDir } from './databases.js';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -28,19 +28,31 @@ export interface TestKeyhold extends RunningKeyhold {
 
 export interface StartOptions {
   postgres?: boolean;
+  /** With `postgres`: the new database's LC_COLLATE/LC_CTYPE (createdb -l). */
+  postgresLocale?: 'C' | 'C.UTF-8' | 'POSIX';
   env?: Record<string, string>;
+  /** Serve the console from this directory instead of console/dist (a test's own build). */
+  consoleDir?: string;
+  /** On PGlite: start in an empty data directory (PGlite's initdb) instead of a copy of the migrated template. */
+  emptyDataDir?: boolean;
 }
 
 export async function startTestKeyhold(opts: StartOptions = {}): Promise<TestKeyhold> {
-  const dataDir = await tempDir('keyhold-srv-');
-  const pg = opts.postgres ? await createPostgresDatabase() : undefined;
+  // On PGlite a copy of the migrated template (databases.ts): an initdb per start cost 5–15 s
+  // of the suite's time per file; bootstrap still runs on the copy, as on a first start.
+  const onPglite = !opts.postgres && !opts.env?.DATABASE_URL && !opts.env?.KEYHOLD_DATA_DIR;
+  const dataDir = onPglite && !opts.emptyDataDir ? await pgliteDirFromTemplate() : await tempDir('keyhold-srv-');
+  const pg = opts.postgres ? await createPostgresDatabase({ locale: opts.postgresLocale }) : undefined;
   const config: Config = loadConfig({
     KEYHOLD_PORT: '0',
     KEYHOLD_DATA_DIR: dataDir,
     KEYHOLD_LOG_LEVEL: 'info',
-    ...(pg ? { DATABASE_URL: pg.url } : {}),
+    ...(pg ? { DATABASE_URL: pg.url, KEYHOLD_MASTERKEY: TEST_MASTER_KEY } : {}),
+    // A test that names its own PostgreSQL gets the suite's master key too (required with DATABASE_URL).
+    ...(opts.env?.DATABASE_URL ? { KEYHOLD_MASTERKEY: TEST_MASTER_KEY } : {}),
     ...opts.env,
   });
+  if (opts.consoleDir) config.consoleDir = opts.consoleDir;
   const logLines: string[] = [];
   const log = pino({ ...(await import('../../src/server/logger.js')).loggerOptions(config) }, {
     write(line: string) {

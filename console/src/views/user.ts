@@ -60,6 +60,12 @@ export function serverTrouble(problem: Problem): Trouble {
         title: 'This registration expired before it was finished.',
         advice: 'Registrations are valid for a few minutes. Select \u201cAdd security key\u201d to start again.',
       };
+    case 'U2F_REGISTRATION_REPLACED':
+      return {
+        kind: 'expired',
+        title: 'This registration was ended because newer ones were started.',
+        advice: 'A user can have a few registrations open at once (other tabs count). Select \u201cAdd security key\u201d to start again.',
+      };
     case 'U2F_ALREADY_VERIFIED':
       return { kind: 'other', title: 'This registration was already completed.', advice: 'The key is in the list below; to add another key, start a new registration.' };
     case 'ORIGIN_NOT_ALLOWED':

@@ -10,7 +10,7 @@ import {
   OIDCVersionSchema,
   type OIDCConfigSchema,
 } from '../../../gen/keyhold/management/v1/app_pb.js';
-import type { AddOIDCAppRequest } from '../../../gen/keyhold/management/v1/management_pb.js';
+import type { AddOIDCAppRequest, UpdateOIDCAppConfigRequest } from '../../../gen/keyhold/management/v1/management_pb.js';
 import type { Language } from '../../domain/i18n/language.js';
 import { complianceProblems, localizeCompliance, type OidcAppInput, type OidcConfig } from '../../domain/oidc/index.js';
 
@@ -24,15 +24,19 @@ function numberOf(schema: DescEnum, name: string): number {
 }
 
 export function oidcInputOf(req: AddOIDCAppRequest): OidcAppInput {
+  return { name: req.name, ...oidcConfigInputOf(req) };
+}
+
+/** Every field of the configuration but the name (UpdateOIDCAppConfig has none; the version has one value). */
+export function oidcConfigInputOf(req: Omit<AddOIDCAppRequest, 'name'> | UpdateOIDCAppConfigRequest): Omit<OidcAppInput, 'name'> {
   return {
-    name: req.name,
     redirectUris: req.redirectUris,
     responseTypes: req.responseTypes.map((v) => nameOf(OIDCResponseTypeSchema, v)),
     grantTypes: req.grantTypes.map((v) => nameOf(OIDCGrantTypeSchema, v)),
     appType: nameOf(OIDCAppTypeSchema, req.appType),
     authMethodType: nameOf(OIDCAuthMethodTypeSchema, req.authMethodType),
     postLogoutRedirectUris: req.postLogoutRedirectUris,
-    version: nameOf(OIDCVersionSchema, req.version),
+    version: 'version' in req ? nameOf(OIDCVersionSchema, req.version) : 'OIDC_VERSION_1_0',
     devMode: req.devMode,
     accessTokenType: nameOf(OIDCTokenTypeSchema, req.accessTokenType),
     accessTokenRoleAssertion: req.accessTokenRoleAssertion,

@@ -1,38 +1,48 @@
-// AddOrganization: a new org, optionally with admins (ORG_OWNER unless roles are given).
+// AddOrganization: a new org, optionally with admins (ORG_OWNER unless roles are given);
+// GetOrganization, ListOrganizations.
+import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { ServiceImpl } from '@connectrpc/connect';
-import type { OrganizationService } from '../../../gen/keyhold/org/v2/org_pb.js';
-import { invalidRequest, KeyholdError } from '../../domain/errors/keyhold-error.js';
-import { newId } from '../../domain/ids.js';
-import { requiredId, requiredText, rolesRule } from '../../domain/identity/text-rules.js';
-import type { NewEvent } from '../../store/events.js';
-import { appendNew } from '../../store/run-command.js';
-import { findUser } from '../../store/queries/index.js';
-import { authorize } from '../access.js';
-import { callerOf, type Deps } from '../context.js';
-import { writeDetails } from '../details.js';
+import { OrganizationState, type OrganizationService } from '../../../gen/keyhold/org/v2/org_pb.js';
+import type { OrgView } from '../../queries/read-model.js';
+import { callOf, type ApiDeps } from '../context.js';
+import { listDetailsV2, sentTexts, writeDetails } from '../details.js';
 
-export function organizationHandlers(deps: Deps): ServiceImpl<typeof OrganizationService> {
+export function orgMessage(o: OrgView) {
+  return {
+    id: o.id,
+    details: {
+      sequence: BigInt(o.sequence),
+      creationDate: timestampFromDate(o.createdAt),
+      changeDate: timestampFromDate(o.changedAt),
+      resourceOwner: o.id,
+    },
+    state: OrganizationState.ACTIVE,
+    name: o.name,
+  };
+}
+
+export function organizationHandlers({ commands, queries }: ApiDeps): ServiceImpl<typeof OrganizationService> {
   return {
     async addOrganization(req, ctx) {
-      const caller = callerOf(ctx);
-      const violations = requiredText('name', req.name, 200);
-      req.admins.forEach((a, i) => {
-        violations.push(...requiredId(`admins[${i}].userId`, a.userId));
-        if (a.roles.length) violations.push(...rolesRule(`admins[${i}].roles`, a.roles, 'org'));
+      const admins = req.admins.map((a) => ({ userId: a.userId, roles: a.roles }));
+      const { orgId, written } = await commands.addOrganization(callOf(ctx), { name: req.name, admins });
+      return { organizationId: orgId, details: writeDetails(written, true) };
+    },
+
+    async getOrganization(req, ctx) {
+      return { organization: orgMessage(await queries.getOrganization(callOf(ctx), { orgId: req.organizationId })) };
+    },
+
+    async listOrganizations(req, ctx) {
+      const listed = await queries.listOrganizations(callOf(ctx), {
+        page: req.query,
+        queryCount: req.queries.length,
+        names: sentTexts(req.queries, (q) =>
+          q.query.case === 'nameQuery' ? { oneof: 'nameQuery', field: 'name', value: q.query.value.name, method: q.query.value.method } : undefined,
+        ),
+        ids: req.queries.flatMap((q) => (q.query.case === 'idQuery' ? [q.query.value.id] : [])),
       });
-      if (violations.length) throw invalidRequest(violations);
-      authorize(caller, 'org.create', {});
-      for (const a of req.admins) {
-        if (!(await findUser(deps.database.sql, a.userId))) throw new KeyholdError('USER_NOT_FOUND', { userId: a.userId });
-      }
-      const orgId = newId();
-      const own = { aggregateType: 'org' as const, aggregateId: orgId, resourceOwner: orgId, creator: caller.userId };
-      const events: NewEvent[] = [
-        { ...own, type: 'org.added', payload: { name: req.name.trim() } },
-        ...req.admins.map((a): NewEvent => ({ ...own, type: 'org.member.added', payload: { userId: a.userId, roles: a.roles.length ? [...new Set(a.roles)] : ['ORG_OWNER'] } })),
-      ];
-      const stored = await appendNew(deps.store, events);
-      return { organizationId: orgId, details: writeDetails(stored, orgId, true) };
+      return { details: listDetailsV2(listed), result: listed.items.map(orgMessage) };
     },
   };
 }

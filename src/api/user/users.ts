@@ -1,85 +1,102 @@
-// AddHumanUser and GetUserByID.
+// AddHumanUser, SetPassword, GetUserByID, ListUsers, UpdateHumanUser and the
+// lifecycle (Deactivate/Reactivate/Lock/Unlock/RemoveUser).
 import type { ServiceImpl } from '@connectrpc/connect';
-import type { UserService } from '../../../gen/keyhold/user/v2/user_pb.js';
-import { invalidRequest, KeyholdError } from '../../domain/errors/keyhold-error.js';
-import { newId } from '../../domain/ids.js';
-import { emailRule, optionalText, requiredId, requiredText } from '../../domain/identity/text-rules.js';
-import { ConcurrencyConflict } from '../../store/errors.js';
-import { appendNew } from '../../store/run-command.js';
-import { findUser } from '../../store/queries/index.js';
-import { userOwner } from '../owners.js';
-import type { UserRow } from '../../store/schema.js';
-import { authorize, orgContext } from '../access.js';
-import { callerOf, type Caller, type Deps } from '../context.js';
-import { readDetails, writeDetails } from '../details.js';
-import { mapConflicts } from '../unique-constraints.js';
+import { Type, UserState, type UserService } from '../../../gen/keyhold/user/v2/user_pb.js';
+import { callOf, type ApiDeps } from '../context.js';
+import { listDetailsV2, readDetails, sentTexts, writeDetails } from '../details.js';
 import { userToMessage } from '../users-to-message.js';
 
 type Impl = ServiceImpl<typeof UserService>;
 
-/** The user, or 404; then the caller must be the user or hold `permission` in the user's org. */
-/** The user if it exists (404) and the caller may act on it (403): itself, or by a role in the user's org. */
-export async function userForCaller(deps: Deps, caller: Caller, userId: string, permission: 'user.read' | 'user.credential.write'): Promise<{ id: string; orgId: string }> {
-  const orgId = await userOwner(deps, userId);
-  if (orgId === undefined) throw new KeyholdError('USER_NOT_FOUND', { userId });
-  if (userId !== caller.userId) authorize(caller, permission, { orgId });
-  return { id: userId, orgId };
-}
+// The read model's names of the states a user can be in; DELETED and INITIAL match nobody.
+const STATE_NAMES: Partial<Record<UserState, string>> = {
+  [UserState.UNSPECIFIED]: 'unspecified',
+  [UserState.ACTIVE]: 'active',
+  [UserState.INACTIVE]: 'inactive',
+  [UserState.LOCKED]: 'locked',
+};
 
-export function userHandlers(deps: Deps): Pick<Impl, 'addHumanUser' | 'getUserByID'> {
+export function userHandlers({ commands, queries }: ApiDeps): Pick<
+  Impl,
+  'addHumanUser' | 'setPassword' | 'getUserByID' | 'listUsers' | 'updateHumanUser' | 'deactivateUser' | 'reactivateUser' | 'lockUser' | 'unlockUser' | 'removeUser'
+> {
   return {
     async addHumanUser(req, ctx) {
-      const caller = callerOf(ctx);
-      const violations = [
-        ...requiredText('username', req.username, 200),
-        ...requiredText('profile.givenName', req.profile?.givenName ?? '', 200),
-        ...requiredText('profile.familyName', req.profile?.familyName ?? '', 200),
-        ...optionalText('profile.displayName', req.profile?.displayName ?? '', 200),
-        ...emailRule('email.email', req.email?.email ?? ''),
-        ...(req.userId ? requiredId('userId', req.userId) : []),
-        ...(req.organization?.orgId ? requiredId('organization.orgId', req.organization.orgId) : []),
-      ];
-      if (violations.length) throw invalidRequest(violations);
-      // The owning org: the one named in the body, else the call's org context.
-      const { orgId } = await orgContext(deps, ctx, req.organization?.orgId);
-      authorize(caller, 'user.write', { orgId });
-      const userId = req.userId || newId();
-      const profile = req.profile!;
-      try {
-        const events = await mapConflicts(
-          appendNew(deps.store, [
-            {
-              aggregateType: 'user',
-              aggregateId: userId,
-              type: 'user.human.added',
-              payload: {
-                username: req.username.trim(),
-                givenName: profile.givenName.trim(),
-                familyName: profile.familyName.trim(),
-                displayName: profile.displayName.trim() || `${profile.givenName.trim()} ${profile.familyName.trim()}`,
-                email: req.email!.email.trim(),
-              },
-              resourceOwner: orgId,
-              creator: caller.userId,
-            },
-          ]),
-        );
-        return { userId, details: writeDetails(events, userId, true) };
-      } catch (e) {
-        // A caller-chosen id that exists already collides on the user's first event.
-        if (e instanceof ConcurrencyConflict) throw new KeyholdError('USER_ID_TAKEN', { userId });
-        throw e;
-      }
+      const { userId, written } = await commands.addHumanUser(callOf(ctx), {
+        userId: req.userId,
+        orgId: req.organization?.orgId ?? '',
+        username: req.username,
+        profile: {
+          givenName: req.profile?.givenName ?? '',
+          familyName: req.profile?.familyName ?? '',
+          displayName: req.profile?.displayName ?? '',
+        },
+        email: req.email?.email ?? '',
+        ...(req.password ? { password: { password: req.password.password, changeRequired: req.password.changeRequired } } : {}),
+      });
+      return { userId, details: writeDetails(written, true) };
+    },
+
+    async setPassword(req, ctx) {
+      const { written } = await commands.setPassword(callOf(ctx), {
+        userId: req.userId,
+        password: req.newPassword?.password ?? '',
+        changeRequired: req.newPassword?.changeRequired ?? false,
+      });
+      return { details: writeDetails(written, false) };
     },
 
     async getUserByID(req, ctx) {
-      const caller = callerOf(ctx);
-      const violations = requiredId('userId', req.userId);
-      if (violations.length) throw invalidRequest(violations);
-      await userForCaller(deps, caller, req.userId, 'user.read');
-      const user = await findUser(deps.database.sql, req.userId);
-      if (!user) throw new KeyholdError('USER_NOT_FOUND', { userId: req.userId });
+      const user = await queries.getUser(callOf(ctx), { userId: req.userId });
       return { details: readDetails(user), user: userToMessage(user) };
+    },
+
+    async updateHumanUser(req, ctx) {
+      const { written } = await commands.updateHumanUser(callOf(ctx), {
+        userId: req.userId,
+        username: req.username,
+        profile: req.profile
+          ? { givenName: req.profile.givenName, familyName: req.profile.familyName, displayName: req.profile.displayName }
+          : undefined,
+        email: req.email?.email,
+      });
+      return { details: writeDetails(written, false) };
+    },
+    deactivateUser: async (req, ctx) => ({ details: writeDetails((await commands.deactivateUser(callOf(ctx), req)).written, false) }),
+    reactivateUser: async (req, ctx) => ({ details: writeDetails((await commands.reactivateUser(callOf(ctx), req)).written, false) }),
+    lockUser: async (req, ctx) => ({ details: writeDetails((await commands.lockUser(callOf(ctx), req)).written, false) }),
+    unlockUser: async (req, ctx) => ({ details: writeDetails((await commands.unlockUser(callOf(ctx), req)).written, false) }),
+    removeUser: async (req, ctx) => ({ details: writeDetails((await commands.removeUser(callOf(ctx), req)).written, false) }),
+
+    async listUsers(req, ctx) {
+      const text = (oneof: 'userNameQuery' | 'displayNameQuery' | 'emailQuery') =>
+        sentTexts(req.queries, (q) => {
+          const query = q.query;
+          if (query.case !== oneof) return undefined;
+          switch (query.case) {
+            case 'userNameQuery':
+              return { oneof, field: 'userName', value: query.value.userName, method: query.value.method };
+            case 'displayNameQuery':
+              return { oneof, field: 'displayName', value: query.value.displayName, method: query.value.method };
+            case 'emailQuery':
+              return { oneof, field: 'emailAddress', value: query.value.emailAddress, method: query.value.method };
+          }
+        });
+      const listed = await queries.listUsers(callOf(ctx), {
+        page: req.query,
+        queryCount: req.queries.length,
+        usernames: text('userNameQuery'),
+        displayNames: text('displayNameQuery'),
+        emails: text('emailQuery'),
+        kinds: req.queries.flatMap((q) =>
+          q.query.case === 'typeQuery' ? [q.query.value.type === Type.HUMAN ? 'human' : q.query.value.type === Type.MACHINE ? 'machine' : 'unspecified'] as const : [],
+        ),
+        states: req.queries.flatMap((q) =>
+          q.query.case === 'stateQuery' ? [STATE_NAMES[q.query.value.state] ?? `unknown-${q.query.value.state}`] : [],
+        ),
+        orgIds: req.queries.flatMap((q) => (q.query.case === 'organizationIdQuery' ? [q.query.value.organizationId] : [])),
+      });
+      return { details: listDetailsV2(listed), result: listed.items.map(userToMessage) };
     },
   };
 }

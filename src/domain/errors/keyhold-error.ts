@@ -1,12 +1,38 @@
 // The one error type the domain and API layers throw. It names a reason from
-// REASONS; the transport layer turns it into a google.rpc.Status (src/api/errors.ts).
+// REASONS; the transport layer turns it into a google.rpc.Status (src/server/status.ts).
 import type { Language } from '../i18n/language.js';
+import { localize, type Texts } from '../i18n/text.js';
 import type { Reason } from './reasons.js';
 
-/** One violated field of a request: JSON path and a description per language. */
-export interface FieldViolation {
-  field: string;
-  describe(lang: Language): string;
+type ViolationParams = Readonly<Record<string, string | number>>;
+
+/**
+ * One violated field of a request: its JSON path, and why, in every language
+ * (one Texts, ../i18n/text.ts). Rules with a catalog (the OIDC validator) also
+ * give a stable `code` and its `params`; clients and tests may match on those.
+ * The texts are private (#): a violation compares equal by field, code and params.
+ */
+export class FieldViolation {
+  readonly #texts: Texts<ViolationParams & { field: string }>;
+  readonly code?: string;
+  readonly params?: ViolationParams;
+
+  constructor(
+    /** JSON path in lowerCamelCase: 'name', 'redirectUris[2]', 'profile.givenName'. */
+    readonly field: string,
+    texts: Texts<ViolationParams & { field: string }>,
+    coded?: { code: string; params?: ViolationParams },
+  ) {
+    this.#texts = texts;
+    if (coded) {
+      this.code = coded.code;
+      if (coded.params) this.params = coded.params;
+    }
+  }
+
+  describe(lang: Language): string {
+    return localize(this.#texts, lang, { ...this.params, field: this.field });
+  }
 }
 
 export class KeyholdError extends Error {
@@ -21,9 +47,9 @@ export class KeyholdError extends Error {
   }
 }
 
-/** A violation with fixed texts, for validators that have no catalogue of their own. */
-export function violation(field: string, texts: Record<Language, string>): FieldViolation {
-  return { field, describe: (lang) => texts[lang] };
+/** A violation of `field`, explained by `texts` (templates may use "{field}"). */
+export function violation(field: string, texts: Texts<ViolationParams & { field: string }>): FieldViolation {
+  return new FieldViolation(field, texts);
 }
 
 /**

@@ -3,6 +3,7 @@
 // "{name}" is replaced from the error's metadata. Messages never carry secrets,
 // tokens or values echoed from the client beyond ids.
 import type { Language } from '../i18n/language.js';
+import { localize } from '../i18n/text.js';
 
 /** gRPC status codes used by Keyhold (numbers as on the wire). */
 export const GrpcCode = {
@@ -25,6 +26,8 @@ export type GrpcCode = (typeof GrpcCode)[keyof typeof GrpcCode];
 interface ReasonEntry {
   code: GrpcCode;
   messages: Record<Language, string>;
+  /** A retryable refusal: clients are told to wait this long (retry-after, RetryInfo). */
+  retryAfterSeconds?: number;
 }
 
 export const REASONS = {
@@ -57,18 +60,27 @@ export const REASONS = {
       de: 'Der Inhalt der Anfrage ist größer als die Grenze von {limit} Bytes.',
     },
   },
+  // Neither echoes the request's path or query (a token put there by mistake
+  // must not come back in a body or a log): the endpoint's template at most.
   ROUTE_NOT_FOUND: {
     code: GrpcCode.NotFound,
     messages: {
-      en: 'There is no endpoint at {method} {path}.',
-      de: 'Unter {method} {path} gibt es keinen Endpunkt.',
+      en: 'There is no endpoint at this path.',
+      de: 'Unter diesem Pfad gibt es keinen Endpunkt.',
+    },
+  },
+  HEALTH_SERVICE_UNKNOWN: {
+    code: GrpcCode.NotFound,
+    messages: {
+      en: 'The health service knows no service named "{service}".',
+      de: 'Der Health-Dienst kennt keinen Dienst namens "{service}".',
     },
   },
   METHOD_NOT_ALLOWED: {
     code: GrpcCode.Unimplemented,
     messages: {
-      en: 'The endpoint {path} does not answer {method}.',
-      de: 'Der Endpunkt {path} beantwortet {method} nicht.',
+      en: 'The endpoint {endpoint} does not answer this HTTP method; the Allow header lists those it does.',
+      de: 'Der Endpunkt {endpoint} beantwortet diese HTTP-Methode nicht; der Allow-Header nennt die, die er beantwortet.',
     },
   },
   RATE_LIMITED: {
@@ -76,6 +88,70 @@ export const REASONS = {
     messages: {
       en: 'Too many requests; slow down and try again shortly.',
       de: 'Zu viele Anfragen; bitte kurz warten und erneut versuchen.',
+    },
+  },
+  // --- protocol hygiene (issue 15): ambiguous requests are refused ---------
+  BODY_NOT_UTF8: {
+    code: GrpcCode.InvalidArgument,
+    messages: {
+      en: 'The request body is not valid UTF-8 text.',
+      de: 'Der Inhalt der Anfrage ist kein gültiger UTF-8-Text.',
+    },
+  },
+  JSON_DUPLICATE_KEY: {
+    code: GrpcCode.InvalidArgument,
+    messages: {
+      en: 'The JSON has the key {field} more than once in the same object; send each key once.',
+      de: 'Das JSON enthält den Schlüssel {field} mehrmals im selben Objekt; jeden Schlüssel nur einmal senden.',
+    },
+  },
+  JSON_UNPAIRED_SURROGATE: {
+    code: GrpcCode.InvalidArgument,
+    messages: {
+      en: 'The JSON string at {field} has an escape for half a surrogate pair (\\uD800–\\uDFFF), which no text can store.',
+      de: 'Die JSON-Zeichenkette bei {field} enthält ein Escape für ein halbes Surrogatpaar (\\uD800–\\uDFFF), das kein Text speichern kann.',
+    },
+  },
+  JSON_PROTOTYPE_KEY: {
+    code: GrpcCode.InvalidArgument,
+    messages: {
+      en: 'The JSON key {field} is not accepted.',
+      de: 'Der JSON-Schlüssel {field} wird nicht angenommen.',
+    },
+  },
+  REPEATED_HEADER: {
+    code: GrpcCode.InvalidArgument,
+    messages: {
+      en: 'The request has the header {header} more than once; it may appear once.',
+      de: 'Die Anfrage enthält den Header {header} mehrmals; er darf nur einmal vorkommen.',
+    },
+  },
+  HEADERS_TOO_LARGE: {
+    code: GrpcCode.ResourceExhausted,
+    messages: {
+      en: 'The request headers are larger than the limit of {limit} bytes.',
+      de: 'Die Header der Anfrage sind größer als die Grenze von {limit} Bytes.',
+    },
+  },
+  REQUEST_MALFORMED: {
+    code: GrpcCode.InvalidArgument,
+    messages: {
+      en: 'The HTTP request could not be read: {problem}',
+      de: 'Die HTTP-Anfrage konnte nicht gelesen werden: {problem}',
+    },
+  },
+  REQUEST_TIMEOUT: {
+    code: GrpcCode.DeadlineExceeded,
+    messages: {
+      en: 'The request did not arrive in time.',
+      de: 'Die Anfrage ist nicht rechtzeitig angekommen.',
+    },
+  },
+  DEADLINE_EXCEEDED: {
+    code: GrpcCode.DeadlineExceeded,
+    messages: {
+      en: 'The deadline of the call passed before it ran; nothing was changed.',
+      de: 'Die Frist des Aufrufs ist abgelaufen, bevor er ausgeführt wurde; nichts wurde geändert.',
     },
   },
   // --- authentication and authorization ------------------------------------
@@ -93,6 +169,29 @@ export const REASONS = {
       de: 'Dem Aufrufer fehlt die Berechtigung {permission} für diese Ressource.',
     },
   },
+  // --- privilege containment (issue 15) --------------------------------------
+  PRIVILEGE_ESCALATION: {
+    code: GrpcCode.PermissionDenied,
+    messages: {
+      en: 'User {userId} holds, or would be given, permissions the caller does not hold; a caller can only create credentials for, or grant roles to, principals within its own permissions.',
+      de: 'Der Benutzer {userId} hat Berechtigungen, die dem Aufrufer fehlen, oder bekäme sie; ein Aufrufer kann Zugangsdaten und Rollen nur im Rahmen seiner eigenen Berechtigungen vergeben.',
+    },
+  },
+  PAT_ONLY_FOR_MACHINE_USERS: {
+    code: GrpcCode.FailedPrecondition,
+    messages: {
+      en: 'Personal access tokens are for machine users only; user {userId} is a human user.',
+      de: 'Persönliche Zugriffstoken gibt es nur für Maschinenbenutzer; der Benutzer {userId} ist ein Mensch.',
+    },
+  },
+  PASSWORD_ONLY_FOR_HUMAN_USERS: {
+    code: GrpcCode.FailedPrecondition,
+    messages: {
+      en: 'Passwords are for human users only; user {userId} is a machine user.',
+      de: 'Passwörter gibt es nur für Menschen; der Benutzer {userId} ist ein Maschinenbenutzer.',
+    },
+  },
+  // --- end of privilege containment -------------------------------------------
   // --- objects ---------------------------------------------------------------
   ORG_NOT_FOUND: {
     code: GrpcCode.NotFound,
@@ -127,13 +226,33 @@ export const REASONS = {
   USERNAME_TAKEN: {
     code: GrpcCode.AlreadyExists,
     messages: {
-      en: 'The organization already has a user with this username.',
-      de: 'Die Organisation hat bereits einen Benutzer mit diesem Benutzernamen.',
+      en: 'A user with this username exists already; usernames are login names, unique across all organizations.',
+      de: 'Ein Benutzer mit diesem Benutzernamen existiert bereits; Benutzernamen sind Anmeldenamen und über alle Organisationen eindeutig.',
+    },
+  },
+  ROLE_KEY_TAKEN: {
+    code: GrpcCode.AlreadyExists,
+    messages: {
+      en: 'Project {projectId} already has a role with the key {roleKey}.',
+      de: 'Das Projekt {projectId} hat bereits eine Rolle mit dem Schlüssel {roleKey}.',
+    },
+  },
+  USER_GRANT_EXISTS: {
+    code: GrpcCode.AlreadyExists,
+    messages: {
+      en: 'User {userId} already has a grant on project {projectId}.',
+      de: 'Der Benutzer {userId} hat bereits eine Berechtigung für das Projekt {projectId}.',
     },
   },
   USER_ID_TAKEN: {
     code: GrpcCode.AlreadyExists,
     messages: { en: 'A user with id {userId} already exists.', de: 'Ein Benutzer mit der ID {userId} existiert bereits.' },
+  },
+  // A create on an id that is in use: ids are drawn at random (domain/ids.ts), so
+  // only a caller-chosen id (USER_ID_TAKEN) meets this in practice.
+  ID_TAKEN: {
+    code: GrpcCode.AlreadyExists,
+    messages: { en: 'An object with id {id} exists already.', de: 'Ein Objekt mit der ID {id} existiert bereits.' },
   },
   APP_NOT_OIDC_SECRET: {
     code: GrpcCode.FailedPrecondition,
@@ -141,6 +260,45 @@ export const REASONS = {
       en: 'Application {appId} authenticates without a client secret, so none can be generated.',
       de: 'Die Anwendung {appId} meldet sich ohne Client-Secret an, daher kann keines erzeugt werden.',
     },
+  },
+  USER_ALREADY_INACTIVE: {
+    code: GrpcCode.FailedPrecondition,
+    messages: { en: 'User {userId} is already deactivated.', de: 'Der Benutzer {userId} ist bereits deaktiviert.' },
+  },
+  USER_NOT_INACTIVE: {
+    code: GrpcCode.FailedPrecondition,
+    messages: { en: 'User {userId} is not deactivated.', de: 'Der Benutzer {userId} ist nicht deaktiviert.' },
+  },
+  USER_NOT_ACTIVE: {
+    code: GrpcCode.FailedPrecondition,
+    messages: { en: 'User {userId} is not active.', de: 'Der Benutzer {userId} ist nicht aktiv.' },
+  },
+  USER_NOT_LOCKED: {
+    code: GrpcCode.FailedPrecondition,
+    messages: { en: 'User {userId} is not locked.', de: 'Der Benutzer {userId} ist nicht gesperrt.' },
+  },
+  USER_NOT_HUMAN: {
+    code: GrpcCode.FailedPrecondition,
+    messages: { en: 'User {userId} is not a human user.', de: 'Der Benutzer {userId} ist kein menschlicher Benutzer.' },
+  },
+  USER_SELF_LIFECYCLE: {
+    code: GrpcCode.FailedPrecondition,
+    messages: {
+      en: 'A user cannot deactivate, lock or remove itself.',
+      de: 'Ein Benutzer kann sich nicht selbst deaktivieren, sperren oder entfernen.',
+    },
+  },
+  PAT_NOT_FOUND: {
+    code: GrpcCode.NotFound,
+    messages: { en: 'Personal access token {tokenId} of user {userId} was not found.', de: 'Das persönliche Zugriffstoken {tokenId} des Benutzers {userId} wurde nicht gefunden.' },
+  },
+  APP_NOT_ACTIVE: {
+    code: GrpcCode.FailedPrecondition,
+    messages: { en: 'Application {appId} is not active.', de: 'Die Anwendung {appId} ist nicht aktiv.' },
+  },
+  APP_NOT_INACTIVE: {
+    code: GrpcCode.FailedPrecondition,
+    messages: { en: 'Application {appId} is not deactivated.', de: 'Die Anwendung {appId} ist nicht deaktiviert.' },
   },
   // --- security keys ---------------------------------------------------------
   U2F_ALREADY_VERIFIED: {
@@ -155,6 +313,13 @@ export const REASONS = {
     messages: {
       en: 'This security key registration has expired; start a new one.',
       de: 'Diese Registrierung eines Sicherheitsschlüssels ist abgelaufen; bitte neu beginnen.',
+    },
+  },
+  U2F_REGISTRATION_REPLACED: {
+    code: GrpcCode.FailedPrecondition,
+    messages: {
+      en: 'This security key registration was ended because newer ones were started; start a new one.',
+      de: 'Diese Registrierung eines Sicherheitsschlüssels wurde beendet, weil neuere begonnen wurden; bitte neu beginnen.',
     },
   },
   RP_ID_NOT_ALLOWED: {
@@ -255,6 +420,26 @@ export const REASONS = {
       en: 'The database is not reachable right now; retry shortly.',
       de: 'Die Datenbank ist gerade nicht erreichbar; bitte gleich erneut versuchen.',
     },
+    retryAfterSeconds: 1,
+  },
+  // --- storage (issue 15): refusals of the disk under the database ----------
+  // A full disk, a read-only or failing one is an operator's problem, not the
+  // client's and not a bug: 503, retryable once storage is back.
+  STORAGE_FULL: {
+    code: GrpcCode.Unavailable,
+    messages: {
+      en: 'The server cannot store anything right now: its disk is full. Retry later.',
+      de: 'Der Server kann gerade nichts speichern: sein Datenträger ist voll. Bitte später erneut versuchen.',
+    },
+    retryAfterSeconds: 10,
+  },
+  STORAGE_UNAVAILABLE: {
+    code: GrpcCode.Unavailable,
+    messages: {
+      en: 'The server cannot store anything right now: its storage refuses writes. Retry later.',
+      de: 'Der Server kann gerade nichts speichern: sein Speicher nimmt keine Schreibvorgänge an. Bitte später erneut versuchen.',
+    },
+    retryAfterSeconds: 10,
   },
   INTERNAL: {
     code: GrpcCode.Internal,
@@ -274,7 +459,7 @@ export const REASONS = {
 
 export type Reason = keyof typeof REASONS;
 
-/** Fills "{key}" placeholders from metadata; unknown keys stay visible. */
+/** The reason's message in `lang`, its "{key}" placeholders filled from metadata (unknown keys stay visible). */
 export function renderMessage(reason: Reason, lang: Language, metadata: Record<string, string>): string {
-  return REASONS[reason].messages[lang].replace(/\{(\w+)\}/g, (whole, key: string) => metadata[key] ?? whole);
+  return localize(REASONS[reason].messages, lang, metadata);
 }

@@ -4,15 +4,16 @@
 // reader does not have to hunt through the list.
 
 import type { Language } from '../i18n/language.js';
+import { localize, type Texts } from '../i18n/text.js';
 
-/** `uri` is the first offending redirect URI, when the problem is about one. */
-type Sentence = (uri: string | undefined) => string;
+/** A catalog row (../i18n/text.ts); its parameter is the first offending redirect URI, when the problem is about one. */
+type Sentence = Texts<string | undefined>;
 
 // Quote the URI when known, else fall back to a generic phrase.
 const en = (uri: string | undefined, generic: string) => (uri ? `"${uri}"` : generic);
 const de = (uri: string | undefined, generic: string) => (uri ? `„${uri}“` : generic);
 
-const MESSAGES: Readonly<Record<string, Readonly<Record<Language, Sentence>>>> = {
+const MESSAGES: Readonly<Record<string, Sentence>> = {
   NotCompliant: {
     en: () => 'This configuration does not follow the OIDC recommendations; see the other entries for what to change.',
     de: () => 'Diese Konfiguration weicht von den OIDC-Empfehlungen ab; die weiteren Einträge sagen, was zu ändern ist.',
@@ -59,15 +60,14 @@ const MESSAGES: Readonly<Record<string, Readonly<Record<Language, Sentence>>>> =
   },
 };
 
-const UNKNOWN: Readonly<Record<Language, Sentence>> = {
+const UNKNOWN: Sentence = {
   en: () => 'This configuration has a compliance problem.',
   de: () => 'Diese Konfiguration hat ein Konformitätsproblem.',
 };
 
 /** The sentence for one compliance key (without prefix) in `lang`. */
 export function complianceMessage(shortKey: string, lang: Language, uri?: string): string {
-  const row = MESSAGES[shortKey] ?? UNKNOWN;
-  return (row[lang] ?? row.en)(uri);
+  return localize(Object.hasOwn(MESSAGES, shortKey) ? MESSAGES[shortKey]! : UNKNOWN, lang, uri);
 }
 
 /** Keys that have their own sentence (tests check every rule key is among them). */

@@ -3,10 +3,12 @@ export * from './types.js';
 export { OIDC_BOUNDS } from './bounds.js';
 export {
   validateOidcApp,
+  validateAppName,
   describeViolation,
   OIDC_DEFAULTS,
   RESPONSE_TYPE_GRANTS,
-  type FieldViolation,
+  type CodedViolation,
+  type OidcViolationFacts,
   type OidcValidationResult,
 } from './validate.js';
 export {

@@ -78,10 +78,11 @@ export interface OidcAppInput {
 }
 
 /**
- * The validated, normalized configuration: defaults applied, `name` trimmed,
- * every list deduplicated (first occurrence wins, order kept), `clockSkew` in
- * whole milliseconds. URIs and origins are kept exactly as sent (they passed
- * validation, so they contain no whitespace to trim).
+ * The validated, normalized configuration: defaults applied, `name` trimmed and
+ * NFC, every list deduplicated (first occurrence wins, order kept), `clockSkew`
+ * in whole milliseconds. Redirect URIs are stored as the browser serializes
+ * them (URL.href); origins are accepted only in their serialized form, so they
+ * are kept as sent (uri-rules.ts).
  */
 export interface OidcConfig {
   name: string;

@@ -18,15 +18,23 @@ import {
   type OidcGrantType,
   type OidcResponseType,
 } from './types.js';
-import { OIDC_BOUNDS, codePointLength } from './bounds.js';
-import { checkOrigin, checkRedirectUri, type UriProblem } from './uri-rules.js';
-import type { FieldViolation } from './violations.js';
+import { checkDisplayName, type NameProblem } from '../identity/identifiers.js';
+import { OIDC_BOUNDS } from './bounds.js';
+import { checkOrigin, checkRedirectUri, type UriCheck } from './uri-rules.js';
+import { oidcViolation, type CodedViolation } from './violations.js';
 
-export { describeViolation, type FieldViolation } from './violations.js';
+export { describeViolation, type CodedViolation, type OidcViolationFacts } from './violations.js';
 
 export type OidcValidationResult =
   | { ok: true; config: OidcConfig }
-  | { ok: false; violations: FieldViolation[] };
+  | { ok: false; violations: CodedViolation[] };
+
+/** What a field rule found: the field, the rule's code and its parameters. */
+interface Found {
+  field: string;
+  code: string;
+  params?: Record<string, string | number>;
+}
 
 /** Defaults of design §6; each enum default is also the schema's zero value. */
 export const OIDC_DEFAULTS = {
@@ -55,26 +63,31 @@ export const RESPONSE_TYPE_GRANTS: Readonly<Record<OidcResponseType, readonly Oi
 // The raw value is `unknown` on purpose — the input type is a promise made by
 // another layer, and a validator must not crash when that promise is broken.
 
-type Report = (v: FieldViolation) => void;
+type Report = (v: Found) => void;
 type Kind<T> = (raw: unknown, field: string, report: Report) => T;
 
 // Echoed values are cut short so an error body stays small whatever was sent.
 const shown = (raw: unknown): string => String(raw).slice(0, 64);
 
-// C0, DEL and C1 controls: a newline in a name forges log lines and breaks UIs.
-const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/u;
+// The app name is a display name (../identity/identifiers.ts decides what it
+// may hold); its problems keep this catalogue's NAME_* codes.
+const NAME_CODES: Readonly<Record<NameProblem['code'], string>> = {
+  EMPTY: 'NAME_EMPTY',
+  TOO_LONG: 'NAME_TOO_LONG',
+  CHARACTER: 'NAME_INVALID_CHARACTER',
+  NOTHING_VISIBLE: 'NAME_NOTHING_VISIBLE',
+  BIDI_RULE: 'NAME_INVALID_CHARACTER', // usernames only; listed for completeness
+  NORMALIZED_TOO_LONG: 'NAME_NORMALIZED_TOO_LONG',
+};
 
-function trimmedName(max: number): Kind<string> {
+function displayName(max: number): Kind<string> {
   return (raw, field, report) => {
-    const name = (typeof raw === 'string' ? raw : '').trim();
-    if (name.length === 0) {
-      report({ field, code: 'NAME_EMPTY' });
-      return name;
+    const { value, problem } = checkDisplayName(typeof raw === 'string' ? raw : '', max);
+    if (problem) {
+      const { code, ...params } = problem;
+      report({ field, code: NAME_CODES[code], ...(Object.keys(params).length ? { params } : {}) });
     }
-    if (CONTROL_CHARACTER.test(name)) report({ field, code: 'NAME_INVALID_CHARACTER' });
-    const length = codePointLength(name);
-    if (length > max) report({ field, code: 'NAME_TOO_LONG', params: { max, length } });
-    return name;
+    return value;
   };
 }
 
@@ -116,13 +129,14 @@ function enumList<T extends string>(values: readonly T[], fallback: readonly T[]
   };
 }
 
-function uriList(check: (raw: string) => UriProblem | undefined, notAString: string): Kind<string[]> {
+/** A list of URIs, each stored in the form its check returns (./uri-rules.ts); duplicates after that are dropped. */
+function uriList(check: (raw: string) => UriCheck, notAString: string): Kind<string[]> {
   return (raw, field, report) => {
     const out = new Set<string>();
     boundedEntries(raw, field, report).forEach((item, i) => {
-      const problem = typeof item === 'string' ? check(item) : { code: notAString };
-      if (problem) report({ field: `${field}[${i}]`, ...problem });
-      else out.add(item as string);
+      const checked: UriCheck = typeof item === 'string' ? check(item) : { problem: { code: notAString } };
+      if (checked.problem) report({ field: `${field}[${i}]`, ...checked.problem });
+      else out.add(checked.value);
     });
     return [...out];
   };
@@ -180,7 +194,7 @@ interface FieldRule<T> {
 }
 
 const FIELD_RULES: { readonly [K in keyof OidcConfig]: FieldRule<OidcConfig[K]> } = {
-  name: { kind: trimmedName(OIDC_BOUNDS.nameMaxChars) },
+  name: { kind: displayName(OIDC_BOUNDS.nameMaxChars) },
   redirectUris: { kind: uriList(checkRedirectUri, 'URI_MALFORMED') },
   responseTypes: { kind: enumList(OIDC_RESPONSE_TYPES, OIDC_DEFAULTS.responseTypes) },
   grantTypes: { kind: enumList(OIDC_GRANT_TYPES, OIDC_DEFAULTS.grantTypes) },
@@ -232,7 +246,8 @@ const CROSS_FIELD_RULES: readonly CrossFieldRule[] = [responseTypesHaveTheirGran
 
 /** Checks an AddOIDCApp request and returns either the normalized config or every violation. */
 export function validateOidcApp(input: OidcAppInput): OidcValidationResult {
-  const violations: FieldViolation[] = [];
+  const violations: CodedViolation[] = [];
+  const found = (v: Found) => violations.push(oidcViolation(v.field, v.code, v.params));
   const dirty = new Set<keyof OidcConfig>();
   const config: Record<string, unknown> = {};
   const safeInput = (input ?? {}) as OidcAppInput;
@@ -243,15 +258,22 @@ export function validateOidcApp(input: OidcAppInput): OidcValidationResult {
     const path = rule.from ?? key;
     config[key] = rule.kind(raw[path], path, (v) => {
       dirty.add(key);
-      violations.push(v);
+      found(v);
     });
   }
 
   const normalized = config as unknown as OidcConfig;
   for (const rule of CROSS_FIELD_RULES) {
     if (rule.reads.some((k) => dirty.has(k))) continue;
-    rule.check(normalized, safeInput, (v) => violations.push(v));
+    rule.check(normalized, safeInput, found);
   }
 
   return violations.length > 0 ? { ok: false, violations } : { ok: true, config: normalized };
+}
+
+/** The name alone, by the same rule as on create (UpdateApp). */
+export function validateAppName(name: unknown): { ok: true; name: string } | { ok: false; violations: CodedViolation[] } {
+  const violations: CodedViolation[] = [];
+  const value = FIELD_RULES.name.kind(name, 'name', (v) => violations.push(oidcViolation(v.field, v.code, v.params)));
+  return violations.length > 0 ? { ok: false, violations } : { ok: true, name: value };
 }

@@ -1,13 +1,18 @@
 // A security key's life: registration started (pending, with challenge and
-// expiry) → verified (ready) → removed. Each token is its own aggregate, so two
+// expiry) → verified (ready) → removed; or started → replaced (the user started
+// too many others) or simply expired. Each token is its own aggregate, so two
 // verifies of one registration meet on its sequence and exactly one wins.
 import type { Decider } from '../decider.js';
 import { KeyholdError } from '../errors/keyhold-error.js';
-import type { NewEvent } from '../../store/events.js';
+import type { EventTypeOf, NewEvent } from '../events/index.js';
 import type { VerifiedCredential } from '../webauthn/index.js';
+
+type U2fEventType = EventTypeOf<'u2f'>;
 
 export interface U2fState {
   u2fId: string;
+  /** Ever started (an id is never used twice). */
+  started: boolean;
   exists: boolean;
   userId: string;
   orgId: string;
@@ -15,9 +20,15 @@ export interface U2fState {
   challenge: string;
   expiresAt: number;
   verified: boolean;
+  /** Ended unverified by a newer registration (see pendingToReplace). */
+  replaced: boolean;
 }
 
 export type U2fCommand =
+  /** RegisterU2F: a new registration of the decider's user, in `orgId`. */
+  | { kind: 'start'; orgId: string; rpId: string; challenge: string; expiresAt: string; actor: string }
+  /** RegisterU2F at the cap: end this pending registration of the user, for the new one `by`. */
+  | { kind: 'replace'; by: string; actor: string }
   | { kind: 'verify'; credential: VerifiedCredential; tokenName: string; actor: string }
   | { kind: 'remove'; actor: string };
 
@@ -25,17 +36,20 @@ export type U2fCommand =
 export function assertVerifiable(state: U2fState, userId: string, now: number): void {
   if (!state.exists || state.userId !== userId) throw new KeyholdError('U2F_NOT_FOUND', { u2fId: state.u2fId });
   if (state.verified) throw new KeyholdError('U2F_ALREADY_VERIFIED', { u2fId: state.u2fId });
+  if (state.replaced) throw new KeyholdError('U2F_REGISTRATION_REPLACED', { u2fId: state.u2fId });
   if (now >= state.expiresAt) throw new KeyholdError('U2F_REGISTRATION_EXPIRED', { u2fId: state.u2fId });
 }
 
-export function u2fDecider(u2fId: string, userId: string, now: () => number = Date.now): Decider<U2fState, U2fCommand> {
+/** The decider of registration `u2fId` of user `userId` (a registration of another user is "not found"). */
+export function u2fDecider(u2fId: string, userId: string, now: () => number = Date.now): Decider<U2fState, U2fCommand, U2fEventType> {
   return {
-    initialState: () => ({ u2fId, exists: false, userId: '', orgId: '', rpId: '', challenge: '', expiresAt: 0, verified: false }),
+    initialState: () => ({ u2fId, started: false, exists: false, userId: '', orgId: '', rpId: '', challenge: '', expiresAt: 0, verified: false, replaced: false }),
     evolve: (state, event) => {
       switch (event.type) {
         case 'u2f.registration.started':
           return {
             ...state,
+            started: true,
             exists: true,
             userId: event.payload.userId,
             orgId: event.resourceOwner,
@@ -43,6 +57,8 @@ export function u2fDecider(u2fId: string, userId: string, now: () => number = Da
             challenge: event.payload.challenge,
             expiresAt: Date.parse(event.payload.expiresAt),
           };
+        case 'u2f.registration.replaced':
+          return { ...state, replaced: true };
         case 'u2f.verified':
           return { ...state, verified: true };
         case 'u2f.removed':
@@ -51,9 +67,18 @@ export function u2fDecider(u2fId: string, userId: string, now: () => number = Da
           return state;
       }
     },
-    decide: (command, state): NewEvent[] => {
+    decide: (command, state): NewEvent<U2fEventType>[] => {
       const base = { aggregateType: 'u2f' as const, aggregateId: u2fId, resourceOwner: state.orgId, creator: command.actor };
       switch (command.kind) {
+        case 'start': {
+          if (state.started) throw new KeyholdError('ID_TAKEN', { id: u2fId });
+          const { rpId, challenge, expiresAt } = command;
+          return [{ ...base, resourceOwner: command.orgId, type: 'u2f.registration.started', payload: { userId, rpId, challenge, expiresAt } }];
+        }
+        case 'replace':
+          // One that ended meanwhile (verified, replaced, removed) no longer counts against the cap: nothing to end.
+          if (!state.exists || state.userId !== userId || state.verified || state.replaced) return [];
+          return [{ ...base, type: 'u2f.registration.replaced', payload: { userId, by: command.by } }];
         case 'verify': {
           assertVerifiable(state, userId, now());
           const c = command.credential;
@@ -80,9 +105,30 @@ export function u2fDecider(u2fId: string, userId: string, now: () => number = Da
           ];
         }
         case 'remove':
-          if (!state.exists || state.userId !== userId) throw new KeyholdError('U2F_NOT_FOUND', { u2fId });
+          // A replaced registration is gone from the user's list: nothing to remove.
+          if (!state.exists || state.replaced || state.userId !== userId) throw new KeyholdError('U2F_NOT_FOUND', { u2fId });
           return [{ ...base, type: 'u2f.removed', payload: { userId } }];
       }
     },
   };
+}
+
+/**
+ * Pending registrations one user may have at once, by default. A user (any
+ * authenticated one, for itself) could otherwise start registrations without
+ * end; a person needs one at a time, a few with several tabs or keys.
+ */
+export const DEFAULT_MAX_PENDING_PER_USER = 5;
+
+/**
+ * Which of a user's pending registrations (oldest first) a new one replaces:
+ * the oldest, so that with the new one at most `maxPending` remain.
+ */
+export function pendingToReplace<T>(pendingOldestFirst: readonly T[], maxPending: number): T[] {
+  return pendingOldestFirst.slice(0, Math.max(0, pendingOldestFirst.length - (maxPending - 1)));
+}
+
+/** What a client sees of a token: a pending registration past its expiry is expired (no date to compare). */
+export function shownState(state: 'pending' | 'ready', expiresAt: Date, now: number): 'pending' | 'ready' | 'expired' {
+  return state === 'pending' && now >= expiresAt.getTime() ? 'expired' : state;
 }

@@ -1,6 +1,7 @@
 // clientDataJSON is what the browser says about the ceremony: its type, the
 // challenge it answered, and the origin of the page. Here it is only read and
 // typed; check-client-data.ts and check-origin.ts judge it.
+import { JsonRejection, readStrictJson } from '../json/strict-json.js';
 import { reject } from './rejection.js';
 
 export interface ClientData {
@@ -18,20 +19,15 @@ export interface ClientData {
 // refuses it here first, where the refusal gets its proper reason.
 const TOKEN_BINDING_STATUSES = new Set(['present', 'supported', 'not-supported']);
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
 export function parseClientData(bytes: Uint8Array): ClientData {
-  let text: string;
-  try {
-    text = utf8.decode(bytes);
-  } catch {
-    reject('CREDENTIAL_MALFORMED', 'response.clientDataJSON is not UTF-8 text');
-  }
+  // The strict reader: a browser never repeats a member, so `{"type":"webauthn.get",
+  // "type":"webauthn.create"}` is a forgery that two parsers would read differently.
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
-  } catch {
-    reject('CREDENTIAL_MALFORMED', 'response.clientDataJSON is not valid JSON');
+    parsed = readStrictJson(bytes);
+  } catch (e) {
+    if (!(e instanceof JsonRejection)) throw e;
+    reject('CREDENTIAL_MALFORMED', `response.clientDataJSON ${e.description}${e.path ? ` (at clientDataJSON.${e.path})` : ''}`);
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     reject('CREDENTIAL_MALFORMED', 'response.clientDataJSON is not a JSON object');

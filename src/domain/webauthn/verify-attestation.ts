@@ -1,7 +1,16 @@
 // The attestation statement — signatures, certificate chains, format rules — is
-// verified by SimpleWebAuthn. By the time it runs, Keyhold has already checked
-// everything its own reasons cover, so whatever SimpleWebAuthn still refuses is
-// the attestation itself.
+// verified by SimpleWebAuthn, and only that: every ceremony check runs once, in
+// Keyhold (verify-registration.ts), where each failure gets its precise reason.
+// SimpleWebAuthn's public API verifies a whole response, so its own ceremony
+// checks are switched off where it lets them be: no expected RP ID (its RP ID
+// check is a SHA-256 through WebCrypto, a round trip through libuv's thread
+// pool on the verification thread — Keyhold compares authData.rpIdHash itself,
+// synchronously), user presence not required (checked), the challenge and the
+// origin handed over as the ones Keyhold has already accepted. What it still
+// repeats cannot be switched off through its API: the type, token binding and
+// algorithm comparisons (a few string compares) and decoding the response
+// (CBOR, JSON) — the format verifiers (verifyAttestationPacked …) are not
+// exported. So whatever SimpleWebAuthn still refuses is the attestation itself.
 import {
   PQCNotSupportedError,
   verifyRegistrationResponse,
@@ -14,12 +23,11 @@ import { withTrustAnchors, type TrustAnchors } from './trust-anchors.js';
 export interface AttestationCheck {
   response: RegistrationResponseJSON;
   fmt: AttestationFormat;
-  expectedChallenge: string;
-  /** Already normalised; SimpleWebAuthn compares them verbatim. */
-  expectedOrigins: string[];
-  expectedRpId: string;
-  supportedAlgorithmIDs: number[];
+  /** The key's algorithm, already checked against the supported ones. */
+  algorithm: number;
   trustAnchors?: TrustAnchors;
+  /** The origin the client sent, which Keyhold has accepted (check-origin.ts). */
+  origin: string;
   /**
    * The origin and challenge the client sent. SimpleWebAuthn quotes them in its own
    * origin/challenge errors; those cannot fire after Keyhold's checks, but details
@@ -65,14 +73,15 @@ export async function verifyAttestation(check: AttestationCheck): Promise<void> 
     const result = await withTrustAnchors(check.trustAnchors, () =>
       verifyRegistrationResponse({
         response: check.response,
-        expectedChallenge: check.expectedChallenge,
-        expectedOrigin: check.expectedOrigins,
-        expectedRPID: check.expectedRpId,
+        // Checked by Keyhold (check-ceremony.ts, check-origin.ts): accepted here as they are.
+        expectedChallenge: () => true,
+        expectedOrigin: check.origin,
+        // No RP ID: Keyhold compared authData.rpIdHash (check-authenticator-data.ts).
         expectedType: 'webauthn.create',
-        requireUserPresence: true,
-        // Keyhold decided about UV already (it is optional for a second factor).
+        // Keyhold decided about UP and UV already (UV is optional for a second factor).
+        requireUserPresence: false,
         requireUserVerification: false,
-        supportedAlgorithmIDs: check.supportedAlgorithmIDs,
+        supportedAlgorithmIDs: [check.algorithm],
         // A SafetyNet device that fails Android's compatibility test is not trusted.
         attestationSafetyNetEnforceCTSCheck: true,
       }),

@@ -1,6 +1,6 @@
 // The dispatcher: turns events into read-model statements, in event order, for
 // every read model that handles each event type.
-import type { EventTypeName } from '../events.js';
+import type { EventTypeName } from '../../domain/events/index.js';
 import type { SqlRunner, SqlStatement } from '../sql.js';
 import { appsProjection } from './apps.js';
 import { instancesProjection } from './instances.js';
@@ -8,7 +8,7 @@ import { membershipsProjection } from './memberships.js';
 import { orgsProjection } from './orgs.js';
 import { personalAccessTokensProjection } from './personal-access-tokens.js';
 import type { Handler, ProjectableEvent, Projection } from './projection.js';
-import { projectsProjection } from './projects.js';
+import { projectRolesProjection, projectsProjection, userGrantsProjection } from './projects.js';
 import { u2fTokensProjection } from './u2f-tokens.js';
 import { usersProjection } from './users.js';
 
@@ -16,6 +16,8 @@ export const projections: readonly Projection[] = [
   instancesProjection,
   orgsProjection,
   projectsProjection,
+  projectRolesProjection,
+  userGrantsProjection,
   usersProjection,
   membershipsProjection,
   personalAccessTokensProjection,

@@ -1,6 +1,6 @@
 // Members of the instance, an org or a project. Adding a member who already has
 // a row replaces the roles (the command decides whether that is allowed).
-import type { MemberAddedPayload } from '../events.js';
+import type { MemberAddedPayload } from '../../domain/events/index.js';
 import { sql } from '../sql.js';
 import type { ProjectableEvent, Projection } from './projection.js';
 
@@ -19,4 +19,6 @@ export const membershipsProjection: Projection = {
   'instance.member.added': (e) => upsertMember('instance', e),
   'org.member.added': (e) => upsertMember('org', e),
   'project.member.added': (e) => upsertMember('project', e),
+  // A removed user's roles go with it (its events in the scopes' aggregates stay).
+  'user.removed': (e) => sql`delete from memberships where user_id = ${e.aggregateId}`,
 };

@@ -3,7 +3,7 @@
 // Handlers build statements without running them; the event store sends them
 // in order, pipelined behind the events insert, inside the append's transaction.
 // Statements are plain SQL (../sql.ts): they run on every append.
-import type { EventTypeName, NewEventOf } from '../events.js';
+import type { EventTypeName, NewEventOf } from '../../domain/events/index.js';
 import type { SqlStatement } from '../sql.js';
 
 /** An event as projections see it: sequence known, timestamp possibly not yet. */

@@ -1,5 +1,7 @@
 // U2F / WebAuthn tokens: pending after registration starts, ready once verified.
-// A removed token's row is deleted, which frees its credential id.
+// A removed token's row is deleted, which frees its credential id; so is a
+// replaced registration's (it can never be verified). Rows of registrations
+// long expired are deleted by a sweep, not by an event (queries/u2f-tokens.ts).
 import { sql } from '../sql.js';
 import type { Projection } from './projection.js';
 
@@ -17,5 +19,6 @@ export const u2fTokensProjection: Projection = {
       user_verified = ${e.payload.userVerified}, rp_id = ${e.payload.rpId},
       changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence}
     where id = ${e.aggregateId}`,
+  'u2f.registration.replaced': (e) => sql`delete from u2f_tokens where id = ${e.aggregateId}`,
   'u2f.removed': (e) => sql`delete from u2f_tokens where id = ${e.aggregateId}`,
 };

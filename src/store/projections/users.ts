@@ -1,19 +1,52 @@
+import { usernameKey } from '../../domain/identity/identifiers.js';
 import { sql } from '../sql.js';
 import type { Projection } from './projection.js';
 
+// The key is computed here, from the event's username, by the same pure function
+// everywhere (identifiers.ts): events stay as they were, and replaying them
+// rebuilds the same keys whatever the database's locale.
+
 export const usersProjection: Projection = {
   'user.human.added': (e) => sql`
-    insert into users (id, org_id, kind, username, given_name, family_name, display_name, email, created_at, changed_at, sequence)
-    values (${e.aggregateId}, ${e.resourceOwner}, 'human', ${e.payload.username}, ${e.payload.givenName},
+    insert into users (id, org_id, kind, username, username_key, login_name_key, given_name, family_name, display_name, email, created_at, changed_at, sequence)
+    values (${e.aggregateId}, ${e.resourceOwner}, 'human', ${e.payload.username}, ${usernameKey(e.payload.username)}, ${usernameKey(e.payload.username)}, ${e.payload.givenName},
             ${e.payload.familyName}, ${e.payload.displayName}, ${e.payload.email},
             coalesce(${e.createdAt}::text::timestamptz, now()), coalesce(${e.createdAt}::text::timestamptz, now()), ${e.sequence})`,
   'user.machine.added': (e) => sql`
-    insert into users (id, org_id, kind, username, name, description, created_at, changed_at, sequence)
-    values (${e.aggregateId}, ${e.resourceOwner}, 'machine', ${e.payload.username}, ${e.payload.name},
+    insert into users (id, org_id, kind, username, username_key, login_name_key, name, description, created_at, changed_at, sequence)
+    values (${e.aggregateId}, ${e.resourceOwner}, 'machine', ${e.payload.username}, ${usernameKey(e.payload.username)}, ${usernameKey(e.payload.username)}, ${e.payload.name},
             ${e.payload.description}, coalesce(${e.createdAt}::text::timestamptz, now()),
             coalesce(${e.createdAt}::text::timestamptz, now()), ${e.sequence})`,
+  // The hash stays in this row for the login's check; no API answer selects it.
+  'user.password.changed': (e) => sql`
+    update users set password_hash = ${e.payload.passwordHash}, password_change_required = ${e.payload.changeRequired},
+      changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence}
+    where id = ${e.aggregateId}`,
+  // A login's outcome is no change of the user: only its version moves on.
+  'user.login.succeeded': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
+  'user.password.check.failed': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
   // The token row lives in `personal_access_tokens`; here only the user's version moves on.
   'user.pat.added': (e) => sql`
     update users set changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence}
     where id = ${e.aggregateId}`,
+  'user.pat.removed': (e) => sql`
+    update users set changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence}
+    where id = ${e.aggregateId}`,
+  'user.human.changed': (e) => sql`
+    update users set username = ${e.payload.username}, username_key = ${usernameKey(e.payload.username)}, login_name_key = ${usernameKey(e.payload.username)}, given_name = ${e.payload.givenName},
+      family_name = ${e.payload.familyName}, display_name = ${e.payload.displayName}, email = ${e.payload.email},
+      changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence}
+    where id = ${e.aggregateId}`,
+  'user.deactivated': (e) => stateChange(e, 'inactive'),
+  'user.reactivated': (e) => stateChange(e, 'active'),
+  'user.locked': (e) => stateChange(e, 'locked'),
+  'user.unlocked': (e) => stateChange(e, 'active'),
+  // The row goes (its username is free again); tokens and memberships go by their projections.
+  'user.removed': (e) => sql`delete from users where id = ${e.aggregateId}`,
 };
+
+function stateChange(e: { aggregateId: string; createdAt: Date | null; sequence: number }, state: 'active' | 'inactive' | 'locked') {
+  return sql`
+    update users set state = ${state}, changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence}
+    where id = ${e.aggregateId}`;
+}

@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import type { Db } from '../database.js';
-import { INSTANCE_ID } from '../events.js';
+import { INSTANCE_ID } from '../../domain/events/index.js';
 import { instances, type InstanceRow } from '../schema.js';
 
 export async function findInstance(db: Db): Promise<InstanceRow | undefined> {

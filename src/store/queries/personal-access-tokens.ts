@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import type { Db } from '../database.js';
 import { personalAccessTokens, users, type PatRow, type UserRow } from '../schema.js';
+import { userColumns } from './users.js';
 
 export interface PatWithUser {
   pat: PatRow;
@@ -14,7 +15,7 @@ export interface PatWithUser {
  */
 export async function findPatByHash(db: Db, tokenHash: string): Promise<PatWithUser | undefined> {
   const [row] = await db
-    .select({ pat: personalAccessTokens, user: users })
+    .select({ pat: personalAccessTokens, user: userColumns })
     .from(personalAccessTokens)
     .innerJoin(users, eq(users.id, personalAccessTokens.userId))
     .where(eq(personalAccessTokens.tokenHash, tokenHash))

@@ -1,6 +1,7 @@
 import { and, asc, eq } from 'drizzle-orm';
 import type { Db } from '../database.js';
 import { u2fTokens, type U2fRow } from '../schema.js';
+import { sql, type SqlRunner } from '../sql.js';
 
 export async function findU2f(db: Db, id: string): Promise<U2fRow | undefined> {
   const [row] = await db.select().from(u2fTokens).where(eq(u2fTokens.id, id)).limit(1);
@@ -24,4 +25,22 @@ export async function verifiedCredentialIdsOfUser(db: Db, userId: string, rpId: 
     .where(and(eq(u2fTokens.userId, userId), eq(u2fTokens.rpId, rpId), eq(u2fTokens.state, 'ready')))
     .orderBy(asc(u2fTokens.createdAt));
   return rows.flatMap((r) => (r.credentialId === null ? [] : [r.credentialId]));
+}
+
+/**
+ * Deletes read-model rows of registrations that expired before `expiredBefore`
+ * and were never verified, at most `limit` per call; returns how many. Their
+ * events stay: VerifyU2FRegistration loads those and still answers
+ * U2F_REGISTRATION_EXPIRED. (No index serves `expires_at` here: a scan of
+ * u2f_tokens, run by the housekeeping every few minutes, not per request.)
+ */
+export async function deleteExpiredRegistrations(db: SqlRunner, expiredBefore: Date, limit: number): Promise<number> {
+  const [row] = await db.query<{ n: number }>(sql`
+    with gone as (
+      delete from u2f_tokens where id in (
+        select id from u2f_tokens where state = 'pending' and expires_at < ${expiredBefore.toISOString()}::timestamptz limit ${limit}
+      ) returning 1
+    )
+    select count(*)::int as n from gone`);
+  return Number(row?.n ?? 0);
 }

@@ -3,10 +3,11 @@ import { Code } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManagementService } from '../../../gen/keyhold/management/v1/management_pb.js';
 import { OIDCAppType, OIDCAuthMethodType } from '../../../gen/keyhold/management/v1/app_pb.js';
-import { authenticateClient } from '../../../src/api/oidc-client-auth.js';
+import { authenticateClient } from '../../../src/queries/client-auth.js';
 import { createEventStore } from '../../../src/store/event-store.js';
 import { rpcError, restFields, restReason } from '../../support/errors.js';
 import { startTestKeyhold, type TestKeyhold } from '../../support/keyhold.js';
+import { inOrg } from '../../support/identity.js';
 
 let kh: TestKeyhold;
 let projectId: string;
@@ -95,8 +96,8 @@ describe('the response and what is stored', () => {
     expect(details.sequence).toBe('2');
     expect(details.creationDate).toBe(details.changeDate);
     expect(details.resourceOwner).toBe(kh.bootstrap.created && kh.bootstrap.orgId);
-    expect(await authenticateClient(kh.database.db, clientId, clientSecret)).toBe(true);
-    expect(await authenticateClient(kh.database.db, clientId, clientSecret.slice(0, 63) + (clientSecret.endsWith('a') ? 'b' : 'a'))).toBe(false);
+    expect(await authenticateClient(kh.readModel, clientId, clientSecret)).toBe(true);
+    expect(await authenticateClient(kh.readModel, clientId, clientSecret.slice(0, 63) + (clientSecret.endsWith('a') ? 'b' : 'a'))).toBe(false);
 
     // The secret is in no event, no read response and no log line.
     const events = await createEventStore(kh.database).load('app', appId);
@@ -106,7 +107,7 @@ describe('the response and what is stored', () => {
     expect(got.status).toBe(200);
     expect(got.body.app.oidcConfig.clientId).toBe(clientId);
     expect(JSON.stringify(got.body)).not.toContain(clientSecret);
-    const list = await kh.rest('GET', `/management/v1/projects/${projectId}/apps`);
+    const list = await kh.rest('POST', `/management/v1/projects/${projectId}/apps/_search`, { query: { limit: 1000 } });
     expect(list.body.result.some((a: any) => a.id === appId)).toBe(true);
     expect(JSON.stringify(list.body)).not.toMatch(/clientSecret|secretHash/i);
     expect(kh.logLines.join('\n')).not.toContain(clientSecret);
@@ -156,11 +157,11 @@ describe('validation: 400 naming every bad field, nothing stored', () => {
   });
 
   it('reports every violation at once and stores nothing', async () => {
-    const before = (await kh.rest('GET', `/management/v1/projects/${projectId}/apps`)).body.result?.length ?? 0;
+    const before = (await kh.rest('POST', `/management/v1/projects/${projectId}/apps/_search`, { query: { limit: 1000 } })).body.result?.length ?? 0;
     const res = await addRest({ name: '', redirectUris: ['nope'], clockSkew: '9s', additionalOrigins: ['https://a.example/x'] });
     expect(res.status).toBe(400);
     expect(restFields(res.body)).toEqual(expect.arrayContaining(['name', 'redirectUris[0]', 'clockSkew', 'additionalOrigins[0]']));
-    const after = (await kh.rest('GET', `/management/v1/projects/${projectId}/apps`)).body.result?.length ?? 0;
+    const after = (await kh.rest('POST', `/management/v1/projects/${projectId}/apps/_search`, { query: { limit: 1000 } })).body.result?.length ?? 0;
     expect(after).toBe(before);
   });
 
@@ -186,11 +187,11 @@ describe('not found, permission, conflict', () => {
   it("another org's project is 404 in this org context, and reachable with x-service-orgid", async () => {
     const org = await kh.rest('POST', '/v2/organizations', { name: uniqueName('org') });
     const orgId = org.body.organizationId;
-    const other = await kh.rest('POST', '/management/v1/projects', { name: 'Other' }, { 'x-service-orgid': orgId });
+    const other = await kh.rest('POST', '/management/v1/projects', { name: 'Other' }, inOrg(orgId));
     expect(other.status).toBe(200);
     const res = await kh.rest('POST', `/management/v1/projects/${other.body.id}/apps/oidc`, { name: 'x' });
     expect(res.status).toBe(404);
-    const ok = await kh.rest('POST', `/management/v1/projects/${other.body.id}/apps/oidc`, { name: 'x', redirectUris: ['https://a.example/cb'] }, { 'x-service-orgid': orgId });
+    const ok = await kh.rest('POST', `/management/v1/projects/${other.body.id}/apps/oidc`, { name: 'x', redirectUris: ['https://a.example/cb'] }, inOrg(orgId));
     expect(ok.status).toBe(200);
     expect(ok.body.details.resourceOwner).toBe(orgId);
   });
@@ -226,8 +227,8 @@ describe('RegenerateOIDCClientSecret', () => {
     expect(res.body.clientSecret).toMatch(/^[A-Za-z0-9]{64}$/);
     expect(res.body.clientSecret).not.toBe(old);
     expect(res.body.details.sequence).toBe('3');
-    expect(await authenticateClient(kh.database.db, clientId, old)).toBe(false);
-    expect(await authenticateClient(kh.database.db, clientId, res.body.clientSecret)).toBe(true);
+    expect(await authenticateClient(kh.readModel, clientId, old)).toBe(false);
+    expect(await authenticateClient(kh.readModel, clientId, res.body.clientSecret)).toBe(true);
   });
 
   it('is refused for an app without a secret (NONE)', async () => {

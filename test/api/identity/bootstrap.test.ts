@@ -19,7 +19,9 @@ import { loggerOptions } from '../../../src/server/logger.js';
 import { startKeyhold, type RunningKeyhold } from '../../../src/server/start.js';
 import { events, memberships, users } from '../../../src/store/schema.js';
 import { DataDirLocked } from '../../../src/store/errors.js';
-import { announcePostgresSkip, createPostgresDatabase, postgresAvailable, tempDir, type PostgresDatabase } from '../../support/databases.js';
+import { adminTokenSummary } from '../../../src/server/bootstrap.js';
+import { startChildKeyhold, type ChildKeyhold } from '../../support/child-keyhold.js';
+import { announcePostgresSkip, createPostgresDatabase, postgresAvailable, tempDir, TEST_MASTER_KEY, type PostgresDatabase } from '../../support/databases.js';
 
 interface Started {
   kh: RunningKeyhold;
@@ -27,7 +29,7 @@ interface Started {
 }
 
 async function start(env: Record<string, string>): Promise<Started> {
-  const config = loadConfig({ KEYHOLD_PORT: '0', KEYHOLD_LOG_LEVEL: 'info', ...env });
+  const config = loadConfig({ KEYHOLD_PORT: '0', KEYHOLD_LOG_LEVEL: 'info', ...(env.DATABASE_URL ? { KEYHOLD_MASTERKEY: TEST_MASTER_KEY } : {}), ...env });
   const logLines: string[] = [];
   const log = pino(loggerOptions(config), { write: (line: string) => void logLines.push(line) });
   return { kh: await startKeyhold(config, log), logLines };
@@ -55,14 +57,19 @@ function restGet(kh: RunningKeyhold, pathName: string, token: string): Promise<{
   });
 }
 
-/** What a user would count in the database: admin grants, admin users, bootstrap events. */
+/**
+ * What a user would count in the database: admin grants, admin users, bootstrap
+ * events. Two IAM_OWNERs: the machine admin (PAT) and the human admin (issue 17,
+ * keyhold-admin, password file; test/api/identity/human-admin.test.ts).
+ */
 async function adminCounts(kh: RunningKeyhold) {
   const db = kh.database.db;
   const [grants] = await db.select({ n: count() }).from(events).where(eq(events.type, 'instance.member.added'));
   const [instances] = await db.select({ n: count() }).from(events).where(eq(events.type, 'instance.added'));
   const instanceMembers = await db.select().from(memberships).where(eq(memberships.scopeType, 'instance'));
   const [admins] = await db.select({ n: count() }).from(users).where(eq(users.username, 'admin'));
-  return { grantEvents: grants.n, instanceEvents: instances.n, instanceMembers, adminUsers: admins.n };
+  const [humans] = await db.select({ n: count() }).from(users).where(eq(users.username, 'keyhold-admin'));
+  return { grantEvents: grants.n, instanceEvents: instances.n, instanceMembers, adminUsers: admins.n, humanAdmins: humans.n };
 }
 
 function readPat(file: string): { token: string; mode: number } {
@@ -87,9 +94,9 @@ async function expectFreshBootstrap({ kh, logLines }: Started, patFile: string) 
   expect(rest.body.user.userId).toBe(kh.bootstrap.adminUserId);
 
   const counts = await adminCounts(kh);
-  expect(counts).toMatchObject({ grantEvents: 1, instanceEvents: 1, adminUsers: 1 });
-  expect(counts.instanceMembers).toHaveLength(1);
-  expect(counts.instanceMembers[0]).toMatchObject({ userId: kh.bootstrap.adminUserId, roles: ['IAM_OWNER'] });
+  expect(counts).toMatchObject({ grantEvents: 2, instanceEvents: 1, adminUsers: 1, humanAdmins: 1 });
+  expect(counts.instanceMembers).toHaveLength(2);
+  expect(counts.instanceMembers).toContainEqual(expect.objectContaining({ userId: kh.bootstrap.adminUserId, roles: ['IAM_OWNER'] }));
 
   // The path is logged, the token is not.
   const logged = logLines.join('\n');
@@ -107,8 +114,8 @@ async function expectRestartKeepsEverything(kh: RunningKeyhold, token: string, p
   const rest = await restGet(kh, `/management/v1/projects/${projectId}`, token);
   expect(rest.status).toBe(200);
   const counts = await adminCounts(kh);
-  expect(counts).toMatchObject({ grantEvents: 1, instanceEvents: 1, adminUsers: 1 });
-  expect(counts.instanceMembers).toHaveLength(1);
+  expect(counts).toMatchObject({ grantEvents: 2, instanceEvents: 1, adminUsers: 1, humanAdmins: 1 });
+  expect(counts.instanceMembers).toHaveLength(2);
 }
 
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -152,6 +159,11 @@ describe('PGlite', () => {
     cleanups.push(() => second.kh.stop());
     await expectRestartKeepsEverything(second.kh, token, projectId);
     expect(readPat(patFile).token).toBe(token); // the file was not rewritten
+    // What npm start's line says about the token: made earlier, not by this start.
+    expect(adminTokenSummary(first.kh.bootstrap, patFile).text).toBe(`instance bootstrapped, admin token written to ${patFile}`);
+    expect(adminTokenSummary(second.kh.bootstrap, patFile).text).toBe(
+      `instance was already bootstrapped; no admin token written (${patFile} is from an earlier start)`,
+    );
     await second.kh.stop();
   }, 120_000); // two PGlite starts: slow on a loaded machine
 });
@@ -196,6 +208,37 @@ describe.skipIf(!postgresAvailable)('PostgreSQL', () => {
     await third.kh.stop();
   });
 
+  it('npm start on an already bootstrapped database says so, and names no token file it did not write', async () => {
+    const pg = await database();
+    const [dirA, dirB] = [await dir(), await dir()];
+    /** The JSON of the child's "Keyhold listening" line. */
+    const startLine = (child: ChildKeyhold) =>
+      JSON.parse(child.output.find((l) => l.includes('"Keyhold listening on'))!) as { msg: string; adminPatFile?: string; bootstrapped: boolean };
+    const children: ChildKeyhold[] = [];
+    cleanups.push(() => Promise.all(children.map((c) => c.kill())));
+
+    children.push(await startChildKeyhold({ dataDir: dirA, databaseUrl: pg.url }));
+    const first = startLine(children[0]);
+    expect(first).toMatchObject({ bootstrapped: true, adminPatFile: path.join(dirA, 'admin.pat') });
+    expect(first.msg).toMatch(/; instance bootstrapped, admin token written to .*admin\.pat$/);
+
+    // A second process elsewhere on the same database: nothing written, nothing claimed.
+    children.push(await startChildKeyhold({ dataDir: dirB, databaseUrl: pg.url }));
+    const second = startLine(children[1]);
+    expect(fs.existsSync(path.join(dirB, 'admin.pat'))).toBe(false);
+    expect(second.bootstrapped).toBe(false);
+    expect(second.adminPatFile).toBeUndefined();
+    expect(second.msg).toContain('instance was already bootstrapped; no admin token written');
+    expect(children[1].output.join('\n')).not.toContain(path.join(dirB, 'admin.pat'));
+
+    // A restart where the first wrote its file: the file is named as an earlier start's.
+    await children[0].kill('SIGTERM');
+    children.push(await startChildKeyhold({ dataDir: dirA, databaseUrl: pg.url }));
+    const third = startLine(children[2]);
+    expect(third).toMatchObject({ bootstrapped: false, adminPatFile: path.join(dirA, 'admin.pat') });
+    expect(third.msg).toContain(`instance was already bootstrapped; no admin token written (${path.join(dirA, 'admin.pat')} is from an earlier start)`);
+  }, 120_000);
+
   it('two processes starting at once on one empty database make one admin; exactly one writes its PAT file', async () => {
     // A few rounds, each on a fresh database, so the start race is really run.
     for (let round = 0; round < 3; round++) {
@@ -218,8 +261,8 @@ describe.skipIf(!postgresAvailable)('PostgreSQL', () => {
       for (const s of started) {
         // Both processes see the same single admin and accept its token.
         const counts = await adminCounts(s.kh);
-        expect(counts).toMatchObject({ grantEvents: 1, instanceEvents: 1, adminUsers: 1 });
-        expect(counts.instanceMembers).toHaveLength(1);
+        expect(counts).toMatchObject({ grantEvents: 2, instanceEvents: 1, adminUsers: 1, humanAdmins: 1 });
+        expect(counts.instanceMembers).toHaveLength(2);
         const me = await grpc(s.kh, token).auth.getMyUser({});
         expect(me.roles).toEqual(['IAM_OWNER']);
         expect(me.user?.userId).toBe(winners[0].kh.bootstrap.created && winners[0].kh.bootstrap.adminUserId);

@@ -9,7 +9,7 @@ import { OrganizationService } from '../../../gen/keyhold/org/v2/org_pb.js';
 import { UserService } from '../../../gen/keyhold/user/v2/user_pb.js';
 import { restReason, rpcError } from '../../support/errors.js';
 import { startTestKeyhold, type TestKeyhold } from '../../support/keyhold.js';
-import { addOrg, bearer, inOrg, machineCaller, type MachineCaller } from './helpers.js';
+import { addOrg, bearer, inOrg, machineCaller, type MachineCaller } from '../../support/identity.js';
 
 let kh: TestKeyhold;
 let orgA: string;

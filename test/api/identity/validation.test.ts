@@ -8,7 +8,7 @@ import { ManagementService } from '../../../gen/keyhold/management/v1/management
 import { UserService } from '../../../gen/keyhold/user/v2/user_pb.js';
 import { restFields, restReason, rpcError } from '../../support/errors.js';
 import { startTestKeyhold, type TestKeyhold } from '../../support/keyhold.js';
-import { addOrg, bearer, inOrg, machineCaller } from './helpers.js';
+import { addOrg, bearer, inOrg, machineCaller } from '../../support/identity.js';
 
 let kh: TestKeyhold;
 let org: string;
@@ -142,7 +142,7 @@ describe('404 USER_NOT_FOUND', () => {
 });
 
 describe('409 conflicts', () => {
-  it('a machine username taken in the org → USERNAME_TAKEN; the same name in another org is fine', async () => {
+  it('a machine username taken in the org → USERNAME_TAKEN; in another org too (usernames are login names, unique across the instance)', async () => {
     const first = await kh.rest('POST', '/management/v1/users/machine', { userName: 'ci-bot', name: 'CI' }, inOrg(org));
     expect(first.status).toBe(200);
     const again = await kh.rest('POST', '/management/v1/users/machine', { userName: 'ci-bot', name: 'CI again' }, inOrg(org));
@@ -153,8 +153,8 @@ describe('409 conflicts', () => {
     const upper = await rpcError(mgmt(inOrg(org)).addMachineUser({ userName: 'CI-Bot', name: 'CI' }));
     expect(upper.code).toBe(Code.AlreadyExists);
     expect(upper.reason).toBe('USERNAME_TAKEN');
-    const elsewhere = await mgmt(inOrg(otherOrg)).addMachineUser({ userName: 'ci-bot', name: 'CI' });
-    expect(elsewhere.userId).not.toBe(first.body.userId);
+    const elsewhere = await rpcError(mgmt(inOrg(otherOrg)).addMachineUser({ userName: 'CI-BOT', name: 'CI' }));
+    expect([elsewhere.code, elsewhere.reason]).toEqual([Code.AlreadyExists, 'USERNAME_TAKEN']);
   });
 
   it('a human username taken by a machine user of the same org → USERNAME_TAKEN', async () => {

@@ -12,9 +12,9 @@ import { loadConfig } from '../../../src/server/config.js';
 import { startKeyhold } from '../../../src/server/start.js';
 import { createEventStore } from '../../../src/store/event-store.js';
 import { memberships } from '../../../src/store/schema.js';
-import { announcePostgresSkip, postgresAvailable, tempDir } from '../../support/databases.js';
+import { announcePostgresSkip, postgresAvailable, tempDir, TEST_MASTER_KEY } from '../../support/databases.js';
 import { startTestKeyhold, type TestKeyhold } from '../../support/keyhold.js';
-import { addOrg, inOrg } from './helpers.js';
+import { addOrg, inOrg, ORG_HEADER } from '../../support/identity.js';
 
 const WRITERS = 50;
 
@@ -130,7 +130,7 @@ function writesSuite(backend: 'pglite' | 'postgres') {
     if (backend === 'postgres') it('across two Keyhold processes sharing the database: every call 200 or 409 ABORTED, and the log matches the answers', async () => {
       const otherDir = await tempDir('keyhold-second-');
       const second = await startKeyhold(
-        loadConfig({ KEYHOLD_PORT: '0', KEYHOLD_DATA_DIR: otherDir, DATABASE_URL: kh.config.databaseUrl!, KEYHOLD_LOG_LEVEL: 'silent' }),
+        loadConfig({ KEYHOLD_PORT: '0', KEYHOLD_DATA_DIR: otherDir, DATABASE_URL: kh.config.databaseUrl!, KEYHOLD_MASTERKEY: TEST_MASTER_KEY, KEYHOLD_LOG_LEVEL: 'silent' }),
       );
       try {
         expect(second.bootstrap.created).toBe(false); // the instance exists already
@@ -138,7 +138,7 @@ function writesSuite(backend: 'pglite' | 'postgres') {
           ManagementService,
           createGrpcTransport({
             baseUrl: `http://localhost:${second.port}`,
-            interceptors: [(next) => (req) => (req.header.set('authorization', `Bearer ${kh.adminToken}`), req.header.set('x-service-orgid', org), next(req))],
+            interceptors: [(next) => (req) => (req.header.set('authorization', `Bearer ${kh.adminToken}`), req.header.set(ORG_HEADER, org), next(req))],
           }),
         );
         const project = await mgmt().addProject({ name: 'Crowded across processes' });

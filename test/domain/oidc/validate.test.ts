@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validateOidcApp, describeViolation, type FieldViolation } from '../../../src/domain/oidc/validate.js';
+import { validateOidcApp, describeViolation, type CodedViolation, type OidcViolationFacts } from '../../../src/domain/oidc/validate.js';
 import { VIOLATION_CODES } from '../../../src/domain/oidc/violations.js';
 import { OIDC_BOUNDS } from '../../../src/domain/oidc/bounds.js';
 import type { OidcAppInput } from '../../../src/domain/oidc/types.js';
@@ -8,7 +8,7 @@ import { request } from './helpers.js';
 // Every code any test here observed, to prove the message catalog covers them.
 const observed = new Set<string>();
 
-function violations(overrides: Partial<OidcAppInput>): FieldViolation[] {
+function violations(overrides: Partial<OidcAppInput>): CodedViolation[] {
   const r = validateOidcApp(request(overrides));
   if (r.ok) return [];
   r.violations.forEach((v) => observed.add(v.code));
@@ -110,6 +110,25 @@ describe('validateOidcApp: name', () => {
   it('rejects control characters inside the name', () => {
     expect(pairs({ name: 'Shop\nAdmin' })).toEqual(['name NAME_INVALID_CHARACTER']);
     expect(pairs({ name: 'Shop\u0000' })).toEqual(['name NAME_INVALID_CHARACTER']);
+  });
+
+  it('rejects characters that hide or reorder text, naming the code point (identity/identifiers.ts)', () => {
+    expect(violations({ name: 'Shop\u202Egnp.exe' })).toEqual([
+      { field: 'name', code: 'NAME_INVALID_CHARACTER', params: { kind: 'bidi-control', codePoint: 'U+202E' } },
+    ]);
+    expect(pairs({ name: 'Sh\u200Bop' })).toEqual(['name NAME_INVALID_CHARACTER']);
+    expect(pairs({ name: 'Sh\u2028op' })).toEqual(['name NAME_INVALID_CHARACTER']);
+    expect(pairs({ name: 'Shop\uFFFF' })).toEqual(['name NAME_INVALID_CHARACTER']);
+    expect(pairs({ name: '\u2800\u2800' })).toEqual(['name NAME_INVALID_CHARACTER']);
+    expect(pairs({ name: '\u0301\u0301' })).toEqual(['name NAME_INVALID_CHARACTER']);
+    const [v] = violations({ name: 'Shop\u202E' });
+    expect(describeViolation(v, 'en')).toContain('U+202E (a control of the writing direction)');
+    expect(describeViolation(v, 'de')).toContain('U+202E (ein Steuerzeichen der Schreibrichtung)');
+  });
+
+  it('stores the name in NFC, and keeps emoji that carry a variation selector', () => {
+    expect(config({ name: ' Cafe\u0301 ' }).name).toBe('Caf\u00e9');
+    expect(config({ name: '❤\uFE0F Shop' }).name).toBe('❤\uFE0F Shop');
   });
 });
 
@@ -354,7 +373,7 @@ describe('describeViolation', () => {
   });
 
   it.each(VIOLATION_CODES)('%s reads as a sentence in en and de', (code) => {
-    const v: FieldViolation = {
+    const v: OidcViolationFacts = {
       field: 'redirectUris[2]',
       code,
       params: { max: 100, count: 101, length: 201, value: '7', scheme: 'javascript', responseType: 'R', grantTypes: 'G' },

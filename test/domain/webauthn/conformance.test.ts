@@ -1,7 +1,8 @@
-// Runs the 92 real registration responses of ../shared/conformance/webauthn
-// (collected from the test suites of SimpleWebAuthn, py_webauthn, go-webauthn and
-// fido2-lib) through Keyhold's verifyRegistration, under the conditions each
-// source test set up, and compares with what that source expects.
+// Runs the 92 real registration responses of fixtures/conformance/ (collected
+// from the test suites of SimpleWebAuthn, py_webauthn, go-webauthn and fido2-lib;
+// its README says where the copy comes from, licences beside it) through
+// Keyhold's verifyRegistration, under the conditions each source test set up,
+// and compares with what that source expects.
 //
 // Where Keyhold decides differently on purpose, the vector is listed in
 // DELIBERATE_DIFFERENCES with the reason, and its test asserts Keyhold's own
@@ -38,8 +39,7 @@ interface Vector {
   extraOptions?: { supportedAlgorithmIDs?: number[] };
 }
 
-const REPO_ROOT = new URL('../../../', import.meta.url);
-const VECTORS_PATH = fileURLToPath(new URL('../shared/conformance/webauthn/vectors.json', REPO_ROOT));
+const VECTORS_PATH = fileURLToPath(new URL('./fixtures/conformance/vectors.json', import.meta.url));
 const vectors: Vector[] = JSON.parse(readFileSync(VECTORS_PATH, 'utf8'));
 
 type Outcome = 'ok' | RegistrationFailureReason;

@@ -72,7 +72,7 @@ describe('verifyRegistration with overlapping calls and different trust anchors'
   // A real packed x5c attestation (a YubiKey, via py_webauthn's tests). It verifies
   // with no packed anchors (no chain is required) and fails when the only packed
   // anchor is an unrelated root.
-  const vectorsPath = fileURLToPath(new URL('../../../../shared/conformance/webauthn/vectors.json', import.meta.url));
+  const vectorsPath = fileURLToPath(new URL('./fixtures/conformance/vectors.json', import.meta.url));
   const vector = (JSON.parse(readFileSync(vectorsPath, 'utf8')) as Array<Record<string, any>>).find(
     (v) => v.name === 'py-packed-yubikey-firefox',
   )!;

@@ -172,6 +172,18 @@ describe('CREDENTIAL_MALFORMED', () => {
     await expectRefused(verify(credential), 'CREDENTIAL_MALFORMED', /not UTF-8/);
   });
 
+  it('clientDataJSON with a member twice (two parsers would read two ceremonies)', async () => {
+    const credential = register({ tamper: { clientDataJSON: (json) => json.replace('{', '{"type":"webauthn.get",') } });
+    await expectRefused(verify(credential), 'CREDENTIAL_MALFORMED', /clientDataJSON has a key twice in one object \(at clientDataJSON\.type\)/);
+    const origin = register({ tamper: { clientDataJSON: (json) => json.replace(/}$/, ',"origin":"https://evil.example"}') } });
+    await expectRefused(verify(origin), 'CREDENTIAL_MALFORMED', /at clientDataJSON\.origin/);
+  });
+
+  it('clientDataJSON with half a surrogate pair escaped', async () => {
+    const credential = register({ tamper: { clientDataJSON: (json) => json.replace(/}$/, ',"note":"\\ud800"}') } });
+    await expectRefused(verify(credential), 'CREDENTIAL_MALFORMED', /unpaired surrogate/);
+  });
+
   it('clientDataJSON without an origin', async () => {
     const credential = register({ tamper: { clientDataJSON: (json) => JSON.stringify({ ...JSON.parse(json), origin: undefined }) } });
     await expectRefused(verify(credential), 'CREDENTIAL_MALFORMED', /clientDataJSON.origin is missing/);

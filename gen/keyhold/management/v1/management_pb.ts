@@ -9,7 +9,7 @@ import type { Duration, Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_duration, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { App, OIDCAppType, OIDCAuthMethodType, OIDCGrantType, OIDCResponseType, OIDCTokenType, OIDCVersion } from "./app_pb.js";
 import { file_keyhold_management_v1_app } from "./app_pb.js";
-import type { LocalizedMessage, ObjectDetails } from "../../object/v1/object_pb.js";
+import type { ListDetails, ListQuery, LocalizedMessage, ObjectDetails, TextQueryMethod } from "../../object/v1/object_pb.js";
 import { file_keyhold_object_v1_object } from "../../object/v1/object_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -17,7 +17,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file keyhold/management/v1/management.proto.
  */
 export const file_keyhold_management_v1_management: GenFile = /*@__PURE__*/
-  fileDesc("CiZrZXlob2xkL21hbmFnZW1lbnQvdjEvbWFuYWdlbWVudC5wcm90bxIVa2V5aG9sZC5tYW5hZ2VtZW50LnYxIhAKDkhlYWx0aHpSZXF1ZXN0IhEKD0hlYWx0aHpSZXNwb25zZSLKBQoRQWRkT0lEQ0FwcFJlcXVlc3QSEgoKcHJvamVjdF9pZBgBIAEoCRIMCgRuYW1lGAIgASgJEhUKDXJlZGlyZWN0X3VyaXMYAyADKAkSPwoOcmVzcG9uc2VfdHlwZXMYBCADKA4yJy5rZXlob2xkLm1hbmFnZW1lbnQudjEuT0lEQ1Jlc3BvbnNlVHlwZRI5CgtncmFudF90eXBlcxgFIAMoDjIkLmtleWhvbGQubWFuYWdlbWVudC52MS5PSURDR3JhbnRUeXBlEjQKCGFwcF90eXBlGAYgASgOMiIua2V5aG9sZC5tYW5hZ2VtZW50LnYxLk9JRENBcHBUeXBlEkMKEGF1dGhfbWV0aG9kX3R5cGUYByABKA4yKS5rZXlob2xkLm1hbmFnZW1lbnQudjEuT0lEQ0F1dGhNZXRob2RUeXBlEiEKGXBvc3RfbG9nb3V0X3JlZGlyZWN0X3VyaXMYCCADKAkSMwoHdmVyc2lvbhgJIAEoDjIiLmtleWhvbGQubWFuYWdlbWVudC52MS5PSURDVmVyc2lvbhIQCghkZXZfbW9kZRgKIAEoCBI/ChFhY2Nlc3NfdG9rZW5fdHlwZRgLIAEoDjIkLmtleWhvbGQubWFuYWdlbWVudC52MS5PSURDVG9rZW5UeXBlEiMKG2FjY2Vzc190b2tlbl9yb2xlX2Fzc2VydGlvbhgMIAEoCBIfChdpZF90b2tlbl9yb2xlX2Fzc2VydGlvbhgNIAEoCBIjChtpZF90b2tlbl91c2VyaW5mb19hc3NlcnRpb24YDiABKAgSLQoKY2xvY2tfc2tldxgPIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIaChJhZGRpdGlvbmFsX29yaWdpbnMYECADKAkSJAocc2tpcF9uYXRpdmVfYXBwX3N1Y2Nlc3NfcGFnZRgRIAEoCCLbAQoSQWRkT0lEQ0FwcFJlc3BvbnNlEg4KBmFwcF9pZBgBIAEoCRIxCgdkZXRhaWxzGAIgASgLMiAua2V5aG9sZC5vYmplY3QudjEuT2JqZWN0RGV0YWlscxIRCgljbGllbnRfaWQYAyABKAkSFQoNY2xpZW50X3NlY3JldBgEIAEoCRIWCg5ub25lX2NvbXBsaWFudBgFIAEoCBJAChNjb21wbGlhbmNlX3Byb2JsZW1zGAYgAygLMiMua2V5aG9sZC5vYmplY3QudjEuTG9jYWxpemVkTWVzc2FnZSI3ChFHZXRBcHBCeUlEUmVxdWVzdBISCgpwcm9qZWN0X2lkGAEgASgJEg4KBmFwcF9pZBgCIAEoCSI9ChJHZXRBcHBCeUlEUmVzcG9uc2USJwoDYXBwGAEgASgLMhoua2V5aG9sZC5tYW5hZ2VtZW50LnYxLkFwcCIlCg9MaXN0QXBwc1JlcXVlc3QSEgoKcHJvamVjdF9pZBgBIAEoCSI+ChBMaXN0QXBwc1Jlc3BvbnNlEioKBnJlc3VsdBgBIAMoCzIaLmtleWhvbGQubWFuYWdlbWVudC52MS5BcHAiRwohUmVnZW5lcmF0ZU9JRENDbGllbnRTZWNyZXRSZXF1ZXN0EhIKCnByb2plY3RfaWQYASABKAkSDgoGYXBwX2lkGAIgASgJIm4KIlJlZ2VuZXJhdGVPSURDQ2xpZW50U2VjcmV0UmVzcG9uc2USFQoNY2xpZW50X3NlY3JldBgBIAEoCRIxCgdkZXRhaWxzGAIgASgLMiAua2V5aG9sZC5vYmplY3QudjEuT2JqZWN0RGV0YWlscyI2ChBSZW1vdmVBcHBSZXF1ZXN0EhIKCnByb2plY3RfaWQYASABKAkSDgoGYXBwX2lkGAIgASgJIkYKEVJlbW92ZUFwcFJlc3BvbnNlEjEKB2RldGFpbHMYASABKAsyIC5rZXlob2xkLm9iamVjdC52MS5PYmplY3REZXRhaWxzIooBCgdQcm9qZWN0EgoKAmlkGAEgASgJEjEKB2RldGFpbHMYAiABKAsyIC5rZXlob2xkLm9iamVjdC52MS5PYmplY3REZXRhaWxzEgwKBG5hbWUYAyABKAkSMgoFc3RhdGUYBCABKA4yIy5rZXlob2xkLm1hbmFnZW1lbnQudjEuUHJvamVjdFN0YXRlIiEKEUFkZFByb2plY3RSZXF1ZXN0EgwKBG5hbWUYASABKAkiUwoSQWRkUHJvamVjdFJlc3BvbnNlEgoKAmlkGAEgASgJEjEKB2RldGFpbHMYAiABKAsyIC5rZXlob2xkLm9iamVjdC52MS5PYmplY3REZXRhaWxzIiMKFUdldFByb2plY3RCeUlEUmVxdWVzdBIKCgJpZBgBIAEoCSJJChZHZXRQcm9qZWN0QnlJRFJlc3BvbnNlEi8KB3Byb2plY3QYASABKAsyHi5rZXlob2xkLm1hbmFnZW1lbnQudjEuUHJvamVjdCIVChNMaXN0UHJvamVjdHNSZXF1ZXN0IkYKFExpc3RQcm9qZWN0c1Jlc3BvbnNlEi4KBnJlc3VsdBgBIAMoCzIeLmtleWhvbGQubWFuYWdlbWVudC52MS5Qcm9qZWN0Ik0KF0FkZFByb2plY3RNZW1iZXJSZXF1ZXN0EhIKCnByb2plY3RfaWQYASABKAkSDwoHdXNlcl9pZBgCIAEoCRINCgVyb2xlcxgDIAMoCSJNChhBZGRQcm9qZWN0TWVtYmVyUmVzcG9uc2USMQoHZGV0YWlscxgBIAEoCzIgLmtleWhvbGQub2JqZWN0LnYxLk9iamVjdERldGFpbHMikAEKFUFkZE1hY2hpbmVVc2VyUmVxdWVzdBIRCgl1c2VyX25hbWUYASABKAkSDAoEbmFtZRgCIAEoCRITCgtkZXNjcmlwdGlvbhgDIAEoCRJBChFhY2Nlc3NfdG9rZW5fdHlwZRgEIAEoDjImLmtleWhvbGQubWFuYWdlbWVudC52MS5BY2Nlc3NUb2tlblR5cGUiXAoWQWRkTWFjaGluZVVzZXJSZXNwb25zZRIPCgd1c2VyX2lkGAEgASgJEjEKB2RldGFpbHMYAiABKAsyIC5rZXlob2xkLm9iamVjdC52MS5PYmplY3REZXRhaWxzImUKHUFkZFBlcnNvbmFsQWNjZXNzVG9rZW5SZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkSMwoPZXhwaXJhdGlvbl9kYXRlGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJ0Ch5BZGRQZXJzb25hbEFjY2Vzc1Rva2VuUmVzcG9uc2USEAoIdG9rZW5faWQYASABKAkSDQoFdG9rZW4YAiABKAkSMQoHZGV0YWlscxgDIAEoCzIgLmtleWhvbGQub2JqZWN0LnYxLk9iamVjdERldGFpbHMiNQoTQWRkT3JnTWVtYmVyUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEg0KBXJvbGVzGAIgAygJIkkKFEFkZE9yZ01lbWJlclJlc3BvbnNlEjEKB2RldGFpbHMYASABKAsyIC5rZXlob2xkLm9iamVjdC52MS5PYmplY3REZXRhaWxzKkcKDFByb2plY3RTdGF0ZRIdChlQUk9KRUNUX1NUQVRFX1VOU1BFQ0lGSUVEEAASGAoUUFJPSkVDVF9TVEFURV9BQ1RJVkUQASpKCg9BY2Nlc3NUb2tlblR5cGUSHAoYQUNDRVNTX1RPS0VOX1RZUEVfQkVBUkVSEAASGQoVQUNDRVNTX1RPS0VOX1RZUEVfSldUEAEyuhAKEU1hbmFnZW1lbnRTZXJ2aWNlEngKB0hlYWx0aHoSJS5rZXlob2xkLm1hbmFnZW1lbnQudjEuSGVhbHRoelJlcXVlc3QaJi5rZXlob2xkLm1hbmFnZW1lbnQudjEuSGVhbHRoelJlc3BvbnNlIh6C0+STAhgSFi9tYW5hZ2VtZW50L3YxL2hlYWx0aHoSnAEKCkFkZE9JRENBcHASKC5rZXlob2xkLm1hbmFnZW1lbnQudjEuQWRkT0lEQ0FwcFJlcXVlc3QaKS5rZXlob2xkLm1hbmFnZW1lbnQudjEuQWRkT0lEQ0FwcFJlc3BvbnNlIjmC0+STAjM6ASoiLi9tYW5hZ2VtZW50L3YxL3Byb2plY3RzL3twcm9qZWN0X2lkfS9hcHBzL29pZGMSnQEKCkdldEFwcEJ5SUQSKC5rZXlob2xkLm1hbmFnZW1lbnQudjEuR2V0QXBwQnlJRFJlcXVlc3QaKS5rZXlob2xkLm1hbmFnZW1lbnQudjEuR2V0QXBwQnlJRFJlc3BvbnNlIjqC0+STAjQSMi9tYW5hZ2VtZW50L3YxL3Byb2plY3RzL3twcm9qZWN0X2lkfS9hcHBzL3thcHBfaWR9Eo4BCghMaXN0QXBwcxImLmtleWhvbGQubWFuYWdlbWVudC52MS5MaXN0QXBwc1JlcXVlc3QaJy5rZXlob2xkLm1hbmFnZW1lbnQudjEuTGlzdEFwcHNSZXNwb25zZSIxgtPkkwIrEikvbWFuYWdlbWVudC92MS9wcm9qZWN0cy97cHJvamVjdF9pZH0vYXBwcxL0AQoaUmVnZW5lcmF0ZU9JRENDbGllbnRTZWNyZXQSOC5rZXlob2xkLm1hbmFnZW1lbnQudjEuUmVnZW5lcmF0ZU9JRENDbGllbnRTZWNyZXRSZXF1ZXN0Gjkua2V5aG9sZC5tYW5hZ2VtZW50LnYxLlJlZ2VuZXJhdGVPSURDQ2xpZW50U2VjcmV0UmVzcG9uc2UiYYLT5JMCWzoBKiJWL21hbmFnZW1lbnQvdjEvcHJvamVjdHMve3Byb2plY3RfaWR9L2FwcHMve2FwcF9pZH0vb2lkY19jb25maWcvX2dlbmVyYXRlX2NsaWVudF9zZWNyZXQSmgEKCVJlbW92ZUFwcBInLmtleWhvbGQubWFuYWdlbWVudC52MS5SZW1vdmVBcHBSZXF1ZXN0Gigua2V5aG9sZC5tYW5hZ2VtZW50LnYxLlJlbW92ZUFwcFJlc3BvbnNlIjqC0+STAjQqMi9tYW5hZ2VtZW50L3YxL3Byb2plY3RzL3twcm9qZWN0X2lkfS9hcHBzL3thcHBfaWR9EoUBCgpBZGRQcm9qZWN0Eigua2V5aG9sZC5tYW5hZ2VtZW50LnYxLkFkZFByb2plY3RSZXF1ZXN0Gikua2V5aG9sZC5tYW5hZ2VtZW50LnYxLkFkZFByb2plY3RSZXNwb25zZSIigtPkkwIcOgEqIhcvbWFuYWdlbWVudC92MS9wcm9qZWN0cxKTAQoOR2V0UHJvamVjdEJ5SUQSLC5rZXlob2xkLm1hbmFnZW1lbnQudjEuR2V0UHJvamVjdEJ5SURSZXF1ZXN0Gi0ua2V5aG9sZC5tYW5hZ2VtZW50LnYxLkdldFByb2plY3RCeUlEUmVzcG9uc2UiJILT5JMCHhIcL21hbmFnZW1lbnQvdjEvcHJvamVjdHMve2lkfRKTAQoMTGlzdFByb2plY3RzEioua2V5aG9sZC5tYW5hZ2VtZW50LnYxLkxpc3RQcm9qZWN0c1JlcXVlc3QaKy5rZXlob2xkLm1hbmFnZW1lbnQudjEuTGlzdFByb2plY3RzUmVzcG9uc2UiKoLT5JMCJDoBKiIfL21hbmFnZW1lbnQvdjEvcHJvamVjdHMvX3NlYXJjaBKsAQoQQWRkUHJvamVjdE1lbWJlchIuLmtleWhvbGQubWFuYWdlbWVudC52MS5BZGRQcm9qZWN0TWVtYmVyUmVxdWVzdBovLmtleWhvbGQubWFuYWdlbWVudC52MS5BZGRQcm9qZWN0TWVtYmVyUmVzcG9uc2UiN4LT5JMCMToBKiIsL21hbmFnZW1lbnQvdjEvcHJvamVjdHMve3Byb2plY3RfaWR9L21lbWJlcnMSlgEKDkFkZE1hY2hpbmVVc2VyEiwua2V5aG9sZC5tYW5hZ2VtZW50LnYxLkFkZE1hY2hpbmVVc2VyUmVxdWVzdBotLmtleWhvbGQubWFuYWdlbWVudC52MS5BZGRNYWNoaW5lVXNlclJlc3BvbnNlIieC0+STAiE6ASoiHC9tYW5hZ2VtZW50L3YxL3VzZXJzL21hY2hpbmUStQEKFkFkZFBlcnNvbmFsQWNjZXNzVG9rZW4SNC5rZXlob2xkLm1hbmFnZW1lbnQudjEuQWRkUGVyc29uYWxBY2Nlc3NUb2tlblJlcXVlc3QaNS5rZXlob2xkLm1hbmFnZW1lbnQudjEuQWRkUGVyc29uYWxBY2Nlc3NUb2tlblJlc3BvbnNlIi6C0+STAig6ASoiIy9tYW5hZ2VtZW50L3YxL3VzZXJzL3t1c2VyX2lkfS9wYXRzEpIBCgxBZGRPcmdNZW1iZXISKi5rZXlob2xkLm1hbmFnZW1lbnQudjEuQWRkT3JnTWVtYmVyUmVxdWVzdBorLmtleWhvbGQubWFuYWdlbWVudC52MS5BZGRPcmdNZW1iZXJSZXNwb25zZSIpgtPkkwIjOgEqIh4vbWFuYWdlbWVudC92MS9vcmdzL21lL21lbWJlcnNiBnByb3RvMw", [file_google_api_annotations, file_google_protobuf_duration, file_google_protobuf_timestamp, file_keyhold_management_v1_app, file_keyhold_object_v1_object]);
+  fileDesc("CiZrZXlob2xkL21hbmFnZW1lbnQvdjEvbWFuYWdlbWVudC5wcm90bxIVa2V5aG9sZC5tYW5hZ2VtZW50LnYxIhAKDkhlYWx0aHpSZXF1ZXN0IhEKD0hlYWx0aHpSZXNwb25zZSLKBQoRQWRkT0lEQ0FwcFJlcXVlc3QSEgoKcHJvamVjdF9pZBgBIAEoCRIMCgRuYW1lGAIgASgJEhUKDXJlZGlyZWN0X3VyaXMYAyADKAkSPwoOcmVzcG9uc2VfdHlwZXMYBCADKA4yJy5rZXlob2xkLm1hbmFnZW1lbnQudjEuT0lEQ1Jlc3BvbnNlVHlwZRI5CgtncmFudF90eXBlcxgFIAMoDjIkLmtleWhvbGQubWFuYWdlbWVudC52MS5PSURDR3JhbnRUeXBlEjQKCGFwcF90eXBlGAYgASgOMiIua2V5aG9sZC5tYW5hZ2VtZW50LnYxLk9JRENBcHBUeXBlEkMKEGF1dGhfbWV0aG9kX3R5cGUYByABKA4yKS5rZXlob2xkLm1hbmFnZW1lbnQudjEuT0lEQ0F1dGhNZXRob2RUeXBlEiEKGXBvc3RfbG9nb3V0X3JlZGlyZWN0X3VyaXMYCCADKAkSMwoHdmVyc2lvbhgJIAEoDjIiLmtleWhvbGQubWFuYWdlbWVudC52MS5PSURDVmVyc2lvbhIQCghkZXZfbW9kZRgKIAEoCBI/ChFhY2Nlc3NfdG9rZW5fdHlwZRgLIAEoDjIkLmtleWhvbGQubWFuYWdlbWVudC52MS5PSURDVG9rZW5UeXBlEiMKG2FjY2Vzc190b2tlbl9yb2xlX2Fzc2VydGlvbhgMIAEoCBIfChdpZF90b2tlbl9yb2xlX2Fzc2VydGlvbhgNIAEoCBIjChtpZF90b2tlbl91c2VyaW5mb19hc3NlcnRpb24YDiABKAgSLQoKY2xvY2tfc2tldxgPIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIaChJhZGRpdGlvbmFsX29yaWdpbnMYECADKAkSJAocc2tpcF9uYXRpdmVfYXBwX3N1Y2Nlc3NfcGFnZRgRIAEoCCLbAQoSQWRkT0lEQ0FwcFJlc3BvbnNlEg4KBmFwcF9pZBgBIAEoCRIxCgdkZXRhaWxzGAIgASgLMiAua2V5aG9sZC5vYmplY3QudjEuT2JqZWN0RGV0YWlscxIRCgljbGllbnRfaWQYAyABKAkSFQoNY2xpZW50X3NlY3JldBgEIAEoCRIWCg5ub25lX2NvbXBsaWFudBgFIAEoCBJAChNjb21wbGlhbmNlX3Byb2JsZW1zGAYgAygLMiMua2V5aG9sZC5vYmplY3QudjEuTG9jYWxpemVkTWVzc2FnZSI3ChFHZXRBcHBCeUlEUmVxdWVzdBISCgpwcm9qZWN0X2lkGAEgASgJEg4KBmFwcF9pZBgCIAEoCSI9ChJHZXRBcHBCeUlEUmVzcG9uc2USJwoDYXBwGAEgASgLMhoua2V5aG9sZC5tYW5hZ2VtZW50LnYxLkFwcCKEAQoPTGlzdEFwcHNSZXF1ZXN0EhIKCnByb2plY3RfaWQYASABKAkSKwoFcXVlcnkYAiABKAsyHC5rZXlob2xkLm9iamVjdC52MS5MaXN0UXVlcnkSMAoHcXVlcmllcxgDIAMoCzIfLmtleWhvbGQubWFuYWdlbWVudC52MS5BcHBRdWVyeSJOCghBcHBRdWVyeRI5CgpuYW1lX3F1ZXJ5GAEgASgLMiMua2V5aG9sZC5tYW5hZ2VtZW50LnYxLkFwcE5hbWVRdWVyeUgAQgcKBXF1ZXJ5IlAKDEFwcE5hbWVRdWVyeRIMCgRuYW1lGAEgASgJEjIKBm1ldGhvZBgCIAEoDjIiLmtleWhvbGQub2JqZWN0LnYxLlRleHRRdWVyeU1ldGhvZCJvChBMaXN0QXBwc1Jlc3BvbnNlEioKBnJlc3VsdBgBIAMoCzIaLmtleWhvbGQubWFuYWdlbWVudC52MS5BcHASLwoHZGV0YWlscxgCIAEoCzIeLmtleWhvbGQub2JqZWN0LnYxLkxpc3REZXRhaWxzIkcKIVJlZ2VuZXJhdGVPSURDQ2xpZW50U2VjcmV0UmVxdWVzdBISCgpwcm9qZWN0X2lkGAEgASgJEg4KBmFwcF9pZBgCIAEoCSJuCiJSZWdlbmVyYXRlT0lEQ0NsaWVudFNlY3JldFJlc3BvbnNlEhUKDWNsaWVudF9zZWNyZXQYASABKAkSMQoHZGV0YWlscxgCIAEoCzIgLmtleWhvbGQub2JqZWN0LnYxLk9iamVjdERldGFpbHMiNgoQUmVtb3ZlQXBwUmVxdWVzdBISCgpwcm9qZWN0X2lkGAEgASgJEg4KBmFwcF9pZBgCIAEoCSJGChFSZW1vdmVBcHBSZXNwb25zZRIxCgdkZXRhaWxzGAEgASgLMiAua2V5aG9sZC5vYmplY3QudjEuT2JqZWN0RGV0YWlscyLBAQoHUHJvamVjdBIKCgJpZBgBIAEoCRIxCgdkZXRhaWxzGAIgASgLMiAua2V5aG9sZC5vYmplY3QudjEuT2JqZWN0RGV0YWlscxIMCgRuYW1lGAMgASgJEjIKBXN0YXRlGAQgASgOMiMua2V5aG9sZC5tYW5hZ2VtZW50LnYxLlByb2plY3RTdGF0ZRIaChJwcm9qZWN0X3JvbGVfY2hlY2sYBiABKAgSGQoRaGFzX3Byb2plY3RfY2hlY2sYByABKAgiWAoRQWRkUHJvamVjdFJlcXVlc3QSDAoEbmFtZRgBIAEoCRIaChJwcm9qZWN0X3JvbGVfY2hlY2sYAyABKAgSGQoRaGFzX3Byb2plY3RfY2hlY2sYBCABKAgiYgoVQWRkUHJvamVjdFJvbGVSZXF1ZXN0EhIKCnByb2plY3RfaWQYASABKAkSEAoIcm9sZV9rZXkYAiABKAkSFAoMZGlzcGxheV9uYW1lGAMgASgJEg0KBWdyb3VwGAQgASgJIksKFkFkZFByb2plY3RSb2xlUmVzcG9uc2USMQoHZGV0YWlscxgBIAEoCzIgLmtleWhvbGQub2JqZWN0LnYxLk9iamVjdERldGFpbHMiTQoTQWRkVXNlckdyYW50UmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEhIKCnByb2plY3RfaWQYAiABKAkSEQoJcm9sZV9rZXlzGAQgAygJImAKFEFkZFVzZXJHcmFudFJlc3BvbnNlEhUKDXVzZXJfZ3JhbnRfaWQYASABKAkSMQoHZGV0YWlscxgCIAEoCzIgLmtleWhvbGQub2JqZWN0LnYxLk9iamVjdERldGFpbHMiUwoSQWRkUHJvamVjdFJlc3BvbnNlEgoKAmlkGAEgASgJEjEKB2RldGFpbHMYAiABKAsyIC5rZXlob2xkLm9iamVjdC52MS5PYmplY3REZXRhaWxzIiMKFUdldFByb2plY3RCeUlEUmVxdWVzdBIKCgJpZBgBIAEoCSJJChZHZXRQcm9qZWN0QnlJRFJlc3BvbnNlEi8KB3Byb2plY3QYASABKAsyHi5rZXlob2xkLm1hbmFnZW1lbnQudjEuUHJvamVjdCJ4ChNMaXN0UHJvamVjdHNSZXF1ZXN0EisKBXF1ZXJ5GAEgASgLMhwua2V5aG9sZC5vYmplY3QudjEuTGlzdFF1ZXJ5EjQKB3F1ZXJpZXMYAiADKAsyIy5rZXlob2xkLm1hbmFnZW1lbnQudjEuUHJvamVjdFF1ZXJ5IlYKDFByb2plY3RRdWVyeRI9CgpuYW1lX3F1ZXJ5GAEgASgLMicua2V5aG9sZC5tYW5hZ2VtZW50LnYxLlByb2plY3ROYW1lUXVlcnlIAEIHCgVxdWVyeSJUChBQcm9qZWN0TmFtZVF1ZXJ5EgwKBG5hbWUYASABKAkSMgoGbWV0aG9kGAIgASgOMiIua2V5aG9sZC5vYmplY3QudjEuVGV4dFF1ZXJ5TWV0aG9kIncKFExpc3RQcm9qZWN0c1Jlc3BvbnNlEi4KBnJlc3VsdBgBIAMoCzIeLmtleWhvbGQubWFuYWdlbWVudC52MS5Qcm9qZWN0Ei8KB2RldGFpbHMYAiABKAsyHi5rZXlob2xkLm9iamVjdC52MS5MaXN0RGV0YWlscyJNChdBZGRQcm9qZWN0TWVtYmVyUmVxdWVzdBISCgpwcm9qZWN0X2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkSDQoFcm9sZXMYAyADKAkiTQoYQWRkUHJvamVjdE1lbWJlclJlc3BvbnNlEjEKB2RldGFpbHMYASABKAsyIC5rZXlob2xkLm9iamVjdC52MS5PYmplY3REZXRhaWxzIpABChVBZGRNYWNoaW5lVXNlclJlcXVlc3QSEQoJdXNlcl9uYW1lGAEgASgJEgwKBG5hbWUYAiABKAkSEwoLZGVzY3JpcHRpb24YAyABKAkSQQoRYWNjZXNzX3Rva2VuX3R5cGUYBCABKA4yJi5rZXlob2xkLm1hbmFnZW1lbnQudjEuQWNjZXNzVG9rZW5UeXBlIlwKFkFkZE1hY2hpbmVVc2VyUmVzcG9uc2USDwoHdXNlcl9pZBgBIAEoCRIxCgdkZXRhaWxzGAIgASgLMiAua2V5aG9sZC5vYmplY3QudjEuT2JqZWN0RGV0YWlscyJlCh1BZGRQZXJzb25hbEFjY2Vzc1Rva2VuUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEjMKD2V4cGlyYXRpb25fZGF0ZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAidAoeQWRkUGVyc29uYWxBY2Nlc3NUb2tlblJlc3BvbnNlEhAKCHRva2VuX2lkGAEgASgJEg0KBXRva2VuGAIgASgJEjEKB2RldGFpbHMYAyABKAsyIC5rZXlob2xkLm9iamVjdC52MS5PYmplY3REZXRhaWxzIjUKE0FkZE9yZ01lbWJlclJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRINCgVyb2xlcxgCIAMoCSJJChRBZGRPcmdNZW1iZXJSZXNwb25zZRIxCgdkZXRhaWxzGAEgASgLMiAua2V5aG9sZC5vYmplY3QudjEuT2JqZWN0RGV0YWlscyJEChBVcGRhdGVBcHBSZXF1ZXN0EhIKCnByb2plY3RfaWQYASABKAkSDgoGYXBwX2lkGAIgASgJEgwKBG5hbWUYAyABKAkiRgoRVXBkYXRlQXBwUmVzcG9uc2USMQoHZGV0YWlscxgBIAEoCzIgLmtleWhvbGQub2JqZWN0LnYxLk9iamVjdERldGFpbHMioAUKGlVwZGF0ZU9JRENBcHBDb25maWdSZXF1ZXN0EhIKCnByb2plY3RfaWQYASABKAkSDgoGYXBwX2lkGAIgASgJEhUKDXJlZGlyZWN0X3VyaXMYAyADKAkSPwoOcmVzcG9uc2VfdHlwZXMYBCADKA4yJy5rZXlob2xkLm1hbmFnZW1lbnQudjEuT0lEQ1Jlc3BvbnNlVHlwZRI5CgtncmFudF90eXBlcxgFIAMoDjIkLmtleWhvbGQubWFuYWdlbWVudC52MS5PSURDR3JhbnRUeXBlEjQKCGFwcF90eXBlGAYgASgOMiIua2V5aG9sZC5tYW5hZ2VtZW50LnYxLk9JRENBcHBUeXBlEkMKEGF1dGhfbWV0aG9kX3R5cGUYByABKA4yKS5rZXlob2xkLm1hbmFnZW1lbnQudjEuT0lEQ0F1dGhNZXRob2RUeXBlEiEKGXBvc3RfbG9nb3V0X3JlZGlyZWN0X3VyaXMYCCADKAkSEAoIZGV2X21vZGUYCSABKAgSPwoRYWNjZXNzX3Rva2VuX3R5cGUYCiABKA4yJC5rZXlob2xkLm1hbmFnZW1lbnQudjEuT0lEQ1Rva2VuVHlwZRIjChthY2Nlc3NfdG9rZW5fcm9sZV9hc3NlcnRpb24YCyABKAgSHwoXaWRfdG9rZW5fcm9sZV9hc3NlcnRpb24YDCABKAgSIwobaWRfdG9rZW5fdXNlcmluZm9fYXNzZXJ0aW9uGA0gASgIEi0KCmNsb2NrX3NrZXcYDiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SGgoSYWRkaXRpb25hbF9vcmlnaW5zGA8gAygJEiQKHHNraXBfbmF0aXZlX2FwcF9zdWNjZXNzX3BhZ2UYECABKAgiyAEKG1VwZGF0ZU9JRENBcHBDb25maWdSZXNwb25zZRIxCgdkZXRhaWxzGAEgASgLMiAua2V5aG9sZC5vYmplY3QudjEuT2JqZWN0RGV0YWlscxIWCg5ub25lX2NvbXBsaWFudBgCIAEoCBJAChNjb21wbGlhbmNlX3Byb2JsZW1zGAMgAygLMiMua2V5aG9sZC5vYmplY3QudjEuTG9jYWxpemVkTWVzc2FnZRIcChRjbGllbnRfc2VjcmV0X25lZWRlZBgEIAEoCCI6ChREZWFjdGl2YXRlQXBwUmVxdWVzdBISCgpwcm9qZWN0X2lkGAEgASgJEg4KBmFwcF9pZBgCIAEoCSJKChVEZWFjdGl2YXRlQXBwUmVzcG9uc2USMQoHZGV0YWlscxgBIAEoCzIgLmtleWhvbGQub2JqZWN0LnYxLk9iamVjdERldGFpbHMiOgoUUmVhY3RpdmF0ZUFwcFJlcXVlc3QSEgoKcHJvamVjdF9pZBgBIAEoCRIOCgZhcHBfaWQYAiABKAkiSgoVUmVhY3RpdmF0ZUFwcFJlc3BvbnNlEjEKB2RldGFpbHMYASABKAsyIC5rZXlob2xkLm9iamVjdC52MS5PYmplY3REZXRhaWxzIokBChNQZXJzb25hbEFjY2Vzc1Rva2VuEgoKAmlkGAEgASgJEjEKB2RldGFpbHMYAiABKAsyIC5rZXlob2xkLm9iamVjdC52MS5PYmplY3REZXRhaWxzEjMKD2V4cGlyYXRpb25fZGF0ZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiXwofTGlzdFBlcnNvbmFsQWNjZXNzVG9rZW5zUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEisKBXF1ZXJ5GAIgASgLMhwua2V5aG9sZC5vYmplY3QudjEuTGlzdFF1ZXJ5Io8BCiBMaXN0UGVyc29uYWxBY2Nlc3NUb2tlbnNSZXNwb25zZRIvCgdkZXRhaWxzGAEgASgLMh4ua2V5aG9sZC5vYmplY3QudjEuTGlzdERldGFpbHMSOgoGcmVzdWx0GAIgAygLMioua2V5aG9sZC5tYW5hZ2VtZW50LnYxLlBlcnNvbmFsQWNjZXNzVG9rZW4iRQogUmVtb3ZlUGVyc29uYWxBY2Nlc3NUb2tlblJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRIQCgh0b2tlbl9pZBgCIAEoCSJWCiFSZW1vdmVQZXJzb25hbEFjY2Vzc1Rva2VuUmVzcG9uc2USMQoHZGV0YWlscxgBIAEoCzIgLmtleWhvbGQub2JqZWN0LnYxLk9iamVjdERldGFpbHMiGgoYR2V0TXlPcmdhbml6YXRpb25SZXF1ZXN0ImgKGUdldE15T3JnYW5pemF0aW9uUmVzcG9uc2USCgoCaWQYASABKAkSMQoHZGV0YWlscxgCIAEoCzIgLmtleWhvbGQub2JqZWN0LnYxLk9iamVjdERldGFpbHMSDAoEbmFtZRgDIAEoCSpHCgxQcm9qZWN0U3RhdGUSHQoZUFJPSkVDVF9TVEFURV9VTlNQRUNJRklFRBAAEhgKFFBST0pFQ1RfU1RBVEVfQUNUSVZFEAEqSgoPQWNjZXNzVG9rZW5UeXBlEhwKGEFDQ0VTU19UT0tFTl9UWVBFX0JFQVJFUhAAEhkKFUFDQ0VTU19UT0tFTl9UWVBFX0pXVBABMoodChFNYW5hZ2VtZW50U2VydmljZRJ4CgdIZWFsdGh6EiUua2V5aG9sZC5tYW5hZ2VtZW50LnYxLkhlYWx0aHpSZXF1ZXN0GiYua2V5aG9sZC5tYW5hZ2VtZW50LnYxLkhlYWx0aHpSZXNwb25zZSIegtPkkwIYEhYvbWFuYWdlbWVudC92MS9oZWFsdGh6EpwBCgpBZGRPSURDQXBwEigua2V5aG9sZC5tYW5hZ2VtZW50LnYxLkFkZE9JRENBcHBSZXF1ZXN0Gikua2V5aG9sZC5tYW5hZ2VtZW50LnYxLkFkZE9JRENBcHBSZXNwb25zZSI5gtPkkwIzOgEqIi4vbWFuYWdlbWVudC92MS9wcm9qZWN0cy97cHJvamVjdF9pZH0vYXBwcy9vaWRjEp0BCgpHZXRBcHBCeUlEEigua2V5aG9sZC5tYW5hZ2VtZW50LnYxLkdldEFwcEJ5SURSZXF1ZXN0Gikua2V5aG9sZC5tYW5hZ2VtZW50LnYxLkdldEFwcEJ5SURSZXNwb25zZSI6gtPkkwI0EjIvbWFuYWdlbWVudC92MS9wcm9qZWN0cy97cHJvamVjdF9pZH0vYXBwcy97YXBwX2lkfRKZAQoITGlzdEFwcHMSJi5rZXlob2xkLm1hbmFnZW1lbnQudjEuTGlzdEFwcHNSZXF1ZXN0Gicua2V5aG9sZC5tYW5hZ2VtZW50LnYxLkxpc3RBcHBzUmVzcG9uc2UiPILT5JMCNjoBKiIxL21hbmFnZW1lbnQvdjEvcHJvamVjdHMve3Byb2plY3RfaWR9L2FwcHMvX3NlYXJjaBL0AQoaUmVnZW5lcmF0ZU9JRENDbGllbnRTZWNyZXQSOC5rZXlob2xkLm1hbmFnZW1lbnQudjEuUmVnZW5lcmF0ZU9JRENDbGllbnRTZWNyZXRSZXF1ZXN0Gjkua2V5aG9sZC5tYW5hZ2VtZW50LnYxLlJlZ2VuZXJhdGVPSURDQ2xpZW50U2VjcmV0UmVzcG9uc2UiYYLT5JMCWzoBKiJWL21hbmFnZW1lbnQvdjEvcHJvamVjdHMve3Byb2plY3RfaWR9L2FwcHMve2FwcF9pZH0vb2lkY19jb25maWcvX2dlbmVyYXRlX2NsaWVudF9zZWNyZXQSmgEKCVJlbW92ZUFwcBInLmtleWhvbGQubWFuYWdlbWVudC52MS5SZW1vdmVBcHBSZXF1ZXN0Gigua2V5aG9sZC5tYW5hZ2VtZW50LnYxLlJlbW92ZUFwcFJlc3BvbnNlIjqC0+STAjQqMi9tYW5hZ2VtZW50L3YxL3Byb2plY3RzL3twcm9qZWN0X2lkfS9hcHBzL3thcHBfaWR9EoUBCgpBZGRQcm9qZWN0Eigua2V5aG9sZC5tYW5hZ2VtZW50LnYxLkFkZFByb2plY3RSZXF1ZXN0Gikua2V5aG9sZC5tYW5hZ2VtZW50LnYxLkFkZFByb2plY3RSZXNwb25zZSIigtPkkwIcOgEqIhcvbWFuYWdlbWVudC92MS9wcm9qZWN0cxKTAQoOR2V0UHJvamVjdEJ5SUQSLC5rZXlob2xkLm1hbmFnZW1lbnQudjEuR2V0UHJvamVjdEJ5SURSZXF1ZXN0Gi0ua2V5aG9sZC5tYW5hZ2VtZW50LnYxLkdldFByb2plY3RCeUlEUmVzcG9uc2UiJILT5JMCHhIcL21hbmFnZW1lbnQvdjEvcHJvamVjdHMve2lkfRKTAQoMTGlzdFByb2plY3RzEioua2V5aG9sZC5tYW5hZ2VtZW50LnYxLkxpc3RQcm9qZWN0c1JlcXVlc3QaKy5rZXlob2xkLm1hbmFnZW1lbnQudjEuTGlzdFByb2plY3RzUmVzcG9uc2UiKoLT5JMCJDoBKiIfL21hbmFnZW1lbnQvdjEvcHJvamVjdHMvX3NlYXJjaBKkAQoOQWRkUHJvamVjdFJvbGUSLC5rZXlob2xkLm1hbmFnZW1lbnQudjEuQWRkUHJvamVjdFJvbGVSZXF1ZXN0Gi0ua2V5aG9sZC5tYW5hZ2VtZW50LnYxLkFkZFByb2plY3RSb2xlUmVzcG9uc2UiNYLT5JMCLzoBKiIqL21hbmFnZW1lbnQvdjEvcHJvamVjdHMve3Byb2plY3RfaWR9L3JvbGVzEpkBCgxBZGRVc2VyR3JhbnQSKi5rZXlob2xkLm1hbmFnZW1lbnQudjEuQWRkVXNlckdyYW50UmVxdWVzdBorLmtleWhvbGQubWFuYWdlbWVudC52MS5BZGRVc2VyR3JhbnRSZXNwb25zZSIwgtPkkwIqOgEqIiUvbWFuYWdlbWVudC92MS91c2Vycy97dXNlcl9pZH0vZ3JhbnRzEqwBChBBZGRQcm9qZWN0TWVtYmVyEi4ua2V5aG9sZC5tYW5hZ2VtZW50LnYxLkFkZFByb2plY3RNZW1iZXJSZXF1ZXN0Gi8ua2V5aG9sZC5tYW5hZ2VtZW50LnYxLkFkZFByb2plY3RNZW1iZXJSZXNwb25zZSI3gtPkkwIxOgEqIiwvbWFuYWdlbWVudC92MS9wcm9qZWN0cy97cHJvamVjdF9pZH0vbWVtYmVycxKWAQoOQWRkTWFjaGluZVVzZXISLC5rZXlob2xkLm1hbmFnZW1lbnQudjEuQWRkTWFjaGluZVVzZXJSZXF1ZXN0Gi0ua2V5aG9sZC5tYW5hZ2VtZW50LnYxLkFkZE1hY2hpbmVVc2VyUmVzcG9uc2UiJ4LT5JMCIToBKiIcL21hbmFnZW1lbnQvdjEvdXNlcnMvbWFjaGluZRK1AQoWQWRkUGVyc29uYWxBY2Nlc3NUb2tlbhI0LmtleWhvbGQubWFuYWdlbWVudC52MS5BZGRQZXJzb25hbEFjY2Vzc1Rva2VuUmVxdWVzdBo1LmtleWhvbGQubWFuYWdlbWVudC52MS5BZGRQZXJzb25hbEFjY2Vzc1Rva2VuUmVzcG9uc2UiLoLT5JMCKDoBKiIjL21hbmFnZW1lbnQvdjEvdXNlcnMve3VzZXJfaWR9L3BhdHMSkgEKDEFkZE9yZ01lbWJlchIqLmtleWhvbGQubWFuYWdlbWVudC52MS5BZGRPcmdNZW1iZXJSZXF1ZXN0Gisua2V5aG9sZC5tYW5hZ2VtZW50LnYxLkFkZE9yZ01lbWJlclJlc3BvbnNlIimC0+STAiM6ASoiHi9tYW5hZ2VtZW50L3YxL29yZ3MvbWUvbWVtYmVycxKdAQoJVXBkYXRlQXBwEicua2V5aG9sZC5tYW5hZ2VtZW50LnYxLlVwZGF0ZUFwcFJlcXVlc3QaKC5rZXlob2xkLm1hbmFnZW1lbnQudjEuVXBkYXRlQXBwUmVzcG9uc2UiPYLT5JMCNzoBKhoyL21hbmFnZW1lbnQvdjEvcHJvamVjdHMve3Byb2plY3RfaWR9L2FwcHMve2FwcF9pZH0SxwEKE1VwZGF0ZU9JRENBcHBDb25maWcSMS5rZXlob2xkLm1hbmFnZW1lbnQudjEuVXBkYXRlT0lEQ0FwcENvbmZpZ1JlcXVlc3QaMi5rZXlob2xkLm1hbmFnZW1lbnQudjEuVXBkYXRlT0lEQ0FwcENvbmZpZ1Jlc3BvbnNlIkmC0+STAkM6ASoaPi9tYW5hZ2VtZW50L3YxL3Byb2plY3RzL3twcm9qZWN0X2lkfS9hcHBzL3thcHBfaWR9L29pZGNfY29uZmlnErUBCg1EZWFjdGl2YXRlQXBwEisua2V5aG9sZC5tYW5hZ2VtZW50LnYxLkRlYWN0aXZhdGVBcHBSZXF1ZXN0Giwua2V5aG9sZC5tYW5hZ2VtZW50LnYxLkRlYWN0aXZhdGVBcHBSZXNwb25zZSJJgtPkkwJDOgEqIj4vbWFuYWdlbWVudC92MS9wcm9qZWN0cy97cHJvamVjdF9pZH0vYXBwcy97YXBwX2lkfS9fZGVhY3RpdmF0ZRK1AQoNUmVhY3RpdmF0ZUFwcBIrLmtleWhvbGQubWFuYWdlbWVudC52MS5SZWFjdGl2YXRlQXBwUmVxdWVzdBosLmtleWhvbGQubWFuYWdlbWVudC52MS5SZWFjdGl2YXRlQXBwUmVzcG9uc2UiSYLT5JMCQzoBKiI+L21hbmFnZW1lbnQvdjEvcHJvamVjdHMve3Byb2plY3RfaWR9L2FwcHMve2FwcF9pZH0vX3JlYWN0aXZhdGUSwwEKGExpc3RQZXJzb25hbEFjY2Vzc1Rva2VucxI2LmtleWhvbGQubWFuYWdlbWVudC52MS5MaXN0UGVyc29uYWxBY2Nlc3NUb2tlbnNSZXF1ZXN0Gjcua2V5aG9sZC5tYW5hZ2VtZW50LnYxLkxpc3RQZXJzb25hbEFjY2Vzc1Rva2Vuc1Jlc3BvbnNlIjaC0+STAjA6ASoiKy9tYW5hZ2VtZW50L3YxL3VzZXJzL3t1c2VyX2lkfS9wYXRzL19zZWFyY2gSxgEKGVJlbW92ZVBlcnNvbmFsQWNjZXNzVG9rZW4SNy5rZXlob2xkLm1hbmFnZW1lbnQudjEuUmVtb3ZlUGVyc29uYWxBY2Nlc3NUb2tlblJlcXVlc3QaOC5rZXlob2xkLm1hbmFnZW1lbnQudjEuUmVtb3ZlUGVyc29uYWxBY2Nlc3NUb2tlblJlc3BvbnNlIjaC0+STAjAqLi9tYW5hZ2VtZW50L3YxL3VzZXJzL3t1c2VyX2lkfS9wYXRzL3t0b2tlbl9pZH0SlgEKEUdldE15T3JnYW5pemF0aW9uEi8ua2V5aG9sZC5tYW5hZ2VtZW50LnYxLkdldE15T3JnYW5pemF0aW9uUmVxdWVzdBowLmtleWhvbGQubWFuYWdlbWVudC52MS5HZXRNeU9yZ2FuaXphdGlvblJlc3BvbnNlIh6C0+STAhgSFi9tYW5hZ2VtZW50L3YxL29yZ3MvbWViBnByb3RvMw", [file_google_api_annotations, file_google_protobuf_duration, file_google_protobuf_timestamp, file_keyhold_management_v1_app, file_keyhold_object_v1_object]);
 
 /**
  * @generated from message keyhold.management.v1.HealthzRequest
@@ -237,6 +237,18 @@ export type ListAppsRequest = Message<"keyhold.management.v1.ListAppsRequest"> &
    * @generated from field: string project_id = 1;
    */
   projectId: string;
+
+  /**
+   * @generated from field: keyhold.object.v1.ListQuery query = 2;
+   */
+  query?: ListQuery | undefined;
+
+  /**
+   * All must match.
+   *
+   * @generated from field: repeated keyhold.management.v1.AppQuery queries = 3;
+   */
+  queries: AppQuery[];
 };
 
 /**
@@ -247,6 +259,51 @@ export const ListAppsRequestSchema: GenMessage<ListAppsRequest> = /*@__PURE__*/
   messageDesc(file_keyhold_management_v1_management, 6);
 
 /**
+ * @generated from message keyhold.management.v1.AppQuery
+ */
+export type AppQuery = Message<"keyhold.management.v1.AppQuery"> & {
+  /**
+   * @generated from oneof keyhold.management.v1.AppQuery.query
+   */
+  query: {
+    /**
+     * @generated from field: keyhold.management.v1.AppNameQuery name_query = 1;
+     */
+    value: AppNameQuery;
+    case: "nameQuery";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message keyhold.management.v1.AppQuery.
+ * Use `create(AppQuerySchema)` to create a new message.
+ */
+export const AppQuerySchema: GenMessage<AppQuery> = /*@__PURE__*/
+  messageDesc(file_keyhold_management_v1_management, 7);
+
+/**
+ * @generated from message keyhold.management.v1.AppNameQuery
+ */
+export type AppNameQuery = Message<"keyhold.management.v1.AppNameQuery"> & {
+  /**
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * @generated from field: keyhold.object.v1.TextQueryMethod method = 2;
+   */
+  method: TextQueryMethod;
+};
+
+/**
+ * Describes the message keyhold.management.v1.AppNameQuery.
+ * Use `create(AppNameQuerySchema)` to create a new message.
+ */
+export const AppNameQuerySchema: GenMessage<AppNameQuery> = /*@__PURE__*/
+  messageDesc(file_keyhold_management_v1_management, 8);
+
+/**
  * @generated from message keyhold.management.v1.ListAppsResponse
  */
 export type ListAppsResponse = Message<"keyhold.management.v1.ListAppsResponse"> & {
@@ -254,6 +311,11 @@ export type ListAppsResponse = Message<"keyhold.management.v1.ListAppsResponse">
    * @generated from field: repeated keyhold.management.v1.App result = 1;
    */
   result: App[];
+
+  /**
+   * @generated from field: keyhold.object.v1.ListDetails details = 2;
+   */
+  details?: ListDetails | undefined;
 };
 
 /**
@@ -261,7 +323,7 @@ export type ListAppsResponse = Message<"keyhold.management.v1.ListAppsResponse">
  * Use `create(ListAppsResponseSchema)` to create a new message.
  */
 export const ListAppsResponseSchema: GenMessage<ListAppsResponse> = /*@__PURE__*/
-  messageDesc(file_keyhold_management_v1_management, 7);
+  messageDesc(file_keyhold_management_v1_management, 9);
 
 /**
  * @generated from message keyhold.management.v1.RegenerateOIDCClientSecretRequest
@@ -283,7 +345,7 @@ export type RegenerateOIDCClientSecretRequest = Message<"keyhold.management.v1.R
  * Use `create(RegenerateOIDCClientSecretRequestSchema)` to create a new message.
  */
 export const RegenerateOIDCClientSecretRequestSchema: GenMessage<RegenerateOIDCClientSecretRequest> = /*@__PURE__*/
-  messageDesc(file_keyhold_management_v1_management, 8);
+  messageDesc(file_keyhold_management_v1_management, 10);
 
 /**
  * @generated from message keyhold.management.v1.RegenerateOIDCClientSecretResponse
@@ -305,7 +367,7 @@ export type RegenerateOIDCClientSecretResponse = Message<"keyhold.management.v1.
  * Use `create(RegenerateOIDCClientSecretResponseSchema)` to create a new message.
  */
 export const RegenerateOIDCClientSecretResponseSchema: GenMessage<RegenerateOIDCClientSecretResponse> = /*@__PURE__*/
-  messageDesc(file_keyhold_management_v1_management, 9);
+  messageDesc(file_keyhold_management_v1_management, 11);
 
 /**
  * @generated from message keyhold.management.v1.RemoveAppRequest
@@ -327,7 +389,7 @@ export type RemoveAppRequest = Message<"keyhold.management.v1.RemoveAppRequest">
  * Use `create(RemoveAppRequestSchema)` to create a new message.
  */
 export const RemoveAppRequestSchema: GenMessage<RemoveAppRequest> = /*@__PURE__*/
-  messageDesc(file_keyhold_management_v1_management, 10);
+  messageDesc(file_keyhold_management_v1_management, 12);
 
 /**
  * @generated from message keyhold.management.v1.RemoveAppResponse
@@ -344,7 +406,7 @@ export type RemoveAppResponse = Message<"keyhold.management.v1.RemoveAppResponse
  * Use `create(RemoveAppResponseSchema)` to create a new message.
  */
 export const RemoveAppResponseSchema: GenMessage<RemoveAppResponse> = /*@__PURE__*/
-  messageDesc(file_keyhold_management_v1_management, 11);
+  messageDesc(file_keyhold_management_v1_management, 13);
 
 /**
  * @generated from message keyhold.management.v1.Project
@@ -369,6 +431,20 @@ export type Project = Message<"keyhold.management.v1.Project"> & {
    * @generated from field: keyhold.management.v1.ProjectState state = 4;
    */
   state: ProjectState;
+
+  /**
+   * Only users with a grant on the project may log in to its apps.
+   *
+   * @generated from field: bool project_role_check = 6;
+   */
+  projectRoleCheck: boolean;
+
+  /**
+   * Only users whose organization has the project (owns it) may log in to its apps.
+   *
+   * @generated from field: bool has_project_check = 7;
+   */
+  hasProjectCheck: boolean;
 };
 
 /**
@@ -376,7 +452,7 @@ export type Project = Message<"keyhold.management.v1.Project"> & {
  * Use `create(ProjectSchema)` to create a new message.
  */
 export const ProjectSchema: GenMessage<Project> = /*@__PURE__*/
-  messageDesc(file_keyhold_management_v1_management, 12);
+  messageDesc(file_keyhold_management_v1_management, 14);
 
 /**
  * @generated from message keyhold.management.v1.AddProjectRequest
@@ -386,6 +462,16 @@ export type AddProjectRequest = Message<"keyhold.management.v1.AddProjectRequest
    * @generated from field: string name = 1;
    */
   name: string;
+
+  /**
+   * @generated from field: bool project_role_check = 3;
+   */
+  projectRoleCheck: boolean;
+
+  /**
+   * @generated from field: bool has_project_check = 4;
+   */
+  hasProjectCheck: boolean;
 };
 
 /**
@@ -393,7 +479,109 @@ export type AddProjectRequest = Message<"keyhold.management.v1.AddProjectRequest
  * Use `create(AddProjectRequestSchema)` to create a new message.
  */
 export const AddProjectRequestSchema: GenMessage<AddProjectRequest> = /*@__PURE__*/
-  messageDesc(file_keyhold_management_v1_management, 13);
+  messageDesc(file_keyhold_management_v1_management, 15);
+
+/**
+ * @generated from message keyhold.management.v1.AddProjectRoleRequest
+ */
+export type AddProjectRoleRequest = Message<"keyhold.management.v1.AddProjectRoleRequest"> & {
+  /**
+   * @generated from field: string project_id = 1;
+   */
+  projectId: string;
+
+  /**
+   * 1 to 200 of A-Z a-z 0-9 _ . : @ / - ; unique in the project.
+   *
+   * @generated from field: string role_key = 2;
+   */
+  roleKey: string;
+
+  /**
+   * @generated from field: string display_name = 3;
+   */
+  displayName: string;
+
+  /**
+   * @generated from field: string group = 4;
+   */
+  group: string;
+};
+
+/**
+ * Describes the message keyhold.management.v1.AddProjectRoleRequest.
+ * Use `create(AddProjectRoleRequestSchema)` to create a new message.
+ */
+export const AddProjectRoleRequestSchema: GenMessage<AddProjectRoleRequest> = /*@__PURE__*/
+  messageDesc(file_keyhold_management_v1_management, 16);
+
+/**
+ * @generated from message keyhold.management.v1.AddProjectRoleResponse
+ */
+export type AddProjectRoleResponse = Message<"keyhold.management.v1.AddProjectRoleResponse"> & {
+  /**
+   * @generated from field: keyhold.object.v1.ObjectDetails details = 1;
+   */
+  details?: ObjectDetails | undefined;
+};
+
+/**
+ * Describes the message keyhold.management.v1.AddProjectRoleResponse.
+ * Use `create(AddProjectRoleResponseSchema)` to create a new message.
+ */
+export const AddProjectRoleResponseSchema: GenMessage<AddProjectRoleResponse> = /*@__PURE__*/
+  messageDesc(file_keyhold_management_v1_management, 17);
+
+/**
+ * @generated from message keyhold.management.v1.AddUserGrantRequest
+ */
+export type AddUserGrantRequest = Message<"keyhold.management.v1.AddUserGrantRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: string project_id = 2;
+   */
+  projectId: string;
+
+  /**
+   * Each a role key of the project.
+   *
+   * @generated from field: repeated string role_keys = 4;
+   */
+  roleKeys: string[];
+};
+
+/**
+ * Describes the message keyhold.management.v1.AddUserGrantRequest.
+ * Use `create(AddUserGrantRequestSchema)` to create a new message.
+ */
+export const AddUserGrantRequestSchema: GenMessage<AddUserGrantRequest> = /*@__PURE__*/
+  messageDesc(file_keyhold_management_v1_management, 18);
+
+/**
+ * @generated from message keyhold.management.v1.AddUserGrantResponse
+ */
+export type AddUserGrantResponse = Message<"keyhold.management.v1.AddUserGrantResponse"> & {
+  /**
+   * @generated from field: string user_grant_id = 1;
+   */
+  userGrantId: string;
+
+  /**
+   * @generated from field: keyhold.object.v1.ObjectDetails details = 2;
+   */
+  details?: ObjectDetails | undefined;
+};
+
+/**
+ * Describes the message keyhold.management.v1.AddUserGrantResponse.
+ * Use `create(AddUserGrantResponseSchema)` to create a new message.
+ */
+export const AddUserGrantResponseSchema: GenMessage<AddUserGrantResponse> = /*@__PURE__*/
+  messageDesc(file_keyhold_management_v1_management, 19);
 
 /**
  * @generated from message keyhold.management.v1.AddProjectResponse
@@ -415,7 +603,7 @@ export type AddProjectResponse = Message<"keyhold.management.v1.AddProjectRespon
  * Use `create(AddProjectResponseSchema)` to create a new message.
  */
 export const AddProjectResponseSchema: GenMessage<AddProjectResponse> = /*@__PURE__*/
-  messageDesc(file_keyhold_management_v1_management, 14);
+  messageDesc(file_keyhold_management_v1_management, 20);
 
 /**
  * @generated from message keyhold.management.v1.GetProjectByIDRequest
@@ -432,7 +620,7 @@ export type GetProjectByIDRequest = Message<"keyhold.management.v1.GetProjectByI
  * Use `create(GetProjectByIDRequestSchema)` to create a new message.
  */
 export const GetProjectByIDRequestSchema: GenMessage<GetProjectByIDRequest> = /*@__PURE__*/
-  messageDesc(file_keyhold_management_v1_management, 15);
+  messageDesc(file_keyhold_management_v1_management, 21);
 
 /**
  * @generated from message keyhold.management.v1.GetProjectByIDResponse
@@ -449,12 +637,23 @@ export type GetProjectByIDResponse = Message<"keyhold.management.v1.GetProjectBy
  * Use `create(GetProjectByIDResponseSchema)` to create a new message.
  */
 export const GetProjectByIDResponseSchema: GenMessage<GetProjectByIDResponse> = /*@__PURE__*/
-  messageDesc(file_keyhold_management_v1_management, 16);
+  messageDesc(file_keyhold_management_v1_management, 22);
 
 /**
  * @generated from message keyhold.management.v1.ListProjectsRequest
  */
 export type ListProjectsRequest = Message<"keyhold.management.v1.ListProjectsRequest"> & {
+  /**
+   * @generated from field: keyhold.object.v1.ListQuery query = 1;
+   */
+  query?: ListQuery | undefined;
+
+  /**
+   * All must match.
+   *
+   * @generated from field: repeated keyhold.management.v1.ProjectQuery queries = 2;
+   */
+  queries: ProjectQuery[];
 };
 
 /**
@@ -462,7 +661,52 @@ export type ListProjectsRequest = Message<"keyhold.management.v1.ListProjectsReq
  * Use `create(ListProjectsRequestSchema)` to create a new message.
  */
 export const ListProjectsRequestSchema: GenMessage<ListProjectsRequest> = /*@__PURE__*/
-  messageDesc(file_keyhold_management_v1_management, 17);
+  messageDesc(file_keyhold_management_v1_management, 23);
+
+/**
+ * @generated from message keyhold.management.v1.ProjectQuery
+ */
+export type ProjectQuery = Message<"keyhold.management.v1.ProjectQuery"> & {
+  /**
+   * @generated from oneof keyhold.management.v1.ProjectQuery.query
+   */
+  query: {
+    /**
+     * @generated from field: keyhold.management.v1.ProjectNameQuery name_query = 1;
+     */
+    value: ProjectNameQuery;
+    case: "nameQuery";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message keyhold.management.v1.ProjectQuery.
+ * Use `create(ProjectQuerySchema)` to create a new message.
+ */
+export const ProjectQuerySchema: GenMessage<ProjectQuery> = /*@__PURE__*/
+  messageDesc(file_keyhold_management_v1_management, 24);
+
+/**
+ * @generated from message keyhold.management.v1.ProjectNameQuery
+ */
+export type ProjectNameQuery = Message<"keyhold.management.v1.ProjectNameQuery"> & {
+  /**
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * @generated from field: keyhold.object.v1.TextQueryMethod method = 2;
+   */
+  method: TextQueryMethod;
+};
+
+/**
+ * Describes the message keyhold.management.v1.ProjectNameQuery.
+ * Use `create(ProjectNameQuerySchema)` to create a new message.
+ */
+export const ProjectNameQuerySchema: GenMessage<ProjectNameQuery> = /*@__PURE__*/
+  messageDesc(file_keyhold_management_v1_management, 25);
 
 /**
  * @generated from message keyhold.management.v1.ListProjectsResponse
@@ -472,6 +716,11 @@ export type ListProjectsResponse = Message<"keyhold.management.v1.ListProjectsRe
    * @generated from field: repeated keyhold.management.v1.Project result = 1;
    */
   result: Project[];
+
+  /**
+   * @generated from field: keyhold.object.v1.ListDetails details = 2;
+   */
+  details?: ListDetails | undefined;
 };
 
 /**
@@ -479,7 +728,7 @@ export type ListProjectsResponse = Message<"keyhold.management.v1.ListProjectsRe
  * Use `create(ListProjectsResponseSchema)` to create a new message.
  */
 export const ListProjectsResponseSchema: GenMessage<ListProjectsResponse> = /*@__PURE__*/
-  messageDesc(file_keyhold_management_v1_management, 18);
+  messageDesc(file_keyhold_management_v1_management, 26);
 
 /**
  * @generated from message keyhold.management.v1.AddProjectMemberRequest
@@ -506,7 +755,7 @@ export type AddProjectMemberRequest = Message<"keyhold.management.v1.AddProjectM
  * Use `create(AddProjectMemberRequestSchema)` to create a new message.
  */
 export const AddProjectMemberRequestSchema: GenMessage<AddProjectMemberRequest> = /*@__PURE__*/
-  messageDesc(file_keyhold_management_v1_management, 19);
+  messageDesc(file_keyhold_management_v1_management, 27);
 
 /**
  * @generated from message keyhold.management.v1.AddProjectMemberResponse
@@ -523,7 +772,7 @@ export type AddProjectMemberResponse = Message<"keyhold.management.v1.AddProject
  * Use `create(AddProjectMemberResponseSchema)` to create a new message.
  */
 export const AddProjectMemberResponseSchema: GenMessage<AddProjectMemberResponse> = /*@__PURE__*/
-  messageDesc(file_keyhold_management_v1_management, 20);
+  messageDesc(file_keyhold_management_v1_management, 28);
 
 /**
  * @generated from message keyhold.management.v1.AddMachineUserRequest
@@ -555,7 +804,7 @@ export type AddMachineUserRequest = Message<"keyhold.management.v1.AddMachineUse
  * Use `create(AddMachineUserRequestSchema)` to create a new message.
  */
 export const AddMachineUserRequestSchema: GenMessage<AddMachineUserRequest> = /*@__PURE__*/
-  messageDesc(file_keyhold_management_v1_management, 21);
+  messageDesc(file_keyhold_management_v1_management, 29);
 
 /**
  * @generated from message keyhold.management.v1.AddMachineUserResponse
@@ -577,7 +826,7 @@ export type AddMachineUserResponse = Message<"keyhold.management.v1.AddMachineUs
  * Use `create(AddMachineUserResponseSchema)` to create a new message.
  */
 export const AddMachineUserResponseSchema: GenMessage<AddMachineUserResponse> = /*@__PURE__*/
-  messageDesc(file_keyhold_management_v1_management, 22);
+  messageDesc(file_keyhold_management_v1_management, 30);
 
 /**
  * @generated from message keyhold.management.v1.AddPersonalAccessTokenRequest
@@ -601,7 +850,7 @@ export type AddPersonalAccessTokenRequest = Message<"keyhold.management.v1.AddPe
  * Use `create(AddPersonalAccessTokenRequestSchema)` to create a new message.
  */
 export const AddPersonalAccessTokenRequestSchema: GenMessage<AddPersonalAccessTokenRequest> = /*@__PURE__*/
-  messageDesc(file_keyhold_management_v1_management, 23);
+  messageDesc(file_keyhold_management_v1_management, 31);
 
 /**
  * @generated from message keyhold.management.v1.AddPersonalAccessTokenResponse
@@ -630,7 +879,7 @@ export type AddPersonalAccessTokenResponse = Message<"keyhold.management.v1.AddP
  * Use `create(AddPersonalAccessTokenResponseSchema)` to create a new message.
  */
 export const AddPersonalAccessTokenResponseSchema: GenMessage<AddPersonalAccessTokenResponse> = /*@__PURE__*/
-  messageDesc(file_keyhold_management_v1_management, 24);
+  messageDesc(file_keyhold_management_v1_management, 32);
 
 /**
  * @generated from message keyhold.management.v1.AddOrgMemberRequest
@@ -652,7 +901,7 @@ export type AddOrgMemberRequest = Message<"keyhold.management.v1.AddOrgMemberReq
  * Use `create(AddOrgMemberRequestSchema)` to create a new message.
  */
 export const AddOrgMemberRequestSchema: GenMessage<AddOrgMemberRequest> = /*@__PURE__*/
-  messageDesc(file_keyhold_management_v1_management, 25);
+  messageDesc(file_keyhold_management_v1_management, 33);
 
 /**
  * @generated from message keyhold.management.v1.AddOrgMemberResponse
@@ -669,7 +918,411 @@ export type AddOrgMemberResponse = Message<"keyhold.management.v1.AddOrgMemberRe
  * Use `create(AddOrgMemberResponseSchema)` to create a new message.
  */
 export const AddOrgMemberResponseSchema: GenMessage<AddOrgMemberResponse> = /*@__PURE__*/
-  messageDesc(file_keyhold_management_v1_management, 26);
+  messageDesc(file_keyhold_management_v1_management, 34);
+
+/**
+ * @generated from message keyhold.management.v1.UpdateAppRequest
+ */
+export type UpdateAppRequest = Message<"keyhold.management.v1.UpdateAppRequest"> & {
+  /**
+   * @generated from field: string project_id = 1;
+   */
+  projectId: string;
+
+  /**
+   * @generated from field: string app_id = 2;
+   */
+  appId: string;
+
+  /**
+   * @generated from field: string name = 3;
+   */
+  name: string;
+};
+
+/**
+ * Describes the message keyhold.management.v1.UpdateAppRequest.
+ * Use `create(UpdateAppRequestSchema)` to create a new message.
+ */
+export const UpdateAppRequestSchema: GenMessage<UpdateAppRequest> = /*@__PURE__*/
+  messageDesc(file_keyhold_management_v1_management, 35);
+
+/**
+ * @generated from message keyhold.management.v1.UpdateAppResponse
+ */
+export type UpdateAppResponse = Message<"keyhold.management.v1.UpdateAppResponse"> & {
+  /**
+   * @generated from field: keyhold.object.v1.ObjectDetails details = 1;
+   */
+  details?: ObjectDetails | undefined;
+};
+
+/**
+ * Describes the message keyhold.management.v1.UpdateAppResponse.
+ * Use `create(UpdateAppResponseSchema)` to create a new message.
+ */
+export const UpdateAppResponseSchema: GenMessage<UpdateAppResponse> = /*@__PURE__*/
+  messageDesc(file_keyhold_management_v1_management, 36);
+
+/**
+ * Replaces every field of the OIDC configuration but the name (an absent field
+ * takes its default, as on AddOIDCApp); validated exactly as on create.
+ *
+ * @generated from message keyhold.management.v1.UpdateOIDCAppConfigRequest
+ */
+export type UpdateOIDCAppConfigRequest = Message<"keyhold.management.v1.UpdateOIDCAppConfigRequest"> & {
+  /**
+   * @generated from field: string project_id = 1;
+   */
+  projectId: string;
+
+  /**
+   * @generated from field: string app_id = 2;
+   */
+  appId: string;
+
+  /**
+   * @generated from field: repeated string redirect_uris = 3;
+   */
+  redirectUris: string[];
+
+  /**
+   * @generated from field: repeated keyhold.management.v1.OIDCResponseType response_types = 4;
+   */
+  responseTypes: OIDCResponseType[];
+
+  /**
+   * @generated from field: repeated keyhold.management.v1.OIDCGrantType grant_types = 5;
+   */
+  grantTypes: OIDCGrantType[];
+
+  /**
+   * @generated from field: keyhold.management.v1.OIDCAppType app_type = 6;
+   */
+  appType: OIDCAppType;
+
+  /**
+   * @generated from field: keyhold.management.v1.OIDCAuthMethodType auth_method_type = 7;
+   */
+  authMethodType: OIDCAuthMethodType;
+
+  /**
+   * @generated from field: repeated string post_logout_redirect_uris = 8;
+   */
+  postLogoutRedirectUris: string[];
+
+  /**
+   * @generated from field: bool dev_mode = 9;
+   */
+  devMode: boolean;
+
+  /**
+   * @generated from field: keyhold.management.v1.OIDCTokenType access_token_type = 10;
+   */
+  accessTokenType: OIDCTokenType;
+
+  /**
+   * @generated from field: bool access_token_role_assertion = 11;
+   */
+  accessTokenRoleAssertion: boolean;
+
+  /**
+   * @generated from field: bool id_token_role_assertion = 12;
+   */
+  idTokenRoleAssertion: boolean;
+
+  /**
+   * @generated from field: bool id_token_userinfo_assertion = 13;
+   */
+  idTokenUserinfoAssertion: boolean;
+
+  /**
+   * @generated from field: google.protobuf.Duration clock_skew = 14;
+   */
+  clockSkew?: Duration | undefined;
+
+  /**
+   * @generated from field: repeated string additional_origins = 15;
+   */
+  additionalOrigins: string[];
+
+  /**
+   * @generated from field: bool skip_native_app_success_page = 16;
+   */
+  skipNativeAppSuccessPage: boolean;
+};
+
+/**
+ * Describes the message keyhold.management.v1.UpdateOIDCAppConfigRequest.
+ * Use `create(UpdateOIDCAppConfigRequestSchema)` to create a new message.
+ */
+export const UpdateOIDCAppConfigRequestSchema: GenMessage<UpdateOIDCAppConfigRequest> = /*@__PURE__*/
+  messageDesc(file_keyhold_management_v1_management, 37);
+
+/**
+ * @generated from message keyhold.management.v1.UpdateOIDCAppConfigResponse
+ */
+export type UpdateOIDCAppConfigResponse = Message<"keyhold.management.v1.UpdateOIDCAppConfigResponse"> & {
+  /**
+   * @generated from field: keyhold.object.v1.ObjectDetails details = 1;
+   */
+  details?: ObjectDetails | undefined;
+
+  /**
+   * @generated from field: bool none_compliant = 2;
+   */
+  noneCompliant: boolean;
+
+  /**
+   * @generated from field: repeated keyhold.object.v1.LocalizedMessage compliance_problems = 3;
+   */
+  complianceProblems: LocalizedMessage[];
+
+  /**
+   * The auth method (BASIC, POST) needs a client secret the app does not have:
+   * RegenerateOIDCClientSecret makes it. No secret is issued by this call.
+   *
+   * @generated from field: bool client_secret_needed = 4;
+   */
+  clientSecretNeeded: boolean;
+};
+
+/**
+ * Describes the message keyhold.management.v1.UpdateOIDCAppConfigResponse.
+ * Use `create(UpdateOIDCAppConfigResponseSchema)` to create a new message.
+ */
+export const UpdateOIDCAppConfigResponseSchema: GenMessage<UpdateOIDCAppConfigResponse> = /*@__PURE__*/
+  messageDesc(file_keyhold_management_v1_management, 38);
+
+/**
+ * @generated from message keyhold.management.v1.DeactivateAppRequest
+ */
+export type DeactivateAppRequest = Message<"keyhold.management.v1.DeactivateAppRequest"> & {
+  /**
+   * @generated from field: string project_id = 1;
+   */
+  projectId: string;
+
+  /**
+   * @generated from field: string app_id = 2;
+   */
+  appId: string;
+};
+
+/**
+ * Describes the message keyhold.management.v1.DeactivateAppRequest.
+ * Use `create(DeactivateAppRequestSchema)` to create a new message.
+ */
+export const DeactivateAppRequestSchema: GenMessage<DeactivateAppRequest> = /*@__PURE__*/
+  messageDesc(file_keyhold_management_v1_management, 39);
+
+/**
+ * @generated from message keyhold.management.v1.DeactivateAppResponse
+ */
+export type DeactivateAppResponse = Message<"keyhold.management.v1.DeactivateAppResponse"> & {
+  /**
+   * @generated from field: keyhold.object.v1.ObjectDetails details = 1;
+   */
+  details?: ObjectDetails | undefined;
+};
+
+/**
+ * Describes the message keyhold.management.v1.DeactivateAppResponse.
+ * Use `create(DeactivateAppResponseSchema)` to create a new message.
+ */
+export const DeactivateAppResponseSchema: GenMessage<DeactivateAppResponse> = /*@__PURE__*/
+  messageDesc(file_keyhold_management_v1_management, 40);
+
+/**
+ * @generated from message keyhold.management.v1.ReactivateAppRequest
+ */
+export type ReactivateAppRequest = Message<"keyhold.management.v1.ReactivateAppRequest"> & {
+  /**
+   * @generated from field: string project_id = 1;
+   */
+  projectId: string;
+
+  /**
+   * @generated from field: string app_id = 2;
+   */
+  appId: string;
+};
+
+/**
+ * Describes the message keyhold.management.v1.ReactivateAppRequest.
+ * Use `create(ReactivateAppRequestSchema)` to create a new message.
+ */
+export const ReactivateAppRequestSchema: GenMessage<ReactivateAppRequest> = /*@__PURE__*/
+  messageDesc(file_keyhold_management_v1_management, 41);
+
+/**
+ * @generated from message keyhold.management.v1.ReactivateAppResponse
+ */
+export type ReactivateAppResponse = Message<"keyhold.management.v1.ReactivateAppResponse"> & {
+  /**
+   * @generated from field: keyhold.object.v1.ObjectDetails details = 1;
+   */
+  details?: ObjectDetails | undefined;
+};
+
+/**
+ * Describes the message keyhold.management.v1.ReactivateAppResponse.
+ * Use `create(ReactivateAppResponseSchema)` to create a new message.
+ */
+export const ReactivateAppResponseSchema: GenMessage<ReactivateAppResponse> = /*@__PURE__*/
+  messageDesc(file_keyhold_management_v1_management, 42);
+
+/**
+ * @generated from message keyhold.management.v1.PersonalAccessToken
+ */
+export type PersonalAccessToken = Message<"keyhold.management.v1.PersonalAccessToken"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: keyhold.object.v1.ObjectDetails details = 2;
+   */
+  details?: ObjectDetails | undefined;
+
+  /**
+   * Absent: the token does not expire.
+   *
+   * @generated from field: google.protobuf.Timestamp expiration_date = 3;
+   */
+  expirationDate?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message keyhold.management.v1.PersonalAccessToken.
+ * Use `create(PersonalAccessTokenSchema)` to create a new message.
+ */
+export const PersonalAccessTokenSchema: GenMessage<PersonalAccessToken> = /*@__PURE__*/
+  messageDesc(file_keyhold_management_v1_management, 43);
+
+/**
+ * @generated from message keyhold.management.v1.ListPersonalAccessTokensRequest
+ */
+export type ListPersonalAccessTokensRequest = Message<"keyhold.management.v1.ListPersonalAccessTokensRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: keyhold.object.v1.ListQuery query = 2;
+   */
+  query?: ListQuery | undefined;
+};
+
+/**
+ * Describes the message keyhold.management.v1.ListPersonalAccessTokensRequest.
+ * Use `create(ListPersonalAccessTokensRequestSchema)` to create a new message.
+ */
+export const ListPersonalAccessTokensRequestSchema: GenMessage<ListPersonalAccessTokensRequest> = /*@__PURE__*/
+  messageDesc(file_keyhold_management_v1_management, 44);
+
+/**
+ * @generated from message keyhold.management.v1.ListPersonalAccessTokensResponse
+ */
+export type ListPersonalAccessTokensResponse = Message<"keyhold.management.v1.ListPersonalAccessTokensResponse"> & {
+  /**
+   * @generated from field: keyhold.object.v1.ListDetails details = 1;
+   */
+  details?: ListDetails | undefined;
+
+  /**
+   * @generated from field: repeated keyhold.management.v1.PersonalAccessToken result = 2;
+   */
+  result: PersonalAccessToken[];
+};
+
+/**
+ * Describes the message keyhold.management.v1.ListPersonalAccessTokensResponse.
+ * Use `create(ListPersonalAccessTokensResponseSchema)` to create a new message.
+ */
+export const ListPersonalAccessTokensResponseSchema: GenMessage<ListPersonalAccessTokensResponse> = /*@__PURE__*/
+  messageDesc(file_keyhold_management_v1_management, 45);
+
+/**
+ * @generated from message keyhold.management.v1.RemovePersonalAccessTokenRequest
+ */
+export type RemovePersonalAccessTokenRequest = Message<"keyhold.management.v1.RemovePersonalAccessTokenRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: string token_id = 2;
+   */
+  tokenId: string;
+};
+
+/**
+ * Describes the message keyhold.management.v1.RemovePersonalAccessTokenRequest.
+ * Use `create(RemovePersonalAccessTokenRequestSchema)` to create a new message.
+ */
+export const RemovePersonalAccessTokenRequestSchema: GenMessage<RemovePersonalAccessTokenRequest> = /*@__PURE__*/
+  messageDesc(file_keyhold_management_v1_management, 46);
+
+/**
+ * @generated from message keyhold.management.v1.RemovePersonalAccessTokenResponse
+ */
+export type RemovePersonalAccessTokenResponse = Message<"keyhold.management.v1.RemovePersonalAccessTokenResponse"> & {
+  /**
+   * @generated from field: keyhold.object.v1.ObjectDetails details = 1;
+   */
+  details?: ObjectDetails | undefined;
+};
+
+/**
+ * Describes the message keyhold.management.v1.RemovePersonalAccessTokenResponse.
+ * Use `create(RemovePersonalAccessTokenResponseSchema)` to create a new message.
+ */
+export const RemovePersonalAccessTokenResponseSchema: GenMessage<RemovePersonalAccessTokenResponse> = /*@__PURE__*/
+  messageDesc(file_keyhold_management_v1_management, 47);
+
+/**
+ * @generated from message keyhold.management.v1.GetMyOrganizationRequest
+ */
+export type GetMyOrganizationRequest = Message<"keyhold.management.v1.GetMyOrganizationRequest"> & {
+};
+
+/**
+ * Describes the message keyhold.management.v1.GetMyOrganizationRequest.
+ * Use `create(GetMyOrganizationRequestSchema)` to create a new message.
+ */
+export const GetMyOrganizationRequestSchema: GenMessage<GetMyOrganizationRequest> = /*@__PURE__*/
+  messageDesc(file_keyhold_management_v1_management, 48);
+
+/**
+ * @generated from message keyhold.management.v1.GetMyOrganizationResponse
+ */
+export type GetMyOrganizationResponse = Message<"keyhold.management.v1.GetMyOrganizationResponse"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: keyhold.object.v1.ObjectDetails details = 2;
+   */
+  details?: ObjectDetails | undefined;
+
+  /**
+   * @generated from field: string name = 3;
+   */
+  name: string;
+};
+
+/**
+ * Describes the message keyhold.management.v1.GetMyOrganizationResponse.
+ * Use `create(GetMyOrganizationResponseSchema)` to create a new message.
+ */
+export const GetMyOrganizationResponseSchema: GenMessage<GetMyOrganizationResponse> = /*@__PURE__*/
+  messageDesc(file_keyhold_management_v1_management, 49);
 
 /**
  * @generated from enum keyhold.management.v1.ProjectState
@@ -795,6 +1448,26 @@ export const ManagementService: GenService<{
     output: typeof ListProjectsResponseSchema;
   },
   /**
+   * A role of the project, for its apps' users (not a Keyhold permission role).
+   *
+   * @generated from rpc keyhold.management.v1.ManagementService.AddProjectRole
+   */
+  addProjectRole: {
+    methodKind: "unary";
+    input: typeof AddProjectRoleRequestSchema;
+    output: typeof AddProjectRoleResponseSchema;
+  },
+  /**
+   * Roles of a project of the call's org given to a user; apps see them in the roles claim.
+   *
+   * @generated from rpc keyhold.management.v1.ManagementService.AddUserGrant
+   */
+  addUserGrant: {
+    methodKind: "unary";
+    input: typeof AddUserGrantRequestSchema;
+    output: typeof AddUserGrantResponseSchema;
+  },
+  /**
    * @generated from rpc keyhold.management.v1.ManagementService.AddProjectMember
    */
   addProjectMember: {
@@ -825,6 +1498,68 @@ export const ManagementService: GenService<{
     methodKind: "unary";
     input: typeof AddOrgMemberRequestSchema;
     output: typeof AddOrgMemberResponseSchema;
+  },
+  /**
+   * Issue 19: the app's lifecycle after AddOIDCApp.
+   *
+   * @generated from rpc keyhold.management.v1.ManagementService.UpdateApp
+   */
+  updateApp: {
+    methodKind: "unary";
+    input: typeof UpdateAppRequestSchema;
+    output: typeof UpdateAppResponseSchema;
+  },
+  /**
+   * @generated from rpc keyhold.management.v1.ManagementService.UpdateOIDCAppConfig
+   */
+  updateOIDCAppConfig: {
+    methodKind: "unary";
+    input: typeof UpdateOIDCAppConfigRequestSchema;
+    output: typeof UpdateOIDCAppConfigResponseSchema;
+  },
+  /**
+   * @generated from rpc keyhold.management.v1.ManagementService.DeactivateApp
+   */
+  deactivateApp: {
+    methodKind: "unary";
+    input: typeof DeactivateAppRequestSchema;
+    output: typeof DeactivateAppResponseSchema;
+  },
+  /**
+   * @generated from rpc keyhold.management.v1.ManagementService.ReactivateApp
+   */
+  reactivateApp: {
+    methodKind: "unary";
+    input: typeof ReactivateAppRequestSchema;
+    output: typeof ReactivateAppResponseSchema;
+  },
+  /**
+   * Issue 19: a machine user's tokens, listed (never the token) and revoked.
+   *
+   * @generated from rpc keyhold.management.v1.ManagementService.ListPersonalAccessTokens
+   */
+  listPersonalAccessTokens: {
+    methodKind: "unary";
+    input: typeof ListPersonalAccessTokensRequestSchema;
+    output: typeof ListPersonalAccessTokensResponseSchema;
+  },
+  /**
+   * @generated from rpc keyhold.management.v1.ManagementService.RemovePersonalAccessToken
+   */
+  removePersonalAccessToken: {
+    methodKind: "unary";
+    input: typeof RemovePersonalAccessTokenRequestSchema;
+    output: typeof RemovePersonalAccessTokenResponseSchema;
+  },
+  /**
+   * The org this call acts in (x-service-orgid, else the caller's own); any caller allowed to act there.
+   *
+   * @generated from rpc keyhold.management.v1.ManagementService.GetMyOrganization
+   */
+  getMyOrganization: {
+    methodKind: "unary";
+    input: typeof GetMyOrganizationRequestSchema;
+    output: typeof GetMyOrganizationResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_keyhold_management_v1_management, 0);

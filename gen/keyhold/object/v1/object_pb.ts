@@ -2,8 +2,8 @@
 // @generated from file keyhold/object/v1/object.proto (package keyhold.object.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenEnum, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Message } from "@bufbuild/protobuf";
@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file keyhold/object/v1/object.proto.
  */
 export const file_keyhold_object_v1_object: GenFile = /*@__PURE__*/
-  fileDesc("Ch5rZXlob2xkL29iamVjdC92MS9vYmplY3QucHJvdG8SEWtleWhvbGQub2JqZWN0LnYxIp0BCg1PYmplY3REZXRhaWxzEhAKCHNlcXVlbmNlGAEgASgEEjEKDWNyZWF0aW9uX2RhdGUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC2NoYW5nZV9kYXRlGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIWCg5yZXNvdXJjZV9vd25lchgEIAEoCSI6ChBMb2NhbGl6ZWRNZXNzYWdlEgsKA2tleRgBIAEoCRIZChFsb2NhbGl6ZWRfbWVzc2FnZRgCIAEoCWIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("Ch5rZXlob2xkL29iamVjdC92MS9vYmplY3QucHJvdG8SEWtleWhvbGQub2JqZWN0LnYxIp0BCg1PYmplY3REZXRhaWxzEhAKCHNlcXVlbmNlGAEgASgEEjEKDWNyZWF0aW9uX2RhdGUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC2NoYW5nZV9kYXRlGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIWCg5yZXNvdXJjZV9vd25lchgEIAEoCSI6ChBMb2NhbGl6ZWRNZXNzYWdlEgsKA2tleRgBIAEoCRIZChFsb2NhbGl6ZWRfbWVzc2FnZRgCIAEoCSI3CglMaXN0UXVlcnkSDgoGb2Zmc2V0GAEgASgEEg0KBWxpbWl0GAIgASgNEgsKA2FzYxgDIAEoCCJzCgtMaXN0RGV0YWlscxIUCgx0b3RhbF9yZXN1bHQYASABKAQSGgoScHJvY2Vzc2VkX3NlcXVlbmNlGAIgASgEEjIKDnZpZXdfdGltZXN0YW1wGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCrFAgoPVGV4dFF1ZXJ5TWV0aG9kEhwKGFRFWFRfUVVFUllfTUVUSE9EX0VRVUFMUxAAEigKJFRFWFRfUVVFUllfTUVUSE9EX0VRVUFMU19JR05PUkVfQ0FTRRABEiEKHVRFWFRfUVVFUllfTUVUSE9EX1NUQVJUU19XSVRIEAISLQopVEVYVF9RVUVSWV9NRVRIT0RfU1RBUlRTX1dJVEhfSUdOT1JFX0NBU0UQAxIeChpURVhUX1FVRVJZX01FVEhPRF9DT05UQUlOUxAEEioKJlRFWFRfUVVFUllfTUVUSE9EX0NPTlRBSU5TX0lHTk9SRV9DQVNFEAUSHwobVEVYVF9RVUVSWV9NRVRIT0RfRU5EU19XSVRIEAYSKwonVEVYVF9RVUVSWV9NRVRIT0RfRU5EU19XSVRIX0lHTk9SRV9DQVNFEAdiBnByb3RvMw", [file_google_protobuf_timestamp]);
 
 /**
  * Change details returned by every write and carried by every read object.
@@ -75,4 +75,128 @@ export type LocalizedMessage = Message<"keyhold.object.v1.LocalizedMessage"> & {
  */
 export const LocalizedMessageSchema: GenMessage<LocalizedMessage> = /*@__PURE__*/
   messageDesc(file_keyhold_object_v1_object, 1);
+
+/**
+ * A page of a list (ZITADEL's ListQuery). Results come in a stable order:
+ * creation date, then id.
+ *
+ * @generated from message keyhold.object.v1.ListQuery
+ */
+export type ListQuery = Message<"keyhold.object.v1.ListQuery"> & {
+  /**
+   * @generated from field: uint64 offset = 1;
+   */
+  offset: bigint;
+
+  /**
+   * 0 means the default (100); more than the maximum (1000) is answered with
+   * the maximum (details.total_result tells how many there are).
+   *
+   * @generated from field: uint32 limit = 2;
+   */
+  limit: number;
+
+  /**
+   * true: oldest first; false (the default): newest first. Walk pages with
+   * asc = true while others create: new entries then land after the last page.
+   *
+   * @generated from field: bool asc = 3;
+   */
+  asc: boolean;
+};
+
+/**
+ * Describes the message keyhold.object.v1.ListQuery.
+ * Use `create(ListQuerySchema)` to create a new message.
+ */
+export const ListQuerySchema: GenMessage<ListQuery> = /*@__PURE__*/
+  messageDesc(file_keyhold_object_v1_object, 2);
+
+/**
+ * What a list answer was read from (ZITADEL's ListDetails).
+ *
+ * @generated from message keyhold.object.v1.ListDetails
+ */
+export type ListDetails = Message<"keyhold.object.v1.ListDetails"> & {
+  /**
+   * Matches of the queries in all, not only on this page.
+   *
+   * @generated from field: uint64 total_result = 1;
+   */
+  totalResult: bigint;
+
+  /**
+   * The position of the last event the read model had applied.
+   *
+   * @generated from field: uint64 processed_sequence = 2;
+   */
+  processedSequence: bigint;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp view_timestamp = 3;
+   */
+  viewTimestamp?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message keyhold.object.v1.ListDetails.
+ * Use `create(ListDetailsSchema)` to create a new message.
+ */
+export const ListDetailsSchema: GenMessage<ListDetails> = /*@__PURE__*/
+  messageDesc(file_keyhold_object_v1_object, 3);
+
+/**
+ * How a text query compares (ZITADEL's numbering). IGNORE_CASE compares the
+ * names' keys (Keyhold's case folding) where the object has one (app names,
+ * usernames), else the database's lower().
+ *
+ * @generated from enum keyhold.object.v1.TextQueryMethod
+ */
+export enum TextQueryMethod {
+  /**
+   * @generated from enum value: TEXT_QUERY_METHOD_EQUALS = 0;
+   */
+  EQUALS = 0,
+
+  /**
+   * @generated from enum value: TEXT_QUERY_METHOD_EQUALS_IGNORE_CASE = 1;
+   */
+  EQUALS_IGNORE_CASE = 1,
+
+  /**
+   * @generated from enum value: TEXT_QUERY_METHOD_STARTS_WITH = 2;
+   */
+  STARTS_WITH = 2,
+
+  /**
+   * @generated from enum value: TEXT_QUERY_METHOD_STARTS_WITH_IGNORE_CASE = 3;
+   */
+  STARTS_WITH_IGNORE_CASE = 3,
+
+  /**
+   * @generated from enum value: TEXT_QUERY_METHOD_CONTAINS = 4;
+   */
+  CONTAINS = 4,
+
+  /**
+   * @generated from enum value: TEXT_QUERY_METHOD_CONTAINS_IGNORE_CASE = 5;
+   */
+  CONTAINS_IGNORE_CASE = 5,
+
+  /**
+   * @generated from enum value: TEXT_QUERY_METHOD_ENDS_WITH = 6;
+   */
+  ENDS_WITH = 6,
+
+  /**
+   * @generated from enum value: TEXT_QUERY_METHOD_ENDS_WITH_IGNORE_CASE = 7;
+   */
+  ENDS_WITH_IGNORE_CASE = 7,
+}
+
+/**
+ * Describes the enum keyhold.object.v1.TextQueryMethod.
+ */
+export const TextQueryMethodSchema: GenEnum<TextQueryMethod> = /*@__PURE__*/
+  enumDesc(file_keyhold_object_v1_object, 0);
 

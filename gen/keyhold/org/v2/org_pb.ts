@@ -2,18 +2,20 @@
 // @generated from file keyhold/org/v2/org.proto (package keyhold.org.v2, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import { file_google_api_annotations } from "../../../google/api/annotations_pb.js";
-import type { ObjectDetails } from "../../object/v1/object_pb.js";
+import type { ObjectDetails, TextQueryMethod } from "../../object/v1/object_pb.js";
 import { file_keyhold_object_v1_object } from "../../object/v1/object_pb.js";
+import type { ListDetails, ListQuery } from "../../object/v2/object_pb.js";
+import { file_keyhold_object_v2_object } from "../../object/v2/object_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file keyhold/org/v2/org.proto.
  */
 export const file_keyhold_org_v2_org: GenFile = /*@__PURE__*/
-  fileDesc("ChhrZXlob2xkL29yZy92Mi9vcmcucHJvdG8SDmtleWhvbGQub3JnLnYyIo0BChZBZGRPcmdhbml6YXRpb25SZXF1ZXN0EgwKBG5hbWUYASABKAkSPAoGYWRtaW5zGAIgAygLMiwua2V5aG9sZC5vcmcudjIuQWRkT3JnYW5pemF0aW9uUmVxdWVzdC5BZG1pbhonCgVBZG1pbhIPCgd1c2VyX2lkGAEgASgJEg0KBXJvbGVzGAIgAygJImUKF0FkZE9yZ2FuaXphdGlvblJlc3BvbnNlEjEKB2RldGFpbHMYASABKAsyIC5rZXlob2xkLm9iamVjdC52MS5PYmplY3REZXRhaWxzEhcKD29yZ2FuaXphdGlvbl9pZBgCIAEoCTKYAQoTT3JnYW5pemF0aW9uU2VydmljZRKAAQoPQWRkT3JnYW5pemF0aW9uEiYua2V5aG9sZC5vcmcudjIuQWRkT3JnYW5pemF0aW9uUmVxdWVzdBonLmtleWhvbGQub3JnLnYyLkFkZE9yZ2FuaXphdGlvblJlc3BvbnNlIhyC0+STAhY6ASoiES92Mi9vcmdhbml6YXRpb25zYgZwcm90bzM", [file_google_api_annotations, file_keyhold_object_v1_object]);
+  fileDesc("ChhrZXlob2xkL29yZy92Mi9vcmcucHJvdG8SDmtleWhvbGQub3JnLnYyIo0BChZBZGRPcmdhbml6YXRpb25SZXF1ZXN0EgwKBG5hbWUYASABKAkSPAoGYWRtaW5zGAIgAygLMiwua2V5aG9sZC5vcmcudjIuQWRkT3JnYW5pemF0aW9uUmVxdWVzdC5BZG1pbhonCgVBZG1pbhIPCgd1c2VyX2lkGAEgASgJEg0KBXJvbGVzGAIgAygJImUKF0FkZE9yZ2FuaXphdGlvblJlc3BvbnNlEjEKB2RldGFpbHMYASABKAsyIC5rZXlob2xkLm9iamVjdC52MS5PYmplY3REZXRhaWxzEhcKD29yZ2FuaXphdGlvbl9pZBgCIAEoCSKNAQoMT3JnYW5pemF0aW9uEgoKAmlkGAEgASgJEjEKB2RldGFpbHMYAiABKAsyIC5rZXlob2xkLm9iamVjdC52MS5PYmplY3REZXRhaWxzEjAKBXN0YXRlGAMgASgOMiEua2V5aG9sZC5vcmcudjIuT3JnYW5pemF0aW9uU3RhdGUSDAoEbmFtZRgEIAEoCSJ1ChhMaXN0T3JnYW5pemF0aW9uc1JlcXVlc3QSKwoFcXVlcnkYASABKAsyHC5rZXlob2xkLm9iamVjdC52Mi5MaXN0UXVlcnkSLAoHcXVlcmllcxgDIAMoCzIbLmtleWhvbGQub3JnLnYyLlNlYXJjaFF1ZXJ5InoKGUxpc3RPcmdhbml6YXRpb25zUmVzcG9uc2USLwoHZGV0YWlscxgBIAEoCzIeLmtleWhvbGQub2JqZWN0LnYyLkxpc3REZXRhaWxzEiwKBnJlc3VsdBgDIAMoCzIcLmtleWhvbGQub3JnLnYyLk9yZ2FuaXphdGlvbiKMAQoLU2VhcmNoUXVlcnkSOwoKbmFtZV9xdWVyeRgBIAEoCzIlLmtleWhvbGQub3JnLnYyLk9yZ2FuaXphdGlvbk5hbWVRdWVyeUgAEjcKCGlkX3F1ZXJ5GAQgASgLMiMua2V5aG9sZC5vcmcudjIuT3JnYW5pemF0aW9uSURRdWVyeUgAQgcKBXF1ZXJ5IlkKFU9yZ2FuaXphdGlvbk5hbWVRdWVyeRIMCgRuYW1lGAEgASgJEjIKBm1ldGhvZBgCIAEoDjIiLmtleWhvbGQub2JqZWN0LnYxLlRleHRRdWVyeU1ldGhvZCIhChNPcmdhbml6YXRpb25JRFF1ZXJ5EgoKAmlkGAEgASgJIjEKFkdldE9yZ2FuaXphdGlvblJlcXVlc3QSFwoPb3JnYW5pemF0aW9uX2lkGAEgASgJIk0KF0dldE9yZ2FuaXphdGlvblJlc3BvbnNlEjIKDG9yZ2FuaXphdGlvbhgBIAEoCzIcLmtleWhvbGQub3JnLnYyLk9yZ2FuaXphdGlvbipWChFPcmdhbml6YXRpb25TdGF0ZRIiCh5PUkdBTklaQVRJT05fU1RBVEVfVU5TUEVDSUZJRUQQABIdChlPUkdBTklaQVRJT05fU1RBVEVfQUNUSVZFEAEyuwMKE09yZ2FuaXphdGlvblNlcnZpY2USgAEKD0FkZE9yZ2FuaXphdGlvbhImLmtleWhvbGQub3JnLnYyLkFkZE9yZ2FuaXphdGlvblJlcXVlc3QaJy5rZXlob2xkLm9yZy52Mi5BZGRPcmdhbml6YXRpb25SZXNwb25zZSIcgtPkkwIWOgEqIhEvdjIvb3JnYW5pemF0aW9ucxKOAQoRTGlzdE9yZ2FuaXphdGlvbnMSKC5rZXlob2xkLm9yZy52Mi5MaXN0T3JnYW5pemF0aW9uc1JlcXVlc3QaKS5rZXlob2xkLm9yZy52Mi5MaXN0T3JnYW5pemF0aW9uc1Jlc3BvbnNlIiSC0+STAh46ASoiGS92Mi9vcmdhbml6YXRpb25zL19zZWFyY2gSjwEKD0dldE9yZ2FuaXphdGlvbhImLmtleWhvbGQub3JnLnYyLkdldE9yZ2FuaXphdGlvblJlcXVlc3QaJy5rZXlob2xkLm9yZy52Mi5HZXRPcmdhbml6YXRpb25SZXNwb25zZSIrgtPkkwIlEiMvdjIvb3JnYW5pemF0aW9ucy97b3JnYW5pemF0aW9uX2lkfWIGcHJvdG8z", [file_google_api_annotations, file_keyhold_object_v1_object, file_keyhold_object_v2_object]);
 
 /**
  * @generated from message keyhold.org.v2.AddOrganizationRequest
@@ -84,6 +86,209 @@ export const AddOrganizationResponseSchema: GenMessage<AddOrganizationResponse> 
   messageDesc(file_keyhold_org_v2_org, 1);
 
 /**
+ * @generated from message keyhold.org.v2.Organization
+ */
+export type Organization = Message<"keyhold.org.v2.Organization"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: keyhold.object.v1.ObjectDetails details = 2;
+   */
+  details?: ObjectDetails | undefined;
+
+  /**
+   * @generated from field: keyhold.org.v2.OrganizationState state = 3;
+   */
+  state: OrganizationState;
+
+  /**
+   * @generated from field: string name = 4;
+   */
+  name: string;
+};
+
+/**
+ * Describes the message keyhold.org.v2.Organization.
+ * Use `create(OrganizationSchema)` to create a new message.
+ */
+export const OrganizationSchema: GenMessage<Organization> = /*@__PURE__*/
+  messageDesc(file_keyhold_org_v2_org, 2);
+
+/**
+ * @generated from message keyhold.org.v2.ListOrganizationsRequest
+ */
+export type ListOrganizationsRequest = Message<"keyhold.org.v2.ListOrganizationsRequest"> & {
+  /**
+   * @generated from field: keyhold.object.v2.ListQuery query = 1;
+   */
+  query?: ListQuery | undefined;
+
+  /**
+   * All must match.
+   *
+   * @generated from field: repeated keyhold.org.v2.SearchQuery queries = 3;
+   */
+  queries: SearchQuery[];
+};
+
+/**
+ * Describes the message keyhold.org.v2.ListOrganizationsRequest.
+ * Use `create(ListOrganizationsRequestSchema)` to create a new message.
+ */
+export const ListOrganizationsRequestSchema: GenMessage<ListOrganizationsRequest> = /*@__PURE__*/
+  messageDesc(file_keyhold_org_v2_org, 3);
+
+/**
+ * @generated from message keyhold.org.v2.ListOrganizationsResponse
+ */
+export type ListOrganizationsResponse = Message<"keyhold.org.v2.ListOrganizationsResponse"> & {
+  /**
+   * @generated from field: keyhold.object.v2.ListDetails details = 1;
+   */
+  details?: ListDetails | undefined;
+
+  /**
+   * @generated from field: repeated keyhold.org.v2.Organization result = 3;
+   */
+  result: Organization[];
+};
+
+/**
+ * Describes the message keyhold.org.v2.ListOrganizationsResponse.
+ * Use `create(ListOrganizationsResponseSchema)` to create a new message.
+ */
+export const ListOrganizationsResponseSchema: GenMessage<ListOrganizationsResponse> = /*@__PURE__*/
+  messageDesc(file_keyhold_org_v2_org, 4);
+
+/**
+ * ZITADEL's org v2 SearchQuery, the filters Keyhold supports (field numbers kept).
+ *
+ * @generated from message keyhold.org.v2.SearchQuery
+ */
+export type SearchQuery = Message<"keyhold.org.v2.SearchQuery"> & {
+  /**
+   * @generated from oneof keyhold.org.v2.SearchQuery.query
+   */
+  query: {
+    /**
+     * @generated from field: keyhold.org.v2.OrganizationNameQuery name_query = 1;
+     */
+    value: OrganizationNameQuery;
+    case: "nameQuery";
+  } | {
+    /**
+     * @generated from field: keyhold.org.v2.OrganizationIDQuery id_query = 4;
+     */
+    value: OrganizationIDQuery;
+    case: "idQuery";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message keyhold.org.v2.SearchQuery.
+ * Use `create(SearchQuerySchema)` to create a new message.
+ */
+export const SearchQuerySchema: GenMessage<SearchQuery> = /*@__PURE__*/
+  messageDesc(file_keyhold_org_v2_org, 5);
+
+/**
+ * @generated from message keyhold.org.v2.OrganizationNameQuery
+ */
+export type OrganizationNameQuery = Message<"keyhold.org.v2.OrganizationNameQuery"> & {
+  /**
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * @generated from field: keyhold.object.v1.TextQueryMethod method = 2;
+   */
+  method: TextQueryMethod;
+};
+
+/**
+ * Describes the message keyhold.org.v2.OrganizationNameQuery.
+ * Use `create(OrganizationNameQuerySchema)` to create a new message.
+ */
+export const OrganizationNameQuerySchema: GenMessage<OrganizationNameQuery> = /*@__PURE__*/
+  messageDesc(file_keyhold_org_v2_org, 6);
+
+/**
+ * @generated from message keyhold.org.v2.OrganizationIDQuery
+ */
+export type OrganizationIDQuery = Message<"keyhold.org.v2.OrganizationIDQuery"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message keyhold.org.v2.OrganizationIDQuery.
+ * Use `create(OrganizationIDQuerySchema)` to create a new message.
+ */
+export const OrganizationIDQuerySchema: GenMessage<OrganizationIDQuery> = /*@__PURE__*/
+  messageDesc(file_keyhold_org_v2_org, 7);
+
+/**
+ * @generated from message keyhold.org.v2.GetOrganizationRequest
+ */
+export type GetOrganizationRequest = Message<"keyhold.org.v2.GetOrganizationRequest"> & {
+  /**
+   * @generated from field: string organization_id = 1;
+   */
+  organizationId: string;
+};
+
+/**
+ * Describes the message keyhold.org.v2.GetOrganizationRequest.
+ * Use `create(GetOrganizationRequestSchema)` to create a new message.
+ */
+export const GetOrganizationRequestSchema: GenMessage<GetOrganizationRequest> = /*@__PURE__*/
+  messageDesc(file_keyhold_org_v2_org, 8);
+
+/**
+ * @generated from message keyhold.org.v2.GetOrganizationResponse
+ */
+export type GetOrganizationResponse = Message<"keyhold.org.v2.GetOrganizationResponse"> & {
+  /**
+   * @generated from field: keyhold.org.v2.Organization organization = 1;
+   */
+  organization?: Organization | undefined;
+};
+
+/**
+ * Describes the message keyhold.org.v2.GetOrganizationResponse.
+ * Use `create(GetOrganizationResponseSchema)` to create a new message.
+ */
+export const GetOrganizationResponseSchema: GenMessage<GetOrganizationResponse> = /*@__PURE__*/
+  messageDesc(file_keyhold_org_v2_org, 9);
+
+/**
+ * @generated from enum keyhold.org.v2.OrganizationState
+ */
+export enum OrganizationState {
+  /**
+   * @generated from enum value: ORGANIZATION_STATE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: ORGANIZATION_STATE_ACTIVE = 1;
+   */
+  ACTIVE = 1,
+}
+
+/**
+ * Describes the enum keyhold.org.v2.OrganizationState.
+ */
+export const OrganizationStateSchema: GenEnum<OrganizationState> = /*@__PURE__*/
+  enumDesc(file_keyhold_org_v2_org, 0);
+
+/**
  * @generated from service keyhold.org.v2.OrganizationService
  */
 export const OrganizationService: GenService<{
@@ -94,6 +299,26 @@ export const OrganizationService: GenService<{
     methodKind: "unary";
     input: typeof AddOrganizationRequestSchema;
     output: typeof AddOrganizationResponseSchema;
+  },
+  /**
+   * Issue 19: the organizations the caller may read (org.read; the instance owner: all).
+   *
+   * @generated from rpc keyhold.org.v2.OrganizationService.ListOrganizations
+   */
+  listOrganizations: {
+    methodKind: "unary";
+    input: typeof ListOrganizationsRequestSchema;
+    output: typeof ListOrganizationsResponseSchema;
+  },
+  /**
+   * An org the caller may read (org.read there), else 404 as for none.
+   *
+   * @generated from rpc keyhold.org.v2.OrganizationService.GetOrganization
+   */
+  getOrganization: {
+    methodKind: "unary";
+    input: typeof GetOrganizationRequestSchema;
+    output: typeof GetOrganizationResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_keyhold_org_v2_org, 0);

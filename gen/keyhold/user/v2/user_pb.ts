@@ -7,15 +7,17 @@ import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf
 import { file_google_api_annotations } from "../../../google/api/annotations_pb.js";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
-import type { ObjectDetails } from "../../object/v1/object_pb.js";
+import type { ObjectDetails, TextQueryMethod } from "../../object/v1/object_pb.js";
 import { file_keyhold_object_v1_object } from "../../object/v1/object_pb.js";
+import type { ListDetails, ListQuery } from "../../object/v2/object_pb.js";
+import { file_keyhold_object_v2_object } from "../../object/v2/object_pb.js";
 import type { JsonObject, Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file keyhold/user/v2/user.proto.
  */
 export const file_keyhold_user_v2_user: GenFile = /*@__PURE__*/
-  fileDesc("ChprZXlob2xkL3VzZXIvdjIvdXNlci5wcm90bxIPa2V5aG9sZC51c2VyLnYyIh4KDE9yZ2FuaXphdGlvbhIOCgZvcmdfaWQYASABKAkiUAoPU2V0SHVtYW5Qcm9maWxlEhIKCmdpdmVuX25hbWUYASABKAkSEwoLZmFtaWx5X25hbWUYAiABKAkSFAoMZGlzcGxheV9uYW1lGAMgASgJIh4KDVNldEh1bWFuRW1haWwSDQoFZW1haWwYASABKAkizwEKE0FkZEh1bWFuVXNlclJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRIQCgh1c2VybmFtZRgCIAEoCRIzCgxvcmdhbml6YXRpb24YAyABKAsyHS5rZXlob2xkLnVzZXIudjIuT3JnYW5pemF0aW9uEjEKB3Byb2ZpbGUYBCABKAsyIC5rZXlob2xkLnVzZXIudjIuU2V0SHVtYW5Qcm9maWxlEi0KBWVtYWlsGAUgASgLMh4ua2V5aG9sZC51c2VyLnYyLlNldEh1bWFuRW1haWwiWgoUQWRkSHVtYW5Vc2VyUmVzcG9uc2USDwoHdXNlcl9pZBgBIAEoCRIxCgdkZXRhaWxzGAIgASgLMiAua2V5aG9sZC5vYmplY3QudjEuT2JqZWN0RGV0YWlscyJtCglIdW1hblVzZXISMQoHcHJvZmlsZRgBIAEoCzIgLmtleWhvbGQudXNlci52Mi5TZXRIdW1hblByb2ZpbGUSLQoFZW1haWwYAiABKAsyHi5rZXlob2xkLnVzZXIudjIuU2V0SHVtYW5FbWFpbCIwCgtNYWNoaW5lVXNlchIMCgRuYW1lGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJIu0BCgRVc2VyEg8KB3VzZXJfaWQYASABKAkSMQoHZGV0YWlscxgCIAEoCzIgLmtleWhvbGQub2JqZWN0LnYxLk9iamVjdERldGFpbHMSKQoFc3RhdGUYAyABKA4yGi5rZXlob2xkLnVzZXIudjIuVXNlclN0YXRlEhAKCHVzZXJuYW1lGAQgASgJEisKBWh1bWFuGAUgASgLMhoua2V5aG9sZC51c2VyLnYyLkh1bWFuVXNlckgAEi8KB21hY2hpbmUYBiABKAsyHC5rZXlob2xkLnVzZXIudjIuTWFjaGluZVVzZXJIAEIGCgR0eXBlIiUKEkdldFVzZXJCeUlEUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJIm0KE0dldFVzZXJCeUlEUmVzcG9uc2USMQoHZGV0YWlscxgBIAEoCzIgLmtleWhvbGQub2JqZWN0LnYxLk9iamVjdERldGFpbHMSIwoEdXNlchgCIAEoCzIVLmtleWhvbGQudXNlci52Mi5Vc2VyIjUKElJlZ2lzdGVyVTJGUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEg4KBmRvbWFpbhgCIAEoCSKhAQoTUmVnaXN0ZXJVMkZSZXNwb25zZRIxCgdkZXRhaWxzGAEgASgLMiAua2V5aG9sZC5vYmplY3QudjEuT2JqZWN0RGV0YWlscxIOCgZ1MmZfaWQYAiABKAkSRwomcHVibGljX2tleV9jcmVkZW50aWFsX2NyZWF0aW9uX29wdGlvbnMYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0IosBChxWZXJpZnlVMkZSZWdpc3RyYXRpb25SZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkSDgoGdTJmX2lkGAIgASgJEjYKFXB1YmxpY19rZXlfY3JlZGVudGlhbBgDIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSEgoKdG9rZW5fbmFtZRgEIAEoCSJSCh1WZXJpZnlVMkZSZWdpc3RyYXRpb25SZXNwb25zZRIxCgdkZXRhaWxzGAEgASgLMiAua2V5aG9sZC5vYmplY3QudjEuT2JqZWN0RGV0YWlscyKQAgoIVTJGVG9rZW4SCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIoCgVzdGF0ZRgDIAEoDjIZLmtleWhvbGQudXNlci52Mi5VMkZTdGF0ZRINCgVycF9pZBgEIAEoCRIOCgZmb3JtYXQYBSABKAkSDgoGYWFndWlkGAYgASgJEhUKDWNyZWRlbnRpYWxfaWQYByABKAkSEgoKdHJhbnNwb3J0cxgIIAMoCRIxCg1jcmVhdGlvbl9kYXRlGAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIzCg9leHBpcmF0aW9uX2RhdGUYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIicKFExpc3RVMkZUb2tlbnNSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkiQgoVTGlzdFUyRlRva2Vuc1Jlc3BvbnNlEikKBnJlc3VsdBgBIAMoCzIZLmtleWhvbGQudXNlci52Mi5VMkZUb2tlbiIzChBSZW1vdmVVMkZSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkSDgoGdTJmX2lkGAIgASgJIkYKEVJlbW92ZVUyRlJlc3BvbnNlEjEKB2RldGFpbHMYASABKAsyIC5rZXlob2xkLm9iamVjdC52MS5PYmplY3REZXRhaWxzKj4KCVVzZXJTdGF0ZRIaChZVU0VSX1NUQVRFX1VOU1BFQ0lGSUVEEAASFQoRVVNFUl9TVEFURV9BQ1RJVkUQASpRCghVMkZTdGF0ZRIZChVVMkZfU1RBVEVfVU5TUEVDSUZJRUQQABIVChFVMkZfU1RBVEVfUEVORElORxABEhMKD1UyRl9TVEFURV9SRUFEWRACMqAGCgtVc2VyU2VydmljZRJ3CgxBZGRIdW1hblVzZXISJC5rZXlob2xkLnVzZXIudjIuQWRkSHVtYW5Vc2VyUmVxdWVzdBolLmtleWhvbGQudXNlci52Mi5BZGRIdW1hblVzZXJSZXNwb25zZSIagtPkkwIUOgEqIg8vdjIvdXNlcnMvaHVtYW4SdQoLR2V0VXNlckJ5SUQSIy5rZXlob2xkLnVzZXIudjIuR2V0VXNlckJ5SURSZXF1ZXN0GiQua2V5aG9sZC51c2VyLnYyLkdldFVzZXJCeUlEUmVzcG9uc2UiG4LT5JMCFRITL3YyL3VzZXJzL3t1c2VyX2lkfRJ8CgtSZWdpc3RlclUyRhIjLmtleWhvbGQudXNlci52Mi5SZWdpc3RlclUyRlJlcXVlc3QaJC5rZXlob2xkLnVzZXIudjIuUmVnaXN0ZXJVMkZSZXNwb25zZSIigtPkkwIcOgEqIhcvdjIvdXNlcnMve3VzZXJfaWR9L3UyZhKjAQoVVmVyaWZ5VTJGUmVnaXN0cmF0aW9uEi0ua2V5aG9sZC51c2VyLnYyLlZlcmlmeVUyRlJlZ2lzdHJhdGlvblJlcXVlc3QaLi5rZXlob2xkLnVzZXIudjIuVmVyaWZ5VTJGUmVnaXN0cmF0aW9uUmVzcG9uc2UiK4LT5JMCJToBKiIgL3YyL3VzZXJzL3t1c2VyX2lkfS91MmYve3UyZl9pZH0SfwoNTGlzdFUyRlRva2VucxIlLmtleWhvbGQudXNlci52Mi5MaXN0VTJGVG9rZW5zUmVxdWVzdBomLmtleWhvbGQudXNlci52Mi5MaXN0VTJGVG9rZW5zUmVzcG9uc2UiH4LT5JMCGRIXL3YyL3VzZXJzL3t1c2VyX2lkfS91MmYSfAoJUmVtb3ZlVTJGEiEua2V5aG9sZC51c2VyLnYyLlJlbW92ZVUyRlJlcXVlc3QaIi5rZXlob2xkLnVzZXIudjIuUmVtb3ZlVTJGUmVzcG9uc2UiKILT5JMCIiogL3YyL3VzZXJzL3t1c2VyX2lkfS91MmYve3UyZl9pZH1iBnByb3RvMw", [file_google_api_annotations, file_google_protobuf_struct, file_google_protobuf_timestamp, file_keyhold_object_v1_object]);
+  fileDesc("ChprZXlob2xkL3VzZXIvdjIvdXNlci5wcm90bxIPa2V5aG9sZC51c2VyLnYyIh4KDE9yZ2FuaXphdGlvbhIOCgZvcmdfaWQYASABKAkiUAoPU2V0SHVtYW5Qcm9maWxlEhIKCmdpdmVuX25hbWUYASABKAkSEwoLZmFtaWx5X25hbWUYAiABKAkSFAoMZGlzcGxheV9uYW1lGAMgASgJIh4KDVNldEh1bWFuRW1haWwSDQoFZW1haWwYASABKAki/AEKE0FkZEh1bWFuVXNlclJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRIQCgh1c2VybmFtZRgCIAEoCRIzCgxvcmdhbml6YXRpb24YAyABKAsyHS5rZXlob2xkLnVzZXIudjIuT3JnYW5pemF0aW9uEjEKB3Byb2ZpbGUYBCABKAsyIC5rZXlob2xkLnVzZXIudjIuU2V0SHVtYW5Qcm9maWxlEi0KBWVtYWlsGAUgASgLMh4ua2V5aG9sZC51c2VyLnYyLlNldEh1bWFuRW1haWwSKwoIcGFzc3dvcmQYByABKAsyGS5rZXlob2xkLnVzZXIudjIuUGFzc3dvcmQiNQoIUGFzc3dvcmQSEAoIcGFzc3dvcmQYASABKAkSFwoPY2hhbmdlX3JlcXVpcmVkGAIgASgIIlYKElNldFBhc3N3b3JkUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEi8KDG5ld19wYXNzd29yZBgCIAEoCzIZLmtleWhvbGQudXNlci52Mi5QYXNzd29yZCJIChNTZXRQYXNzd29yZFJlc3BvbnNlEjEKB2RldGFpbHMYASABKAsyIC5rZXlob2xkLm9iamVjdC52MS5PYmplY3REZXRhaWxzIloKFEFkZEh1bWFuVXNlclJlc3BvbnNlEg8KB3VzZXJfaWQYASABKAkSMQoHZGV0YWlscxgCIAEoCzIgLmtleWhvbGQub2JqZWN0LnYxLk9iamVjdERldGFpbHMibQoJSHVtYW5Vc2VyEjEKB3Byb2ZpbGUYASABKAsyIC5rZXlob2xkLnVzZXIudjIuU2V0SHVtYW5Qcm9maWxlEi0KBWVtYWlsGAIgASgLMh4ua2V5aG9sZC51c2VyLnYyLlNldEh1bWFuRW1haWwiMAoLTWFjaGluZVVzZXISDAoEbmFtZRgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCSLtAQoEVXNlchIPCgd1c2VyX2lkGAEgASgJEjEKB2RldGFpbHMYAiABKAsyIC5rZXlob2xkLm9iamVjdC52MS5PYmplY3REZXRhaWxzEikKBXN0YXRlGAMgASgOMhoua2V5aG9sZC51c2VyLnYyLlVzZXJTdGF0ZRIQCgh1c2VybmFtZRgEIAEoCRIrCgVodW1hbhgFIAEoCzIaLmtleWhvbGQudXNlci52Mi5IdW1hblVzZXJIABIvCgdtYWNoaW5lGAYgASgLMhwua2V5aG9sZC51c2VyLnYyLk1hY2hpbmVVc2VySABCBgoEdHlwZSIlChJHZXRVc2VyQnlJRFJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCSJtChNHZXRVc2VyQnlJRFJlc3BvbnNlEjEKB2RldGFpbHMYASABKAsyIC5rZXlob2xkLm9iamVjdC52MS5PYmplY3REZXRhaWxzEiMKBHVzZXIYAiABKAsyFS5rZXlob2xkLnVzZXIudjIuVXNlciI1ChJSZWdpc3RlclUyRlJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRIOCgZkb21haW4YAiABKAkioQEKE1JlZ2lzdGVyVTJGUmVzcG9uc2USMQoHZGV0YWlscxgBIAEoCzIgLmtleWhvbGQub2JqZWN0LnYxLk9iamVjdERldGFpbHMSDgoGdTJmX2lkGAIgASgJEkcKJnB1YmxpY19rZXlfY3JlZGVudGlhbF9jcmVhdGlvbl9vcHRpb25zGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCKLAQocVmVyaWZ5VTJGUmVnaXN0cmF0aW9uUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEg4KBnUyZl9pZBgCIAEoCRI2ChVwdWJsaWNfa2V5X2NyZWRlbnRpYWwYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhIKCnRva2VuX25hbWUYBCABKAkiUgodVmVyaWZ5VTJGUmVnaXN0cmF0aW9uUmVzcG9uc2USMQoHZGV0YWlscxgBIAEoCzIgLmtleWhvbGQub2JqZWN0LnYxLk9iamVjdERldGFpbHMikAIKCFUyRlRva2VuEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSKAoFc3RhdGUYAyABKA4yGS5rZXlob2xkLnVzZXIudjIuVTJGU3RhdGUSDQoFcnBfaWQYBCABKAkSDgoGZm9ybWF0GAUgASgJEg4KBmFhZ3VpZBgGIAEoCRIVCg1jcmVkZW50aWFsX2lkGAcgASgJEhIKCnRyYW5zcG9ydHMYCCADKAkSMQoNY3JlYXRpb25fZGF0ZRgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMwoPZXhwaXJhdGlvbl9kYXRlGAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCInChRMaXN0VTJGVG9rZW5zUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJIkIKFUxpc3RVMkZUb2tlbnNSZXNwb25zZRIpCgZyZXN1bHQYASADKAsyGS5rZXlob2xkLnVzZXIudjIuVTJGVG9rZW4iMwoQUmVtb3ZlVTJGUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEg4KBnUyZl9pZBgCIAEoCSJGChFSZW1vdmVVMkZSZXNwb25zZRIxCgdkZXRhaWxzGAEgASgLMiAua2V5aG9sZC5vYmplY3QudjEuT2JqZWN0RGV0YWlscyJuChBMaXN0VXNlcnNSZXF1ZXN0EisKBXF1ZXJ5GAEgASgLMhwua2V5aG9sZC5vYmplY3QudjIuTGlzdFF1ZXJ5Ei0KB3F1ZXJpZXMYAyADKAsyHC5rZXlob2xkLnVzZXIudjIuU2VhcmNoUXVlcnkiawoRTGlzdFVzZXJzUmVzcG9uc2USLwoHZGV0YWlscxgBIAEoCzIeLmtleWhvbGQub2JqZWN0LnYyLkxpc3REZXRhaWxzEiUKBnJlc3VsdBgDIAMoCzIVLmtleWhvbGQudXNlci52Mi5Vc2VyIvMCCgtTZWFyY2hRdWVyeRI5Cg91c2VyX25hbWVfcXVlcnkYASABKAsyHi5rZXlob2xkLnVzZXIudjIuVXNlck5hbWVRdWVyeUgAEj8KEmRpc3BsYXlfbmFtZV9xdWVyeRgFIAEoCzIhLmtleWhvbGQudXNlci52Mi5EaXNwbGF5TmFtZVF1ZXJ5SAASMgoLZW1haWxfcXVlcnkYBiABKAsyGy5rZXlob2xkLnVzZXIudjIuRW1haWxRdWVyeUgAEjIKC3N0YXRlX3F1ZXJ5GAcgASgLMhsua2V5aG9sZC51c2VyLnYyLlN0YXRlUXVlcnlIABIwCgp0eXBlX3F1ZXJ5GAggASgLMhoua2V5aG9sZC51c2VyLnYyLlR5cGVRdWVyeUgAEkUKFW9yZ2FuaXphdGlvbl9pZF9xdWVyeRgPIAEoCzIkLmtleWhvbGQudXNlci52Mi5Pcmdhbml6YXRpb25JZFF1ZXJ5SABCBwoFcXVlcnkiVgoNVXNlck5hbWVRdWVyeRIRCgl1c2VyX25hbWUYASABKAkSMgoGbWV0aG9kGAIgASgOMiIua2V5aG9sZC5vYmplY3QudjEuVGV4dFF1ZXJ5TWV0aG9kIlwKEERpc3BsYXlOYW1lUXVlcnkSFAoMZGlzcGxheV9uYW1lGAEgASgJEjIKBm1ldGhvZBgCIAEoDjIiLmtleWhvbGQub2JqZWN0LnYxLlRleHRRdWVyeU1ldGhvZCJXCgpFbWFpbFF1ZXJ5EhUKDWVtYWlsX2FkZHJlc3MYASABKAkSMgoGbWV0aG9kGAIgASgOMiIua2V5aG9sZC5vYmplY3QudjEuVGV4dFF1ZXJ5TWV0aG9kIjcKClN0YXRlUXVlcnkSKQoFc3RhdGUYASABKA4yGi5rZXlob2xkLnVzZXIudjIuVXNlclN0YXRlIjAKCVR5cGVRdWVyeRIjCgR0eXBlGAEgASgOMhUua2V5aG9sZC51c2VyLnYyLlR5cGUiLgoTT3JnYW5pemF0aW9uSWRRdWVyeRIXCg9vcmdhbml6YXRpb25faWQYASABKAkirwEKFlVwZGF0ZUh1bWFuVXNlclJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRIVCgh1c2VybmFtZRgCIAEoCUgAiAEBEjEKB3Byb2ZpbGUYAyABKAsyIC5rZXlob2xkLnVzZXIudjIuU2V0SHVtYW5Qcm9maWxlEi0KBWVtYWlsGAQgASgLMh4ua2V5aG9sZC51c2VyLnYyLlNldEh1bWFuRW1haWxCCwoJX3VzZXJuYW1lIkwKF1VwZGF0ZUh1bWFuVXNlclJlc3BvbnNlEjEKB2RldGFpbHMYASABKAsyIC5rZXlob2xkLm9iamVjdC52MS5PYmplY3REZXRhaWxzIigKFURlYWN0aXZhdGVVc2VyUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJIksKFkRlYWN0aXZhdGVVc2VyUmVzcG9uc2USMQoHZGV0YWlscxgBIAEoCzIgLmtleWhvbGQub2JqZWN0LnYxLk9iamVjdERldGFpbHMiKAoVUmVhY3RpdmF0ZVVzZXJSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkiSwoWUmVhY3RpdmF0ZVVzZXJSZXNwb25zZRIxCgdkZXRhaWxzGAEgASgLMiAua2V5aG9sZC5vYmplY3QudjEuT2JqZWN0RGV0YWlscyIiCg9Mb2NrVXNlclJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCSJFChBMb2NrVXNlclJlc3BvbnNlEjEKB2RldGFpbHMYASABKAsyIC5rZXlob2xkLm9iamVjdC52MS5PYmplY3REZXRhaWxzIiQKEVVubG9ja1VzZXJSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkiRwoSVW5sb2NrVXNlclJlc3BvbnNlEjEKB2RldGFpbHMYASABKAsyIC5rZXlob2xkLm9iamVjdC52MS5PYmplY3REZXRhaWxzIiQKEVJlbW92ZVVzZXJSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkiRwoSUmVtb3ZlVXNlclJlc3BvbnNlEjEKB2RldGFpbHMYASABKAsyIC5rZXlob2xkLm9iamVjdC52MS5PYmplY3REZXRhaWxzKoYBCglVc2VyU3RhdGUSGgoWVVNFUl9TVEFURV9VTlNQRUNJRklFRBAAEhUKEVVTRVJfU1RBVEVfQUNUSVZFEAESFwoTVVNFUl9TVEFURV9JTkFDVElWRRACEhYKElVTRVJfU1RBVEVfREVMRVRFRBADEhUKEVVTRVJfU1RBVEVfTE9DS0VEEAQqaAoIVTJGU3RhdGUSGQoVVTJGX1NUQVRFX1VOU1BFQ0lGSUVEEAASFQoRVTJGX1NUQVRFX1BFTkRJTkcQARITCg9VMkZfU1RBVEVfUkVBRFkQAhIVChFVMkZfU1RBVEVfRVhQSVJFRBADKj4KBFR5cGUSFAoQVFlQRV9VTlNQRUNJRklFRBAAEg4KClRZUEVfSFVNQU4QARIQCgxUWVBFX01BQ0hJTkUQAjKhDgoLVXNlclNlcnZpY2USdwoMQWRkSHVtYW5Vc2VyEiQua2V5aG9sZC51c2VyLnYyLkFkZEh1bWFuVXNlclJlcXVlc3QaJS5rZXlob2xkLnVzZXIudjIuQWRkSHVtYW5Vc2VyUmVzcG9uc2UiGoLT5JMCFDoBKiIPL3YyL3VzZXJzL2h1bWFuEnUKC0dldFVzZXJCeUlEEiMua2V5aG9sZC51c2VyLnYyLkdldFVzZXJCeUlEUmVxdWVzdBokLmtleWhvbGQudXNlci52Mi5HZXRVc2VyQnlJRFJlc3BvbnNlIhuC0+STAhUSEy92Mi91c2Vycy97dXNlcl9pZH0SgQEKC1NldFBhc3N3b3JkEiMua2V5aG9sZC51c2VyLnYyLlNldFBhc3N3b3JkUmVxdWVzdBokLmtleWhvbGQudXNlci52Mi5TZXRQYXNzd29yZFJlc3BvbnNlIieC0+STAiE6ASoiHC92Mi91c2Vycy97dXNlcl9pZH0vcGFzc3dvcmQSfAoLUmVnaXN0ZXJVMkYSIy5rZXlob2xkLnVzZXIudjIuUmVnaXN0ZXJVMkZSZXF1ZXN0GiQua2V5aG9sZC51c2VyLnYyLlJlZ2lzdGVyVTJGUmVzcG9uc2UiIoLT5JMCHDoBKiIXL3YyL3VzZXJzL3t1c2VyX2lkfS91MmYSowEKFVZlcmlmeVUyRlJlZ2lzdHJhdGlvbhItLmtleWhvbGQudXNlci52Mi5WZXJpZnlVMkZSZWdpc3RyYXRpb25SZXF1ZXN0Gi4ua2V5aG9sZC51c2VyLnYyLlZlcmlmeVUyRlJlZ2lzdHJhdGlvblJlc3BvbnNlIiuC0+STAiU6ASoiIC92Mi91c2Vycy97dXNlcl9pZH0vdTJmL3t1MmZfaWR9En8KDUxpc3RVMkZUb2tlbnMSJS5rZXlob2xkLnVzZXIudjIuTGlzdFUyRlRva2Vuc1JlcXVlc3QaJi5rZXlob2xkLnVzZXIudjIuTGlzdFUyRlRva2Vuc1Jlc3BvbnNlIh+C0+STAhkSFy92Mi91c2Vycy97dXNlcl9pZH0vdTJmEnwKCVJlbW92ZVUyRhIhLmtleWhvbGQudXNlci52Mi5SZW1vdmVVMkZSZXF1ZXN0GiIua2V5aG9sZC51c2VyLnYyLlJlbW92ZVUyRlJlc3BvbnNlIiiC0+STAiIqIC92Mi91c2Vycy97dXNlcl9pZH0vdTJmL3t1MmZfaWR9EmgKCUxpc3RVc2VycxIhLmtleWhvbGQudXNlci52Mi5MaXN0VXNlcnNSZXF1ZXN0GiIua2V5aG9sZC51c2VyLnYyLkxpc3RVc2Vyc1Jlc3BvbnNlIhSC0+STAg46ASoiCS92Mi91c2VycxKKAQoPVXBkYXRlSHVtYW5Vc2VyEicua2V5aG9sZC51c2VyLnYyLlVwZGF0ZUh1bWFuVXNlclJlcXVlc3QaKC5rZXlob2xkLnVzZXIudjIuVXBkYXRlSHVtYW5Vc2VyUmVzcG9uc2UiJILT5JMCHjoBKhoZL3YyL3VzZXJzL2h1bWFuL3t1c2VyX2lkfRKMAQoORGVhY3RpdmF0ZVVzZXISJi5rZXlob2xkLnVzZXIudjIuRGVhY3RpdmF0ZVVzZXJSZXF1ZXN0Gicua2V5aG9sZC51c2VyLnYyLkRlYWN0aXZhdGVVc2VyUmVzcG9uc2UiKYLT5JMCIzoBKiIeL3YyL3VzZXJzL3t1c2VyX2lkfS9kZWFjdGl2YXRlEowBCg5SZWFjdGl2YXRlVXNlchImLmtleWhvbGQudXNlci52Mi5SZWFjdGl2YXRlVXNlclJlcXVlc3QaJy5rZXlob2xkLnVzZXIudjIuUmVhY3RpdmF0ZVVzZXJSZXNwb25zZSIpgtPkkwIjOgEqIh4vdjIvdXNlcnMve3VzZXJfaWR9L3JlYWN0aXZhdGUSdAoITG9ja1VzZXISIC5rZXlob2xkLnVzZXIudjIuTG9ja1VzZXJSZXF1ZXN0GiEua2V5aG9sZC51c2VyLnYyLkxvY2tVc2VyUmVzcG9uc2UiI4LT5JMCHToBKiIYL3YyL3VzZXJzL3t1c2VyX2lkfS9sb2NrEnwKClVubG9ja1VzZXISIi5rZXlob2xkLnVzZXIudjIuVW5sb2NrVXNlclJlcXVlc3QaIy5rZXlob2xkLnVzZXIudjIuVW5sb2NrVXNlclJlc3BvbnNlIiWC0+STAh86ASoiGi92Mi91c2Vycy97dXNlcl9pZH0vdW5sb2NrEnIKClJlbW92ZVVzZXISIi5rZXlob2xkLnVzZXIudjIuUmVtb3ZlVXNlclJlcXVlc3QaIy5rZXlob2xkLnVzZXIudjIuUmVtb3ZlVXNlclJlc3BvbnNlIhuC0+STAhUqEy92Mi91c2Vycy97dXNlcl9pZH1iBnByb3RvMw", [file_google_api_annotations, file_google_protobuf_struct, file_google_protobuf_timestamp, file_keyhold_object_v1_object, file_keyhold_object_v2_object]);
 
 /**
  * @generated from message keyhold.user.v2.Organization
@@ -110,6 +112,13 @@ export type AddHumanUserRequest = Message<"keyhold.user.v2.AddHumanUserRequest">
    * @generated from field: keyhold.user.v2.SetHumanEmail email = 5;
    */
   email?: SetHumanEmail | undefined;
+
+  /**
+   * The initial password (as ZITADEL's field 7); the user has none when absent.
+   *
+   * @generated from field: keyhold.user.v2.Password password = 7;
+   */
+  password?: Password | undefined;
 };
 
 /**
@@ -118,6 +127,72 @@ export type AddHumanUserRequest = Message<"keyhold.user.v2.AddHumanUserRequest">
  */
 export const AddHumanUserRequestSchema: GenMessage<AddHumanUserRequest> = /*@__PURE__*/
   messageDesc(file_keyhold_user_v2_user, 3);
+
+/**
+ * A password as sent (never returned): 8 to 256 characters, not a common
+ * password, not the username (NIST SP 800-63B; no composition rules).
+ *
+ * @generated from message keyhold.user.v2.Password
+ */
+export type Password = Message<"keyhold.user.v2.Password"> & {
+  /**
+   * @generated from field: string password = 1;
+   */
+  password: string;
+
+  /**
+   * The user must choose a new password at the next login.
+   *
+   * @generated from field: bool change_required = 2;
+   */
+  changeRequired: boolean;
+};
+
+/**
+ * Describes the message keyhold.user.v2.Password.
+ * Use `create(PasswordSchema)` to create a new message.
+ */
+export const PasswordSchema: GenMessage<Password> = /*@__PURE__*/
+  messageDesc(file_keyhold_user_v2_user, 4);
+
+/**
+ * @generated from message keyhold.user.v2.SetPasswordRequest
+ */
+export type SetPasswordRequest = Message<"keyhold.user.v2.SetPasswordRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: keyhold.user.v2.Password new_password = 2;
+   */
+  newPassword?: Password | undefined;
+};
+
+/**
+ * Describes the message keyhold.user.v2.SetPasswordRequest.
+ * Use `create(SetPasswordRequestSchema)` to create a new message.
+ */
+export const SetPasswordRequestSchema: GenMessage<SetPasswordRequest> = /*@__PURE__*/
+  messageDesc(file_keyhold_user_v2_user, 5);
+
+/**
+ * @generated from message keyhold.user.v2.SetPasswordResponse
+ */
+export type SetPasswordResponse = Message<"keyhold.user.v2.SetPasswordResponse"> & {
+  /**
+   * @generated from field: keyhold.object.v1.ObjectDetails details = 1;
+   */
+  details?: ObjectDetails | undefined;
+};
+
+/**
+ * Describes the message keyhold.user.v2.SetPasswordResponse.
+ * Use `create(SetPasswordResponseSchema)` to create a new message.
+ */
+export const SetPasswordResponseSchema: GenMessage<SetPasswordResponse> = /*@__PURE__*/
+  messageDesc(file_keyhold_user_v2_user, 6);
 
 /**
  * @generated from message keyhold.user.v2.AddHumanUserResponse
@@ -139,7 +214,7 @@ export type AddHumanUserResponse = Message<"keyhold.user.v2.AddHumanUserResponse
  * Use `create(AddHumanUserResponseSchema)` to create a new message.
  */
 export const AddHumanUserResponseSchema: GenMessage<AddHumanUserResponse> = /*@__PURE__*/
-  messageDesc(file_keyhold_user_v2_user, 4);
+  messageDesc(file_keyhold_user_v2_user, 7);
 
 /**
  * @generated from message keyhold.user.v2.HumanUser
@@ -161,7 +236,7 @@ export type HumanUser = Message<"keyhold.user.v2.HumanUser"> & {
  * Use `create(HumanUserSchema)` to create a new message.
  */
 export const HumanUserSchema: GenMessage<HumanUser> = /*@__PURE__*/
-  messageDesc(file_keyhold_user_v2_user, 5);
+  messageDesc(file_keyhold_user_v2_user, 8);
 
 /**
  * @generated from message keyhold.user.v2.MachineUser
@@ -183,7 +258,7 @@ export type MachineUser = Message<"keyhold.user.v2.MachineUser"> & {
  * Use `create(MachineUserSchema)` to create a new message.
  */
 export const MachineUserSchema: GenMessage<MachineUser> = /*@__PURE__*/
-  messageDesc(file_keyhold_user_v2_user, 6);
+  messageDesc(file_keyhold_user_v2_user, 9);
 
 /**
  * @generated from message keyhold.user.v2.User
@@ -232,7 +307,7 @@ export type User = Message<"keyhold.user.v2.User"> & {
  * Use `create(UserSchema)` to create a new message.
  */
 export const UserSchema: GenMessage<User> = /*@__PURE__*/
-  messageDesc(file_keyhold_user_v2_user, 7);
+  messageDesc(file_keyhold_user_v2_user, 10);
 
 /**
  * @generated from message keyhold.user.v2.GetUserByIDRequest
@@ -249,7 +324,7 @@ export type GetUserByIDRequest = Message<"keyhold.user.v2.GetUserByIDRequest"> &
  * Use `create(GetUserByIDRequestSchema)` to create a new message.
  */
 export const GetUserByIDRequestSchema: GenMessage<GetUserByIDRequest> = /*@__PURE__*/
-  messageDesc(file_keyhold_user_v2_user, 8);
+  messageDesc(file_keyhold_user_v2_user, 11);
 
 /**
  * @generated from message keyhold.user.v2.GetUserByIDResponse
@@ -271,9 +346,13 @@ export type GetUserByIDResponse = Message<"keyhold.user.v2.GetUserByIDResponse">
  * Use `create(GetUserByIDResponseSchema)` to create a new message.
  */
 export const GetUserByIDResponseSchema: GenMessage<GetUserByIDResponse> = /*@__PURE__*/
-  messageDesc(file_keyhold_user_v2_user, 9);
+  messageDesc(file_keyhold_user_v2_user, 12);
 
 /**
+ * A user has at most a few registrations pending at once (KEYHOLD_WEBAUTHN_MAX_PENDING,
+ * 5 by default): starting one more ends the oldest pending one, which then
+ * answers VerifyU2FRegistration with U2F_REGISTRATION_REPLACED.
+ *
  * @generated from message keyhold.user.v2.RegisterU2FRequest
  */
 export type RegisterU2FRequest = Message<"keyhold.user.v2.RegisterU2FRequest"> & {
@@ -295,7 +374,7 @@ export type RegisterU2FRequest = Message<"keyhold.user.v2.RegisterU2FRequest"> &
  * Use `create(RegisterU2FRequestSchema)` to create a new message.
  */
 export const RegisterU2FRequestSchema: GenMessage<RegisterU2FRequest> = /*@__PURE__*/
-  messageDesc(file_keyhold_user_v2_user, 10);
+  messageDesc(file_keyhold_user_v2_user, 13);
 
 /**
  * @generated from message keyhold.user.v2.RegisterU2FResponse
@@ -324,7 +403,7 @@ export type RegisterU2FResponse = Message<"keyhold.user.v2.RegisterU2FResponse">
  * Use `create(RegisterU2FResponseSchema)` to create a new message.
  */
 export const RegisterU2FResponseSchema: GenMessage<RegisterU2FResponse> = /*@__PURE__*/
-  messageDesc(file_keyhold_user_v2_user, 11);
+  messageDesc(file_keyhold_user_v2_user, 14);
 
 /**
  * @generated from message keyhold.user.v2.VerifyU2FRegistrationRequest
@@ -358,7 +437,7 @@ export type VerifyU2FRegistrationRequest = Message<"keyhold.user.v2.VerifyU2FReg
  * Use `create(VerifyU2FRegistrationRequestSchema)` to create a new message.
  */
 export const VerifyU2FRegistrationRequestSchema: GenMessage<VerifyU2FRegistrationRequest> = /*@__PURE__*/
-  messageDesc(file_keyhold_user_v2_user, 12);
+  messageDesc(file_keyhold_user_v2_user, 15);
 
 /**
  * @generated from message keyhold.user.v2.VerifyU2FRegistrationResponse
@@ -375,7 +454,7 @@ export type VerifyU2FRegistrationResponse = Message<"keyhold.user.v2.VerifyU2FRe
  * Use `create(VerifyU2FRegistrationResponseSchema)` to create a new message.
  */
 export const VerifyU2FRegistrationResponseSchema: GenMessage<VerifyU2FRegistrationResponse> = /*@__PURE__*/
-  messageDesc(file_keyhold_user_v2_user, 13);
+  messageDesc(file_keyhold_user_v2_user, 16);
 
 /**
  * @generated from message keyhold.user.v2.U2FToken
@@ -437,7 +516,7 @@ export type U2FToken = Message<"keyhold.user.v2.U2FToken"> & {
  * Use `create(U2FTokenSchema)` to create a new message.
  */
 export const U2FTokenSchema: GenMessage<U2FToken> = /*@__PURE__*/
-  messageDesc(file_keyhold_user_v2_user, 14);
+  messageDesc(file_keyhold_user_v2_user, 17);
 
 /**
  * @generated from message keyhold.user.v2.ListU2FTokensRequest
@@ -454,7 +533,7 @@ export type ListU2FTokensRequest = Message<"keyhold.user.v2.ListU2FTokensRequest
  * Use `create(ListU2FTokensRequestSchema)` to create a new message.
  */
 export const ListU2FTokensRequestSchema: GenMessage<ListU2FTokensRequest> = /*@__PURE__*/
-  messageDesc(file_keyhold_user_v2_user, 15);
+  messageDesc(file_keyhold_user_v2_user, 18);
 
 /**
  * @generated from message keyhold.user.v2.ListU2FTokensResponse
@@ -471,7 +550,7 @@ export type ListU2FTokensResponse = Message<"keyhold.user.v2.ListU2FTokensRespon
  * Use `create(ListU2FTokensResponseSchema)` to create a new message.
  */
 export const ListU2FTokensResponseSchema: GenMessage<ListU2FTokensResponse> = /*@__PURE__*/
-  messageDesc(file_keyhold_user_v2_user, 16);
+  messageDesc(file_keyhold_user_v2_user, 19);
 
 /**
  * @generated from message keyhold.user.v2.RemoveU2FRequest
@@ -493,7 +572,7 @@ export type RemoveU2FRequest = Message<"keyhold.user.v2.RemoveU2FRequest"> & {
  * Use `create(RemoveU2FRequestSchema)` to create a new message.
  */
 export const RemoveU2FRequestSchema: GenMessage<RemoveU2FRequest> = /*@__PURE__*/
-  messageDesc(file_keyhold_user_v2_user, 17);
+  messageDesc(file_keyhold_user_v2_user, 20);
 
 /**
  * @generated from message keyhold.user.v2.RemoveU2FResponse
@@ -510,7 +589,446 @@ export type RemoveU2FResponse = Message<"keyhold.user.v2.RemoveU2FResponse"> & {
  * Use `create(RemoveU2FResponseSchema)` to create a new message.
  */
 export const RemoveU2FResponseSchema: GenMessage<RemoveU2FResponse> = /*@__PURE__*/
-  messageDesc(file_keyhold_user_v2_user, 18);
+  messageDesc(file_keyhold_user_v2_user, 21);
+
+/**
+ * @generated from message keyhold.user.v2.ListUsersRequest
+ */
+export type ListUsersRequest = Message<"keyhold.user.v2.ListUsersRequest"> & {
+  /**
+   * @generated from field: keyhold.object.v2.ListQuery query = 1;
+   */
+  query?: ListQuery | undefined;
+
+  /**
+   * All must match.
+   *
+   * @generated from field: repeated keyhold.user.v2.SearchQuery queries = 3;
+   */
+  queries: SearchQuery[];
+};
+
+/**
+ * Describes the message keyhold.user.v2.ListUsersRequest.
+ * Use `create(ListUsersRequestSchema)` to create a new message.
+ */
+export const ListUsersRequestSchema: GenMessage<ListUsersRequest> = /*@__PURE__*/
+  messageDesc(file_keyhold_user_v2_user, 22);
+
+/**
+ * @generated from message keyhold.user.v2.ListUsersResponse
+ */
+export type ListUsersResponse = Message<"keyhold.user.v2.ListUsersResponse"> & {
+  /**
+   * @generated from field: keyhold.object.v2.ListDetails details = 1;
+   */
+  details?: ListDetails | undefined;
+
+  /**
+   * @generated from field: repeated keyhold.user.v2.User result = 3;
+   */
+  result: User[];
+};
+
+/**
+ * Describes the message keyhold.user.v2.ListUsersResponse.
+ * Use `create(ListUsersResponseSchema)` to create a new message.
+ */
+export const ListUsersResponseSchema: GenMessage<ListUsersResponse> = /*@__PURE__*/
+  messageDesc(file_keyhold_user_v2_user, 23);
+
+/**
+ * ZITADEL's user v2 SearchQuery, the filters Keyhold supports (field numbers kept).
+ *
+ * @generated from message keyhold.user.v2.SearchQuery
+ */
+export type SearchQuery = Message<"keyhold.user.v2.SearchQuery"> & {
+  /**
+   * @generated from oneof keyhold.user.v2.SearchQuery.query
+   */
+  query: {
+    /**
+     * @generated from field: keyhold.user.v2.UserNameQuery user_name_query = 1;
+     */
+    value: UserNameQuery;
+    case: "userNameQuery";
+  } | {
+    /**
+     * @generated from field: keyhold.user.v2.DisplayNameQuery display_name_query = 5;
+     */
+    value: DisplayNameQuery;
+    case: "displayNameQuery";
+  } | {
+    /**
+     * @generated from field: keyhold.user.v2.EmailQuery email_query = 6;
+     */
+    value: EmailQuery;
+    case: "emailQuery";
+  } | {
+    /**
+     * @generated from field: keyhold.user.v2.StateQuery state_query = 7;
+     */
+    value: StateQuery;
+    case: "stateQuery";
+  } | {
+    /**
+     * @generated from field: keyhold.user.v2.TypeQuery type_query = 8;
+     */
+    value: TypeQuery;
+    case: "typeQuery";
+  } | {
+    /**
+     * @generated from field: keyhold.user.v2.OrganizationIdQuery organization_id_query = 15;
+     */
+    value: OrganizationIdQuery;
+    case: "organizationIdQuery";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message keyhold.user.v2.SearchQuery.
+ * Use `create(SearchQuerySchema)` to create a new message.
+ */
+export const SearchQuerySchema: GenMessage<SearchQuery> = /*@__PURE__*/
+  messageDesc(file_keyhold_user_v2_user, 24);
+
+/**
+ * @generated from message keyhold.user.v2.UserNameQuery
+ */
+export type UserNameQuery = Message<"keyhold.user.v2.UserNameQuery"> & {
+  /**
+   * @generated from field: string user_name = 1;
+   */
+  userName: string;
+
+  /**
+   * @generated from field: keyhold.object.v1.TextQueryMethod method = 2;
+   */
+  method: TextQueryMethod;
+};
+
+/**
+ * Describes the message keyhold.user.v2.UserNameQuery.
+ * Use `create(UserNameQuerySchema)` to create a new message.
+ */
+export const UserNameQuerySchema: GenMessage<UserNameQuery> = /*@__PURE__*/
+  messageDesc(file_keyhold_user_v2_user, 25);
+
+/**
+ * @generated from message keyhold.user.v2.DisplayNameQuery
+ */
+export type DisplayNameQuery = Message<"keyhold.user.v2.DisplayNameQuery"> & {
+  /**
+   * @generated from field: string display_name = 1;
+   */
+  displayName: string;
+
+  /**
+   * @generated from field: keyhold.object.v1.TextQueryMethod method = 2;
+   */
+  method: TextQueryMethod;
+};
+
+/**
+ * Describes the message keyhold.user.v2.DisplayNameQuery.
+ * Use `create(DisplayNameQuerySchema)` to create a new message.
+ */
+export const DisplayNameQuerySchema: GenMessage<DisplayNameQuery> = /*@__PURE__*/
+  messageDesc(file_keyhold_user_v2_user, 26);
+
+/**
+ * @generated from message keyhold.user.v2.EmailQuery
+ */
+export type EmailQuery = Message<"keyhold.user.v2.EmailQuery"> & {
+  /**
+   * @generated from field: string email_address = 1;
+   */
+  emailAddress: string;
+
+  /**
+   * @generated from field: keyhold.object.v1.TextQueryMethod method = 2;
+   */
+  method: TextQueryMethod;
+};
+
+/**
+ * Describes the message keyhold.user.v2.EmailQuery.
+ * Use `create(EmailQuerySchema)` to create a new message.
+ */
+export const EmailQuerySchema: GenMessage<EmailQuery> = /*@__PURE__*/
+  messageDesc(file_keyhold_user_v2_user, 27);
+
+/**
+ * @generated from message keyhold.user.v2.StateQuery
+ */
+export type StateQuery = Message<"keyhold.user.v2.StateQuery"> & {
+  /**
+   * @generated from field: keyhold.user.v2.UserState state = 1;
+   */
+  state: UserState;
+};
+
+/**
+ * Describes the message keyhold.user.v2.StateQuery.
+ * Use `create(StateQuerySchema)` to create a new message.
+ */
+export const StateQuerySchema: GenMessage<StateQuery> = /*@__PURE__*/
+  messageDesc(file_keyhold_user_v2_user, 28);
+
+/**
+ * @generated from message keyhold.user.v2.TypeQuery
+ */
+export type TypeQuery = Message<"keyhold.user.v2.TypeQuery"> & {
+  /**
+   * @generated from field: keyhold.user.v2.Type type = 1;
+   */
+  type: Type;
+};
+
+/**
+ * Describes the message keyhold.user.v2.TypeQuery.
+ * Use `create(TypeQuerySchema)` to create a new message.
+ */
+export const TypeQuerySchema: GenMessage<TypeQuery> = /*@__PURE__*/
+  messageDesc(file_keyhold_user_v2_user, 29);
+
+/**
+ * @generated from message keyhold.user.v2.OrganizationIdQuery
+ */
+export type OrganizationIdQuery = Message<"keyhold.user.v2.OrganizationIdQuery"> & {
+  /**
+   * @generated from field: string organization_id = 1;
+   */
+  organizationId: string;
+};
+
+/**
+ * Describes the message keyhold.user.v2.OrganizationIdQuery.
+ * Use `create(OrganizationIdQuerySchema)` to create a new message.
+ */
+export const OrganizationIdQuerySchema: GenMessage<OrganizationIdQuery> = /*@__PURE__*/
+  messageDesc(file_keyhold_user_v2_user, 30);
+
+/**
+ * Fields left out stay as they are.
+ *
+ * @generated from message keyhold.user.v2.UpdateHumanUserRequest
+ */
+export type UpdateHumanUserRequest = Message<"keyhold.user.v2.UpdateHumanUserRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: optional string username = 2;
+   */
+  username?: string | undefined;
+
+  /**
+   * @generated from field: keyhold.user.v2.SetHumanProfile profile = 3;
+   */
+  profile?: SetHumanProfile | undefined;
+
+  /**
+   * @generated from field: keyhold.user.v2.SetHumanEmail email = 4;
+   */
+  email?: SetHumanEmail | undefined;
+};
+
+/**
+ * Describes the message keyhold.user.v2.UpdateHumanUserRequest.
+ * Use `create(UpdateHumanUserRequestSchema)` to create a new message.
+ */
+export const UpdateHumanUserRequestSchema: GenMessage<UpdateHumanUserRequest> = /*@__PURE__*/
+  messageDesc(file_keyhold_user_v2_user, 31);
+
+/**
+ * @generated from message keyhold.user.v2.UpdateHumanUserResponse
+ */
+export type UpdateHumanUserResponse = Message<"keyhold.user.v2.UpdateHumanUserResponse"> & {
+  /**
+   * @generated from field: keyhold.object.v1.ObjectDetails details = 1;
+   */
+  details?: ObjectDetails | undefined;
+};
+
+/**
+ * Describes the message keyhold.user.v2.UpdateHumanUserResponse.
+ * Use `create(UpdateHumanUserResponseSchema)` to create a new message.
+ */
+export const UpdateHumanUserResponseSchema: GenMessage<UpdateHumanUserResponse> = /*@__PURE__*/
+  messageDesc(file_keyhold_user_v2_user, 32);
+
+/**
+ * @generated from message keyhold.user.v2.DeactivateUserRequest
+ */
+export type DeactivateUserRequest = Message<"keyhold.user.v2.DeactivateUserRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+};
+
+/**
+ * Describes the message keyhold.user.v2.DeactivateUserRequest.
+ * Use `create(DeactivateUserRequestSchema)` to create a new message.
+ */
+export const DeactivateUserRequestSchema: GenMessage<DeactivateUserRequest> = /*@__PURE__*/
+  messageDesc(file_keyhold_user_v2_user, 33);
+
+/**
+ * @generated from message keyhold.user.v2.DeactivateUserResponse
+ */
+export type DeactivateUserResponse = Message<"keyhold.user.v2.DeactivateUserResponse"> & {
+  /**
+   * @generated from field: keyhold.object.v1.ObjectDetails details = 1;
+   */
+  details?: ObjectDetails | undefined;
+};
+
+/**
+ * Describes the message keyhold.user.v2.DeactivateUserResponse.
+ * Use `create(DeactivateUserResponseSchema)` to create a new message.
+ */
+export const DeactivateUserResponseSchema: GenMessage<DeactivateUserResponse> = /*@__PURE__*/
+  messageDesc(file_keyhold_user_v2_user, 34);
+
+/**
+ * @generated from message keyhold.user.v2.ReactivateUserRequest
+ */
+export type ReactivateUserRequest = Message<"keyhold.user.v2.ReactivateUserRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+};
+
+/**
+ * Describes the message keyhold.user.v2.ReactivateUserRequest.
+ * Use `create(ReactivateUserRequestSchema)` to create a new message.
+ */
+export const ReactivateUserRequestSchema: GenMessage<ReactivateUserRequest> = /*@__PURE__*/
+  messageDesc(file_keyhold_user_v2_user, 35);
+
+/**
+ * @generated from message keyhold.user.v2.ReactivateUserResponse
+ */
+export type ReactivateUserResponse = Message<"keyhold.user.v2.ReactivateUserResponse"> & {
+  /**
+   * @generated from field: keyhold.object.v1.ObjectDetails details = 1;
+   */
+  details?: ObjectDetails | undefined;
+};
+
+/**
+ * Describes the message keyhold.user.v2.ReactivateUserResponse.
+ * Use `create(ReactivateUserResponseSchema)` to create a new message.
+ */
+export const ReactivateUserResponseSchema: GenMessage<ReactivateUserResponse> = /*@__PURE__*/
+  messageDesc(file_keyhold_user_v2_user, 36);
+
+/**
+ * @generated from message keyhold.user.v2.LockUserRequest
+ */
+export type LockUserRequest = Message<"keyhold.user.v2.LockUserRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+};
+
+/**
+ * Describes the message keyhold.user.v2.LockUserRequest.
+ * Use `create(LockUserRequestSchema)` to create a new message.
+ */
+export const LockUserRequestSchema: GenMessage<LockUserRequest> = /*@__PURE__*/
+  messageDesc(file_keyhold_user_v2_user, 37);
+
+/**
+ * @generated from message keyhold.user.v2.LockUserResponse
+ */
+export type LockUserResponse = Message<"keyhold.user.v2.LockUserResponse"> & {
+  /**
+   * @generated from field: keyhold.object.v1.ObjectDetails details = 1;
+   */
+  details?: ObjectDetails | undefined;
+};
+
+/**
+ * Describes the message keyhold.user.v2.LockUserResponse.
+ * Use `create(LockUserResponseSchema)` to create a new message.
+ */
+export const LockUserResponseSchema: GenMessage<LockUserResponse> = /*@__PURE__*/
+  messageDesc(file_keyhold_user_v2_user, 38);
+
+/**
+ * @generated from message keyhold.user.v2.UnlockUserRequest
+ */
+export type UnlockUserRequest = Message<"keyhold.user.v2.UnlockUserRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+};
+
+/**
+ * Describes the message keyhold.user.v2.UnlockUserRequest.
+ * Use `create(UnlockUserRequestSchema)` to create a new message.
+ */
+export const UnlockUserRequestSchema: GenMessage<UnlockUserRequest> = /*@__PURE__*/
+  messageDesc(file_keyhold_user_v2_user, 39);
+
+/**
+ * @generated from message keyhold.user.v2.UnlockUserResponse
+ */
+export type UnlockUserResponse = Message<"keyhold.user.v2.UnlockUserResponse"> & {
+  /**
+   * @generated from field: keyhold.object.v1.ObjectDetails details = 1;
+   */
+  details?: ObjectDetails | undefined;
+};
+
+/**
+ * Describes the message keyhold.user.v2.UnlockUserResponse.
+ * Use `create(UnlockUserResponseSchema)` to create a new message.
+ */
+export const UnlockUserResponseSchema: GenMessage<UnlockUserResponse> = /*@__PURE__*/
+  messageDesc(file_keyhold_user_v2_user, 40);
+
+/**
+ * @generated from message keyhold.user.v2.RemoveUserRequest
+ */
+export type RemoveUserRequest = Message<"keyhold.user.v2.RemoveUserRequest"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+};
+
+/**
+ * Describes the message keyhold.user.v2.RemoveUserRequest.
+ * Use `create(RemoveUserRequestSchema)` to create a new message.
+ */
+export const RemoveUserRequestSchema: GenMessage<RemoveUserRequest> = /*@__PURE__*/
+  messageDesc(file_keyhold_user_v2_user, 41);
+
+/**
+ * @generated from message keyhold.user.v2.RemoveUserResponse
+ */
+export type RemoveUserResponse = Message<"keyhold.user.v2.RemoveUserResponse"> & {
+  /**
+   * @generated from field: keyhold.object.v1.ObjectDetails details = 1;
+   */
+  details?: ObjectDetails | undefined;
+};
+
+/**
+ * Describes the message keyhold.user.v2.RemoveUserResponse.
+ * Use `create(RemoveUserResponseSchema)` to create a new message.
+ */
+export const RemoveUserResponseSchema: GenMessage<RemoveUserResponse> = /*@__PURE__*/
+  messageDesc(file_keyhold_user_v2_user, 42);
 
 /**
  * @generated from enum keyhold.user.v2.UserState
@@ -525,6 +1043,25 @@ export enum UserState {
    * @generated from enum value: USER_STATE_ACTIVE = 1;
    */
   ACTIVE = 1,
+
+  /**
+   * DeactivateUser (ZITADEL's numbering).
+   *
+   * @generated from enum value: USER_STATE_INACTIVE = 2;
+   */
+  INACTIVE = 2,
+
+  /**
+   * @generated from enum value: USER_STATE_DELETED = 3;
+   */
+  DELETED = 3,
+
+  /**
+   * LockUser.
+   *
+   * @generated from enum value: USER_STATE_LOCKED = 4;
+   */
+  LOCKED = 4,
 }
 
 /**
@@ -543,6 +1080,8 @@ export enum U2FState {
   U2F_STATE_UNSPECIFIED = 0,
 
   /**
+   * Registration started; VerifyU2FRegistration may still complete it.
+   *
    * @generated from enum value: U2F_STATE_PENDING = 1;
    */
   U2F_STATE_PENDING = 1,
@@ -551,6 +1090,14 @@ export enum U2FState {
    * @generated from enum value: U2F_STATE_READY = 2;
    */
   U2F_STATE_READY = 2,
+
+  /**
+   * Registration started but not completed before its expiration_date; it can
+   * no longer be verified, and is removed from the list some time later.
+   *
+   * @generated from enum value: U2F_STATE_EXPIRED = 3;
+   */
+  U2F_STATE_EXPIRED = 3,
 }
 
 /**
@@ -558,6 +1105,32 @@ export enum U2FState {
  */
 export const U2FStateSchema: GenEnum<U2FState> = /*@__PURE__*/
   enumDesc(file_keyhold_user_v2_user, 1);
+
+/**
+ * @generated from enum keyhold.user.v2.Type
+ */
+export enum Type {
+  /**
+   * @generated from enum value: TYPE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: TYPE_HUMAN = 1;
+   */
+  HUMAN = 1,
+
+  /**
+   * @generated from enum value: TYPE_MACHINE = 2;
+   */
+  MACHINE = 2,
+}
+
+/**
+ * Describes the enum keyhold.user.v2.Type.
+ */
+export const TypeSchema: GenEnum<Type> = /*@__PURE__*/
+  enumDesc(file_keyhold_user_v2_user, 2);
 
 /**
  * Users and their credentials. Shapes follow ZITADEL's user v2 API.
@@ -580,6 +1153,18 @@ export const UserService: GenService<{
     methodKind: "unary";
     input: typeof GetUserByIDRequestSchema;
     output: typeof GetUserByIDResponseSchema;
+  },
+  /**
+   * A new password for a human user: the caller's own, or another user's with
+   * user.credential.write in its org (and only for a user whose permissions the
+   * caller holds all of). Only its argon2id hash is stored.
+   *
+   * @generated from rpc keyhold.user.v2.UserService.SetPassword
+   */
+  setPassword: {
+    methodKind: "unary";
+    input: typeof SetPasswordRequestSchema;
+    output: typeof SetPasswordResponseSchema;
   },
   /**
    * @generated from rpc keyhold.user.v2.UserService.RegisterU2F
@@ -612,6 +1197,66 @@ export const UserService: GenService<{
     methodKind: "unary";
     input: typeof RemoveU2FRequestSchema;
     output: typeof RemoveU2FResponseSchema;
+  },
+  /**
+   * Issue 19: the users the caller may read (user.read in their org, and itself), page by page.
+   *
+   * @generated from rpc keyhold.user.v2.UserService.ListUsers
+   */
+  listUsers: {
+    methodKind: "unary";
+    input: typeof ListUsersRequestSchema;
+    output: typeof ListUsersResponseSchema;
+  },
+  /**
+   * Issue 19: a user's lifecycle. A deactivated, locked or removed user's tokens are refused.
+   *
+   * @generated from rpc keyhold.user.v2.UserService.UpdateHumanUser
+   */
+  updateHumanUser: {
+    methodKind: "unary";
+    input: typeof UpdateHumanUserRequestSchema;
+    output: typeof UpdateHumanUserResponseSchema;
+  },
+  /**
+   * @generated from rpc keyhold.user.v2.UserService.DeactivateUser
+   */
+  deactivateUser: {
+    methodKind: "unary";
+    input: typeof DeactivateUserRequestSchema;
+    output: typeof DeactivateUserResponseSchema;
+  },
+  /**
+   * @generated from rpc keyhold.user.v2.UserService.ReactivateUser
+   */
+  reactivateUser: {
+    methodKind: "unary";
+    input: typeof ReactivateUserRequestSchema;
+    output: typeof ReactivateUserResponseSchema;
+  },
+  /**
+   * @generated from rpc keyhold.user.v2.UserService.LockUser
+   */
+  lockUser: {
+    methodKind: "unary";
+    input: typeof LockUserRequestSchema;
+    output: typeof LockUserResponseSchema;
+  },
+  /**
+   * @generated from rpc keyhold.user.v2.UserService.UnlockUser
+   */
+  unlockUser: {
+    methodKind: "unary";
+    input: typeof UnlockUserRequestSchema;
+    output: typeof UnlockUserResponseSchema;
+  },
+  /**
+   * @generated from rpc keyhold.user.v2.UserService.RemoveUser
+   */
+  removeUser: {
+    methodKind: "unary";
+    input: typeof RemoveUserRequestSchema;
+    output: typeof RemoveUserResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_keyhold_user_v2_user, 0);

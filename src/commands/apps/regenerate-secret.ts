@@ -1,0 +1,23 @@
+// RegenerateOIDCClientSecret: a new secret for a BASIC/POST app, shown once.
+import { appDecider } from '../../domain/app/decider.js';
+import type { Call } from '../caller.js';
+import type { Ports } from '../ports.js';
+import { runCommand } from '../run.js';
+import { written, type Written } from '../written.js';
+import { projectForAppCall } from './app-in-project.js';
+
+export async function regenerateOidcClientSecret(
+  ports: Ports,
+  call: Call,
+  input: { projectId: string; appId: string },
+): Promise<{ clientSecret: string; written: Written }> {
+  const { caller, project } = await projectForAppCall(ports.lookups, call, input, 'project.app.write');
+  const secret = ports.secrets.clientSecret();
+  const events = await runCommand(ports.events, { type: 'app', id: input.appId }, appDecider(input.appId), {
+    kind: 'regenerateSecret',
+    projectId: project.id,
+    clientSecretHash: secret.hash,
+    actor: caller.userId,
+  });
+  return { clientSecret: secret.secret, written: written(events, input.appId) };
+}

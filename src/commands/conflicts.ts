@@ -1,0 +1,23 @@
+// The read models' unique indexes (src/store/schema.ts), by name, and the
+// conflict each one means for a client. Uniqueness across aggregates (an app
+// name in a project, a username in the instance, a credential id) is guarded by the
+// read model in the append's transaction, not by a decider: no aggregate holds
+// every name. The runner (./run.ts) turns a refusal into its 409.
+import { KeyholdError } from '../domain/errors/keyhold-error.js';
+import type { Reason } from '../domain/errors/reasons.js';
+import type { UniqueViolation } from './ports.js';
+
+const CONFLICT_BY_CONSTRAINT: Readonly<Record<string, Reason>> = {
+  apps_project_name_key: 'APP_NAME_TAKEN',
+  users_org_username_key: 'USERNAME_TAKEN',
+  users_login_name_key: 'USERNAME_TAKEN',
+  users_pkey: 'USER_ID_TAKEN',
+  user_grants_user_project_key: 'USER_GRANT_EXISTS',
+  u2f_tokens_credential_id_key: 'CREDENTIAL_ALREADY_REGISTERED',
+};
+
+/** The 409 of a known unique violation (with `metadata`); any other stays what it is (a server fault). */
+export function conflictError(violation: UniqueViolation, metadata: Record<string, string> = {}): Error {
+  const reason = Object.hasOwn(CONFLICT_BY_CONSTRAINT, violation.constraint) ? CONFLICT_BY_CONSTRAINT[violation.constraint] : undefined;
+  return reason ? new KeyholdError(reason, metadata) : violation;
+}

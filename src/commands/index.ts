@@ -1,0 +1,79 @@
+// Every write Keyhold offers, bound to its ports. The API calls these and
+// nothing else to change anything; each is one file under this folder, and
+// runs its rule (a decider in src/domain/<aggregate>/decider.ts) through the
+// one runner (./run.ts). README "Architecture" has the recipe for a new one.
+import type { Call } from './caller.js';
+import type { Ports } from './ports.js';
+import { withRecentCopies } from './recent-copies.js';
+import { addOidcApp, type AddOidcAppInput } from './apps/add-oidc-app.js';
+import { regenerateOidcClientSecret } from './apps/regenerate-secret.js';
+import { removeApp } from './apps/remove-app.js';
+import { deactivateApp, reactivateApp } from './apps/app-activation.js';
+import { updateApp } from './apps/update-app.js';
+import { updateOidcConfig, type UpdateOidcConfigInput } from './apps/update-oidc-config.js';
+import { addProject } from './projects/add-project.js';
+import { addProjectMember } from './projects/add-project-member.js';
+import { addProjectRole } from './projects/add-project-role.js';
+import { addUserGrant } from './users/add-user-grant.js';
+import { addOrganization } from './orgs/add-organization.js';
+import { addOrgMember } from './orgs/add-org-member.js';
+import { addHumanUser, type AddHumanUserInput } from './users/add-human-user.js';
+import { addMachineUser } from './users/add-machine-user.js';
+import { addPersonalAccessToken } from './users/add-personal-access-token.js';
+import { setPassword, type SetPasswordInput } from './users/set-password.js';
+import { recordLogin } from './users/record-login.js';
+import { removePersonalAccessToken } from './users/remove-personal-access-token.js';
+import { updateHumanUser, type UpdateHumanUserInput } from './users/update-human-user.js';
+import { deactivateUser, lockUser, reactivateUser, removeUser, unlockUser } from './users/user-lifecycle.js';
+import { keepWhilePending } from './u2f/keep-pending.js';
+import { registerU2f } from './u2f/register-u2f.js';
+import { removeU2f } from './u2f/remove-u2f.js';
+import { verifyU2fRegistration, type VerifyU2fInput } from './u2f/verify-u2f.js';
+
+export type { Call, Caller } from './caller.js';
+export type { AddHumanUserInput, AddOidcAppInput, SetPasswordInput, UpdateHumanUserInput, UpdateOidcConfigInput, VerifyU2fInput };
+export type { Written } from './written.js';
+
+/** A command bound to its ports: (call, input) → result. */
+type Bound<F> = F extends (ports: Ports, call: Call, input: infer I) => Promise<infer R> ? (call: Call, input: I) => Promise<R> : never;
+const bind = <F extends (ports: Ports, call: Call, input: never) => Promise<unknown>>(ports: Ports, command: F): Bound<F> =>
+  ((call: Call, input: never) => command(ports, call, input)) as Bound<F>;
+
+export function createCommands(ports: Ports) {
+  // The security-key commands decide on this process's copies of pending
+  // registrations (./recent-copies.ts: the measured reason is there).
+  const u2f: Ports = { ...ports, events: withRecentCopies(ports.events, keepWhilePending) };
+  return {
+    addOidcApp: bind(ports, addOidcApp),
+    regenerateOidcClientSecret: bind(ports, regenerateOidcClientSecret),
+    removeApp: bind(ports, removeApp),
+    updateApp: bind(ports, updateApp),
+    updateOidcConfig: bind(ports, updateOidcConfig),
+    deactivateApp: bind(ports, deactivateApp),
+    reactivateApp: bind(ports, reactivateApp),
+    addProject: bind(ports, addProject),
+    addProjectMember: bind(ports, addProjectMember),
+    addProjectRole: bind(ports, addProjectRole),
+    addUserGrant: bind(ports, addUserGrant),
+    addOrganization: bind(ports, addOrganization),
+    addOrgMember: bind(ports, addOrgMember),
+    addHumanUser: bind(ports, addHumanUser),
+    addMachineUser: bind(ports, addMachineUser),
+    addPersonalAccessToken: bind(ports, addPersonalAccessToken),
+    setPassword: bind(ports, setPassword),
+    /** The login UI's outcomes (no caller: the user logging in is the actor). */
+    recordLogin: (input: Parameters<typeof recordLogin>[1]) => recordLogin(ports, input),
+    removePersonalAccessToken: bind(ports, removePersonalAccessToken),
+    updateHumanUser: bind(ports, updateHumanUser),
+    deactivateUser: bind(ports, deactivateUser),
+    reactivateUser: bind(ports, reactivateUser),
+    lockUser: bind(ports, lockUser),
+    unlockUser: bind(ports, unlockUser),
+    removeUser: bind(ports, removeUser),
+    registerU2f: bind(u2f, registerU2f),
+    verifyU2fRegistration: bind(u2f, verifyU2fRegistration),
+    removeU2f: bind(u2f, removeU2f),
+  };
+}
+
+export type Commands = ReturnType<typeof createCommands>;

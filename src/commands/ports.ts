@@ -1,0 +1,150 @@
+// What commands need from outside, as small interfaces (hexagonal "ports").
+// src/store implements the event store and the lookups; src/server wires the
+// clock, ids, secrets and the WebAuthn verifier. Commands never see a database
+// handle, SQL or drizzle: swapping the storage changes nothing here.
+import type { AggregateType, ExpectedSequence, NewEvent, StoredEvent } from '../domain/events/index.js';
+import type { Membership } from '../domain/identity/permissions.js';
+import type { RegistrationVerificationInput, RegistrationVerificationResult } from '../domain/webauthn/index.js';
+
+/** Events of aggregates: load one's history, append new events with optimistic concurrency. */
+export interface EventStore {
+  /** The aggregate's events in sequence order; [] for an aggregate that does not exist. */
+  load(aggregateType: AggregateType, aggregateId: string): Promise<StoredEvent[]>;
+  /**
+   * Append `events` in one transaction and project them into the read models.
+   * Each event's aggregate needs an entry in `expected` (its current sequence,
+   * 0 when new); its events get sequence+1, +2, … in the given order.
+   * Expectations for aggregates that receive no event are not checked.
+   *
+   * Rejects with ConcurrencyConflict when another writer got there first,
+   * UniqueViolation when a read-model unique index refuses the change, and a
+   * storage error (DatabaseUnavailable, StorageUnavailable) when the database
+   * cannot take it. On any rejection nothing is written.
+   */
+  append(events: readonly NewEvent[], expected: readonly ExpectedSequence[]): Promise<StoredEvent[]>;
+  /**
+   * Calls `listener` with the events of every append of this store, right after
+   * its commit (e.g. to drop caches the events make stale). Returns an unsubscribe.
+   */
+  onAppended?(listener: (events: readonly StoredEvent[]) => void): () => void;
+}
+
+/**
+ * An event store that also keeps this process's copies of some aggregates'
+ * histories (./recent-copies.ts). A copy may be behind the database, never
+ * ahead of it; the runner (./run.ts) uses one only on the way to a write the
+ * append then checks.
+ */
+export interface CopyingEventStore extends EventStore {
+  copyOf(aggregateType: AggregateType, aggregateId: string): readonly StoredEvent[] | undefined;
+}
+
+/** Another writer appended to one of the aggregates first; the runner decides again on a fresh load. */
+export class ConcurrencyConflict extends Error {
+  override readonly name = 'ConcurrencyConflict';
+  constructor(message = 'the aggregate was changed concurrently') {
+    super(message);
+  }
+}
+
+/** A read-model unique index refused an append; `constraint` names it (e.g. `apps_project_name_key`). */
+export class UniqueViolation extends Error {
+  override readonly name = 'UniqueViolation';
+  constructor(readonly constraint: string) {
+    super(`unique constraint ${constraint} violated`);
+  }
+}
+
+export interface Clock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+}
+
+export interface Ids {
+  /** A fresh object id (domain/ids.ts). */
+  newId(): string;
+}
+
+/** Secrets shown once and stored only as hashes, and WebAuthn challenges. */
+export interface Secrets {
+  /** A client secret for a BASIC/POST OIDC app, and its stored hash. */
+  clientSecret(): { secret: string; hash: string };
+  /** A personal access token, and its stored hash. */
+  personalAccessToken(): { token: string; hash: string };
+  /** A fresh WebAuthn challenge (32 random bytes). */
+  challenge(): Uint8Array;
+  /** The stored form of a password (argon2id, domain/identity/passwords.ts), computed off the event loop. */
+  passwordHash(password: string): Promise<string>;
+}
+
+/** Verifies a WebAuthn registration response (domain/webauthn), possibly on a worker thread. */
+export type RegistrationVerifier = (input: RegistrationVerificationInput) => Promise<RegistrationVerificationResult>;
+
+/** A user as the commands need it. */
+export interface UserFacts {
+  id: string;
+  orgId: string;
+  kind: 'human' | 'machine';
+  username: string;
+  displayName: string | null;
+  name: string | null;
+  /** Humans (UpdateHumanUser keeps what a request leaves out). */
+  givenName: string | null;
+  familyName: string | null;
+  email: string | null;
+}
+
+/** A security key (registration) of a user, as listed by the read model. */
+export interface U2fFacts {
+  id: string;
+  userId: string;
+  orgId: string;
+  state: 'pending' | 'ready';
+  rpId: string;
+  credentialId: string | null;
+  expiresAt: Date;
+}
+
+/**
+ * What commands (and the authorization they share with queries) look up in the
+ * read models: facts for authorization, ownership and uniqueness, never
+ * the rules themselves.
+ */
+export interface Lookups {
+  /** Whether the org exists. */
+  orgExists(orgId: string): Promise<boolean>;
+  /** The org that owns the project, or undefined when there is no such project. */
+  ownerOfProject(projectId: string): Promise<string | undefined>;
+  /** The org the user belongs to, or undefined when there is no such user. */
+  ownerOfUser(userId: string): Promise<string | undefined>;
+  /** Every scope (instance, org, project) where the user holds roles. */
+  membershipsOf(userId: string): Promise<Membership[]>;
+  /** The user, or undefined. */
+  userFacts(userId: string): Promise<UserFacts | undefined>;
+  /** The user's security keys, pending and ready, oldest first. */
+  u2fOf(userId: string): Promise<U2fFacts[]>;
+  /** Which of `roleKeys` the project has (its own roles, project.role.added). */
+  existingRoleKeys(projectId: string, roleKeys: readonly string[]): Promise<string[]>;
+}
+
+/** WebAuthn settings of this server, fixed once it listens (its port may be part of the default origin). */
+export interface WebAuthnSettings {
+  readonly rpIds: readonly string[];
+  readonly rpName: string;
+  readonly origins: readonly string[];
+  readonly attestation: 'none' | 'direct';
+  readonly timeoutMs: number;
+  readonly maxPendingPerUser: number;
+}
+
+/** Everything a command may use. */
+export interface Ports {
+  events: EventStore;
+  lookups: Lookups;
+  clock: Clock;
+  ids: Ids;
+  secrets: Secrets;
+  verifyRegistration: RegistrationVerifier;
+  /** Read per call: the settings are made once the server listens (src/server/start.ts), then never change. */
+  webauthn: () => WebAuthnSettings;
+}

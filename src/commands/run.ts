@@ -1,0 +1,192 @@
+// THE runner: every write of Keyhold goes through runCommands. For each
+// aggregate the command writes (a "target"): take its history (a load, this
+// process's copy, or nothing for a create), fold it with the aggregate's
+// decider, decide the command; then append all targets' events in ONE
+// transaction, each aggregate expected at the sequence it was decided on.
+//
+// - A concurrent writer makes the append fail with ConcurrencyConflict: the
+//   command is decided again on fresh loads, a bounded number of times, before
+//   the conflict reaches the caller (409 ABORTED). Commands on one aggregate
+//   within one process run one after the other (serialized), so only writers
+//   in other processes (sharing a PostgreSQL) normally conflict.
+// - A history that was assumed rather than loaded — the empty history of an
+//   aggregate the command creates with an id it drew, or a copy kept by
+//   ./recent-copies.ts — may be behind the database. Only a write decided on it
+//   is final (the append checks its sequence); a refusal or a no-op decided on
+//   it is confirmed against a load first. So an assumption only ever saves the
+//   load on the way to a successful write; it cannot change an answer. (This is
+//   why a create's decider can refuse an existing id: the append's conflict
+//   brings the load, the decider then sees the aggregate and says why.)
+// - A read-model unique index that refuses the append becomes its 409 reason
+//   (./conflicts.ts).
+import type { Decider } from '../domain/decider.js';
+import { aggregateKey, lastSequence, type AggregateType, type NewEvent, type StoredEvent } from '../domain/events/index.js';
+import { conflictError } from './conflicts.js';
+import { ConcurrencyConflict, UniqueViolation, type CopyingEventStore, type EventStore } from './ports.js';
+
+export const MAX_ATTEMPTS = 10;
+
+export interface AggregateRef {
+  type: AggregateType;
+  id: string;
+}
+
+/** One aggregate a command writes: which, by which rule, and what it asks. */
+export interface Target<State = unknown, Command = unknown> {
+  aggregate: AggregateRef;
+  decider: Decider<State, Command, any>;
+  /** The command, or an async step that builds it from the state (e.g. WebAuthn verification, containment); may throw. */
+  command: Command | ((state: State) => Promise<Command>);
+  /**
+   * The command creates this aggregate under an id it just drew: decide on the
+   * initial state without loading (expected sequence 0; see above).
+   */
+  creates?: boolean;
+}
+
+export interface RunOptions {
+  /** ErrorInfo metadata of the 409 a read-model unique violation becomes (./conflicts.ts). */
+  conflictMetadata?: Record<string, string>;
+}
+
+/** A target, typed by its decider (a list of targets mixes aggregates of several types). */
+export function target<State, Command>(
+  aggregate: AggregateRef,
+  decider: Decider<State, Command, any>,
+  command: Command | ((state: State) => Promise<Command>),
+  options: { creates?: boolean } = {},
+): Target {
+  return { aggregate, decider, command, creates: options.creates } as Target;
+}
+
+/** One aggregate, one command: the common case. */
+export function runCommand<State, Command>(
+  store: EventStore,
+  aggregate: AggregateRef,
+  decider: Decider<State, Command, any>,
+  command: Command | ((state: State) => Promise<Command>),
+  options: RunOptions & { creates?: boolean } = {},
+): Promise<StoredEvent[]> {
+  return runCommands(store, [target(aggregate, decider, command, options)], options);
+}
+
+/** Several aggregates decided together and appended in one transaction (e.g. bootstrap, RegisterU2F's replacements). */
+export function runCommands(store: EventStore, targets: readonly Target[], options: RunOptions = {}): Promise<StoredEvent[]> {
+  // Queued on every aggregate another command may address, always in the same
+  // (sorted) order, so two commands never wait on each other. Not on one this
+  // command creates under an id it just drew: nobody else knows it yet, and a
+  // caller-chosen id taken twice at once meets on the append as ever. (AddOIDCApp
+  // thus queues nowhere: its hot path pays no queue.)
+  const keys: string[] = [];
+  for (const t of targets) {
+    if (t.creates) continue;
+    const key = aggregateKey(t.aggregate.type, t.aggregate.id);
+    if (!keys.includes(key)) keys.push(key);
+  }
+  const run = () => attempts(store, targets, options);
+  if (keys.length === 0) return run();
+  if (keys.length === 1) return serialized(store, keys[0]!, run);
+  return keys.sort().reduceRight<() => Promise<StoredEvent[]>>((inner, key) => () => serialized(store, key, inner), run)();
+}
+
+// Per event store: aggregate key → the tail of the queue of commands on it.
+const queues = new WeakMap<EventStore, Map<string, Promise<unknown>>>();
+
+/** The store commands queue on: a decorator's queue is its inner store's. */
+const queueOwner = (store: EventStore): EventStore => (store as { inner?: EventStore }).inner ?? store;
+
+/**
+ * Runs `task` after every earlier task queued for the same key in this
+ * process. Without it, N concurrent requests on one aggregate would all load
+ * the same version and N-1 of them would burn retries against each other.
+ */
+async function serialized<T>(store: EventStore, key: string, task: () => Promise<T>): Promise<T> {
+  const owner = queueOwner(store);
+  let byKey = queues.get(owner);
+  if (!byKey) queues.set(owner, (byKey = new Map()));
+  const previous = byKey.get(key) ?? Promise.resolve();
+  const run = previous.then(task, task);
+  const tail = run.catch(() => {});
+  byKey.set(key, tail);
+  try {
+    return await run;
+  } finally {
+    if (byKey.get(key) === tail) byKey.delete(key);
+  }
+}
+
+/**
+ * Runs `task` in the queue of commands on `aggregate` in this process: for a
+ * command that decides on read-model rows of several aggregates and must not
+ * race itself here, e.g. RegisterU2F's cap of pending registrations per user.
+ */
+export function serializedOn<T>(store: EventStore, aggregate: AggregateRef, task: () => Promise<T>): Promise<T> {
+  return serialized(store, aggregateKey(aggregate.type, aggregate.id), task);
+}
+
+const copyOf = (store: EventStore, ref: AggregateRef) => (store as Partial<CopyingEventStore>).copyOf?.(ref.type, ref.id);
+
+/** Loads the assumed histories again; true when the database holds more than one of them (the loads are kept in `confirmed`). */
+async function assumptionBehind(
+  store: EventStore,
+  targets: readonly Target[],
+  assumed: readonly (readonly StoredEvent[] | undefined)[],
+  confirmed: (StoredEvent[] | undefined)[],
+): Promise<boolean> {
+  let behind = false;
+  await Promise.all(
+    targets.map(async (t, i) => {
+      const history = assumed[i];
+      if (!history) return;
+      const fresh = await store.load(t.aggregate.type, t.aggregate.id);
+      confirmed[i] = fresh;
+      if (lastSequence(fresh) !== lastSequence(history)) behind = true;
+    }),
+  );
+  return behind;
+}
+
+async function attempts(store: EventStore, targets: readonly Target[], options: RunOptions): Promise<StoredEvent[]> {
+  // Histories loaded to confirm an outcome decided on an assumption that turned out behind: the next attempt decides on them.
+  let confirmed: (StoredEvent[] | undefined)[] = [];
+
+  for (let attempt = 1; ; attempt++) {
+    const assumed = targets.map((t) => (attempt === 1 ? (t.creates ? NO_EVENTS : copyOf(store, t.aggregate)) : undefined));
+    const histories: readonly (readonly StoredEvent[])[] = assumed.every((h) => h !== undefined)
+      ? (assumed as readonly (readonly StoredEvent[])[])
+      : await Promise.all(targets.map((t, i) => assumed[i] ?? confirmed[i] ?? store.load(t.aggregate.type, t.aggregate.id)));
+    confirmed = [];
+
+    const events: NewEvent[] = [];
+    try {
+      for (let i = 0; i < targets.length; i++) {
+        const { decider, command } = targets[i]!;
+        const state = histories[i]!.reduce<unknown>((s, e) => decider.evolve(s, e), decider.initialState());
+        const effective = typeof command === 'function' ? await (command as (s: unknown) => Promise<unknown>)(state) : command;
+        events.push(...decider.decide(effective, state));
+      }
+    } catch (refusal) {
+      if (await assumptionBehind(store, targets, assumed, confirmed)) continue;
+      throw refusal;
+    }
+    if (events.length === 0) {
+      if (await assumptionBehind(store, targets, assumed, confirmed)) continue;
+      return [];
+    }
+    try {
+      return await store.append(
+        events,
+        targets.map((t, i) => ({ aggregateType: t.aggregate.type, aggregateId: t.aggregate.id, sequence: lastSequence(histories[i]!) })),
+      );
+    } catch (e) {
+      if (e instanceof UniqueViolation) throw conflictError(e, options.conflictMetadata);
+      if (!(e instanceof ConcurrencyConflict) || attempt >= MAX_ATTEMPTS) throw e;
+      // An assumption that was behind: decide again on loads at once. Otherwise
+      // another process won a race: back off (exponential, jittered, capped) so
+      // racing writers do not collide again in lockstep.
+      if (!assumed.some(Boolean)) await new Promise((r) => setTimeout(r, Math.random() * Math.min(100, 2 ** attempt)));
+    }
+  }
+}
+
+const NO_EVENTS: readonly StoredEvent[] = Object.freeze([]);

@@ -1,0 +1,40 @@
+// The user's lifecycle (issue 19, user v2): DeactivateUser, ReactivateUser,
+// LockUser, UnlockUser, RemoveUser. As every call on a user id: a user the
+// caller does not see is 404 (access.ts visibleUser); then user.write in its
+// org (403) and containment for another user (PRIVILEGE_ESCALATION: an
+// ORG_USER_MANAGER cannot lock an ORG_OWNER). Nobody deactivates, locks or
+// removes itself (the last admin would lock everyone out). Tokens of a user
+// that is no longer active are refused at once here and within the caller
+// cache's TTL (1 s) elsewhere (queries/callers.ts).
+import { invalidRequest, KeyholdError } from '../../domain/errors/keyhold-error.js';
+import { requiredId } from '../../domain/identity/text-rules.js';
+import { userDecider, type LifecycleStep } from '../../domain/user/decider.js';
+import { assertContainsUser, authorize, visibleUser } from '../access.js';
+import type { Call, Caller } from '../caller.js';
+import type { Ports } from '../ports.js';
+import { runCommand } from '../run.js';
+import { written, type Written } from '../written.js';
+
+/** The steps every write on another user shares: 400, 404, 403, containment. */
+export async function userForWrite(ports: Ports, caller: Caller, userId: string): Promise<{ id: string; orgId: string }> {
+  const violations = requiredId('userId', userId);
+  if (violations.length) throw invalidRequest(violations);
+  const user = await visibleUser(ports.lookups, caller, userId);
+  authorize(caller, 'user.write', { orgId: user.orgId });
+  if (userId !== caller.userId) await assertContainsUser(ports.lookups, caller, userId);
+  return user;
+}
+
+async function step(ports: Ports, { caller }: Call, userId: string, kind: LifecycleStep | 'remove'): Promise<{ written: Written }> {
+  await userForWrite(ports, caller, userId);
+  if (userId === caller.userId && kind !== 'reactivate' && kind !== 'unlock') throw new KeyholdError('USER_SELF_LIFECYCLE', { userId });
+  const events = await runCommand(ports.events, { type: 'user', id: userId }, userDecider(userId), { kind, actor: caller.userId });
+  return { written: written(events, userId) };
+}
+
+type Input = { userId: string };
+export const deactivateUser = (ports: Ports, call: Call, input: Input) => step(ports, call, input.userId, 'deactivate');
+export const reactivateUser = (ports: Ports, call: Call, input: Input) => step(ports, call, input.userId, 'reactivate');
+export const lockUser = (ports: Ports, call: Call, input: Input) => step(ports, call, input.userId, 'lock');
+export const unlockUser = (ports: Ports, call: Call, input: Input) => step(ports, call, input.userId, 'unlock');
+export const removeUser = (ports: Ports, call: Call, input: Input) => step(ports, call, input.userId, 'remove');

@@ -1,0 +1,135 @@
+// An OIDC application's life: added with its configuration (AddOIDCApp: two
+// events on a new aggregate), renamed, its configuration replaced, its client
+// secret regenerated, deactivated and reactivated, removed. Every
+// command names the project the caller addressed: an app of another project is
+// "not found", as for no app at all.
+import type { Decider } from '../decider.js';
+import { KeyholdError } from '../errors/keyhold-error.js';
+import type { AppSecretAfterChange } from '../events/app.js';
+import type { EventTypeOf, NewEvent } from '../events/index.js';
+import { needsClientSecret } from '../oidc/client-secret.js';
+import type { OidcAuthMethodType, OidcConfig } from '../oidc/types.js';
+
+type AppEventType = EventTypeOf<'app'>;
+
+export interface AppState {
+  /** Ever created (an id is never used twice, not even after removal). */
+  created: boolean;
+  exists: boolean;
+  projectId: string;
+  orgId: string;
+  name: string;
+  active: boolean;
+  authMethodType?: OidcAuthMethodType;
+  /** A client secret's hash is stored. */
+  hasSecret: boolean;
+}
+
+export type AppCommand =
+  | {
+      kind: 'add';
+      projectId: string;
+      orgId: string;
+      /** Validated and normalized (domain/oidc validateOidcApp). */
+      config: OidcConfig;
+      clientId: string;
+      /** Only for auth methods with a secret (needsClientSecret); else null. */
+      clientSecretHash: string | null;
+      actor: string;
+    }
+  | { kind: 'regenerateSecret'; projectId: string; clientSecretHash: string; actor: string }
+  | { kind: 'rename'; projectId: string; /** Validated (validateAppName). */ name: string; actor: string }
+  | {
+      kind: 'changeOidcConfig';
+      projectId: string;
+      /** Validated and normalized; its `name` is ignored (the app keeps its own). */
+      config: OidcConfig;
+      actor: string;
+    }
+  | { kind: 'deactivate'; projectId: string; actor: string }
+  | { kind: 'reactivate'; projectId: string; actor: string }
+  | { kind: 'remove'; projectId: string; actor: string };
+
+/** What becomes of the stored secret when the auth method changes to `next`. */
+export function secretAfterChange(hasSecret: boolean, next: OidcAuthMethodType): AppSecretAfterChange {
+  if (needsClientSecret(next)) return hasSecret ? 'kept' : 'needed';
+  return hasSecret ? 'dropped' : 'none';
+}
+
+export function appDecider(appId: string): Decider<AppState, AppCommand, AppEventType> {
+  return {
+    initialState: () => ({ created: false, exists: false, projectId: '', orgId: '', name: '', active: false, hasSecret: false }),
+    evolve: (state, event) => {
+      switch (event.type) {
+        case 'app.added':
+          return {
+            ...state,
+            created: true,
+            exists: true,
+            active: true,
+            projectId: event.payload.projectId,
+            orgId: event.resourceOwner,
+            name: event.payload.name,
+          };
+        case 'app.oidc.config.added':
+          return { ...state, authMethodType: event.payload.config.authMethodType, hasSecret: event.payload.clientSecretHash !== null };
+        case 'app.oidc.secret.changed':
+          return { ...state, hasSecret: true };
+        case 'app.changed':
+          return { ...state, name: event.payload.name };
+        case 'app.oidc.config.changed':
+          return {
+            ...state,
+            authMethodType: event.payload.config.authMethodType,
+            hasSecret: event.payload.clientCredential === 'kept',
+          };
+        case 'app.deactivated':
+          return { ...state, active: false };
+        case 'app.reactivated':
+          return { ...state, active: true };
+        case 'app.removed':
+          return { ...state, exists: false };
+        default:
+          return state;
+      }
+    },
+    decide: (command, state): NewEvent<AppEventType>[] => {
+      if (command.kind === 'add') {
+        if (state.created) throw new KeyholdError('ID_TAKEN', { id: appId });
+        const own = { aggregateType: 'app' as const, aggregateId: appId, resourceOwner: command.orgId, creator: command.actor };
+        return [
+          { ...own, type: 'app.added', payload: { projectId: command.projectId, name: command.config.name } },
+          {
+            ...own,
+            type: 'app.oidc.config.added',
+            payload: { clientId: command.clientId, clientSecretHash: command.clientSecretHash, config: { ...command.config } },
+          },
+        ];
+      }
+      if (!state.exists || state.projectId !== command.projectId) throw new KeyholdError('APP_NOT_FOUND', { appId });
+      const base = { aggregateType: 'app' as const, aggregateId: appId, resourceOwner: state.orgId, creator: command.actor };
+      switch (command.kind) {
+        case 'regenerateSecret':
+          if (!state.authMethodType || !needsClientSecret(state.authMethodType)) {
+            throw new KeyholdError('APP_NOT_OIDC_SECRET', { appId });
+          }
+          return [{ ...base, type: 'app.oidc.secret.changed', payload: { clientSecretHash: command.clientSecretHash } }];
+        case 'rename':
+          return [{ ...base, type: 'app.changed', payload: { name: command.name } }];
+        case 'changeOidcConfig': {
+          const config = { ...command.config, name: state.name };
+          const clientCredential = secretAfterChange(state.hasSecret, config.authMethodType);
+          return [{ ...base, type: 'app.oidc.config.changed', payload: { config, clientCredential } }];
+        }
+        case 'deactivate':
+          if (!state.active) throw new KeyholdError('APP_NOT_ACTIVE', { appId });
+          return [{ ...base, type: 'app.deactivated', payload: {} }];
+        case 'reactivate':
+          if (state.active) throw new KeyholdError('APP_NOT_INACTIVE', { appId });
+          return [{ ...base, type: 'app.reactivated', payload: {} }];
+        case 'remove':
+          return [{ ...base, type: 'app.removed', payload: { projectId: state.projectId } }];
+      }
+    },
+  };
+}

@@ -1,0 +1,11 @@
+// Events of the one instance aggregate (id INSTANCE_ID): its creation at
+// bootstrap and its members (instance-wide roles such as IAM_OWNER).
+import type { MemberAddedPayload } from './members.js';
+
+/** The id of the one instance aggregate. Its `instance.added` at sequence 1 marks bootstrap. */
+export const INSTANCE_ID = 'default';
+
+export interface InstanceEventPayloads {
+  'instance.added': { defaultOrgId: string };
+  'instance.member.added': MemberAddedPayload;
+}

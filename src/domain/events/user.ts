@@ -1,0 +1,38 @@
+// Events of a user (human or machine) and of its personal access tokens.
+export interface UserEventPayloads {
+  'user.human.added': {
+    username: string;
+    givenName: string;
+    familyName: string;
+    displayName: string;
+    email: string;
+  };
+  'user.machine.added': { username: string; name: string; description: string };
+  /**
+   * A password set: at AddHumanUser (in the same write), by SetPassword, or at
+   * bootstrap. `passwordHash`: argon2id PHC string (domain/identity/passwords.ts);
+   * the password itself is never stored. `changeRequired`: the user must choose
+   * a new one at the next login.
+   */
+  'user.password.changed': { passwordHash: string; changeRequired: boolean };
+  /**
+   * A login through the OpenID Provider's login UI (src/server/oidc/login.ts):
+   * the app's client id and how the user authenticated (`amr`, e.g. ["pwd"]).
+   */
+  'user.login.succeeded': { clientId: string; amr: string[] };
+  /** A wrong password typed at the login for this user (the audit trail of guessing). */
+  'user.password.check.failed': { clientId: string };
+  /** `tokenHash`: SHA-256 of the token (base64url); the token itself is never stored. */
+  'user.pat.added': { tokenId: string; tokenHash: string; expiresAt: string | null };
+  /** RemovePersonalAccessToken: the token stops authenticating (every process within the caller cache's TTL). */
+  'user.pat.removed': { tokenId: string };
+  /** UpdateHumanUser: the human's profile and e-mail as they are now (stored forms). */
+  'user.human.changed': { username: string; givenName: string; familyName: string; displayName: string; email: string };
+  /** The lifecycle (issue 19): only an active user's tokens authenticate. */
+  'user.deactivated': Record<string, never>;
+  'user.reactivated': Record<string, never>;
+  'user.locked': Record<string, never>;
+  'user.unlocked': Record<string, never>;
+  /** RemoveUser: the user, its tokens and memberships go from the read model; its events stay. */
+  'user.removed': Record<string, never>;
+}

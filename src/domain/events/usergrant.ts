@@ -1,0 +1,6 @@
+// Events of a user grant (ZITADEL's usergrant): roles of a project given to a
+// user, owned by the project's org. The roles are the project's own
+// (project.role.added), shown to apps in the roles claim.
+export interface UserGrantEventPayloads {
+  'usergrant.added': { userId: string; projectId: string; roleKeys: string[] };
+}

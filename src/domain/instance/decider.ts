@@ -1,0 +1,46 @@
+// The one instance: created once, at bootstrap, with its first org's id and
+// its first admin (IAM_OWNER). `instance.added` at sequence 1 of the one
+// instance aggregate can commit once, so of two processes bootstrapping one
+// database at once exactly one succeeds; the other is refused here on its
+// retry, after the conflict made it load the instance.
+import type { Decider } from '../decider.js';
+import { KeyholdError } from '../errors/keyhold-error.js';
+import { INSTANCE_ID, type EventTypeOf, type NewEvent } from '../events/index.js';
+
+type InstanceEventType = EventTypeOf<'instance'>;
+
+export interface InstanceState {
+  exists: boolean;
+  defaultOrgId: string;
+}
+
+export type InstanceCommand =
+  | { kind: 'bootstrap'; defaultOrgId: string; adminUserId: string }
+  /** An IAM_OWNER added after bootstrap (the human admin of issue 17, at start). */
+  | { kind: 'addOwner'; userId: string; actor: string };
+
+export const instanceDecider: Decider<InstanceState, InstanceCommand, InstanceEventType> = {
+  initialState: () => ({ exists: false, defaultOrgId: '' }),
+  evolve: (state, event) => (event.type === 'instance.added' ? { exists: true, defaultOrgId: event.payload.defaultOrgId } : state),
+  decide: (command, state): NewEvent<InstanceEventType>[] => {
+    if (command.kind === 'addOwner') {
+      if (!state.exists) throw new Error('an owner is added to a bootstrapped instance only');
+      return [
+        {
+          aggregateType: 'instance',
+          aggregateId: INSTANCE_ID,
+          resourceOwner: state.defaultOrgId,
+          creator: command.actor,
+          type: 'instance.member.added',
+          payload: { userId: command.userId, roles: ['IAM_OWNER'] },
+        },
+      ];
+    }
+    if (state.exists) throw new KeyholdError('ID_TAKEN', { id: INSTANCE_ID });
+    const own = { aggregateType: 'instance' as const, aggregateId: INSTANCE_ID, resourceOwner: command.defaultOrgId, creator: command.adminUserId };
+    return [
+      { ...own, type: 'instance.added', payload: { defaultOrgId: command.defaultOrgId } },
+      { ...own, type: 'instance.member.added', payload: { userId: command.adminUserId, roles: ['IAM_OWNER'] } },
+    ];
+  },
+};

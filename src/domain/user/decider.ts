@@ -1,0 +1,190 @@
+// A user's life: added as a human (possibly with a password) or a machine (the
+// machine possibly with its first token, at bootstrap), personal access tokens
+// added for machines and removed, passwords set for humans, profile changes,
+// deactivation, locking and removal.
+import type { Decider } from '../decider.js';
+import { KeyholdError } from '../errors/keyhold-error.js';
+import type { EventTypeOf, NewEvent } from '../events/index.js';
+
+type UserEventType = EventTypeOf<'user'>;
+
+export interface UserState {
+  exists: boolean;
+  kind?: 'human' | 'machine';
+  orgId: string;
+  /** The stored username (a new password must not be it). */
+  username: string;
+  hasPassword: boolean;
+  /** Ids of the personal access tokens not removed (expired ones included). */
+  pats: readonly string[];
+  /** Only an active user's tokens authenticate. */
+  state: 'active' | 'inactive' | 'locked';
+}
+
+/** A password's stored facts: the hash (never the password) and whether it must be changed at the next login. */
+export interface PasswordFacts {
+  passwordHash: string;
+  changeRequired: boolean;
+}
+
+/** A lifecycle step and the state it needs (else the reason it is refused with). */
+const LIFECYCLE = {
+  deactivate: { to: 'inactive', allowed: (s: UserState['state']) => s !== 'inactive', refusal: 'USER_ALREADY_INACTIVE', event: 'user.deactivated' },
+  reactivate: { to: 'active', allowed: (s: UserState['state']) => s === 'inactive', refusal: 'USER_NOT_INACTIVE', event: 'user.reactivated' },
+  lock: { to: 'locked', allowed: (s: UserState['state']) => s === 'active', refusal: 'USER_NOT_ACTIVE', event: 'user.locked' },
+  unlock: { to: 'active', allowed: (s: UserState['state']) => s === 'locked', refusal: 'USER_NOT_LOCKED', event: 'user.unlocked' },
+} as const;
+export type LifecycleStep = keyof typeof LIFECYCLE;
+
+/** A token's stored facts: its id, its hash (never the token) and its expiry. */
+export interface TokenFacts {
+  tokenId: string;
+  tokenHash: string;
+  /** ISO-8601, or null for a token that does not expire. */
+  expiresAt: string | null;
+}
+
+/** Names are in their stored forms (domain/identity: checkUsername, checkDisplayName). */
+export type UserCommand =
+  | {
+      kind: 'addHuman';
+      orgId: string;
+      username: string;
+      givenName: string;
+      familyName: string;
+      /** Empty: "<given name> <family name>". */
+      displayName: string;
+      email: string;
+      actor: string;
+      /** The initial password, already hashed. */
+      password?: PasswordFacts;
+    }
+  | { kind: 'addMachine'; orgId: string; username: string; name: string; description: string; actor: string; token?: TokenFacts }
+  | ({ kind: 'addPat'; actor: string } & TokenFacts)
+  | ({ kind: 'setPassword'; actor: string } & PasswordFacts)
+  /** A login's outcome at the login UI (issue 17): recorded for human users that exist. */
+  | { kind: 'recordLogin'; clientId: string; amr: string[]; actor: string }
+  | { kind: 'recordPasswordFailure'; clientId: string; actor: string }
+  | { kind: 'removePat'; tokenId: string; actor: string }
+  | { kind: 'updateHuman'; username: string; givenName: string; familyName: string; displayName: string; email: string; actor: string }
+  | { kind: LifecycleStep; actor: string }
+  | { kind: 'remove'; actor: string };
+
+/**
+ * Whether the user may hold a personal access token: only machine users (a
+ * human's token would be a login in its name, usable without the human).
+ */
+export function assertTokenHolder(state: UserState, userId: string): void {
+  if (!state.exists) throw new KeyholdError('USER_NOT_FOUND', { userId });
+  if (state.kind !== 'machine') throw new KeyholdError('PAT_ONLY_FOR_MACHINE_USERS', { userId });
+}
+
+/**
+ * Whether the user may hold a password: only human users (a machine user
+ * authenticates with tokens and keys; a password would be a second,
+ * phishable way in).
+ */
+export function assertPasswordHolder(state: UserState, userId: string): void {
+  if (!state.exists) throw new KeyholdError('USER_NOT_FOUND', { userId });
+  if (state.kind !== 'human') throw new KeyholdError('PASSWORD_ONLY_FOR_HUMAN_USERS', { userId });
+}
+
+export function userDecider(userId: string): Decider<UserState, UserCommand, UserEventType> {
+  return {
+    initialState: () => ({ exists: false, orgId: '', username: '', hasPassword: false, pats: [], state: 'active' }),
+    evolve: (state, event) => {
+      switch (event.type) {
+        case 'user.human.added':
+          return { ...state, exists: true, kind: 'human', orgId: event.resourceOwner, username: event.payload.username, hasPassword: false };
+        case 'user.machine.added':
+          return { ...state, exists: true, kind: 'machine', orgId: event.resourceOwner, username: event.payload.username, hasPassword: false };
+        case 'user.password.changed':
+          return { ...state, hasPassword: true };
+        case 'user.human.changed':
+          return { ...state, username: event.payload.username };
+        case 'user.pat.added':
+          return { ...state, pats: [...state.pats, event.payload.tokenId] };
+        case 'user.pat.removed':
+          return { ...state, pats: state.pats.filter((id) => id !== event.payload.tokenId) };
+        case 'user.deactivated':
+          return { ...state, state: 'inactive' };
+        case 'user.reactivated':
+        case 'user.unlocked':
+          return { ...state, state: 'active' };
+        case 'user.locked':
+          return { ...state, state: 'locked' };
+        case 'user.removed':
+          return { ...state, exists: false, pats: [] };
+        default:
+          return state;
+      }
+    },
+    decide: (command, state): NewEvent<UserEventType>[] => {
+      const own = (orgId: string) => ({ aggregateType: 'user' as const, aggregateId: userId, resourceOwner: orgId, creator: command.actor });
+      switch (command.kind) {
+        case 'addHuman': {
+          if (state.exists) throw new KeyholdError('USER_ID_TAKEN', { userId });
+          const { username, givenName, familyName, email } = command;
+          const displayName = command.displayName || `${givenName} ${familyName}`;
+          const { password } = command;
+          return [
+            { ...own(command.orgId), type: 'user.human.added', payload: { username, givenName, familyName, displayName, email } },
+            ...(password
+              ? [{ ...own(command.orgId), type: 'user.password.changed' as const, payload: { passwordHash: password.passwordHash, changeRequired: password.changeRequired } }]
+              : []),
+          ];
+        }
+        case 'addMachine': {
+          if (state.exists) throw new KeyholdError('USER_ID_TAKEN', { userId });
+          const { username, name, description, token } = command;
+          return [
+            { ...own(command.orgId), type: 'user.machine.added', payload: { username, name, description } },
+            ...(token ? [{ ...own(command.orgId), type: 'user.pat.added' as const, payload: { ...token } }] : []),
+          ];
+        }
+        case 'addPat': {
+          assertTokenHolder(state, userId);
+          const { tokenId, tokenHash, expiresAt } = command;
+          return [{ ...own(state.orgId), type: 'user.pat.added', payload: { tokenId, tokenHash, expiresAt } }];
+        }
+        case 'setPassword': {
+          assertPasswordHolder(state, userId);
+          const { passwordHash, changeRequired } = command;
+          return [{ ...own(state.orgId), type: 'user.password.changed', payload: { passwordHash, changeRequired } }];
+        }
+        case 'recordLogin': {
+          assertPasswordHolder(state, userId);
+          return [{ ...own(state.orgId), type: 'user.login.succeeded', payload: { clientId: command.clientId, amr: [...command.amr] } }];
+        }
+        case 'recordPasswordFailure': {
+          assertPasswordHolder(state, userId);
+          return [{ ...own(state.orgId), type: 'user.password.check.failed', payload: { clientId: command.clientId } }];
+        }
+        case 'removePat': {
+          if (!state.exists) throw new KeyholdError('USER_NOT_FOUND', { userId });
+          if (!state.pats.includes(command.tokenId)) throw new KeyholdError('PAT_NOT_FOUND', { userId, tokenId: command.tokenId });
+          return [{ ...own(state.orgId), type: 'user.pat.removed', payload: { tokenId: command.tokenId } }];
+        }
+        case 'updateHuman': {
+          if (!state.exists) throw new KeyholdError('USER_NOT_FOUND', { userId });
+          if (state.kind !== 'human') throw new KeyholdError('USER_NOT_HUMAN', { userId });
+          const { username, givenName, familyName, email } = command;
+          const displayName = command.displayName || `${givenName} ${familyName}`;
+          return [{ ...own(state.orgId), type: 'user.human.changed', payload: { username, givenName, familyName, displayName, email } }];
+        }
+        case 'deactivate':
+        case 'reactivate':
+        case 'lock':
+        case 'unlock': {
+          if (!state.exists) throw new KeyholdError('USER_NOT_FOUND', { userId });
+          const step = LIFECYCLE[command.kind];
+          if (!step.allowed(state.state)) throw new KeyholdError(step.refusal, { userId });
+          return [{ ...own(state.orgId), type: step.event, payload: {} }];
+        }
+        case 'remove':
+          if (!state.exists) throw new KeyholdError('USER_NOT_FOUND', { userId });
+          return [{ ...own(state.orgId), type: 'user.removed', payload: {} }];
+      }
+    },
+  };
+}

@@ -1,0 +1,174 @@
+// Bearer token → Caller: hash lookup of the personal access token (with its
+// user), expiry check, then the user's memberships.
+//
+// Resolved callers are cached, because without it every request pays two
+// queries before its own work (bench: the largest share of the round trips of
+// AddOIDCApp). The cache is small and short-lived on purpose:
+// - keyed by the token's SHA-256 hash (the plaintext is not kept), bounded to
+//   MAX_ENTRIES, oldest evicted first; only valid tokens are cached, so random
+//   tokens neither fill it nor are remembered as invalid (a new token works at once);
+// - the token's expiry is checked on every use, so an expired token is refused
+//   at the same instant as without the cache;
+// - any membership, token or user-lifecycle event appended by this process clears it at once
+//   (an in-flight lookup that began before such an event is not stored);
+// - entries live TTL_MS = 1 s, which bounds how long a change written by another
+//   Keyhold process sharing the PostgreSQL takes to show here.
+import type { Caller } from '../commands/caller.js';
+import type { EventTypeName, StoredEvent } from '../domain/events/index.js';
+import { hashToken } from '../domain/identity/tokens.js';
+import type { ReadModel } from './read-model.js';
+
+/** A bearer token → its caller, or undefined when the token is unknown or expired. */
+export type ResolveToken = (token: string) => Promise<Caller | undefined>;
+
+export const TTL_MS = 1_000;
+export const MAX_ENTRIES = 10_000;
+
+/** Events after which a cached caller may be wrong: its roles or its token changed. */
+const IDENTITY_EVENTS: ReadonlySet<EventTypeName> = new Set<EventTypeName>([
+  'instance.member.added',
+  'org.member.added',
+  'project.member.added',
+  'user.pat.added',
+  'user.pat.removed',
+  'user.deactivated',
+  'user.reactivated',
+  'user.locked',
+  'user.unlocked',
+  'user.removed',
+]);
+
+interface Entry {
+  caller: Caller;
+  /** The token's own expiry (ms since epoch), or Infinity. */
+  expiresAt: number;
+  /** When this entry stops being trusted (TTL). */
+  freshUntil: number;
+}
+
+export function tokenResolver(
+  read: Pick<ReadModel, 'patByHash' | 'membershipsOf'>,
+  options: {
+    ttlMs?: number;
+    /** The event store's onAppended: this process's appends that may make a cached caller wrong. */
+    onAppended?: (listener: (events: readonly StoredEvent[]) => void) => unknown;
+  } = {},
+): ResolveToken {
+  const ttlMs = options.ttlMs ?? TTL_MS;
+  const cache = new Map<string, Entry>();
+  const inFlight = new Map<string, Promise<Entry | undefined>>();
+  let generation = 0;
+  options.onAppended?.((events) => {
+    if (events.some((e) => IDENTITY_EVENTS.has(e.type as EventTypeName))) {
+      generation++;
+      cache.clear();
+      inFlight.clear();
+    }
+  });
+
+  async function lookup(hash: string): Promise<Entry | undefined> {
+    const found = await read.patByHash(hash);
+    // A deactivated or locked user's tokens do not authenticate (a removed user has none).
+    if (!found || found.user.state !== 'active') return undefined;
+    const rows = await read.membershipsOf(found.user.id);
+    return {
+      caller: {
+        userId: found.user.id,
+        orgId: found.user.orgId,
+        tokenId: found.pat.id,
+        memberships: rows.map((m) => ({ scopeType: m.scopeType, scopeId: m.scopeId, orgId: m.orgId, roles: m.roles })),
+      },
+      expiresAt: found.pat.expiresAt ? found.pat.expiresAt.getTime() : Infinity,
+      freshUntil: 0,
+    };
+  }
+
+  function load(hash: string): Promise<Entry | undefined> {
+    // Concurrent first uses of one token share one lookup.
+    let pending = inFlight.get(hash);
+    if (!pending) {
+      const startedIn = generation;
+      pending = lookup(hash).then(
+        (entry) => {
+          if (inFlight.get(hash) === pending) inFlight.delete(hash);
+          if (entry && startedIn === generation) {
+            entry.freshUntil = Date.now() + ttlMs;
+            if (cache.size >= MAX_ENTRIES) cache.delete(cache.keys().next().value!);
+            cache.set(hash, entry);
+          }
+          return entry;
+        },
+        (err) => {
+          if (inFlight.get(hash) === pending) inFlight.delete(hash);
+          throw err;
+        },
+      );
+      inFlight.set(hash, pending);
+    }
+    return pending;
+  }
+
+  return async (token) => {
+    if (token.length > 256) return undefined;
+    const hash = hashToken(token);
+    const now = Date.now();
+    let entry = cache.get(hash);
+    if (entry && entry.freshUntil <= now) {
+      cache.delete(hash);
+      entry = undefined;
+    }
+    entry ??= await load(hash);
+    if (!entry || entry.expiresAt <= Date.now()) return undefined;
+    return entry.caller;
+  };
+}
+
+/** The scope that asks for an access token for Keyhold's own API (issue 17; ZITADEL's `urn:zitadel:iam:org:project:id:zitadel:aud`). */
+export const API_AUDIENCE_SCOPE = 'urn:keyhold:iam:api:aud';
+
+/** What the API needs of a stored OpenID access token (oidc-provider's AccessToken payload; store/oidc-store.ts). */
+export interface StoredAccessToken {
+  accountId?: unknown;
+  clientId?: unknown;
+  scope?: unknown;
+  grantId?: unknown;
+  exp?: unknown;
+}
+
+/**
+ * PATs first; otherwise an opaque OpenID access token whose audience is
+ * Keyhold's API — granted the scope `urn:keyhold:iam:api:aud` (the console
+ * asks for it). A token an app got for its own use (without that scope) is
+ * refused: a third-party app holding a user's token must not act as that user
+ * here. JWT access tokens are for their app's project, never for this API.
+ * Looked up on every use (not cached): a revoked token is refused at once.
+ */
+export function withOidcAccessTokens(
+  resolvePat: ResolveToken,
+  deps: {
+    findAccessToken: (token: string) => Promise<StoredAccessToken | undefined>;
+    grantExists: (grantId: string) => Promise<boolean>;
+    read: Pick<ReadModel, 'user' | 'membershipsOf'>;
+  },
+): ResolveToken {
+  return async (token) => {
+    const pat = await resolvePat(token);
+    if (pat || token.length > 256 || token.includes('.')) return pat;
+    const stored = await deps.findAccessToken(token);
+    if (!stored || typeof stored.accountId !== 'string') return undefined;
+    const scopes = typeof stored.scope === 'string' ? stored.scope.split(' ') : [];
+    if (!scopes.includes(API_AUDIENCE_SCOPE)) return undefined;
+    if (typeof stored.exp === 'number' && stored.exp * 1000 <= Date.now()) return undefined;
+    // A revoked grant (logout, refresh-token reuse) ends its access tokens here as at userinfo.
+    if (typeof stored.grantId === 'string' && !(await deps.grantExists(stored.grantId))) return undefined;
+    const user = await deps.read.user(stored.accountId);
+    if (!user) return undefined;
+    const rows = await deps.read.membershipsOf(user.id);
+    return {
+      userId: user.id,
+      orgId: user.orgId,
+      tokenId: `oidc:${typeof stored.grantId === 'string' ? stored.grantId : 'token'}`,
+      memberships: rows.map((m) => ({ scopeType: m.scopeType, scopeId: m.scopeId, orgId: m.orgId, roles: m.roles })),
+    };
+  };
+}

@@ -1,0 +1,37 @@
+// Every read Keyhold offers, bound to the read model. The API calls these to
+// read; authorization is the same as the commands' (src/commands/access.ts).
+import type { Call } from '../commands/caller.js';
+import type { Clock } from '../commands/ports.js';
+import { getApp } from './apps.js';
+import { listApps, listOrganizations, listProjects, listUsers, type ListUsersInput, type SentPage } from './lists.js';
+import { getProject } from './projects.js';
+import { listPats } from './pats.js';
+import { listEvents, type ListEventsInput } from './events.js';
+import { getMyOrganization, getOrganization } from './orgs.js';
+import type { SentText } from '../domain/lists.js';
+import type { ReadModel } from './read-model.js';
+import { getUser, listU2fTokens, myUser } from './users.js';
+
+export type { AppView, OrgView, ProjectView, ReadModel, U2fView, UserView } from './read-model.js';
+export type { ListedU2f } from './users.js';
+
+export function createQueries(read: ReadModel, clock: Clock) {
+  return {
+    getProject: (call: Call, input: { projectId: string }) => getProject(read, call, input),
+    listProjects: (call: Call, input: { page?: SentPage; names: SentText[]; queryCount: number }) => listProjects(read, call, input),
+    getApp: (call: Call, input: { projectId: string; appId: string }) => getApp(read, call, input),
+    listApps: (call: Call, input: { projectId: string; page?: SentPage; names: SentText[]; queryCount: number }) => listApps(read, call, input),
+    listUsers: (call: Call, input: ListUsersInput) => listUsers(read, call, input),
+    getOrganization: (call: Call, input: { orgId: string }) => getOrganization(read, call, input),
+    getMyOrganization: (call: Call) => getMyOrganization(read, call),
+    listEvents: (call: Call, input: ListEventsInput) => listEvents(read, call, input),
+    listPats: (call: Call, input: { userId: string; page?: SentPage }) => listPats(read, call, input),
+    listOrganizations: (call: Call, input: { page?: SentPage; names: SentText[]; ids: string[]; queryCount: number }) =>
+      listOrganizations(read, call, input),
+    getUser: (call: Call, input: { userId: string }) => getUser(read, call, input),
+    listU2fTokens: (call: Call, input: { userId: string }) => listU2fTokens(read, call, { ...input, now: clock.now() }),
+    myUser: (call: Call) => myUser(read, call),
+  };
+}
+
+export type Queries = ReturnType<typeof createQueries>;

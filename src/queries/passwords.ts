@@ -1,0 +1,56 @@
+// The login's two reads (issue 17): which user a login name names, and whether
+// a password is that user's. Not caller-authorized queries: the OpenID
+// Provider's login calls them before anyone is authenticated. They never
+// return a hash, and they do not throttle (the login does, per account and IP).
+import { verifyPasswordHash } from '../domain/identity/passwords.js';
+import type { ReadModel, UserView } from './read-model.js';
+
+/** Longest login name looked up (a username is at most 200 characters; a longer one names nobody). */
+const MAX_LOGIN_NAME = 400;
+
+export type LoginUser =
+  | { found: 'one'; user: UserView }
+  /** Several users hold this username (rows that collided before usernames became unique across orgs): ask for the org scope. */
+  | { found: 'several' }
+  | { found: 'none' };
+
+/**
+ * The user a login name names: the username in any spelling with the same key
+ * (case, width, NFC). With `orgId` (the scope `urn:keyhold:iam:org:id:{orgId}`)
+ * only that org's user; without, the one user of the instance with it.
+ */
+export async function loginUser(read: Pick<ReadModel, 'usersByLoginName'>, loginName: string, orgId?: string): Promise<LoginUser> {
+  if (typeof loginName !== 'string' || loginName.trim() === '' || loginName.length > MAX_LOGIN_NAME) return { found: 'none' };
+  const rows = await read.usersByLoginName(loginName, orgId || undefined, 2);
+  if (rows.length === 0) return { found: 'none' };
+  if (rows.length > 1) return { found: 'several' };
+  return { found: 'one', user: rows[0]! };
+}
+
+/**
+ * `ok`: the password is the user's (`changeRequired`: send the user to the
+ * password change before going on). `wrong`: it is not, or there is no such
+ * user. `no password`: the user exists but has none set (machine users never
+ * have one). `locked`: the password is right but the user is locked or
+ * deactivated (LockUser, DeactivateUser) — told only after a right password,
+ * so a guesser learns nothing about the account's state.
+ *
+ * Every answer but a malformed input costs one argon2id verification, against
+ * a dummy hash when there is nothing to verify against, so the time taken does
+ * not tell whether the user exists or has a password.
+ */
+export type PasswordCheck = { result: 'ok'; changeRequired: boolean; orgId: string } | { result: 'wrong' } | { result: 'no password' } | { result: 'locked' };
+
+export async function verifyPassword(read: Pick<ReadModel, 'passwordOf'>, userId: string, password: string): Promise<PasswordCheck> {
+  if (typeof userId !== 'string' || userId.length === 0 || userId.length > 64) {
+    await verifyPasswordHash(null, password);
+    return { result: 'wrong' };
+  }
+  const facts = await read.passwordOf(userId);
+  const ok = await verifyPasswordHash(facts?.passwordHash, password);
+  if (!facts) return { result: 'wrong' };
+  if (!facts.passwordHash) return { result: 'no password' };
+  if (!ok) return { result: 'wrong' };
+  if (facts.state !== 'active') return { result: 'locked' };
+  return { result: 'ok', changeRequired: facts.changeRequired, orgId: facts.orgId };
+}

@@ -1,0 +1,148 @@
+// THE read side's port: every finder and lister the queries (and, through
+// Lookups, the commands) need. src/store implements it (store/read-model.ts);
+// whether a finder is plain SQL or drizzle, cached or not, is the store's
+// choice and nobody else's.
+import type { Lookups, U2fFacts } from '../commands/ports.js';
+import type { Membership } from '../domain/identity/permissions.js';
+import type { EventSearch, Listed, Page, TextFilter } from '../domain/lists.js';
+import type { StoredEvent } from '../domain/events/index.js';
+import type { OidcConfig } from '../domain/oidc/types.js';
+
+/** What every read-model row of an object carries (design §5 ObjectDetails). */
+export interface Versioned {
+  orgId: string;
+  sequence: number | bigint;
+  createdAt: Date;
+  changedAt: Date;
+}
+
+export interface ProjectView extends Versioned {
+  id: string;
+  name: string;
+  state: 'active';
+  /** Login checks (issue 17). */
+  projectRoleCheck: boolean;
+  hasProjectCheck: boolean;
+}
+
+/** A project role a user holds through a grant, with the granting org (the roles claim `{roleKey: {orgId: orgName}}`). */
+export interface GrantedRole {
+  roleKey: string;
+  orgId: string;
+  orgName: string;
+}
+
+export interface AppView extends Versioned {
+  id: string;
+  projectId: string;
+  name: string;
+  clientId: string | null;
+  clientSecretHash: string | null;
+  config: OidcConfig | null;
+  state: 'active' | 'inactive';
+}
+
+export interface UserView extends Versioned {
+  id: string;
+  kind: 'human' | 'machine';
+  username: string;
+  givenName: string | null;
+  familyName: string | null;
+  displayName: string | null;
+  email: string | null;
+  name: string | null;
+  description: string | null;
+  state: 'active' | 'inactive' | 'locked';
+}
+
+export interface U2fView extends U2fFacts {
+  name: string | null;
+  format: string | null;
+  aaguid: string | null;
+  transports: string[] | null;
+  createdAt: Date;
+}
+
+export interface OrgView extends Omit<Versioned, 'orgId'> {
+  id: string;
+  name: string;
+}
+
+/** ListUsers' search: what the caller may see, and the filters (all must match). */
+export interface UserSearch {
+  /** Orgs whose users the caller may read; undefined: every org. */
+  orgIds: readonly string[] | undefined;
+  /** Users the caller sees besides those orgs' (itself). */
+  userIds: readonly string[];
+  usernames: readonly TextFilter[];
+  displayNames: readonly TextFilter[];
+  emails: readonly TextFilter[];
+  kinds: readonly ('human' | 'machine')[];
+  states: readonly string[];
+  inOrgs: readonly string[];
+}
+
+export interface PatView {
+  id: string;
+  userId: string;
+  orgId: string;
+  /** null: does not expire. */
+  expiresAt: Date | null;
+}
+
+/** A user's password facts, for the login's check only (queries/passwords.ts); never in an API answer. */
+export interface PasswordFacts {
+  userId: string;
+  orgId: string;
+  kind: 'human' | 'machine';
+  /** argon2id PHC string; null: no password set. */
+  passwordHash: string | null;
+  changeRequired: boolean;
+  /** LockUser / DeactivateUser: only an active user logs in. */
+  state: 'active' | 'inactive' | 'locked';
+}
+
+/** A token as ListPersonalAccessTokens shows it: never the token or its hash. */
+export interface PatListed {
+  id: string;
+  userId: string;
+  orgId: string;
+  expiresAt: Date | null;
+  createdAt: Date;
+}
+
+export interface ReadModel extends Lookups {
+  project(projectId: string): Promise<ProjectView | undefined>;
+  /** The org's projects, oldest first. */
+  projectsOf(orgId: string): Promise<ProjectView[]>;
+  app(appId: string): Promise<AppView | undefined>;
+  /** The project's apps, oldest first. */
+  appsOf(projectId: string): Promise<AppView[]>;
+  appByClientId(clientId: string): Promise<AppView | undefined>;
+  user(userId: string): Promise<UserView | undefined>;
+  /** The users with this username (any spelling with the same key), in `orgId` only when given; at most `limit`, oldest first. */
+  usersByLoginName(username: string, orgId: string | undefined, limit: number): Promise<UserView[]>;
+  /** The user's password hash and flags (queries/passwords.ts only). */
+  passwordOf(userId: string): Promise<PasswordFacts | undefined>;
+  /** The user's security keys, pending and ready, oldest first. */
+  u2fTokensOf(userId: string): Promise<U2fView[]>;
+  /** The token with this hash and its user, in one round trip (authentication's hot path). */
+  patByHash(tokenHash: string): Promise<{ pat: PatView; user: UserView } | undefined>;
+  searchApps(projectId: string, names: readonly TextFilter[], page: Page): Promise<Listed<AppView>>;
+  /** `projectIds` undefined: every project of the org; else only those. */
+  searchProjects(orgId: string, projectIds: readonly string[] | undefined, names: readonly TextFilter[], page: Page): Promise<Listed<ProjectView>>;
+  searchUsers(search: UserSearch, page: Page): Promise<Listed<UserView>>;
+  /** `orgIds` undefined: every org. */
+  searchOrgs(orgIds: readonly string[] | undefined, names: readonly TextFilter[], ids: readonly string[], page: Page): Promise<Listed<OrgView>>;
+  patsOf(userId: string, page: Page): Promise<Listed<PatListed>>;
+  org(orgId: string): Promise<OrgView | undefined>;
+  /** The audit log: events matching the search, in position order from the cursor, at most `limit`. */
+  events(search: EventSearch): Promise<StoredEvent[]>;
+  /** True once an `instance.added` committed. */
+  isBootstrapped(): Promise<boolean>;
+  /** The instance's first org (bootstrap's), or undefined before bootstrap. */
+  defaultOrgId(): Promise<string | undefined>;
+  membershipsOf(userId: string): Promise<Membership[]>;
+  /** The project roles the user holds on the project through user grants, by role key. */
+  projectRolesOfUser(userId: string, projectId: string): Promise<GrantedRole[]>;
+}

@@ -1,0 +1,35 @@
+// GetUserByID, ListU2FTokens, GetMyUser.
+import { userForCaller } from '../commands/access.js';
+import type { Call } from '../commands/caller.js';
+import { invalidRequest, KeyholdError } from '../domain/errors/keyhold-error.js';
+import { requiredId } from '../domain/identity/text-rules.js';
+import { shownState } from '../domain/u2f/decider.js';
+import type { ReadModel, U2fView, UserView } from './read-model.js';
+
+export async function getUser(read: ReadModel, { caller }: Call, input: { userId: string }): Promise<UserView> {
+  const violations = requiredId('userId', input.userId);
+  if (violations.length) throw invalidRequest(violations);
+  await userForCaller(read, caller, input.userId, 'user.read');
+  const user = await read.user(input.userId);
+  if (!user) throw new KeyholdError('USER_NOT_FOUND', { userId: input.userId });
+  return user;
+}
+
+/** A security key as listed: a pending registration past its expiry shows as expired. */
+export type ListedU2f = U2fView & { shown: 'pending' | 'ready' | 'expired' };
+
+export async function listU2fTokens(read: ReadModel, { caller }: Call, input: { userId: string; now: number }): Promise<ListedU2f[]> {
+  const violations = requiredId('userId', input.userId);
+  if (violations.length) throw invalidRequest(violations);
+  const user = await userForCaller(read, caller, input.userId, 'user.read');
+  const rows = await read.u2fTokensOf(user.id);
+  return rows.map((t) => ({ ...t, shown: shownState(t.state, t.expiresAt, input.now) }));
+}
+
+/** The caller's own user and its roles ("ROLE" instance-wide, else "ROLE@<scope type>:<scope id>"). */
+export async function myUser(read: ReadModel, { caller }: Call): Promise<{ user: UserView; roles: string[] }> {
+  const user = await read.user(caller.userId);
+  if (!user) throw new KeyholdError('UNAUTHENTICATED');
+  const roles = caller.memberships.flatMap((m) => m.roles.map((r) => (m.scopeType === 'instance' ? r : `${r}@${m.scopeType}:${m.scopeId}`)));
+  return { user, roles };
+}

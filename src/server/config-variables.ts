@@ -1,0 +1,143 @@
+// Every environment variable Keyhold reads, documented once: `keyhold --help`
+// prints the one-line summaries, and the README's Configuration table is this
+// table rendered (test/server/config-variables.test.ts fails when the README,
+// this table or the variables config.ts really reads disagree).
+// Texts are Markdown: `code` in backticks (stripped for the terminal).
+
+export interface ConfigVariable {
+  /** One variable, or a pair documented together. */
+  names: readonly string[];
+  /** The default, as a user reads it ("—" for none). */
+  default: string;
+  /** One line: what it sets. */
+  summary: string;
+  /** More for the README (not in --help), appended as it is: starts with its own separator. */
+  more?: string;
+}
+
+export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
+  { names: ['KEYHOLD_PORT'], default: '`8080`', summary: 'the one port for every protocol (`0` picks a free one)' },
+  { names: ['KEYHOLD_HOST'], default: '`127.0.0.1`', summary: 'listen address' },
+  { names: ['KEYHOLD_DATA_DIR'], default: '`./.keyhold`', summary: 'PGlite data and lock file; one process per directory' },
+  {
+    names: ['DATABASE_URL'],
+    default: '—',
+    summary: '`postgres://…`: use PostgreSQL instead of PGlite (several Keyholds may share it)',
+    more: '. A Unix socket the libpq way: `postgres://user@/db?host=/var/run/postgresql` (cheaper than loopback TCP, see Performance)',
+  },
+  { names: ['KEYHOLD_ADMIN_PAT_FILE'], default: '`<dataDir>/admin.pat`', summary: "where bootstrap writes the admin's token" },
+  { names: ['KEYHOLD_WEBAUTHN_RP_IDS'], default: '`localhost`', summary: 'comma-separated relying party ids; the first is the default' },
+  { names: ['KEYHOLD_WEBAUTHN_RP_NAME'], default: '`Keyhold`', summary: 'relying party name shown by authenticators' },
+  { names: ['KEYHOLD_WEBAUTHN_ORIGINS'], default: '`http://localhost:<port>`', summary: 'comma-separated origins allowed in WebAuthn client data' },
+  { names: ['KEYHOLD_WEBAUTHN_ATTESTATION'], default: '`none`', summary: '`none` or `direct` attestation requested from authenticators' },
+  { names: ['KEYHOLD_WEBAUTHN_TIMEOUT_MS'], default: '`300000`', summary: 'how long a security-key registration may take (1000…600000)' },
+  {
+    names: ['KEYHOLD_WEBAUTHN_MAX_PENDING'],
+    default: '`5`',
+    summary: 'security-key registrations one user may have pending at once; one more ends the oldest',
+    more: ' (it then answers `U2F_REGISTRATION_REPLACED`)',
+  },
+  {
+    names: ['KEYHOLD_WEBAUTHN_EXPIRED_KEPT_MS'],
+    default: '`3600000`',
+    summary: 'how long an expired, never completed registration stays listed (`U2F_STATE_EXPIRED`)',
+    more: ' before a background sweep deletes its read-model row (its events stay)',
+  },
+  {
+    names: ['KEYHOLD_WEBAUTHN_VERIFY_THREADS'],
+    default: '`1`',
+    summary: 'worker threads that verify security-key registrations (`0`: on the event loop)',
+    more: '. They check signatures, CBOR and certificates beside the event loop; more than one helps only with more than two cores',
+  },
+  {
+    names: ['KEYHOLD_ISSUER'],
+    default: '`http://localhost:<port>`',
+    summary: 'the OpenID Provider\'s issuer URL (discovery at `<issuer>/.well-known/openid-configuration`)',
+    more: '; set it to the public URL when Keyhold is behind a proxy or on another host',
+  },
+  {
+    names: ['KEYHOLD_MASTERKEY'],
+    default: '`<dataDir>/masterkey`',
+    summary: 'at least 32 characters; encrypts the OpenID signing keys at rest',
+    more: '. Required with `DATABASE_URL` (every process on the database needs the same one); on the embedded default it is generated into the data directory (mode 0600)',
+  },
+  { names: ['KEYHOLD_ACCESS_TOKEN_LIFETIME_SECONDS'], default: '`43200`', summary: 'lifetime of OpenID access tokens (12 h, ZITADEL\'s default)' },
+  { names: ['KEYHOLD_ID_TOKEN_LIFETIME_SECONDS'], default: '`43200`', summary: 'lifetime of ID tokens (12 h; an app\'s `clockSkew` is added)' },
+  { names: ['KEYHOLD_REFRESH_TOKEN_IDLE_SECONDS'], default: '`2592000`', summary: 'a refresh token unused this long expires (30 days)' },
+  { names: ['KEYHOLD_REFRESH_TOKEN_ABSOLUTE_SECONDS'], default: '`7776000`', summary: 'a grant and all its refresh tokens end this long after the login (90 days)' },
+  { names: ['KEYHOLD_LOGIN_SESSION_SECONDS'], default: '`1209600`', summary: 'how long the login session lasts before the user signs in again (14 days)' },
+  {
+    names: ['KEYHOLD_SIGNING_KEY_ROTATION_SECONDS'],
+    default: '`21600`',
+    summary: 'how long an OpenID signing key signs before its successor takes over (6 h, ZITADEL\'s private-key lifetime)',
+    more: '; the predecessor stays published until the tokens it signed expired',
+  },
+  {
+    names: ['KEYHOLD_SIGNING_KEY_PUBLISH_AHEAD_SECONDS'],
+    default: '`3600`',
+    summary: 'how long before use a new signing key is published at `/oauth/v2/keys` (less than the rotation)',
+  },
+  { names: ['KEYHOLD_CORS_ORIGINS'], default: '—', summary: 'comma-separated browser origins allowed to call the API (`*` for any)' },
+  { names: ['KEYHOLD_TLS_CERT', 'KEYHOLD_TLS_KEY'], default: '—', summary: 'PEM files; with both set, the port speaks TLS (h2 and http/1.1 by ALPN)' },
+  {
+    names: ['KEYHOLD_LOG_LEVEL'],
+    default: '`info`',
+    summary: '`fatal`…`trace`, or `silent`',
+    more: '. At `info` one line per request (probes and scrapes at `debug`), see Operations',
+  },
+  {
+    names: ['KEYHOLD_METRICS'],
+    default: '`on`',
+    summary: '`off` stops serving Prometheus metrics at `GET /metrics` (unauthenticated on the port; see Operations)',
+  },
+  {
+    names: ['KEYHOLD_RATE_LIMIT_PER_SECOND', 'KEYHOLD_RATE_LIMIT_BURST'],
+    default: '`0` (off)',
+    summary: 'token bucket per client IP and per token on every RPC and protocol (burst `0` = the rate)',
+    more: '. The IP bucket counts before authentication; over it: 429 / `RESOURCE_EXHAUSTED` `RATE_LIMITED` with `retry-after` and `RetryInfo`. **Switch it on for any deployment reachable from the internet** (see below)',
+  },
+  {
+    names: ['KEYHOLD_HEADERS_TIMEOUT_MS'],
+    default: '`10000`',
+    summary: "deadline for a connection's request headers (slow-loris bound)",
+    more: ' on HTTP/1.1, and for the HTTP/2 preface and first HEADERS; at most `KEYHOLD_REQUEST_TIMEOUT_MS`',
+  },
+  {
+    names: ['KEYHOLD_REQUEST_TIMEOUT_MS'],
+    default: '`30000`',
+    summary: 'deadline for a whole request to arrive, body included',
+    more: ' (HTTP/1.1 and per HTTP/2 stream)',
+  },
+  {
+    names: ['KEYHOLD_KEEP_ALIVE_TIMEOUT_MS'],
+    default: '`65000`',
+    summary: 'idle HTTP/1.1 keep-alive and idle HTTP/2 session',
+    more: ' (Node adds 1 s to the first); an idle HTTP/2 session is closed gracefully, its open streams (a health Watch) go on',
+  },
+  {
+    names: ['KEYHOLD_MAX_HEADER_BYTES'],
+    default: '`16384`',
+    summary: 'request header size',
+    more: ', on every stream: 431 / `RESOURCE_EXHAUSTED` `HEADERS_TOO_LARGE` (HTTP/2 also advertises it as `SETTINGS_MAX_HEADER_LIST_SIZE`; once a client has acknowledged it, Node resets a larger stream with `ENHANCE_YOUR_CALM`)',
+  },
+  { names: ['KEYHOLD_MAX_CONCURRENT_STREAMS'], default: '`256`', summary: 'HTTP/2 `SETTINGS_MAX_CONCURRENT_STREAMS`' },
+];
+
+/** The README's Configuration table. */
+export function configTableMarkdown(): string {
+  const rows = CONFIG_VARIABLES.map((v) => {
+    return `| ${v.names.map((n) => `\`${n}\``).join(', ')} | ${v.default} | ${v.summary}${v.more ?? ''} |`;
+  });
+  return ['| variable | default | meaning |', '|---|---|---|', ...rows].join('\n');
+}
+
+/** The variables for a terminal: one line each, summaries aligned (a long pair of names gets a line of its own). */
+export function configVariablesText(): string {
+  const plain = (s: string) => s.replaceAll('`', '');
+  const width = Math.max(...CONFIG_VARIABLES.flatMap((v) => v.names.map((n) => n.length)));
+  return CONFIG_VARIABLES.map((v) => {
+    const names = v.names.join(', ');
+    const text = `${plain(v.summary)}${v.default === '—' ? '' : ` (default: ${plain(v.default)})`}`;
+    return names.length <= width ? `  ${names.padEnd(width)}  ${text}` : `  ${names}\n  ${' '.repeat(width)}  ${text}`;
+  }).join('\n');
+}

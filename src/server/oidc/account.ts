@@ -1,0 +1,62 @@
+// Accounts of the OpenID Provider: users of the read model, with the standard
+// claims (preferred_username, name, given_name, family_name, email,
+// email_verified, locale, updated_at) and the project roles claim.
+import type { ReadModel } from '../../queries/read-model.js';
+
+/** ZITADEL's roles scope and claim: `{roleKey: {orgId: orgName}}`. */
+export const ROLES_SCOPE = 'urn:keyhold:iam:org:project:roles';
+export const ROLES_CLAIM = 'urn:keyhold:iam:org:project:roles';
+
+export type ProjectRoles = Record<string, Record<string, string>>;
+/** The user's roles on a project, shaped as the claim (project grants, issue 17 part A). */
+export type RolesOf = (userId: string, projectId: string) => Promise<ProjectRoles>;
+
+/** Until project roles exist (issue 17 part A) nobody has any. */
+export const noRoles: RolesOf = async () => ({});
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Any = any;
+
+const PROFILE_CLAIMS = ['name', 'given_name', 'family_name', 'preferred_username', 'locale', 'updated_at', 'email', 'email_verified'];
+
+const extra = (client: Any, name: string): Any => client?.[name] ?? client?.[name.replace(/_([a-z])/g, (_m: string, c: string) => c.toUpperCase())];
+
+export async function accountClaims(ctx: Any, id: string, read: Pick<ReadModel, 'user'>, rolesOf: RolesOf) {
+  const user = await read.user(id);
+  // A deactivated or locked user is no account: no token, refresh or userinfo for it (LockUser, DeactivateUser).
+  if (!user || user.kind !== 'human' || user.state !== 'active') return undefined;
+  return {
+    accountId: user.id,
+    async claims(use: 'id_token' | 'userinfo', scope: string) {
+      const scopes = new Set(scope.split(' '));
+      const client = ctx?.oidc?.client;
+      const name = user.displayName || [user.givenName, user.familyName].filter(Boolean).join(' ') || undefined;
+      const claims: Record<string, unknown> = {
+        sub: user.id,
+        preferred_username: user.username,
+        name,
+        given_name: user.givenName ?? undefined,
+        family_name: user.familyName ?? undefined,
+        updated_at: Math.floor(user.changedAt.getTime() / 1000),
+        email: user.email ?? undefined,
+        // Keyhold does not verify email addresses yet.
+        email_verified: user.email ? false : undefined,
+      };
+      if (use === 'id_token') {
+        // idTokenUserinfoAssertion: when an access token is issued too, profile and email claims go into the ID token only if set.
+        const responseType: string = ctx?.oidc?.params?.response_type ?? '';
+        const accessTokenIssued = ctx?.oidc?.route === 'token' || responseType.split(' ').includes('token') || responseType.split(' ').includes('code');
+        if (accessTokenIssued && !extra(client, 'keyhold_id_token_userinfo_assertion')) {
+          for (const c of PROFILE_CLAIMS) delete claims[c];
+        }
+      }
+      const projectId = extra(client, 'keyhold_project_id');
+      const roleAsserted = use === 'userinfo' ? scopes.has(ROLES_SCOPE) : scopes.has(ROLES_SCOPE) || extra(client, 'keyhold_id_token_role_assertion');
+      if (projectId && roleAsserted) {
+        const roles = await rolesOf(user.id, projectId);
+        if (Object.keys(roles).length > 0) claims[ROLES_CLAIM] = roles;
+      }
+      return claims;
+    },
+  };
+}

@@ -1,0 +1,212 @@
+// oidc-provider's configuration for Keyhold: ZITADEL's endpoint paths, the
+// adapter on the database, clients from the apps, keys from the key ring,
+// accounts from the users' read model, Keyhold's login UI for interactions.
+// Library behaviour changed beyond configuration lives in extensions.ts only.
+import Provider, { errors } from 'oidc-provider';
+import { API_AUDIENCE_SCOPE } from '../../queries/callers.js';
+import type { ReadModel } from '../../queries/read-model.js';
+import type { OidcStateStore } from '../../store/oidc-store.js';
+import { adapterClass } from './adapter.js';
+import { KEYHOLD_CLIENT_PROPERTIES, RESPONSE_TYPES } from './clients.js';
+import { applyExtensions, clockSkewOf } from './extensions.js';
+import type { KeySet } from './keys.js';
+import { renderErrorPage, renderLogoutPage, renderLoggedOutPage } from './pages.js';
+import { accountClaims, ROLES_CLAIM, ROLES_SCOPE, type RolesOf } from './account.js';
+
+/** ZITADEL's endpoint paths (issue 17), so its users feel at home. */
+export const OIDC_ROUTES = {
+  authorization: '/oauth/v2/authorize',
+  token: '/oauth/v2/token',
+  introspection: '/oauth/v2/introspect',
+  revocation: '/oauth/v2/revoke',
+  jwks: '/oauth/v2/keys',
+  userinfo: '/oidc/v1/userinfo',
+  end_session: '/oidc/v1/end_session',
+} as const;
+
+/** The scope that asks for an access token for Keyhold's own API (issue 17; the token resolution in queries/callers.ts). */
+export { API_AUDIENCE_SCOPE };
+
+/** Token and session lifetimes in seconds (config KEYHOLD_*_SECONDS, defaults LIFETIMES). */
+export interface Lifetimes {
+  accessToken: number;
+  idToken: number;
+  refreshIdle: number;
+  refreshAbsolute: number;
+  session: number;
+  interaction: number;
+  authorizationCode: number;
+}
+
+/** ZITADEL's default lifetimes (seconds). */
+export const LIFETIMES: Lifetimes = {
+  accessToken: 12 * 3600,
+  idToken: 12 * 3600,
+  refreshIdle: 30 * 86_400,
+  refreshAbsolute: 90 * 86_400,
+  session: 14 * 86_400,
+  interaction: 3600,
+  authorizationCode: 60,
+};
+
+export interface ProviderDeps {
+  issuer: string;
+  keys: KeySet;
+  store: OidcStateStore;
+  read: Pick<ReadModel, 'appByClientId' | 'user'>;
+  rolesOf: RolesOf;
+  mayLogIn: (userId: string, projectId: string) => Promise<boolean>;
+  /** This instance's lifetimes; ZITADEL's defaults when not given. */
+  lifetimes?: Lifetimes;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Any = any;
+
+const extra = (client: Any, name: string): Any => client?.[name] ?? client?.[name.replace(/_([a-z])/g, (_m: string, c: string) => c.toUpperCase())];
+
+/** The resource a JWT-access-token app's tokens are for: its project. */
+const projectResource = (projectId: string) => `urn:keyhold:project:${projectId}`;
+
+export function createProvider(deps: ProviderDeps): Any {
+  const { issuer, keys, store, read, rolesOf, mayLogIn } = deps;
+  const lifetimes = deps.lifetimes ?? LIFETIMES;
+  const provider = new Provider(issuer, {
+    adapter: adapterClass(store, read),
+    clients: [],
+    jwks: { keys: keys.signing },
+    cookies: {
+      keys: keys.cookieKeys,
+      names: { session: 'keyhold_session', interaction: 'keyhold_interaction', resume: 'keyhold_resume' },
+      long: { signed: true, httpOnly: true, sameSite: 'lax' },
+      short: { signed: true, httpOnly: true, sameSite: 'lax' },
+    },
+    routes: OIDC_ROUTES,
+    responseTypes: RESPONSE_TYPES,
+    scopes: ['openid', 'offline_access', 'profile', 'email', ROLES_SCOPE, API_AUDIENCE_SCOPE],
+    claims: {
+      // amr (how the user authenticated: pwd) with openid, so every ID token carries it.
+      // The roles claim passes with openid too: account.ts adds it only where it belongs (idTokenRoleAssertion, or the roles scope).
+      openid: ['sub', 'amr', ROLES_CLAIM],
+      profile: ['name', 'given_name', 'family_name', 'preferred_username', 'locale', 'updated_at'],
+      email: ['email', 'email_verified'],
+      [ROLES_SCOPE]: [ROLES_CLAIM],
+    },
+    // The ID token carries scope claims by the app's idTokenUserinfoAssertion (account.ts), not by the library's rule.
+    conformIdTokenClaims: false,
+    clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
+    // The library holds the secret's hash, not the secret: nothing may be keyed by it.
+    enabledJWA: {
+      idTokenSigningAlgValues: ['RS256', 'ES256'],
+      userinfoSigningAlgValues: ['RS256', 'ES256'],
+      introspectionSigningAlgValues: ['RS256', 'ES256'],
+      authorizationSigningAlgValues: ['RS256', 'ES256'],
+      requestObjectSigningAlgValues: ['RS256', 'ES256'],
+      clientAuthSigningAlgValues: ['RS256', 'ES256'],
+    },
+    extraClientMetadata: {
+      properties: [...KEYHOLD_CLIENT_PROPERTIES],
+      validator: () => undefined,
+    },
+    pkce: { required: (_ctx: Any, client: Any) => client.clientAuthMethod === 'none' },
+    features: {
+      devInteractions: { enabled: false },
+      pushedAuthorizationRequests: { enabled: false },
+      introspection: {
+        enabled: true,
+        // The library's rule (a public client introspects only its own tokens), and — as this hook sees
+        // the token before the answer is built from it — the user's current project roles added to the
+        // answer when the roles scope was granted (ZITADEL: at introspection always with that scope).
+        async allowedPolicy(ctx: Any, client: Any, token: Any): Promise<boolean> {
+          if (client.clientAuthMethod === 'none' && token.clientId !== client.clientId) return false;
+          const scopes = new Set(String(token.scope ?? '').split(' '));
+          if (token.accountId && scopes.has(ROLES_SCOPE)) {
+            const owner = token.clientId === client.clientId ? client : await ctx.oidc.provider.Client.find(token.clientId);
+            const projectId = extra(owner, 'keyhold_project_id');
+            const roles = projectId ? await rolesOf(token.accountId, projectId) : {};
+            if (Object.keys(roles).length > 0) token.extra = { ...token.extra, [ROLES_CLAIM]: roles };
+          }
+          return true;
+        },
+      },
+      revocation: { enabled: true },
+      userinfo: { enabled: true },
+      rpInitiatedLogout: {
+        enabled: true,
+        logoutSource: renderLogoutPage,
+        postLogoutSuccessSource: renderLoggedOutPage,
+      },
+      resourceIndicators: {
+        enabled: true,
+        // JWT-access-token apps get tokens for their project (RFC 9068 needs an `aud`); the others opaque ones.
+        defaultResource: (_ctx: Any, client: Any) => (extra(client, 'keyhold_access_token_type') === 'jwt' ? projectResource(extra(client, 'keyhold_project_id')) : undefined),
+        useGrantedResource: () => true,
+        getResourceServerInfo: (_ctx: Any, resource: string, client: Any) => {
+          if (extra(client, 'keyhold_access_token_type') !== 'jwt' || resource !== projectResource(extra(client, 'keyhold_project_id'))) {
+            throw new errors.InvalidTarget('this app may only ask for tokens for its own project');
+          }
+          return {
+            scope: 'openid profile email offline_access ' + ROLES_SCOPE,
+            audience: client.clientId,
+            accessTokenFormat: 'jwt',
+            accessTokenTTL: lifetimes.accessToken,
+            jwt: { sign: { alg: 'RS256' } },
+          };
+        },
+      },
+    },
+    formats: {
+      customizers: {
+        // RFC 9068 access tokens: audience the client and the project; the app's clock skew; roles when asserted.
+        async jwt(_ctx: Any, token: Any, jwt: Any) {
+          const client = token.client;
+          const projectId = extra(client, 'keyhold_project_id');
+          jwt.payload.aud = [client.clientId, projectId];
+          const skew = Number(extra(client, 'keyhold_clock_skew_seconds') ?? 0);
+          if (skew > 0) {
+            jwt.payload.iat -= skew;
+            jwt.payload.exp += skew;
+          }
+          if (extra(client, 'keyhold_access_token_role_assertion') && token.accountId) {
+            const roles = await rolesOf(token.accountId, projectId);
+            if (Object.keys(roles).length > 0) jwt.payload[ROLES_CLAIM] = roles;
+          }
+        },
+      },
+    },
+    findAccount: (ctx: Any, id: string) => accountClaims(ctx, id, read, rolesOf),
+    interactions: { url: (_ctx: Any, interaction: Any) => `/ui/login/${interaction.uid}` },
+    clientBasedCORS(_ctx: Any, origin: string, client: Any): boolean {
+      const origins = new Set<string>(extra(client, 'keyhold_additional_origins') ?? []);
+      for (const uri of client.redirectUris ?? []) {
+        const parsed = URL.parse(uri);
+        if (parsed && (parsed.protocol === 'https:' || parsed.protocol === 'http:')) origins.add(parsed.origin);
+      }
+      return origins.has(origin);
+    },
+    renderError: renderErrorPage,
+    // An existing grant is reused only while the user may still log in to the app's project
+    // (projectRoleCheck / hasProjectCheck); otherwise the login UI runs and says why not.
+    async loadExistingGrant(ctx: Any) {
+      const grantId = ctx.oidc.result?.consent?.grantId || ctx.oidc.session.grantIdFor(ctx.oidc.client.clientId);
+      if (!grantId) return undefined;
+      const projectId = extra(ctx.oidc.client, 'keyhold_project_id');
+      if (projectId && ctx.oidc.session.accountId && !(await mayLogIn(ctx.oidc.session.accountId, projectId))) return undefined;
+      return ctx.oidc.provider.Grant.find(grantId);
+    },
+    rotateRefreshToken: true,
+    ttl: {
+      AccessToken: lifetimes.accessToken,
+      AuthorizationCode: lifetimes.authorizationCode,
+      // The app's clock skew widens its ID tokens' exp (extensions.ts 4. moves iat, nbf, auth_time back).
+      IdToken: (_ctx: Any, _token: Any, client: Any) => lifetimes.idToken + clockSkewOf(client),
+      Interaction: lifetimes.interaction,
+      Session: lifetimes.session,
+      Grant: lifetimes.refreshAbsolute,
+      // Idle lifetime of each refresh token; the grant's lifetime bounds them all (absolute).
+      RefreshToken: lifetimes.refreshIdle,
+    },
+  });
+  applyExtensions(provider);
+  return provider;
+}

@@ -1,0 +1,279 @@
+// Keyhold's login UI at /ui/login/<interaction uid>: username → password
+// (→ new password when changeRequired) → consent only where OIDC requires it
+// (prompt=consent, which offline_access needs) → back to the app through
+// oidc-provider. Server-rendered (pages.ts), works without JavaScript.
+//
+// CSRF: every step needs the interaction cookie oidc-provider set (SameSite=Lax,
+// so not sent on a cross-site POST; interactionDetails refuses without it) and
+// a form token bound to the interaction (HMAC under the cookie key).
+// An unknown username is not revealed: the password step follows anyway and
+// fails as a wrong password would.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { negotiateLanguage, type Language } from '../../domain/i18n/language.js';
+import { LOGIN_HEADERS, escapeHtml, page, t } from './pages.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Any = any;
+
+export type PasswordVerdict =
+  | { ok: true; changeRequired: boolean }
+  | { ok: false; reason: 'wrong' | 'locked' | 'no-password'; retryAfterSeconds?: number };
+
+/** What the login needs from the rest of Keyhold (wired in start.ts). */
+export interface LoginPorts {
+  /** The user a login name names (the username; `orgId` from the org scope when names collide across orgs). */
+  findLoginUser(loginName: string, orgId?: string): Promise<{ id: string; username: string } | undefined>;
+  /** THE password check (issue 17 part A); also records failures and throttles. */
+  verifyPassword(userId: string, password: string, clientIp: string, clientId: string): Promise<PasswordVerdict>;
+  /** Sets a new password after a changeRequired login; a refusal's text in `lang`. */
+  changePassword(userId: string, newPassword: string, lang: Language): Promise<{ ok: true } | { ok: false; problem: string }>;
+  /** Whether the user may log in to the app's project (projectRoleCheck / hasProjectCheck). */
+  mayLogIn(userId: string, projectId: string): Promise<boolean>;
+  /** Records a successful login (an event). */
+  loggedIn(userId: string, clientId: string, clientIp: string): Promise<void>;
+}
+
+/** The org scope that picks among users of one name in several orgs (ZITADEL's). */
+export const ORG_SCOPE_PREFIX = 'urn:keyhold:iam:org:id:';
+
+interface PendingLogin {
+  /** The name typed; the user id when it named one. */
+  loginName: string;
+  userId?: string;
+  /** Set once the password was right and must be changed before going on. */
+  mustChange?: boolean;
+}
+
+const BASE = '/ui/login';
+
+/** The page's language: the app's `ui_locales` when Keyhold speaks one of them, else Accept-Language. */
+function languageOf(req: FastifyRequest, interaction: Any): Language {
+  const uiLocales = typeof interaction?.params?.ui_locales === 'string' ? interaction.params.ui_locales : '';
+  if (uiLocales) {
+    const picked = negotiateLanguage(uiLocales.split(' ').filter(Boolean).join(','));
+    if (uiLocales.split(' ').some((l: string) => l.toLowerCase().split('-')[0] === picked)) return picked;
+  }
+  return negotiateLanguage(req.headers['accept-language']);
+}
+const MAX_FIELD = 1024;
+
+export function registerLogin(fastify: FastifyInstance, deps: { provider: () => Any; ports: LoginPorts; cookieKey: () => string }): void {
+  const { ports } = deps;
+  const formToken = (uid: string) => createHmac('sha256', deps.cookieKey()).update(`keyhold login form ${uid}`).digest('base64url');
+  const tokenOk = (uid: string, sent: unknown) => {
+    if (typeof sent !== 'string') return false;
+    const a = Buffer.from(formToken(uid));
+    const b = Buffer.from(sent);
+    return a.length === b.length && timingSafeEqual(a, b);
+  };
+
+  const html = (reply: FastifyReply, body: string, status = 200) => reply.code(status).headers(LOGIN_HEADERS).type('text/html; charset=utf-8').send(body);
+  const expired = (reply: FastifyReply, lang: Language) =>
+    html(reply, page(lang, t(lang, 'errorTitle'), `<h1>${t(lang, 'errorTitle')}</h1><p class="error">${t(lang, 'formExpired')}</p>`), 400);
+
+  async function details(req: FastifyRequest, reply: FastifyReply, uid: string): Promise<Any | undefined> {
+    try {
+      const interaction = await deps.provider().interactionDetails(req.raw, reply.raw);
+      return interaction.uid === uid ? interaction : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  const hidden = (uid: string) => `<input type="hidden" name="form_token" value="${escapeHtml(formToken(uid))}">`;
+  const appName = (client: Any) => client?.clientName ?? client?.client_name ?? client?.clientId ?? '';
+
+  function usernameForm(lang: Language, uid: string, app: string, value: string, error?: string): string {
+    return (
+      `<h1>${t(lang, 'signInTo', { app })}</h1>${error ? `<p class="error" role="alert">${error}</p>` : ''}` +
+      `<form method="post" action="${BASE}/${escapeHtml(uid)}/username">${hidden(uid)}` +
+      `<label for="username">${t(lang, 'username')}</label>` +
+      `<input id="username" name="username" autocomplete="username" autocapitalize="none" spellcheck="false" required autofocus value="${escapeHtml(value)}">` +
+      `<button type="submit">${t(lang, 'next')}</button></form>`
+    );
+  }
+
+  function passwordForm(lang: Language, uid: string, app: string, loginName: string, error?: string): string {
+    return (
+      `<h1>${t(lang, 'signInTo', { app })}</h1>${error ? `<p class="error" role="alert">${error}</p>` : ''}` +
+      `<form method="post" action="${BASE}/${escapeHtml(uid)}/password">${hidden(uid)}` +
+      // The username again, hidden from view, so password managers save the pair.
+      `<input type="text" name="username" autocomplete="username" value="${escapeHtml(loginName)}" hidden readonly>` +
+      `<p><strong>${escapeHtml(loginName)}</strong></p>` +
+      `<label for="password">${t(lang, 'password')}</label>` +
+      `<input id="password" name="password" type="password" autocomplete="current-password" required autofocus>` +
+      `<button type="submit">${t(lang, 'signIn')}</button></form>` +
+      `<form method="post" action="${BASE}/${escapeHtml(uid)}/restart">${hidden(uid)}<button type="submit" class="secondary">${t(lang, 'notYou', { username: loginName })}</button></form>`
+    );
+  }
+
+  function changeForm(lang: Language, uid: string, loginName: string, error?: string): string {
+    return (
+      `<h1>${t(lang, 'changePassword')}</h1><p>${t(lang, 'changeRequired')}</p>${error ? `<p class="error" role="alert">${error}</p>` : ''}` +
+      `<form method="post" action="${BASE}/${escapeHtml(uid)}/change">${hidden(uid)}` +
+      `<input type="text" name="username" autocomplete="username" value="${escapeHtml(loginName)}" hidden readonly>` +
+      `<label for="new_password">${t(lang, 'newPassword')}</label>` +
+      `<input id="new_password" name="new_password" type="password" autocomplete="new-password" required autofocus>` +
+      `<label for="confirm_password">${t(lang, 'confirmPassword')}</label>` +
+      `<input id="confirm_password" name="confirm_password" type="password" autocomplete="new-password" required>` +
+      `<button type="submit">${t(lang, 'save')}</button></form>`
+    );
+  }
+
+  function consentForm(lang: Language, uid: string, app: string, scopes: string[]): string {
+    const items = scopes.filter((s) => s !== 'openid').map((s) => `<li>${s === 'offline_access' ? t(lang, 'offlineAccess') : `<code>${escapeHtml(s)}</code>`}</li>`);
+    return (
+      `<h1>${t(lang, 'consentTitle', { app })}</h1>` +
+      (items.length ? `<p>${t(lang, 'consentScopes')}</p><ul>${items.join('')}</ul>` : '') +
+      `<form method="post" action="${BASE}/${escapeHtml(uid)}/consent">${hidden(uid)}` +
+      `<button type="submit" name="decision" value="allow">${t(lang, 'allow')}</button> ` +
+      `<button type="submit" name="decision" value="deny" class="secondary">${t(lang, 'deny')}</button></form>`
+    );
+  }
+
+  const pendingOf = (interaction: Any): PendingLogin | undefined => interaction.result?.keyhold;
+  const setPending = async (interaction: Any, pending: PendingLogin | undefined) => {
+    interaction.result = pending ? { keyhold: pending } : undefined;
+    await interaction.persist();
+  };
+  const orgScope = (interaction: Any): string | undefined =>
+    String(interaction.params?.scope ?? '')
+      .split(' ')
+      .find((s) => s.startsWith(ORG_SCOPE_PREFIX))
+      ?.slice(ORG_SCOPE_PREFIX.length);
+
+  /** Grants what was asked (the consent OIDC needs is given, or none was needed) and finishes the interaction. */
+  async function grantAndFinish(req: FastifyRequest, reply: FastifyReply, interaction: Any): Promise<void> {
+    const provider = deps.provider();
+    const { prompt, params, session, grantId } = interaction;
+    const grant = grantId ? await provider.Grant.find(grantId) : new provider.Grant({ accountId: session.accountId, clientId: params.client_id });
+    const details = prompt.details ?? {};
+    if (details.missingOIDCScope) grant.addOIDCScope(details.missingOIDCScope.join(' '));
+    if (details.missingOIDCClaims) grant.addOIDCClaims(details.missingOIDCClaims);
+    if (details.missingResourceScopes) {
+      for (const [indicator, scopes] of Object.entries(details.missingResourceScopes as Record<string, string[]>)) grant.addResourceScope(indicator, scopes.join(' '));
+    }
+    const saved = await grant.save();
+    await finish(req, reply, interaction, { consent: { grantId: saved } });
+  }
+
+  /** Ends the interaction; a NATIVE app without skipNativeAppSuccessPage gets the "you may close this window" page first. */
+  async function finish(req: FastifyRequest, reply: FastifyReply, interaction: Any, result: Any): Promise<void> {
+    const provider = deps.provider();
+    const lang = negotiateLanguage(req.headers['accept-language']);
+    const client = await provider.Client.find(interaction.params.client_id);
+    const returnTo: string = await provider.interactionResult(req.raw, reply.raw, result, { mergeWithLastSubmission: true });
+    const native = client?.applicationType === 'native' && !(client.keyholdSkipNativeSuccessPage ?? client.keyhold_skip_native_success_page);
+    if (native && result.consent) {
+      const body = `<h1>${t(lang, 'title')}</h1><p>${t(lang, 'nativeDone')}</p><p><a href="${escapeHtml(returnTo)}">${t(lang, 'nativeContinue')}</a></p>`;
+      await html(reply, page(lang, t(lang, 'title'), body));
+      return;
+    }
+    await reply.code(303).header('location', returnTo).headers(LOGIN_HEADERS).send();
+  }
+
+  async function show(req: FastifyRequest, reply: FastifyReply, uid: string, interaction: Any, error?: string): Promise<void> {
+    const lang = languageOf(req, interaction);
+    const provider = deps.provider();
+    const client = await provider.Client.find(interaction.params.client_id).catch(() => undefined);
+    const app = appName(client);
+    if (interaction.prompt.name === 'login') {
+      const pending = pendingOf(interaction);
+      if (pending?.mustChange) return void (await html(reply, page(lang, t(lang, 'changePassword'), changeForm(lang, uid, pending.loginName, error))));
+      if (pending) return void (await html(reply, page(lang, t(lang, 'title'), passwordForm(lang, uid, app, pending.loginName, error))));
+      const hint = typeof interaction.params.login_hint === 'string' ? interaction.params.login_hint : '';
+      return void (await html(reply, page(lang, t(lang, 'title'), usernameForm(lang, uid, app, hint, error))));
+    }
+    if (interaction.prompt.name === 'consent') {
+      const projectId = client?.keyholdProjectId ?? client?.keyhold_project_id;
+      if (projectId && interaction.session?.accountId && !(await ports.mayLogIn(interaction.session.accountId, projectId))) {
+        return void (await html(reply, page(lang, t(lang, 'errorTitle'), `<h1>${t(lang, 'errorTitle')}</h1><p class="error">${t(lang, 'notAllowed')}</p>`), 403));
+      }
+      const asked = String(interaction.params.prompt ?? '').split(' ').includes('consent');
+      if (!asked) return grantAndFinish(req, reply, interaction);
+      const scopes = String(interaction.params.scope ?? '').split(' ').filter(Boolean);
+      return void (await html(reply, page(lang, t(lang, 'consentTitle', { app }), consentForm(lang, uid, app, scopes))));
+    }
+    return expired(reply, lang);
+  }
+
+  const clientIp = (req: FastifyRequest) => req.socket?.remoteAddress ?? '';
+  const field = (body: unknown, name: string): string => {
+    const v = (body as Record<string, unknown> | undefined)?.[name];
+    return typeof v === 'string' ? v.slice(0, MAX_FIELD) : '';
+  };
+
+  void fastify.register(async (app) => {
+    app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 16 * 1024 }, (_req, body, done) => {
+      done(null, Object.fromEntries(new URLSearchParams(body as string)));
+    });
+
+    app.get<{ Params: { uid: string } }>(`${BASE}/:uid`, async (req, reply) => {
+      const interaction = await details(req, reply, req.params.uid);
+      if (!interaction) return expired(reply, negotiateLanguage(req.headers['accept-language']));
+      return show(req, reply, req.params.uid, interaction);
+    });
+
+    app.post<{ Params: { uid: string; step: string } }>(`${BASE}/:uid/:step`, async (req, reply) => {
+      const { uid, step } = req.params;
+      const interaction = await details(req, reply, uid);
+      const lang = languageOf(req, interaction);
+      if (!interaction || !tokenOk(uid, field(req.body, 'form_token'))) return expired(reply, lang);
+      const pending = pendingOf(interaction);
+      const again = () => reply.code(303).header('location', `${BASE}/${encodeURIComponent(uid)}`).send();
+
+      if (step === 'restart') {
+        await setPending(interaction, undefined);
+        return again();
+      }
+      if (step === 'username' && interaction.prompt.name === 'login') {
+        const loginName = field(req.body, 'username').trim();
+        if (!loginName) return show(req, reply, uid, interaction, t(lang, 'unknownOrWrong'));
+        const user = await ports.findLoginUser(loginName, orgScope(interaction));
+        await setPending(interaction, { loginName, userId: user?.id });
+        return again();
+      }
+      if (step === 'password' && interaction.prompt.name === 'login' && pending) {
+        const password = field(req.body, 'password');
+        // An unknown name is checked too (against a dummy hash, and counted per IP): same time, same answer.
+        const verdict = await ports.verifyPassword(pending.userId ?? '', password, clientIp(req), interaction.params.client_id);
+        if (!verdict.ok) {
+          const text =
+            verdict.retryAfterSeconds !== undefined
+              ? t(lang, 'slowDown', { seconds: verdict.retryAfterSeconds })
+              : verdict.reason === 'locked'
+                ? t(lang, 'locked')
+                : t(lang, 'unknownOrWrong');
+          return show(req, reply, uid, interaction, text);
+        }
+        if (verdict.changeRequired) {
+          await setPending(interaction, { ...pending, mustChange: true });
+          return again();
+        }
+        return logIn(req, reply, interaction, pending.userId!);
+      }
+      if (step === 'change' && interaction.prompt.name === 'login' && pending?.mustChange && pending.userId) {
+        const next = field(req.body, 'new_password');
+        if (next !== field(req.body, 'confirm_password')) return show(req, reply, uid, interaction, t(lang, 'passwordsDiffer'));
+        const changed = await ports.changePassword(pending.userId, next, lang);
+        if (!changed.ok) return show(req, reply, uid, interaction, escapeHtml(changed.problem));
+        return logIn(req, reply, interaction, pending.userId);
+      }
+      if (step === 'consent' && interaction.prompt.name === 'consent') {
+        if (field(req.body, 'decision') !== 'allow') {
+          return finish(req, reply, interaction, { error: 'access_denied', error_description: 'the user denied the request' });
+        }
+        return grantAndFinish(req, reply, interaction);
+      }
+      return again();
+    });
+  });
+
+  async function logIn(req: FastifyRequest, reply: FastifyReply, interaction: Any, userId: string): Promise<void> {
+    await ports.loggedIn(userId, interaction.params.client_id, clientIp(req));
+    const login = { accountId: userId, amr: ['pwd'], remember: true, ts: Math.floor(Date.now() / 1000) };
+    return finish(req, reply, interaction, { login });
+  }
+}
+

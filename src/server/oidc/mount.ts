@@ -1,0 +1,161 @@
+// Mounts oidc-provider inside Keyhold's one fastify listener: requests to its
+// paths (discovery, /oauth/v2/…, /oidc/v1/…) are hijacked before fastify
+// parses a body and handed to the provider's Node handler, with `originalUrl`
+// set so discovery advertises the paths as the client sees them. The login UI
+// (login.ts) is plain fastify routes under /ui/login/.
+//
+// The provider is made once the port is known (its default issuer names it)
+// and made again when the key set in the database changes (keys.ts; checked
+// every KEY_RELOAD_MS): its state is all in the database, so a new instance
+// serves the logins the old one started.
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { ReadModel } from '../../queries/read-model.js';
+import type { OidcKeyStore, OidcStateStore } from '../../store/oidc-store.js';
+import { generateClientSecret, hashClientSecret } from '../../domain/oidc/index.js';
+import type { RepeatedErrorLog } from '../repeated-errors.js';
+import { createProvider, LIFETIMES, OIDC_ROUTES, type Lifetimes } from './configuration.js';
+import { isOidcPath } from './paths.js';
+import { checkExtensions, secretTransport } from './extensions.js';
+import { loadKeySet, rotateKeys, type KeySet, type RotationPolicy } from './keys.js';
+import { clientSecretThrottle } from './throttle.js';
+import { registerLogin, type LoginPorts } from './login.js';
+import { jwtBearer, jwtUserinfo } from './jwt-userinfo.js';
+import type { RolesOf } from './account.js';
+
+/** How often each process looks for a changed key set. */
+export const KEY_RELOAD_MS = 60_000;
+/** How often expired provider state is deleted. */
+const CLEANUP_MS = 10 * 60_000;
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Any = any;
+
+export interface OidcDeps {
+  store: OidcStateStore;
+  keyStore: OidcKeyStore;
+  read: Pick<ReadModel, 'appByClientId' | 'user'>;
+  rolesOf: RolesOf;
+  /** Whether the user may log in to the project's apps (projectRoleCheck / hasProjectCheck). */
+  mayLogIn: (userId: string, projectId: string) => Promise<boolean>;
+  login: LoginPorts;
+  log: Logger;
+  errors: RepeatedErrorLog;
+  /** Signing-key rotation (config KEYHOLD_SIGNING_KEY_*); none: keys are never rotated. */
+  keyRotation?: { rotationSeconds: number; aheadSeconds: number };
+  /** Token and session lifetimes (config KEYHOLD_*_LIFETIME_SECONDS…); ZITADEL's defaults when not given. */
+  lifetimes?: Partial<Lifetimes>;
+}
+
+/** A predecessor key stays published this long after its successor took over: the longest token it signed, and a margin. */
+export const keepSeconds = (lifetimes: Lifetimes) => Math.max(lifetimes.accessToken, lifetimes.idToken) + 300;
+
+export interface OidcMount {
+  /** Starts serving with this issuer and master key (after the port is known). */
+  start(issuer: string, masterKey: Buffer): Promise<void>;
+  /** Re-reads the key set now; rebuilds the provider when it changed. */
+  reloadKeys(): Promise<boolean>;
+  /** The current provider (tests). */
+  provider(): Any;
+  stop(): Promise<void>;
+}
+
+
+export function mountOidc(fastify: FastifyInstance, deps: OidcDeps): OidcMount {
+  let current: { provider: Any; handler: (req: Any, res: Any) => void; keys: KeySet } | undefined;
+  let issuer = '';
+  let master: Buffer | undefined;
+  const timers: NodeJS.Timeout[] = [];
+  // Wrong client secrets, per client id and IP, for every provider this process builds.
+  const secretThrottle = clientSecretThrottle();
+  const lifetimes: Lifetimes = { ...LIFETIMES, ...deps.lifetimes };
+
+  // First of the hooks: before CORS and the API headers, and before any body is read.
+  fastify.addHook('onRequest', (req, reply, done) => {
+    const path = req.url.split('?')[0] ?? '';
+    if (!isOidcPath(path)) return done();
+    if (!current) {
+      reply.code(503).header('retry-after', '1').send({ error: 'temporarily_unavailable', error_description: 'the OpenID Provider is starting' });
+      return;
+    }
+    const jwt = path === OIDC_ROUTES.userinfo ? jwtBearer(req.headers.authorization) : undefined;
+    if (jwt) {
+      // JWT access tokens at userinfo (jwt-userinfo.ts): the library refuses them.
+      const keys = current.keys;
+      jwtUserinfo(jwt, { issuer: () => issuer, signingKeys: () => keys.signing, read: deps.read, rolesOf: deps.rolesOf }).then(
+        (answer) => {
+          if (answer.wwwAuthenticate) reply.header('www-authenticate', answer.wwwAuthenticate);
+          const origin = req.headers.origin;
+          if (origin) reply.header('vary', 'origin');
+          reply.code(answer.status).header('cache-control', 'no-store').send(answer.body);
+        },
+        (err: unknown) => {
+          deps.errors.error(err, { component: 'oidc' }, 'userinfo for a JWT access token failed');
+          reply.code(500).send({ error: 'server_error' });
+        },
+      );
+      return;
+    }
+    reply.hijack();
+    (req.raw as Any).originalUrl = req.raw.url;
+    const basic = /^basic\s/i.test(req.headers.authorization ?? '');
+    const handler = current.handler;
+    const raw = reply.raw;
+    secretTransport.run({ basic, ip: req.socket?.remoteAddress ?? '', throttle: secretThrottle, setHeader: (n, v) => raw.setHeader(n, v) }, () => handler(req.raw, raw));
+  });
+
+  const getProvider = () => {
+    if (!current) throw new Error('the OpenID Provider has not started');
+    return current.provider;
+  };
+  registerLogin(fastify, { provider: getProvider, ports: deps.login, cookieKey: () => current?.keys.cookieKeys[0] ?? '' });
+
+  async function build(keys: KeySet): Promise<void> {
+    const provider = createProvider({ issuer, keys, store: deps.store, read: deps.read, rolesOf: deps.rolesOf, mayLogIn: deps.mayLogIn, lifetimes });
+    const secret = generateClientSecret();
+    await checkExtensions(provider, hashClientSecret(secret), secret);
+    provider.on('server_error', (_ctx: Any, err: Error) => deps.errors.error(err, { component: 'oidc' }, 'OpenID Provider error'));
+    current = { provider, handler: provider.callback(), keys };
+  }
+
+  async function reloadKeys(): Promise<boolean> {
+    if (!master) return false;
+    if (deps.keyRotation) {
+      const policy: RotationPolicy = { ...deps.keyRotation, keepSeconds: keepSeconds(lifetimes) };
+      if (await rotateKeys(deps.keyStore, master, policy)) deps.log.debug('OpenID signing keys rotated');
+    }
+    const keys = await loadKeySet(deps.keyStore, master);
+    if (current && keys.fingerprint === current.keys.fingerprint) return false;
+    await build(keys);
+    deps.log.info({ keys: keys.signing.map((k) => ({ kid: k.kid, alg: k.alg })) }, 'OpenID Provider key set loaded');
+    return true;
+  }
+
+  return {
+    async start(iss, masterKey) {
+      issuer = iss;
+      master = masterKey;
+      await reloadKeys();
+      // Often enough that a successor published `aheadSeconds` before use is seen by every process in time.
+      const reloadMs = deps.keyRotation ? Math.max(250, Math.min(KEY_RELOAD_MS, (deps.keyRotation.aheadSeconds * 1000) / 4)) : KEY_RELOAD_MS;
+      timers.push(
+        setInterval(() => {
+          reloadKeys().catch((err: unknown) => deps.errors.error(err, { task: 'oidc keys' }, 'reloading the OpenID keys failed'));
+        }, reloadMs).unref(),
+        setInterval(() => {
+          deps.store
+            .deleteExpired(new Date(), 5_000)
+            .catch((err: unknown) => deps.errors.error(err, { task: 'oidc cleanup' }, 'deleting expired OpenID state failed'));
+        }, CLEANUP_MS).unref(),
+      );
+    },
+    reloadKeys,
+    provider: getProvider,
+    async stop() {
+      for (const t of timers) clearInterval(t);
+      current = undefined;
+    },
+  };
+}
+
+export { OIDC_ROUTES };

@@ -1,0 +1,107 @@
+// The login UI's HTML: server-rendered, no external assets, no script, one
+// inline style allowed by its hash under a strict Content-Security-Policy.
+// Every text comes from src/domain/i18n/login.ts in the request's language.
+import { createHash } from 'node:crypto';
+import { LOGIN_TEXTS, type LoginText } from '../../domain/i18n/login.js';
+import { negotiateLanguage, type Language } from '../../domain/i18n/language.js';
+import { localize } from '../../domain/i18n/text.js';
+
+const STYLE = `body{font:16px/1.5 system-ui,sans-serif;margin:0;background:#f4f5f7;color:#1b1d21}
+main{max-width:24rem;margin:4rem auto;background:#fff;padding:2rem;border-radius:.5rem;box-shadow:0 1px 3px #0003}
+h1{font-size:1.4rem;margin:0 0 1rem}label{display:block;margin:.75rem 0 .25rem;font-weight:600}
+input{width:100%;box-sizing:border-box;padding:.5rem;font:inherit;border:1px solid #888;border-radius:.25rem}
+button{margin-top:1rem;padding:.5rem 1rem;font:inherit;border:0;border-radius:.25rem;background:#1f5fd1;color:#fff;cursor:pointer}
+button.secondary{background:#e3e5e8;color:#1b1d21}p.error{color:#a4001b;font-weight:600}code{word-break:break-all}
+ul{padding-left:1.2rem}a{color:#1f5fd1}`;
+
+const STYLE_HASH = createHash('sha256').update(STYLE).digest('base64');
+
+/**
+ * The policy of every login page: nothing loads but this page's own style.
+ * No form-action: Chromium applies it to the redirects after a submitted form,
+ * which end at the app's redirect URI (any origin).
+ */
+export const LOGIN_CSP = `default-src 'none'; style-src 'sha256-${STYLE_HASH}'; img-src 'self'; base-uri 'none'; frame-ancestors 'none'`;
+
+export const LOGIN_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'content-security-policy': LOGIN_CSP,
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+});
+
+export function escapeHtml(value: unknown): string {
+  return String(value ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+}
+
+/** A text in `lang`, HTML-escaped (parameters included). */
+export function t(lang: Language, code: LoginText, params: Record<string, unknown> = {}): string {
+  return escapeHtml(localize(LOGIN_TEXTS[code], lang, params));
+}
+
+export function page(lang: Language, title: string, body: string): string {
+  return `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="referrer" content="no-referrer"><title>${title}</title><style>${STYLE}</style></head><body><main>${body}</main></body></html>`;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Any = any;
+
+function send(ctx: Any, html: string, status?: number): void {
+  for (const [k, v] of Object.entries(LOGIN_HEADERS)) ctx.set(k, v);
+  ctx.type = 'html';
+  if (status !== undefined) ctx.status = status;
+  ctx.body = html;
+}
+
+const langOf = (ctx: Any): Language => negotiateLanguage(ctx.get?.('accept-language'));
+
+/** The first position where two strings differ (1-based). */
+function firstDifference(a: string, b: string): number {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  return i + 1;
+}
+
+/** oidc-provider's renderError: a page a developer can act on (the redirect_uri case names the registered URIs). */
+export async function renderErrorPage(ctx: Any, out: { error: string; error_description?: string }, error: Any): Promise<void> {
+  const lang = langOf(ctx);
+  const client = ctx.oidc?.client;
+  const sent: string | undefined = ctx.oidc?.params?.redirect_uri;
+  let body = `<h1>${t(lang, 'errorTitle')}</h1><p class="error">${t(lang, 'errorCode', { error: out.error })}</p>`;
+  if (out.error_description) body += `<p>${escapeHtml(out.error_description)}</p>`;
+  if (out.error === 'invalid_redirect_uri' && client) {
+    const registered: string[] = [...(client.redirectUris ?? []), ...(client.keyholdRedirectGlobs ?? client.keyhold_redirect_globs ?? [])];
+    body += `<p>${t(lang, 'redirectMismatch')}</p>`;
+    if (sent) body += `<p>${t(lang, 'redirectSent')} <code>${escapeHtml(sent)}</code></p>`;
+    body += registered.length
+      ? `<p>${t(lang, 'redirectRegistered')}</p><ul>${registered.map((u) => `<li><code>${escapeHtml(u)}</code></li>`).join('')}</ul>`
+      : `<p>${t(lang, 'redirectNoneRegistered')}</p>`;
+    if (sent && registered.length && (client.keyholdDevMode ?? client.keyhold_dev_mode)) {
+      const closest = registered
+        .map((u) => ({ u, at: firstDifference(u, sent) }))
+        .sort((a, b) => b.at - a.at)[0];
+      body += `<p>${t(lang, 'redirectDiffers', { at: closest.at, registered: closest.u })}</p>`;
+    }
+    body += `<p>${t(lang, 'redirectFix')}</p>`;
+  }
+  void error;
+  send(ctx, page(lang, t(lang, 'errorTitle'), body), ctx.status);
+}
+
+/** oidc-provider's logoutSource: the confirmation form it hands over (its xsrf field included). */
+export async function renderLogoutPage(ctx: Any, form: string): Promise<void> {
+  const lang = langOf(ctx);
+  const id = /id="([^"]+)"/.exec(form)?.[1] ?? 'op.logoutForm';
+  const body =
+    `<h1>${t(lang, 'logoutTitle')}</h1><p>${t(lang, 'logoutQuestion')}</p>${form}` +
+    `<button type="submit" form="${escapeHtml(id)}" name="logout" value="yes">${t(lang, 'logoutYes')}</button> ` +
+    `<button type="submit" form="${escapeHtml(id)}" class="secondary">${t(lang, 'logoutNo')}</button>`;
+  send(ctx, page(lang, t(lang, 'logoutTitle'), body));
+}
+
+/** oidc-provider's postLogoutSuccessSource (no registered post-logout URI was given). */
+export async function renderLoggedOutPage(ctx: Any): Promise<void> {
+  const lang = langOf(ctx);
+  send(ctx, page(lang, t(lang, 'logoutTitle'), `<h1>${t(lang, 'logoutTitle')}</h1><p>${t(lang, 'loggedOut')}</p>`));
+}

@@ -1,0 +1,16 @@
+// Which request paths belong to the OpenID Provider (hijacked by mount.ts),
+// and the name a request log gives them: one of its routes, never the path as
+// sent (only its query holds login_hint or id_token_hint, but an unknown path
+// under /oauth/v2/ is client input too).
+import { OIDC_ROUTES } from './configuration.js';
+
+const DISCOVERY = '/.well-known/openid-configuration';
+const KNOWN = new Set<string>([DISCOVERY, ...Object.values(OIDC_ROUTES)]);
+
+export const isOidcPath = (path: string): boolean => path === DISCOVERY || path.startsWith('/oauth/v2/') || path.startsWith('/oidc/v1/');
+
+/** "POST /oauth/v2/token" for a route of the provider; the prefix alone for any other path under it. */
+export function oidcRouteOf(method: string, path: string): string {
+  if (KNOWN.has(path)) return `${method} ${path}`;
+  return `${method} ${path.startsWith('/oidc/v1/') ? '/oidc/v1/' : '/oauth/v2/'}…`;
+}

@@ -1,0 +1,132 @@
+// Every request's record, from its arrival to its answer: its id, how it came
+// (protocol, RPC, REST route template), how it was answered (HTTP status, gRPC
+// code, reason), who asked and how long it took. At the end it becomes one log
+// line at info and the request metrics (metrics.ts).
+//
+// The id is the client's `x-request-id` when it is a plausible one (printable
+// ASCII, at most 128 characters, not a Keyhold token pasted there by mistake),
+// else a new UUID. Every protocol returns it in an `x-request-id` response
+// header and every error carries it in ErrorInfo.metadata.requestId (status.ts),
+// so a client's report and the server's log line meet.
+//
+// Nothing the client sent is logged beyond that id: no URL (a query may hold
+// id_token_hint, login_hint or a mistaken token; REST logs its route template),
+// no header, no body. Probes and scrapes (/healthz, /readyz, /metrics,
+// grpc.health.v1) log at debug: a Kubernetes probe every few seconds would
+// otherwise be most of the log.
+import { randomUUID } from 'node:crypto';
+import { Code, createContextKey, type ContextValues } from '@connectrpc/connect';
+import { codeFromHttpStatus } from '@connectrpc/connect/protocol-connect';
+import type { Logger } from 'pino';
+import { callerKey } from '../commands/caller.js';
+import type { Metrics, Protocol } from './metrics.js';
+
+export type { Protocol };
+
+export const REQUEST_ID_HEADER = 'x-request-id';
+
+export interface RequestRecord {
+  readonly id: string;
+  /** performance.now() at arrival. */
+  readonly startedAt: number;
+  /** Set for RPCs (REST routes included): what the metrics count. */
+  protocol?: Protocol;
+  service?: string;
+  method?: string;
+  /** The route template answered: REST "POST /management/v1/projects/{project_id}/apps/oidc", else e.g. "GET /healthz". */
+  route?: string;
+  /** The code of the Status the request was answered with (status.ts notes it); undefined when none was made. */
+  code?: Code;
+  reason?: string;
+  /** The call's context values (the authenticated caller is read from them at the end). */
+  context?: ContextValues;
+  /** Probes and scrapes: logged at debug. */
+  quiet?: boolean;
+  ended?: boolean;
+}
+
+/** The record of the request being served, for interceptors and the error mapping. */
+export const requestKey = createContextKey<RequestRecord | undefined>(undefined, { description: 'the request being served' });
+
+const PLAUSIBLE_ID = /^[\x21-\x7e]{1,128}$/;
+/** A personal access token (domain/identity/tokens.ts) must not be logged, even as an id. */
+const TOKEN_LIKE = /kh_/i;
+
+/** The client's request id when it is a plausible one, else a new one. */
+export function requestIdOf(given: string | string[] | null | undefined): string {
+  const value = Array.isArray(given) ? undefined : given;
+  return value && PLAUSIBLE_ID.test(value) && !TOKEN_LIKE.test(value) ? value : randomUUID();
+}
+
+/** The gRPC code names (google.rpc.Code), as the metrics label them and the log says them. */
+const CODE_NAMES = [
+  'OK',
+  'CANCELLED',
+  'UNKNOWN',
+  'INVALID_ARGUMENT',
+  'DEADLINE_EXCEEDED',
+  'NOT_FOUND',
+  'ALREADY_EXISTS',
+  'PERMISSION_DENIED',
+  'RESOURCE_EXHAUSTED',
+  'FAILED_PRECONDITION',
+  'ABORTED',
+  'OUT_OF_RANGE',
+  'UNIMPLEMENTED',
+  'INTERNAL',
+  'UNAVAILABLE',
+  'DATA_LOSS',
+  'UNAUTHENTICATED',
+] as const;
+
+export function codeName(code: number): string {
+  return CODE_NAMES[code] ?? 'UNKNOWN';
+}
+
+export interface RequestTracker {
+  /** A request arrived (counted in flight until `end`). */
+  begin(requestId: string | string[] | null | undefined): RequestRecord;
+  /**
+   * The request is over: `httpStatus` is what was sent, `answered` false when
+   * the connection or stream closed before the answer was complete. Logs and
+   * counts it once; later calls do nothing.
+   */
+  end(record: RequestRecord, httpStatus: number, answered: boolean): void;
+}
+
+export function requestTracker(log: Logger, metrics: Metrics): RequestTracker {
+  return {
+    begin(requestId) {
+      metrics.requestStarted();
+      return { id: requestIdOf(requestId), startedAt: performance.now() };
+    },
+    end(record, httpStatus, answered) {
+      if (record.ended) return;
+      record.ended = true;
+      metrics.requestEnded();
+      const ms = performance.now() - record.startedAt;
+      const rpc = record.service !== undefined && record.method !== undefined;
+      // Every error answer passed the one mapping (status.ts), which noted its
+      // code; what remains is a success, or a request given up half-way.
+      const code =
+        record.code ?? (!answered ? Code.Canceled : httpStatus < 400 ? (rpc ? 0 : undefined) : codeFromHttpStatus(httpStatus));
+      if (rpc && record.protocol) metrics.rpcAnswered(record.service!, record.method!, record.protocol, codeName(code ?? 0), ms / 1000);
+      const level = record.quiet ? 'debug' : 'info';
+      if (!log.isLevelEnabled(level)) return;
+      log[level](
+        {
+          requestId: record.id,
+          protocol: record.protocol,
+          rpc: rpc ? `/${record.service}/${record.method}` : undefined,
+          route: record.route,
+          httpStatus,
+          code: code === undefined ? undefined : codeName(code),
+          reason: record.reason,
+          durationMs: Math.round(ms * 1000) / 1000,
+          userId: record.context?.get(callerKey)?.userId,
+        },
+        'request',
+      );
+    },
+  };
+}

@@ -1,0 +1,69 @@
+// Keyhold as a process (`keyhold`, `npm start`): the configuration from the
+// environment, a logger, the server on the configured port (embedded PGlite
+// unless DATABASE_URL is set), and SIGTERM/SIGINT draining it. Loaded by
+// src/main.ts only when the command line asks for a server.
+import pino from 'pino';
+import { adminTokenSummary } from './bootstrap.js';
+import { ConfigError, loadConfig } from './config.js';
+import { loggerOptions } from './logger.js';
+import { startKeyhold } from './start.js';
+
+/** sysexits.h: a temporary failure, worth a restart. */
+const EX_TEMPFAIL = 75;
+
+export async function run(): Promise<void> {
+  // Everything Keyhold writes (database files, the admin token, their
+  // directories) is for its own user only. Files get explicit modes anyway
+  // (store/private-data-dir.ts, server/bootstrap.ts); this also covers the
+  // directories made on the way and any file a dependency creates.
+  process.umask(0o077);
+  let config;
+  try {
+    config = loadConfig();
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      process.stderr.write(`keyhold: invalid configuration: ${e.message}\n`);
+      process.exit(2);
+    }
+    throw e;
+  }
+  const log = pino(loggerOptions(config));
+  const keyhold = await startKeyhold(config, log).catch((e: Error) => {
+    log.fatal({ err: e }, 'keyhold could not start');
+    process.stderr.write(`keyhold: could not start: ${e.message}\n`);
+    process.exit(1);
+  });
+  const admin = adminTokenSummary(keyhold.bootstrap, config.adminPatFile);
+  log.info(
+    { url: keyhold.url, database: keyhold.database.kind, ...admin.fields },
+    `Keyhold listening on ${keyhold.url} (${keyhold.database.kind}); ${admin.text}`,
+  );
+  let stopping = false;
+  const shutDown = (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    keyhold.stop().then(
+      () => process.exit(code),
+      (e) => {
+        log.error({ err: e }, 'shutdown failed');
+        process.exit(code || 1);
+      },
+    );
+  };
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.on(signal, () => {
+      if (!stopping) log.info({ signal }, 'draining and shutting down');
+      shutDown(0);
+    });
+  }
+  // The embedded database stopped after a storage failure (PGlite after a
+  // PANIC, store/pglite-guard.ts): this process cannot use it again. Requests
+  // meanwhile get 503; exit with EX_TEMPFAIL so that a supervisor restarts
+  // Keyhold, whose start replays the database's log once there is space.
+  void keyhold.database.failed.then((err) => {
+    if (stopping) return;
+    log.fatal({ err }, 'the embedded database stopped after a storage failure; exiting to be restarted (free space first)');
+    process.stderr.write(`keyhold: ${err.message}\n`);
+    shutDown(EX_TEMPFAIL);
+  });
+}

@@ -1,0 +1,190 @@
+// The OpenID Provider's state on the database (schema.ts oidc_payloads,
+// oidc_keys): the port the provider's adapter and key ring use
+// (src/server/oidc/adapter.ts, keys.ts). Nothing here lives only in memory, so
+// two Keyhold processes on one PostgreSQL serve one login (authorize on one,
+// token on the other).
+//
+// Bearer artifacts (codes, tokens) are keyed by the SHA-256 of their value and
+// stored without it: a read of the table yields no usable token.
+import { createHash } from 'node:crypto';
+import { and, asc, eq, isNull, sql } from 'drizzle-orm';
+import type { Database } from './database.js';
+import { oidcKeys, oidcPayloads, type OidcKeyRow } from './schema.js';
+
+/** The models whose id is a bearer secret: stored under its hash. */
+const BEARER_MODELS = new Set([
+  'AccessToken',
+  'AuthorizationCode',
+  'RefreshToken',
+  'ClientCredentials',
+  'DeviceCode',
+  'BackchannelAuthenticationRequest',
+  'PushedAuthorizationRequest',
+  'InitialAccessToken',
+  'RegistrationAccessToken',
+]);
+
+export type OidcPayload = Record<string, unknown> & {
+  jti?: string;
+  grantId?: string;
+  uid?: string;
+  userCode?: string;
+  consumed?: number;
+};
+
+export interface OidcStateStore {
+  upsert(model: string, id: string, payload: OidcPayload, expiresInSeconds: number | undefined): Promise<void>;
+  find(model: string, id: string): Promise<OidcPayload | undefined>;
+  findByUid(model: string, uid: string): Promise<OidcPayload | undefined>;
+  findByUserCode(model: string, userCode: string): Promise<OidcPayload | undefined>;
+  consume(model: string, id: string): Promise<void>;
+  destroy(model: string, id: string): Promise<void>;
+  revokeByGrantId(grantId: string): Promise<void>;
+  /** Deletes rows expired before `before`, at most `limit`; resolves with how many. */
+  deleteExpired(before: Date, limit: number): Promise<number>;
+}
+
+export interface StoredOidcKey {
+  kid: string;
+  use: 'sig' | 'cookie';
+  alg: string;
+  publicJwk: Record<string, unknown> | null;
+  sealed: string;
+  createdAt: Date;
+  activeFrom: Date;
+  retireAt: Date | null;
+}
+
+export interface OidcKeyStore {
+  /** Every key not retired before `now`, oldest first. */
+  keys(now: Date): Promise<StoredOidcKey[]>;
+  /** Adds a key unless one with this kid exists; resolves true when added. */
+  add(key: StoredOidcKey): Promise<boolean>;
+  /** Sets when a key is retired, unless it already has a time (idempotent: every process computes the same). */
+  retire(kid: string, at: Date): Promise<void>;
+}
+
+const keyOf = (model: string, id: string) => (BEARER_MODELS.has(model) ? createHash('sha256').update(id).digest('base64url') : id);
+
+function revive(model: string, id: string | undefined, row: { payload: unknown; consumedAt: Date | null } | undefined): OidcPayload | undefined {
+  if (!row) return undefined;
+  const payload = { ...(row.payload as OidcPayload) };
+  if (id !== undefined && BEARER_MODELS.has(model)) payload.jti = id;
+  if (row.consumedAt) payload.consumed = Math.floor(row.consumedAt.getTime() / 1000);
+  return payload;
+}
+
+export function createOidcStateStore({ db }: Pick<Database, 'db'>): OidcStateStore {
+  const live = (model: string, key: string) =>
+    and(eq(oidcPayloads.model, model), eq(oidcPayloads.key, key), sql`(${oidcPayloads.expiresAt} is null or ${oidcPayloads.expiresAt} > now())`);
+  const select = { payload: oidcPayloads.payload, consumedAt: oidcPayloads.consumedAt };
+  return {
+    async upsert(model, id, payload, expiresIn) {
+      const stored: OidcPayload = { ...payload };
+      if (BEARER_MODELS.has(model)) delete stored.jti;
+      const row = {
+        model,
+        key: keyOf(model, id),
+        payload: stored,
+        grantId: payload.grantId ?? null,
+        uid: payload.uid ?? null,
+        userCode: payload.userCode ?? null,
+        expiresAt: expiresIn ? new Date(Date.now() + expiresIn * 1000) : null,
+      };
+      await db
+        .insert(oidcPayloads)
+        .values(row)
+        .onConflictDoUpdate({
+          target: [oidcPayloads.model, oidcPayloads.key],
+          set: { payload: row.payload, grantId: row.grantId, uid: row.uid, userCode: row.userCode, expiresAt: row.expiresAt },
+        });
+    },
+    async find(model, id) {
+      const [row] = await db.select(select).from(oidcPayloads).where(live(model, keyOf(model, id))).limit(1);
+      return revive(model, id, row);
+    },
+    async findByUid(model, uid) {
+      const [row] = await db
+        .select(select)
+        .from(oidcPayloads)
+        .where(and(eq(oidcPayloads.model, model), eq(oidcPayloads.uid, uid), sql`(${oidcPayloads.expiresAt} is null or ${oidcPayloads.expiresAt} > now())`))
+        .limit(1);
+      return revive(model, undefined, row);
+    },
+    async findByUserCode(model, userCode) {
+      const [row] = await db
+        .select(select)
+        .from(oidcPayloads)
+        .where(and(eq(oidcPayloads.model, model), eq(oidcPayloads.userCode, userCode), sql`(${oidcPayloads.expiresAt} is null or ${oidcPayloads.expiresAt} > now())`))
+        .limit(1);
+      return revive(model, undefined, row);
+    },
+    async consume(model, id) {
+      await db
+        .update(oidcPayloads)
+        .set({ consumedAt: sql`now()` })
+        .where(and(eq(oidcPayloads.model, model), eq(oidcPayloads.key, keyOf(model, id))));
+    },
+    async destroy(model, id) {
+      await db.delete(oidcPayloads).where(and(eq(oidcPayloads.model, model), eq(oidcPayloads.key, keyOf(model, id))));
+    },
+    async revokeByGrantId(grantId) {
+      await db.delete(oidcPayloads).where(eq(oidcPayloads.grantId, grantId));
+    },
+    async deleteExpired(before, limit) {
+      const rows = await db.execute<{ n: number }>(sql`
+        with gone as (
+          delete from ${oidcPayloads} where ctid in (
+            select ctid from ${oidcPayloads} where ${oidcPayloads.expiresAt} < ${before.toISOString()}::timestamptz limit ${limit}
+          ) returning 1
+        ) select count(*)::int as n from gone`);
+      const list = Array.isArray(rows) ? rows : ((rows as { rows?: { n: number }[] }).rows ?? []);
+      return Number(list[0]?.n ?? 0);
+    },
+  };
+}
+
+/**
+ * The user's wrong passwords at the login since its last login or password
+ * change, within `windowSeconds`, newest first (their times): what the
+ * login's throttle counts (src/server/oidc/throttle.ts). Read from the events,
+ * so every process sees the same count.
+ */
+export async function recentPasswordFailures({ sql: client }: Pick<Database, 'sql'>, userId: string, windowSeconds: number): Promise<Date[]> {
+  const rows = await client.query<{ type: string; created_at: Date | string }>({
+    text: `select type, created_at from events
+           where aggregate_type = 'user' and aggregate_id = $1
+             and type in ('user.password.check.failed', 'user.login.succeeded', 'user.password.changed')
+             and created_at > now() - make_interval(secs => $2::double precision)
+           order by position desc limit 64`,
+    params: [userId, windowSeconds],
+  });
+  const failures: Date[] = [];
+  for (const r of rows) {
+    if (r.type !== 'user.password.check.failed') break;
+    failures.push(new Date(r.created_at));
+  }
+  return failures;
+}
+
+const toStored = (r: OidcKeyRow): StoredOidcKey => ({ ...r, publicJwk: (r.publicJwk as Record<string, unknown> | null) ?? null });
+
+export function createOidcKeyStore({ db }: Pick<Database, 'db'>): OidcKeyStore {
+  return {
+    async keys(now) {
+      const rows = await db
+        .select()
+        .from(oidcKeys)
+        .where(sql`${oidcKeys.retireAt} is null or ${oidcKeys.retireAt} > ${now.toISOString()}::timestamptz`)
+        .orderBy(asc(oidcKeys.createdAt), asc(oidcKeys.kid));
+      return rows.map(toStored);
+    },
+    async add(key) {
+      const rows = await db.insert(oidcKeys).values(key).onConflictDoNothing().returning({ kid: oidcKeys.kid });
+      return rows.length > 0;
+    },
+    async retire(kid, at) {
+      await db.update(oidcKeys).set({ retireAt: at }).where(and(eq(oidcKeys.kid, kid), isNull(oidcKeys.retireAt)));
+    },
+  };
+}

@@ -1,0 +1,115 @@
+// The lists' searches (issue 19): one page of the matches in a stable order
+// (creation date, then id), the number of matches in all, and the event
+// position the read model had reached. Cold queries: drizzle builds them.
+import { and, asc, count, desc, eq, inArray, like, max, or, sql as dsql, type AnyColumn, type SQL } from 'drizzle-orm';
+import type { PgColumn } from 'drizzle-orm/pg-core';
+import { displayNameKey, usernameKey } from '../../domain/identity/identifiers.js';
+import type { Listed, Page, TextFilter } from '../../domain/lists.js';
+import type { UserSearch } from '../../queries/read-model.js';
+import type { Db } from '../database.js';
+import { apps, events, orgs, personalAccessTokens, projects, users } from '../schema.js';
+
+const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/**
+ * One text filter on a column. Case-insensitive methods compare `key(value)` with
+ * the stored key column when the object has one (Keyhold's folding), else
+ * lower() on both sides (the database's folding).
+ */
+function textCondition(column: PgColumn, f: TextFilter, folded?: { column: PgColumn; key: (s: string) => string }): SQL {
+  const ignoreCase = f.method.endsWith('IgnoreCase');
+  let target: SQL | PgColumn = column;
+  let value = f.value.normalize('NFC');
+  if (ignoreCase && folded) {
+    target = folded.column;
+    value = folded.key(value);
+  } else if (ignoreCase) {
+    target = dsql`lower(${column})`;
+    value = value.toLowerCase();
+  }
+  const base = f.method.replace('IgnoreCase', '');
+  switch (base) {
+    case 'equals':
+      return dsql`${target} = ${value}`;
+    case 'startsWith':
+      return like(target as AnyColumn, `${escapeLike(value)}%`);
+    case 'contains':
+      return like(target as AnyColumn, `%${escapeLike(value)}%`);
+    default:
+      return like(target as AnyColumn, `%${escapeLike(value)}`);
+  }
+}
+
+const all = (conditions: (SQL | undefined)[]): SQL | undefined => and(...conditions.filter((c): c is SQL => c !== undefined));
+const FALSE = dsql`false`;
+
+async function listed<T>(
+  db: Db,
+  table: typeof apps | typeof projects | typeof users | typeof orgs | typeof personalAccessTokens,
+  where: SQL | undefined,
+  page: Page,
+): Promise<Listed<T>> {
+  const order = page.asc ? [asc(table.createdAt), asc(table.id)] : [desc(table.createdAt), desc(table.id)];
+  const [items, [counted], [position]] = await Promise.all([
+    table === personalAccessTokens
+      ? db
+          .select({ id: personalAccessTokens.id, userId: personalAccessTokens.userId, orgId: personalAccessTokens.orgId, expiresAt: personalAccessTokens.expiresAt, createdAt: personalAccessTokens.createdAt })
+          .from(personalAccessTokens)
+          .where(where)
+          .orderBy(...order)
+          .limit(page.limit)
+          .offset(page.offset)
+      : db.select().from(table as typeof apps).where(where).orderBy(...order).limit(page.limit).offset(page.offset),
+    db.select({ n: count() }).from(table as typeof apps).where(where),
+    db.select({ p: max(events.position) }).from(events),
+  ]);
+  return { items: items as T[], total: Number(counted?.n ?? 0), processedSequence: BigInt(position?.p ?? 0), at: new Date() };
+}
+
+export function searchApps<T>(db: Db, projectId: string, names: readonly TextFilter[], page: Page): Promise<Listed<T>> {
+  const where = all([eq(apps.projectId, projectId), ...names.map((f) => textCondition(apps.name, f, { column: apps.nameKey, key: displayNameKey }))]);
+  return listed(db, apps, where, page);
+}
+
+export function searchProjects<T>(db: Db, orgId: string, projectIds: readonly string[] | undefined, names: readonly TextFilter[], page: Page): Promise<Listed<T>> {
+  const where = all([
+    eq(projects.orgId, orgId),
+    projectIds === undefined ? undefined : projectIds.length ? inArray(projects.id, [...projectIds]) : FALSE,
+    ...names.map((f) => textCondition(projects.name, f)),
+  ]);
+  return listed(db, projects, where, page);
+}
+
+
+export function searchUsers<T>(db: Db, s: UserSearch, page: Page): Promise<Listed<T>> {
+  const visible =
+    s.orgIds === undefined
+      ? undefined
+      : or(...[s.orgIds.length ? inArray(users.orgId, [...s.orgIds]) : undefined, s.userIds.length ? inArray(users.id, [...s.userIds]) : undefined].filter((c) => c !== undefined)) ?? FALSE;
+  // A display name: the human's display name or the machine's name.
+  const shown = dsql`coalesce(${users.displayName}, ${users.name}, '')`;
+  const where = all([
+    visible,
+    ...s.usernames.map((f) => textCondition(users.username, f, { column: users.usernameKey, key: usernameKey })),
+    ...s.displayNames.map((f) => textCondition(shown as unknown as PgColumn, f)),
+    ...s.emails.map((f) => textCondition(users.email, f)),
+    ...s.kinds.map((k) => eq(users.kind, k)),
+    ...s.states.map((state) => eq(users.state, state as 'active')),
+    ...s.inOrgs.map((o) => eq(users.orgId, o)),
+  ]);
+  return listed(db, users, where, page);
+}
+
+export function searchOrgs<T>(db: Db, orgIds: readonly string[] | undefined, names: readonly TextFilter[], ids: readonly string[], page: Page): Promise<Listed<T>> {
+  const where = all([
+    orgIds === undefined ? undefined : orgIds.length ? inArray(orgs.id, [...orgIds]) : FALSE,
+    ...names.map((f) => textCondition(orgs.name, f)),
+    ...ids.map((id) => eq(orgs.id, id)),
+  ]);
+  return listed(db, orgs, where, page);
+}
+
+/** A user's tokens without their hashes. */
+export function listPats<T>(db: Db, userId: string, page: Page): Promise<Listed<T>> {
+  return listed(db, personalAccessTokens, eq(personalAccessTokens.userId, userId), page);
+}

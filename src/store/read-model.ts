@@ -1,0 +1,76 @@
+// The read model (src/queries/read-model.ts, and the commands' Lookups) over
+// the projections' tables. Which finder is plain prepared SQL (./sql.ts: the
+// hot paths — every AddOIDCApp, VerifyU2FRegistration and token resolution)
+// and which is drizzle is decided here and nowhere else.
+import type { U2fFacts, UserFacts } from '../commands/ports.js';
+import type { AppView, ReadModel } from '../queries/read-model.js';
+import type { Database } from './database.js';
+import { NO_OBSERVER, reportingFailures, type StoreObserver } from './observer.js';
+import * as q from './queries/index.js';
+
+/**
+ * Which org owns a project or a user. These are immutable facts — an id is
+ * never reused and a project or user never moves to another org — so once read
+ * they are kept in memory and the read model is asked only on a miss
+ * (AddOIDCApp and VerifyU2FRegistration ask on every call; bench/results).
+ * Only positive answers are kept: an unknown id may be created a moment later.
+ * Keyhold has no command that removes a project or a user; one that is added
+ * must drop the entry when its event is appended (as queries/callers.ts does for tokens).
+ */
+function ownerCache(limit: number) {
+  const known = new Map<string, string>();
+  return async (key: string, read: () => Promise<{ orgId: string } | undefined>): Promise<string | undefined> => {
+    const cached = known.get(key);
+    if (cached !== undefined) return cached;
+    const row = await read();
+    if (!row) return undefined;
+    if (known.size >= limit) known.clear();
+    known.set(key, row.orgId);
+    return row.orgId;
+  };
+}
+
+/** Owner entries before the cache starts over (an id and an org id: ~150 bytes each). */
+export const OWNER_CACHE_LIMIT = 100_000;
+
+/** `observer` hears of the reads that fail (./observer.ts). */
+export function createReadModel(database: Pick<Database, 'db' | 'sql'>, observer: StoreObserver = NO_OBSERVER): ReadModel {
+  const { db, sql } = database;
+  const owner = ownerCache(OWNER_CACHE_LIMIT);
+  const user = (userId: string) => q.findUser(sql, userId);
+  return reportingFailures<ReadModel>({
+    orgExists: async (orgId) => (await q.findOrg(sql, orgId)) !== undefined,
+    ownerOfProject: (projectId) => owner(`project/${projectId}`, () => q.findProject(sql, projectId)),
+    ownerOfUser: (userId) => owner(`user/${userId}`, () => user(userId)),
+    membershipsOf: (userId) => q.membershipsOfUser(db, userId),
+    userFacts: (userId): Promise<UserFacts | undefined> => user(userId),
+    u2fOf: (userId): Promise<U2fFacts[]> => q.listU2fOfUser(db, userId),
+    existingRoleKeys: (projectId, roleKeys) => q.existingRoleKeys(db, projectId, roleKeys),
+    projectRolesOfUser: (userId, projectId) => q.projectRolesOfUser(sql, userId, projectId),
+
+    project: (projectId) => q.findProject(sql, projectId),
+    projectsOf: (orgId) => q.listProjects(db, orgId),
+    app: async (appId) => (await q.findApp(db, appId)) as AppView | undefined,
+    appsOf: async (projectId) => (await q.listApps(db, projectId)) as AppView[],
+    appByClientId: async (clientId) => (await q.findAppByClientId(db, clientId)) as AppView | undefined,
+    user,
+    usersByLoginName: (username, orgId, limit) => q.findUsersByLoginName(db, username, orgId, limit),
+    passwordOf: (userId) => q.findPasswordOf(sql, userId),
+    u2fTokensOf: (userId) => q.listU2fOfUser(db, userId),
+    patByHash: (tokenHash) => q.findPatByHash(db, tokenHash),
+    isBootstrapped: () => q.isBootstrapped(db),
+    defaultOrgId: async () => (await q.findInstance(db))?.defaultOrgId ?? undefined,
+    searchApps: (projectId, names, page) => q.searchApps(db, projectId, names, page),
+    searchProjects: (orgId, projectIds, names, page) => q.searchProjects(db, orgId, projectIds, names, page),
+    searchUsers: (search, page) => q.searchUsers(db, search, page),
+    searchOrgs: (orgIds, names, ids, page) => q.searchOrgs(db, orgIds, names, ids, page),
+    patsOf: (userId, page) => q.listPats(db, userId, page),
+    org: (orgId) => q.findOrg(sql, orgId),
+    events: (search) => q.searchEvents(db, search),
+  }, observer);
+}
+
+/** Deletes read-model rows of registrations expired before `before`, at most `limit`; resolves with how many (server/housekeeping.ts). */
+export function expiredRegistrationSweeper(database: Pick<Database, 'sql'>, observer: StoreObserver = NO_OBSERVER): (before: Date, limit: number) => Promise<number> {
+  return reportingFailures({ sweep: (before: Date, limit: number) => q.deleteExpiredRegistrations(database.sql, before, limit) }, observer).sweep;
+}

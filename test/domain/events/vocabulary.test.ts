@@ -1,0 +1,101 @@
+// The event vocabulary (src/domain/events): every event type belongs to one
+// aggregate, and the one rule that marks secret payload fields (SECRET_FIELDS,
+// for issue 19's audit log) leaves out every hash of a secret.
+import { describe, expect, it } from 'vitest';
+import {
+  AGGREGATE_OF,
+  AGGREGATE_TYPES,
+  SECRET_FIELDS,
+  withoutSecrets,
+  type EventPayloads,
+  type EventTypeName,
+} from '../../../src/domain/events/index.js';
+import { OIDC_DEFAULTS } from '../../../src/domain/oidc/index.js';
+import { verifiedPayload } from '../../support/events.js';
+
+/** One payload per event type (the compiler insists on every type). */
+const SAMPLES: { [K in EventTypeName]: EventPayloads[K] } = {
+  'instance.added': { defaultOrgId: 'org' },
+  'instance.member.added': { userId: 'u', roles: ['IAM_OWNER'] },
+  'org.added': { name: 'Org' },
+  'org.member.added': { userId: 'u', roles: ['ORG_OWNER'] },
+  'project.added': { name: 'P', projectRoleCheck: true, hasProjectCheck: false },
+  'project.role.added': { roleKey: 'editor', displayName: 'Editor', group: '' },
+  'project.member.added': { userId: 'u', roles: ['PROJECT_OWNER'] },
+  'user.human.added': { username: 'ada', givenName: 'Ada', familyName: 'L', displayName: 'Ada L', email: 'ada@example.com' },
+  'user.machine.added': { username: 'bot', name: 'Bot', description: '' },
+  'user.pat.added': { tokenId: 't', tokenHash: 'pat-hash', expiresAt: null },
+  'user.password.changed': { passwordHash: 'password-hash', changeRequired: false },
+  'user.login.succeeded': { clientId: 'c', amr: ['pwd'] },
+  'user.password.check.failed': { clientId: 'c' },
+  'user.pat.removed': { tokenId: 't' },
+  'user.human.changed': { username: 'ada', givenName: 'Ada', familyName: 'L', displayName: 'Ada L', email: 'ada@example.com' },
+  'user.deactivated': {},
+  'user.reactivated': {},
+  'user.locked': {},
+  'user.unlocked': {},
+  'user.removed': {},
+  'app.added': { projectId: 'p', name: 'App' },
+  'app.oidc.config.added': {
+    clientId: 'c',
+    clientSecretHash: 'secret-hash',
+    config: {
+      ...OIDC_DEFAULTS,
+      name: 'App',
+      redirectUris: ['https://a.example/cb'],
+      responseTypes: [...OIDC_DEFAULTS.responseTypes],
+      grantTypes: [...OIDC_DEFAULTS.grantTypes],
+      postLogoutRedirectUris: [],
+      devMode: false,
+      accessTokenRoleAssertion: false,
+      idTokenRoleAssertion: false,
+      idTokenUserinfoAssertion: false,
+      additionalOrigins: [],
+      skipNativeAppSuccessPage: false,
+    },
+  },
+  'app.oidc.secret.changed': { clientSecretHash: 'new-secret-hash' },
+  'app.removed': { projectId: 'p' },
+  'app.changed': { name: 'New name' },
+  'app.oidc.config.changed': { config: { ...OIDC_DEFAULTS, name: 'App', redirectUris: [], responseTypes: [...OIDC_DEFAULTS.responseTypes], grantTypes: [...OIDC_DEFAULTS.grantTypes], postLogoutRedirectUris: [], devMode: false, accessTokenRoleAssertion: false, idTokenRoleAssertion: false, idTokenUserinfoAssertion: false, additionalOrigins: [], skipNativeAppSuccessPage: false }, clientCredential: 'dropped' },
+  'app.deactivated': {},
+  'app.reactivated': {},
+  'u2f.registration.started': { userId: 'u', rpId: 'localhost', challenge: 'c', expiresAt: new Date(0).toISOString() },
+  'u2f.registration.replaced': { userId: 'u', by: 'other' },
+  'u2f.verified': verifiedPayload({ userId: 'u' }),
+  'u2f.removed': { userId: 'u' },
+  'usergrant.added': { userId: 'u', projectId: 'p', roleKeys: ['editor'] },
+};
+
+const types = Object.keys(SAMPLES) as EventTypeName[];
+
+describe('event vocabulary', () => {
+  it('names an aggregate type for every event type, each prefixed by it', () => {
+    for (const type of types) {
+      expect(AGGREGATE_TYPES).toContain(AGGREGATE_OF[type]);
+      expect(type.startsWith(`${AGGREGATE_OF[type]}.`), type).toBe(true);
+    }
+  });
+
+  it('leaves out the PAT hash, the password hash and the client-secret hashes, and nothing of events without secrets', () => {
+    expect(withoutSecrets('user.pat.added', SAMPLES['user.pat.added'])).toEqual({ tokenId: 't', expiresAt: null });
+    const config = withoutSecrets('app.oidc.config.added', SAMPLES['app.oidc.config.added']);
+    expect(config).not.toHaveProperty('clientSecretHash');
+    expect(config).toMatchObject({ clientId: 'c' });
+    expect(withoutSecrets('app.oidc.secret.changed', SAMPLES['app.oidc.secret.changed'])).toEqual({});
+    expect(withoutSecrets('user.human.added', SAMPLES['user.human.added'])).toEqual(SAMPLES['user.human.added']);
+    expect(withoutSecrets('user.password.changed', SAMPLES['user.password.changed'])).toEqual({ changeRequired: false });
+  });
+
+  it('marks every payload field whose name says secret, hash or password (a new one must be marked or renamed)', () => {
+    const looksSecret = /secret|hash|password/i;
+    for (const type of types) {
+      const marked: readonly PropertyKey[] = SECRET_FIELDS[type];
+      for (const field of Object.keys(SAMPLES[type])) {
+        if (looksSecret.test(field)) expect(marked, `${type}.${field}`).toContain(field);
+      }
+      const left = JSON.stringify(withoutSecrets(type, SAMPLES[type] as never));
+      expect(left, type).not.toMatch(/secret-hash|pat-hash|password-hash/);
+    }
+  });
+});

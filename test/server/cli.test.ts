@@ -1,0 +1,60 @@
+// The `keyhold` command line, run as a user runs it (the build, through the
+// bin) and as `npm run dev` runs it (the sources through tsx): --help and
+// --version answer and exit 0 without starting anything; an unknown argument
+// is refused with exit code 2 and a message naming it.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CONFIG_VARIABLES } from '../../src/server/config-variables.js';
+import { repoRoot } from '../support/keyhold.js';
+
+const version = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')).version as string;
+
+const COMMANDS = [
+  ['keyhold (the build)', ['bin/keyhold.js']],
+  ['npm run dev (tsx)', ['--import', 'tsx', 'src/main.ts']],
+] as const;
+
+/** Runs the command with a port that would be taken if a server started by mistake. */
+function keyhold(command: readonly string[], args: string[]) {
+  const res = spawnSync(process.execPath, [...command, ...args], {
+    cwd: repoRoot,
+    env: { ...process.env, KEYHOLD_PORT: '0', KEYHOLD_DATA_DIR: path.join(repoRoot, '.no-such-dir-keyhold-cli-test') },
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  return { code: res.status, stdout: res.stdout, stderr: res.stderr };
+}
+
+describe.each(COMMANDS)('%s', (_label, command) => {
+  it('--help: usage and every environment variable, exit 0, no server', () => {
+    for (const flag of ['--help', '-h']) {
+      const res = keyhold(command, [flag]);
+      expect(res.code).toBe(0);
+      expect(res.stdout).toMatch(/^Usage: keyhold \[--help \| --version\]/);
+      for (const name of CONFIG_VARIABLES.flatMap((v) => v.names)) expect(res.stdout).toContain(name);
+      expect(res.stdout).not.toContain('listening');
+      expect(res.stderr).toBe('');
+    }
+    expect(fs.existsSync(path.join(repoRoot, '.no-such-dir-keyhold-cli-test'))).toBe(false);
+  });
+
+  it("--version: package.json's version, exit 0", () => {
+    for (const flag of ['--version', '-v']) {
+      const res = keyhold(command, [flag]);
+      expect(res.code).toBe(0);
+      expect(res.stdout).toBe(`${version}\n`);
+    }
+  });
+
+  it('an unknown argument: exit 2, the argument named on stderr, nothing started', () => {
+    for (const args of [['--prot', '80'], ['start'], ['--help', '--bogus']]) {
+      const res = keyhold(command, args);
+      expect(res.code, args.join(' ')).toBe(2);
+      expect(res.stderr).toContain(`unknown argument "${args.find((a) => a !== '--help')}"`);
+      expect(res.stdout).toBe('');
+    }
+    expect(fs.existsSync(path.join(repoRoot, '.no-such-dir-keyhold-cli-test'))).toBe(false);
+  });
+});

@@ -1,0 +1,91 @@
+// The start-up self-check of Keyhold's extensions of oidc-provider
+// (src/server/oidc/extensions.ts): a library that changed under them makes
+// Keyhold refuse to start, saying what changed. (The real library passing it
+// is proven by every Keyhold start in the other tests.)
+import { describe, expect, it } from 'vitest';
+import { generateClientSecret, hashClientSecret } from '../../../src/domain/oidc/index.js';
+import { applyExtensions, checkExtensions, ExtensionCheckFailed } from '../../../src/server/oidc/extensions.js';
+
+/** A stand-in for a changed library: a Client class whose parts can be taken away. */
+function fakeProvider(opts: { withoutCompare?: boolean; withoutInvalidate?: boolean; schemaRefusesNothing?: boolean; ignoresPrototype?: boolean; idTokenSetsIat?: boolean; withoutIdToken?: boolean }) {
+  class Schema {
+    constructor(metadata: Record<string, any>) {
+      if (opts.schemaRefusesNothing) return;
+      for (const uri of metadata.redirect_uris ?? []) {
+        if (uri.startsWith('javascript:')) this.invalidate('redirect_uris must only contain web uris');
+        if (uri.startsWith('http:')) this.invalidate('implicit must use https', 'implicit-force-https');
+      }
+    }
+    invalidate(message: string, _code?: string): void {
+      throw new Error(message);
+    }
+  }
+  if (opts.withoutInvalidate) delete (Schema.prototype as any).invalidate;
+  class Client {
+    static Schema = Schema;
+    clientSecret?: string;
+    redirectUris: string[];
+    constructor(metadata: Record<string, any>) {
+      new Schema(metadata);
+      this.redirectUris = metadata.redirect_uris;
+      if (opts.ignoresPrototype) (this as any).redirectUriAllowed = (v: string) => this.redirectUris.includes(v);
+    }
+    compareClientSecret(actual: string) {
+      return actual === this.clientSecret;
+    }
+    redirectUriAllowed(value: string) {
+      return this.redirectUris.includes(value);
+    }
+  }
+  if (opts.withoutCompare) delete (Client.prototype as any).compareClientSecret;
+  /** The library's IdToken as far as Keyhold relies on it: extra claims merged over the available ones, iat kept when given. */
+  class IdToken {
+    extra: Record<string, unknown> = {};
+    constructor(public available: Record<string, any>, public opts: { client: any }) {}
+    get client() {
+      return this.opts.client;
+    }
+    async payload() {
+      return { ...this.available, ...this.extra };
+    }
+    async issue(_o: { use: string }) {
+      const payload: Record<string, any> = await this.payload();
+      const now = Math.floor(Date.now() / 1000);
+      if (opts.idTokenSetsIat || payload.iat === undefined) payload.iat = now;
+      payload.exp = now + 3600;
+      return `e30.${Buffer.from(JSON.stringify(payload)).toString('base64url')}.sig`;
+    }
+  }
+  if (opts.withoutIdToken) return { Client };
+  return { Client, IdToken };
+}
+
+const secret = generateClientSecret();
+const hash = hashClientSecret(secret);
+
+describe('extension self-check', () => {
+  it('passes on the shape Keyhold extends', async () => {
+    const provider = fakeProvider({});
+    applyExtensions(provider);
+    await expect(checkExtensions(provider, hash, secret)).resolves.toBeUndefined();
+  });
+
+  it('fails loudly, naming the part, when a hook is gone', () => {
+    expect(() => applyExtensions(fakeProvider({ withoutCompare: true }))).toThrow(ExtensionCheckFailed);
+    expect(() => applyExtensions(fakeProvider({ withoutCompare: true }))).toThrow(/Client\.prototype\.compareClientSecret is gone/);
+    expect(() => applyExtensions(fakeProvider({ withoutInvalidate: true }))).toThrow(/Client\.Schema\.prototype\.invalidate is gone/);
+    expect(() => applyExtensions(fakeProvider({ withoutIdToken: true }))).toThrow(/IdToken\.prototype\.issue\/payload is gone/);
+  });
+
+  it('fails when the schema stopped refusing what it must, or the prototype is no longer what is called', async () => {
+    const lax = fakeProvider({ schemaRefusesNothing: true });
+    applyExtensions(lax);
+    await expect(checkExtensions(lax, hash, secret)).rejects.toThrow(/no longer refuses a javascript: redirect URI/);
+    const own = fakeProvider({ ignoresPrototype: true });
+    applyExtensions(own);
+    await expect(checkExtensions(own, hash, secret)).rejects.toThrow(/redirectUriAllowed is no longer what authorization checks/);
+    const ownIat = fakeProvider({ idTokenSetsIat: true });
+    applyExtensions(ownIat);
+    await expect(checkExtensions(ownIat, hash, secret)).rejects.toThrow(/no longer lets Keyhold set iat\/nbf\/auth_time of an ID token \(clockSkew\)/);
+  });
+});

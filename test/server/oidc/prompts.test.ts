@@ -1,0 +1,80 @@
+// The login honours `prompt` (none, login) and `max_age` as OIDC Core §3.1.2.1
+// says — the provider library decides, Keyhold's login UI must show or skip
+// its pages accordingly. Real client: openid-client; the login over HTTP.
+import * as oidc from 'openid-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestKeyhold, type TestKeyhold } from '../../support/keyhold.js';
+import { addApp, browser, formAction, logIn } from '../../support/oidc-login.js';
+
+let kh: TestKeyhold;
+let base: string;
+let config: oidc.Configuration;
+const REDIRECT = 'http://localhost:5177/cb';
+const USERNAME = 'prompt.user';
+const PASSWORD = 'asked only when it must be 9';
+
+beforeAll(async () => {
+  kh = await startTestKeyhold();
+  base = `http://localhost:${kh.port}`;
+  const projectId = (await kh.rest('POST', '/management/v1/projects', { name: 'Prompts' })).body.id;
+  const user = await kh.rest('POST', '/v2/users/human', {
+    username: USERNAME,
+    profile: { givenName: 'P', familyName: 'Rompt' },
+    email: { email: 'prompt@example.com' },
+    password: { password: PASSWORD, changeRequired: false },
+  });
+  expect(user.status).toBe(200);
+  const app = await addApp(kh, projectId, { redirectUris: [REDIRECT], authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE', appType: 'OIDC_APP_TYPE_USER_AGENT', devMode: true });
+  config = await oidc.discovery(new URL(base), app.clientId, undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] });
+}, 60_000);
+afterAll(async () => kh?.close());
+
+async function authorize(extra: Record<string, string> = {}) {
+  const verifier = oidc.randomPKCECodeVerifier();
+  const url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: REDIRECT,
+    scope: 'openid',
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    ...extra,
+  });
+  return { url, verifier };
+}
+
+describe('prompt and max_age', () => {
+  it('prompt=none: login_required without a session; a code at once with one', async () => {
+    const b = browser(base);
+    const first = await b.follow((await authorize({ prompt: 'none' })).url);
+    expect(first.left?.origin).toBe(new URL(REDIRECT).origin);
+    expect(first.left?.searchParams.get('error')).toBe('login_required');
+
+    await logIn(b, (await authorize()).url, USERNAME, PASSWORD);
+    const { url, verifier } = await authorize({ prompt: 'none' });
+    const silent = await b.follow(url);
+    expect(silent.left?.searchParams.get('code')).toBeTruthy();
+    const tokens = await oidc.authorizationCodeGrant(config, silent.left!, { pkceCodeVerifier: verifier });
+    expect(tokens.claims()?.sub).toBeTruthy();
+  });
+
+  it('prompt=login and an exceeded max_age ask for the password again despite a session; a fresh max_age does not', async () => {
+    const b = browser(base);
+    await logIn(b, (await authorize()).url, USERNAME, PASSWORD);
+    const again = await b.follow((await authorize({ prompt: 'login' })).url);
+    expect(again.left).toBeUndefined();
+    expect(formAction(again.html!, 'username') ?? formAction(again.html!, 'password')).toBeTruthy();
+
+    const fresh = await b.follow((await authorize({ max_age: '300' })).url);
+    expect(fresh.left?.searchParams.get('code')).toBeTruthy();
+
+    await new Promise((r) => setTimeout(r, 2_100));
+    const stale = await b.follow((await authorize({ max_age: '1' })).url);
+    expect(stale.left).toBeUndefined();
+    expect(formAction(stale.html!, 'username') ?? formAction(stale.html!, 'password')).toBeTruthy();
+    // Signing in again satisfies it; auth_time in the ID token is the new login's.
+    const { url, verifier } = await authorize({ max_age: '1' });
+    const before = Math.floor(Date.now() / 1000);
+    const back = await logIn(b, url, USERNAME, PASSWORD);
+    const tokens = await oidc.authorizationCodeGrant(config, back, { pkceCodeVerifier: verifier, maxAge: 1 });
+    expect(tokens.claims()!.auth_time!).toBeGreaterThanOrEqual(before - 1);
+  });
+});

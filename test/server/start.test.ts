@@ -1,0 +1,34 @@
+// The configuration is fixed at start (issue 16): nothing rewrites it, not even
+// the default WebAuthn origin, which can only name the port once the server
+// listens (KEYHOLD_PORT=0). The commands read settings made from it then.
+import { rm } from 'node:fs/promises';
+import pino from 'pino';
+import { afterAll, expect, it } from 'vitest';
+import { loadConfig, type Config } from '../../src/server/config.js';
+import { startKeyhold, type RunningKeyhold } from '../../src/server/start.js';
+import { tempDir } from '../support/databases.js';
+
+let kh: RunningKeyhold | undefined;
+let dataDir: string | undefined;
+afterAll(async () => {
+  await kh?.stop();
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+it('starts on a frozen configuration; the default WebAuthn origin names the port it listens on', async () => {
+  dataDir = await tempDir('keyhold-start-');
+  const config: Config = deepFreeze(loadConfig({ KEYHOLD_PORT: '0', KEYHOLD_DATA_DIR: dataDir, KEYHOLD_LOG_LEVEL: 'silent' }));
+  kh = await startKeyhold(config, pino({ level: 'silent' }));
+  expect(kh.port).toBeGreaterThan(0);
+  expect(kh.webauthn.origins).toEqual([`http://localhost:${kh.port}`]);
+  expect(Object.isFrozen(kh.webauthn)).toBe(true);
+  expect(config.webauthn.origins).toEqual(['http://localhost:0']);
+});

@@ -1,0 +1,46 @@
+// The OpenID Provider's state store (src/store/oidc-store.ts) on PGlite and,
+// with TEST_DATABASE_URL, PostgreSQL: bearer artifacts stored under their hash,
+// consume, revoke by grant, uid lookup, expiry and its cleanup.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createOidcStateStore, type OidcStateStore } from '../../src/store/oidc-store.js';
+import { announcePostgresSkip, freshPglite, freshPostgres, postgresAvailable, type FreshDatabase } from '../support/databases.js';
+
+announcePostgresSkip('oidc state store on PostgreSQL');
+
+for (const [engine, fresh, skip] of [
+  ['PGlite', freshPglite, false],
+  ['PostgreSQL', freshPostgres, !postgresAvailable],
+] as const) {
+  describe.skipIf(skip)(`oidc state store on ${engine}`, () => {
+    let db: FreshDatabase;
+    let store: OidcStateStore;
+    beforeAll(async () => {
+      db = await fresh();
+      store = createOidcStateStore(db.database);
+    }, 60_000);
+    afterAll(async () => db?.cleanup());
+
+    it('a token is stored under its hash, found by its value, consumed, and revoked with its grant', async () => {
+      await store.upsert('AccessToken', 'secret-token-value', { jti: 'secret-token-value', grantId: 'g1', accountId: 'u' }, 60);
+      const rows = await db.database.sql.query<{ key: string; payload: unknown }>({ text: `select key, payload from oidc_payloads where model = 'AccessToken'`, params: [] });
+      expect(JSON.stringify(rows)).not.toContain('secret-token-value');
+      expect(await store.find('AccessToken', 'secret-token-value')).toMatchObject({ jti: 'secret-token-value', grantId: 'g1' });
+      await store.consume('AccessToken', 'secret-token-value');
+      expect((await store.find('AccessToken', 'secret-token-value'))?.consumed).toBeTypeOf('number');
+      await store.revokeByGrantId('g1');
+      expect(await store.find('AccessToken', 'secret-token-value')).toBeUndefined();
+    });
+
+    it('sessions by uid; expired rows are not found and the cleanup deletes them', async () => {
+      await store.upsert('Session', 'cookie-1', { jti: 'cookie-1', uid: 'uid-1', accountId: 'u' }, 60);
+      expect(await store.findByUid('Session', 'uid-1')).toMatchObject({ accountId: 'u' });
+      await store.upsert('Interaction', 'old', { jti: 'old' }, 60);
+      await db.database.sql.query({ text: `update oidc_payloads set expires_at = now() - interval '1 hour' where key = 'old'`, params: [] });
+      expect(await store.find('Interaction', 'old')).toBeUndefined();
+      expect(await store.deleteExpired(new Date(), 100)).toBe(1);
+      expect(await store.deleteExpired(new Date(), 100)).toBe(0);
+      await store.destroy('Session', 'cookie-1');
+      expect(await store.findByUid('Session', 'uid-1')).toBeUndefined();
+    });
+  });
+}

@@ -1,0 +1,107 @@
+// Drives Keyhold's login UI over plain HTTP the way a browser without
+// JavaScript does: fetch with a cookie jar, following redirects by hand,
+// submitting the forms it finds. Used by test/server/oidc/.
+import type { TestKeyhold } from './keyhold.js';
+
+export class CookieJar {
+  private readonly cookies = new Map<string, { value: string; path: string }>();
+
+  take(res: Response): void {
+    for (const line of res.headers.getSetCookie()) {
+      const [pair, ...attrs] = line.split(';');
+      const eq = pair.indexOf('=');
+      const name = pair.slice(0, eq).trim();
+      const value = pair.slice(eq + 1).trim();
+      const path = attrs.map((a) => a.trim()).find((a) => a.toLowerCase().startsWith('path='))?.slice(5) ?? '/';
+      const expired = attrs.some((a) => /^expires=thu, 01 jan 1970/i.test(a.trim())) || value === '';
+      if (expired) this.cookies.delete(`${name}|${path}`);
+      else this.cookies.set(`${name}|${path}`, { value, path });
+    }
+  }
+
+  header(url: URL): string {
+    return [...this.cookies.entries()]
+      .filter(([, c]) => url.pathname.startsWith(c.path))
+      .map(([k, c]) => `${k.split('|')[0]}=${c.value}`)
+      .join('; ');
+  }
+}
+
+export interface Browser {
+  jar: CookieJar;
+  /** GET/POST one request with the jar; no redirects followed. */
+  request(url: URL | string, init?: { method?: string; form?: Record<string, string>; headers?: Record<string, string> }): Promise<Response>;
+  /** Follows redirects until one leaves Keyhold (returned as its URL) or a page is answered (returned as the response). */
+  follow(url: URL | string): Promise<{ left?: URL; page?: Response; html?: string; url: URL }>;
+}
+
+export function browser(base: string, headers: Record<string, string> = {}): Browser {
+  const jar = new CookieJar();
+  const origin = new URL(base).origin;
+  const request: Browser['request'] = async (url, init = {}) => {
+    const u = new URL(url, base);
+    const h: Record<string, string> = { ...headers, ...init.headers };
+    const cookie = jar.header(u);
+    if (cookie) h.cookie = cookie;
+    let body: string | undefined;
+    if (init.form) {
+      h['content-type'] = 'application/x-www-form-urlencoded';
+      body = new URLSearchParams(init.form).toString();
+    }
+    const res = await fetch(u, { method: init.method ?? (init.form ? 'POST' : 'GET'), headers: h, body, redirect: 'manual' });
+    jar.take(res);
+    return res;
+  };
+  const follow: Browser['follow'] = async (start) => {
+    let url = new URL(start, base);
+    for (let i = 0; i < 20; i++) {
+      if (url.origin !== origin) return { left: url, url };
+      // Back at an app on Keyhold's own origin (the console at /console/) with its answer.
+      if (url.pathname.startsWith('/console/') && (url.searchParams.has('code') || url.searchParams.has('error'))) return { left: url, url };
+      const res = await request(url);
+      const location = res.headers.get('location');
+      if (res.status >= 300 && res.status < 400 && location) {
+        url = new URL(location, url);
+        continue;
+      }
+      return { page: res, html: await res.text(), url };
+    }
+    throw new Error('too many redirects');
+  };
+  return { jar, request, follow };
+}
+
+export const formToken = (html: string) => /name="form_token" value="([^"]+)"/.exec(html)?.[1] ?? '';
+export const formAction = (html: string, step: string) => new RegExp(`action="([^"]*/${step})"`).exec(html)?.[1];
+
+/** Signs in through the login UI from an authorization URL; returns where Keyhold sent the browser back to the app. */
+export async function logIn(b: Browser, authorizeUrl: URL | string, username: string, password: string, opts: { consent?: boolean } = {}): Promise<URL> {
+  let step = await b.follow(authorizeUrl);
+  if (step.left) return step.left;
+  const submit = async (name: string, form: Record<string, string>) => {
+    const action = formAction(step.html!, name);
+    if (!action) throw new Error(`no ${name} form on ${step.url}: ${step.html?.slice(0, 600)}`);
+    const res = await b.request(new URL(action, step.url), { form: { form_token: formToken(step.html!), ...form } });
+    const location = res.headers.get('location');
+    step = location ? await b.follow(new URL(location, step.url)) : { page: res, html: await res.text(), url: step.url };
+  };
+  if (formAction(step.html!, 'username')) await submit('username', { username });
+  if (step.left) return step.left;
+  await submit('password', { password, username });
+  if (step.left) return step.left;
+  if (opts.consent !== false && formAction(step.html!, 'consent')) await submit('consent', { decision: 'allow' });
+  if (step.left) return step.left;
+  throw new Error(`the login did not return to the app: ${step.url} ${step.html?.slice(0, 800)}`);
+}
+
+export interface AppCreated {
+  appId: string;
+  clientId: string;
+  clientSecret?: string;
+}
+
+export async function addApp(kh: TestKeyhold, projectId: string, body: Record<string, unknown>): Promise<AppCreated> {
+  const res = await kh.rest('POST', `/management/v1/projects/${projectId}/apps/oidc`, { name: `app-${Math.random().toString(36).slice(2)}`, ...body });
+  if (res.status !== 200) throw new Error(`AddOIDCApp: ${res.status} ${JSON.stringify(res.body)}`);
+  return { appId: res.body.appId, clientId: res.body.clientId, clientSecret: res.body.clientSecret || undefined };
+}
