@@ -116,6 +116,9 @@ export async function buildApp(opts: AppOptions): Promise<KeyholdApp> {
     // for it, then stop() closes the database): fastify's own closing 503 carries no Status (REST)
     // and no grpc-status (gRPC), and new connections are refused by the listener anyway.
     return503OnClosing: false,
+    // The listener answers what Node's HTTP/1.1 parser refuses (answerClientErrors); fastify's own
+    // handler, left in place, would destroy the socket under that answer (a reset on Node 24 over TLS).
+    clientErrorHandler: () => {},
     serverFactory: (handler) => {
       listener = createListener(handler, config.tls, opts.limits ?? config.limits ?? DEFAULT_LIMITS, refuse);
       return listener.server as never;

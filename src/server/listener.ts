@@ -147,7 +147,13 @@ const LINGER_MS = 2_000;
  * answer is under way on the connection, as Node does.
  */
 function answerClientErrors(server: http.Server | http2.Http2SecureServer, limits: ListenerLimits, refuse: Refuse): void {
+  // Sockets already given a refusal. Node's parser, fed the rest of a refused
+  // head, reports the same error again for each chunk that arrives (over TLS a
+  // 64 KiB head comes in 16 KiB records); destroying the socket then would
+  // reset the connection under the answer still on its way.
+  const answered = new WeakSet<net.Socket>();
   server.on('clientError', (err: NodeJS.ErrnoException, socket: net.Socket) => {
+    if (answered.has(socket)) return;
     const inFlight = (socket as net.Socket & { _httpMessage?: http.ServerResponse })._httpMessage;
     if (err.code !== 'ECONNRESET' && socket.writable && !inFlight?.headersSent) {
       const refusal: Refusal =
@@ -167,6 +173,7 @@ function answerClientErrors(server: http.Server | http2.Http2SecureServer, limit
       // with a reset that can overtake the answer. So: read and discard what
       // arrives, end after the answer, and destroy once the client has closed
       // too — or after a grace period if it never does.
+      answered.add(socket);
       socket.on('data', () => {});
       socket.resume();
       socket.end(Buffer.concat([Buffer.from(head.join('\r\n'), 'latin1'), body]));
