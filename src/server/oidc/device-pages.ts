@@ -35,8 +35,8 @@ function problemOf(lang: Language, out: Any, err: Any): string | undefined {
   if (!out && !err) return undefined;
   const known = REFUSALS[String(err?.name ?? err?.constructor?.name ?? '')];
   if (known) return dt(lang, known);
-  // A missing or stale form token (the library's xsrf check): the form simply expired.
-  if (out?.error === 'invalid_request' && /form details/.test(String(out.error_description ?? ''))) return dt(lang, 'formExpired');
+  // A missing or stale form token (the library's xsrf check: "could not find device form details", "xsrf token invalid"): the form expired.
+  if (out?.error === 'invalid_request' && /form details|xsrf/.test(String(out.error_description ?? ''))) return dt(lang, 'formExpired');
   return dt(lang, 'failed', { error: out?.error ?? 'server_error' });
 }
 

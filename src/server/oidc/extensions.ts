@@ -42,6 +42,9 @@
 //      page with inline script and no CSP; the user_code is taken off the
 //      query instead and shown prefilled on Keyhold's own code page
 //      (device-pages.ts), which the user confirms (RFC 8628 §5.4).
+//    - a request to the code page's form or its resume path without the
+//      session cookie is sent to the code page (303): the library renders its
+//      error into a session it never saved and then fails to persist it (a 500).
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
@@ -234,6 +237,13 @@ export function applyDeviceFlowExtension(provider: Any, options: DeviceFlowOptio
 
   // The code off the query before the library sees it; the device authorization request marked.
   provider.use(async (ctx: Any, next: () => Promise<void>) => {
+    const codePage = ctx.path === options.verificationPath;
+    if ((codePage ? ctx.method !== 'GET' : ctx.path.startsWith(`${options.verificationPath}/`)) && !ctx.cookies.get(provider.cookieName('session'))) {
+      ctx.status = 303;
+      ctx.set('cache-control', 'no-store');
+      ctx.redirect(options.verificationPath);
+      return;
+    }
     if (ctx.path === options.verificationPath && ctx.method === 'GET' && ctx.querystring) {
       const query = new URLSearchParams(ctx.querystring);
       const code = query.get('user_code');
@@ -322,6 +332,8 @@ export async function checkDeviceFlowExtension(provider: Any, options: Pick<Devi
   const cookie = ([] as string[]).concat((answer.headers['set-cookie'] as string[] | string | undefined) ?? []);
   const session = cookie.map((c) => /^keyhold_session=([^;]+)/.exec(c)?.[1]).find(Boolean);
   if (session) await provider.Session.adapter.destroy(session);
+  const stray = await getInProcess(provider.callback(), `${options.verificationPath}/keyhold-self-check`);
+  if (stray.status !== 303) throw new ExtensionCheckFailed(`a device resume without a session is answered ${stray.status}, not sent to the code page`);
   if (answer.status !== 200 || /<script/i.test(answer.body) || !answer.body.includes('value="BCDF-GHJK"') || !String(answer.headers['content-security-policy'] ?? '').includes("default-src 'none'")) {
     throw new ExtensionCheckFailed(`the device code page for a verification_uri_complete link is not Keyhold's script-free page (status ${answer.status})`);
   }

@@ -91,4 +91,27 @@ describe('device polling', () => {
     });
     expect(await typed.text()).toContain('This code has expired. Start the sign-in on your device again.');
   }, 30_000);
+
+  it('bad input gets a clear 4xx or the page with its message, never a 500', async () => {
+    const form = (body: Record<string, string>) => ({ method: 'POST', redirect: 'manual' as const, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(body) });
+    const answers = await Promise.all([
+      fetch(`${base}/oauth/v2/device_authorization`, form({})),
+      fetch(`${base}/oauth/v2/device_authorization`, form({ client_id: clientId, scope: 'openid \u0000' })),
+      fetch(`${base}/oauth/v2/token`, form({ client_id: clientId, grant_type: 'urn:ietf:params:oauth:grant-type:device_code' })),
+      fetch(`${base}/oauth/v2/token`, form({ client_id: clientId, grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: 'x'.repeat(5000) })),
+      fetch(`${base}/ui/login/device`, form({ user_code: 'BCDF-GHJK' })),
+      fetch(`${base}/ui/login/device?user_code=${'%00'.repeat(100)}`),
+      fetch(`${base}/ui/login/device/no-such-interaction`, { redirect: 'manual' }),
+    ]);
+    const statuses = answers.map((a) => a.status);
+    expect(statuses).toEqual([400, 400, 400, 400, 303, 200, 303]);
+    // Without the page's session: back to the code page.
+    expect(answers[4]!.headers.get('location')).toBe('/ui/login/device');
+    // With the session but without the form's token: the page says the form expired.
+    const page = await fetch(`${base}/ui/login/device`);
+    const cookie = page.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    const stale = await fetch(`${base}/ui/login/device`, { ...form({ user_code: 'BCDF-GHJK', xsrf: 'stale' }), headers: { 'content-type': 'application/x-www-form-urlencoded', cookie } });
+    expect(stale.status).toBe(400);
+    expect(await stale.text()).toContain('This form has expired. Enter the code again.');
+  }, 30_000);
 });
