@@ -69,6 +69,11 @@ describe.skipIf(skip)('device authorization grant', () => {
     await kh?.close();
   });
 
+  it("the start-up self-check leaves no session behind (its one request through the provider is cleaned up)", async () => {
+    const rows = await kh.database.sql.query<{ n: number }>({ text: `select count(*)::int as n from oidc_payloads where model = 'Session'`, params: [] });
+    expect(rows[0]?.n).toBe(0);
+  });
+
   it('discovery names the endpoint; the answer has a user code, the verification URIs and the interval', async () => {
     const config = await configFor(device.clientId);
     expect(config.serverMetadata().device_authorization_endpoint).toBe(`${base}/oauth/v2/device_authorization`);
@@ -215,6 +220,8 @@ describe.skipIf(skip)('device authorization grant', () => {
       expect(r.key).not.toBe(started.device_code);
       expect(r.payload).not.toContain(started.device_code);
     }
+    // Nor in the log.
+    expect(kh.logLines.join('\n')).not.toContain(started.device_code);
     // ... and still the login goes through and the device gets its tokens.
     await signIn(page);
     await page.getByText('Your device is signed in to Smart TV').waitFor();
