@@ -4,10 +4,13 @@
 // not invalid_grant — for a code that ran out. Short lifetimes keep it fast;
 // the configuration is refused when out of bounds.
 import * as oidc from 'openid-client';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../../src/server/config.js';
+import { startKeyhold, type RunningKeyhold } from '../../../src/server/start.js';
+import { announcePostgresSkip, postgresAvailable, TEST_MASTER_KEY, tempDir } from '../../support/databases.js';
 import { startTestKeyhold, type TestKeyhold } from '../../support/keyhold.js';
-import { addApp } from '../../support/oidc-login.js';
+import { addApp, browser, formAction, formToken } from '../../support/oidc-login.js';
 
 const LIFETIME = 3;
 
@@ -114,4 +117,57 @@ describe('device polling', () => {
     expect(stale.status).toBe(400);
     expect(await stale.text()).toContain('This form has expired. Enter the code again.');
   }, 30_000);
+});
+
+announcePostgresSkip('device flow across two Keyhold processes');
+
+describe.skipIf(!postgresAvailable)('device flow across two processes on one PostgreSQL', () => {
+  const ISSUER = 'http://keyhold.test';
+  let a: TestKeyhold;
+  let b: RunningKeyhold;
+
+  beforeAll(async () => {
+    const env = { KEYHOLD_ISSUER: ISSUER, KEYHOLD_DEVICE_POLL_INTERVAL_SECONDS: '1' };
+    a = await startTestKeyhold({ postgres: true, env });
+    const config = loadConfig({ KEYHOLD_PORT: '0', KEYHOLD_DATA_DIR: await tempDir('keyhold-b-'), DATABASE_URL: a.config.databaseUrl!, KEYHOLD_MASTERKEY: TEST_MASTER_KEY, KEYHOLD_LOG_LEVEL: 'silent', ...env });
+    b = await startKeyhold(config, pino({ level: 'silent' }));
+  }, 90_000);
+  afterAll(async () => {
+    await b?.stop();
+    await a?.close();
+  });
+
+  it('the code from one process is entered and signed in on it, polled on the other: slow_down counted across both, tokens at the end', async () => {
+    const baseA = `http://localhost:${a.port}`;
+    const baseB = `http://localhost:${b.port}`;
+    const projectId = (await a.rest('POST', '/management/v1/projects', { name: 'Two rooms' })).body.id;
+    expect((await a.rest('POST', '/v2/users/human', { username: 'roomie', profile: { givenName: 'R', familyName: 'M' }, email: { email: 'r@example.com' }, password: { password: 'one code two processes', changeRequired: false } })).status).toBe(200);
+    const { clientId } = await addApp(a, projectId, { appType: 'OIDC_APP_TYPE_NATIVE', authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE', grantTypes: ['OIDC_GRANT_TYPE_DEVICE_CODE'] });
+    const started = await (await fetch(`${baseA}/oauth/v2/device_authorization`, { method: 'POST', body: new URLSearchParams({ client_id: clientId, scope: 'openid' }) })).json();
+    const pollAt = async (base: string) =>
+      (await fetch(`${base}/oauth/v2/token`, { method: 'POST', body: new URLSearchParams({ client_id: clientId, grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: started.device_code }) })).json();
+    expect((await pollAt(baseA)).error).toBe('authorization_pending');
+    expect((await pollAt(baseB)).error).toBe('slow_down');
+
+    // The user, on process A's pages, without script: the code, the confirmation, the login.
+    const user = browser(baseA);
+    const codePage = await (await user.request('/ui/login/device')).text();
+    const xsrf = /name="xsrf" value="([^"]+)"/.exec(codePage)![1]!;
+    const confirm = await (await user.request('/ui/login/device', { form: { xsrf, user_code: started.user_code } })).text();
+    expect(confirm).toContain(started.user_code);
+    const toLogin = await user.request('/ui/login/device', { form: { xsrf: /name="xsrf" value="([^"]+)"/.exec(confirm)![1]!, user_code: started.user_code, confirm: 'yes' } });
+    let step = await user.follow(new URL(toLogin.headers.get('location')!, baseA));
+    const submit = async (name: string, form: Record<string, string>) => {
+      const res = await user.request(new URL(formAction(step.html!, name)!, step.url), { form: { form_token: formToken(step.html!), ...form } });
+      step = await user.follow(new URL(res.headers.get('location')!, step.url));
+    };
+    await submit('username', { username: 'roomie' });
+    await submit('password', { username: 'roomie', password: 'one code two processes' });
+    expect(step.html).toContain('Your device is signed in');
+
+    // Signed in: the next poll, on B, gets the tokens (only a pending code is throttled).
+    const tokens = await pollAt(baseB);
+    expect(tokens.token_type).toBe('Bearer');
+    expect(tokens.id_token).toBeTypeOf('string');
+  }, 60_000);
 });
