@@ -2,7 +2,8 @@
 // authorization_pending while the user has not signed in, slow_down (and an
 // interval that grows by 5 seconds) when it polls too fast, expired_token —
 // not invalid_grant — for a code that ran out. Short lifetimes keep it fast;
-// the configuration is refused when out of bounds.
+// the configuration is refused when out of bounds; bad input is never a 500;
+// with TEST_DATABASE_URL, two processes on one PostgreSQL share one count.
 import * as oidc from 'openid-client';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
