@@ -66,6 +66,8 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   { names: ['KEYHOLD_REFRESH_TOKEN_IDLE_SECONDS'], default: '`2592000`', summary: 'a refresh token unused this long expires (30 days)' },
   { names: ['KEYHOLD_REFRESH_TOKEN_ABSOLUTE_SECONDS'], default: '`7776000`', summary: 'a grant and all its refresh tokens end this long after the login (90 days)' },
   { names: ['KEYHOLD_LOGIN_SESSION_SECONDS'], default: '`1209600`', summary: 'how long the login session lasts before the user signs in again (14 days)' },
+  { names: ['KEYHOLD_DEVICE_CODE_LIFETIME_SECONDS'], default: '`300`', summary: 'how long a device code (device sign-in, RFC 8628) waits for the user to enter it (5 min, ZITADEL\'s default)' },
+  { names: ['KEYHOLD_DEVICE_POLL_INTERVAL_SECONDS'], default: '`5`', summary: 'the least time between a device\'s polls of the token endpoint; polling faster answers `slow_down` and adds 5 s to it' },
   {
     names: ['KEYHOLD_SIGNING_KEY_ROTATION_SECONDS'],
     default: '`21600`',

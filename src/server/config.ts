@@ -49,7 +49,7 @@ export interface Config {
     /** Signing-key rotation: every `rotationSeconds`, the successor published `aheadSeconds` before use. */
     keyRotation: { rotationSeconds: number; aheadSeconds: number };
     /** Token and session lifetimes in seconds (ZITADEL's defaults). */
-    lifetimes: { accessToken: number; idToken: number; refreshIdle: number; refreshAbsolute: number; session: number };
+    lifetimes: { accessToken: number; idToken: number; refreshIdle: number; refreshAbsolute: number; session: number; deviceCode: number; devicePollInterval: number };
   };
 }
 
@@ -154,6 +154,9 @@ export function loadConfig(env: Env = process.env): Config {
     refreshIdle: integer(env, 'KEYHOLD_REFRESH_TOKEN_IDLE_SECONDS', 30 * 86_400, 10, 3650 * 86_400),
     refreshAbsolute: integer(env, 'KEYHOLD_REFRESH_TOKEN_ABSOLUTE_SECONDS', 90 * 86_400, 10, 3650 * 86_400),
     session: integer(env, 'KEYHOLD_LOGIN_SESSION_SECONDS', 14 * 86_400, 10, 3650 * 86_400),
+    // RFC 8628: ZITADEL's 5 minutes for the user, 5 seconds between polls.
+    deviceCode: integer(env, 'KEYHOLD_DEVICE_CODE_LIFETIME_SECONDS', 300, 2, 86_400),
+    devicePollInterval: integer(env, 'KEYHOLD_DEVICE_POLL_INTERVAL_SECONDS', 5, 1, 600),
   };
   if (lifetimes.refreshIdle > lifetimes.refreshAbsolute) {
     throw new ConfigError('KEYHOLD_REFRESH_TOKEN_IDLE_SECONDS', `must not exceed KEYHOLD_REFRESH_TOKEN_ABSOLUTE_SECONDS (${lifetimes.refreshAbsolute}), got ${lifetimes.refreshIdle}`);

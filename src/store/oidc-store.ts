@@ -8,6 +8,7 @@
 // stored without it: a read of the table yields no usable token.
 import { createHash } from 'node:crypto';
 import { and, asc, eq, isNull, sql } from 'drizzle-orm';
+import { nextDevicePoll, type DevicePollState } from '../domain/oidc/device-poll.js';
 import type { Database } from './database.js';
 import { oidcKeys, oidcPayloads, type OidcKeyRow } from './schema.js';
 
@@ -40,6 +41,13 @@ export interface OidcStateStore {
   consume(model: string, id: string): Promise<void>;
   destroy(model: string, id: string): Promise<void>;
   revokeByGrantId(grantId: string): Promise<void>;
+  /**
+   * Records a token-endpoint poll of a pending device code (RFC 8628 §3.5,
+   * domain/oidc/device-poll.ts), atomically across processes; kept, under the
+   * code's hash, until `expiresAt`. Resolves whether it was too soon and the
+   * interval now in force.
+   */
+  recordDevicePoll(deviceCode: string, baseIntervalSeconds: number, expiresAt: Date): Promise<{ slowDown: boolean; intervalSeconds: number }>;
   /** Deletes rows expired before `before`, at most `limit`; resolves with how many. */
   deleteExpired(before: Date, limit: number): Promise<number>;
 }
@@ -64,7 +72,12 @@ export interface OidcKeyStore {
   retire(kid: string, at: Date): Promise<void>;
 }
 
-const keyOf = (model: string, id: string) => (BEARER_MODELS.has(model) ? createHash('sha256').update(id).digest('base64url') : id);
+/** The poll state of device codes (recordDevicePoll): its own rows, so the library's saves of the code never overwrite it. */
+const DEVICE_POLL_MODEL = 'DevicePoll';
+
+const sha256 = (value: string) => createHash('sha256').update(value).digest('base64url');
+
+const keyOf = (model: string, id: string) => (BEARER_MODELS.has(model) ? sha256(id) : id);
 
 function revive(model: string, id: string | undefined, row: { payload: unknown; consumedAt: Date | null } | undefined): OidcPayload | undefined {
   if (!row) return undefined;
@@ -130,6 +143,23 @@ export function createOidcStateStore({ db }: Pick<Database, 'db'>): OidcStateSto
     },
     async revokeByGrantId(grantId) {
       await db.delete(oidcPayloads).where(eq(oidcPayloads.grantId, grantId));
+    },
+    async recordDevicePoll(deviceCode, baseIntervalSeconds, expiresAt) {
+      const key = sha256(deviceCode);
+      return db.transaction(async (tx) => {
+        const [row] = await tx
+          .select({ payload: oidcPayloads.payload })
+          .from(oidcPayloads)
+          .where(and(eq(oidcPayloads.model, DEVICE_POLL_MODEL), eq(oidcPayloads.key, key)))
+          .for('update')
+          .limit(1);
+        const { state, slowDown } = nextDevicePoll(row?.payload as DevicePollState | undefined, Date.now(), baseIntervalSeconds);
+        await tx
+          .insert(oidcPayloads)
+          .values({ model: DEVICE_POLL_MODEL, key, payload: state, expiresAt })
+          .onConflictDoUpdate({ target: [oidcPayloads.model, oidcPayloads.key], set: { payload: state } });
+        return { slowDown, intervalSeconds: state.intervalSeconds };
+      });
     },
     async deleteExpired(before, limit) {
       const rows = await db.execute<{ n: number }>(sql`

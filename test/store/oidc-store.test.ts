@@ -42,5 +42,19 @@ for (const [engine, fresh, skip] of [
       await store.destroy('Session', 'cookie-1');
       expect(await store.findByUid('Session', 'uid-1')).toBeUndefined();
     });
+
+    it('device polls (RFC 8628 §3.5): the first is fine, one too soon is slow_down with 5 s more, concurrent polls are counted once each', async () => {
+      const until = new Date(Date.now() + 60_000);
+      expect(await store.recordDevicePoll('device-code-secret', 2, until)).toEqual({ slowDown: false, intervalSeconds: 2 });
+      expect(await store.recordDevicePoll('device-code-secret', 2, until)).toEqual({ slowDown: true, intervalSeconds: 7 });
+      // Two at once: each sees the other's write (the row is locked), so both are too soon and the interval grows twice.
+      const both = await Promise.all([store.recordDevicePoll('device-code-secret', 2, until), store.recordDevicePoll('device-code-secret', 2, until)]);
+      expect(both.map((b) => b.slowDown)).toEqual([true, true]);
+      expect(both.map((b) => b.intervalSeconds).sort()).toEqual([12, 17]);
+      // Stored under the code's hash, never the code.
+      const rows = await db.database.sql.query<{ key: string }>({ text: `select key from oidc_payloads where model = 'DevicePoll'`, params: [] });
+      expect(rows).toHaveLength(1);
+      expect(rows[0]?.key).not.toContain('device-code-secret');
+    });
   });
 }

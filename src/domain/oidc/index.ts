@@ -27,3 +27,4 @@ export {
   verifyClientSecret,
   CLIENT_SECRET_LENGTH,
 } from './client-secret.js';
+export { nextDevicePoll, SLOW_DOWN_STEP_SECONDS, POLL_TOLERANCE, type DevicePollState } from './device-poll.js';

@@ -49,8 +49,8 @@ const GRANT_TYPE: Record<string, string | undefined> = {
   OIDC_GRANT_TYPE_AUTHORIZATION_CODE: 'authorization_code',
   OIDC_GRANT_TYPE_IMPLICIT: 'implicit',
   OIDC_GRANT_TYPE_REFRESH_TOKEN: 'refresh_token',
-  // Device authorization comes with a later issue; until then the grant is not offered.
-  OIDC_GRANT_TYPE_DEVICE_CODE: undefined,
+  // RFC 8628 (configuration.ts features.deviceFlow; extensions.ts 6.).
+  OIDC_GRANT_TYPE_DEVICE_CODE: 'urn:ietf:params:oauth:grant-type:device_code',
 };
 
 const AUTH_METHOD = {
@@ -69,8 +69,9 @@ export const RESPONSE_TYPES = ['code', 'id_token', 'id_token token', 'code id_to
  * implicit type are registered and both grants are too.
  */
 export function responseTypesOf(config: OidcConfig): string[] {
-  const types: string[] = config.responseTypes.map((t) => RESPONSE_TYPE[t]);
-  const code = types.includes('code') && config.grantTypes.includes('OIDC_GRANT_TYPE_AUTHORIZATION_CODE');
+  const code = config.responseTypes.includes('OIDC_RESPONSE_TYPE_CODE') && config.grantTypes.includes('OIDC_GRANT_TYPE_AUTHORIZATION_CODE');
+  // CODE stands for the device grant too (validate.ts): a device-only app uses no authorization endpoint.
+  const types: string[] = config.responseTypes.map((t) => RESPONSE_TYPE[t]).filter((t) => t !== 'code' || code);
   const implicit = config.grantTypes.includes('OIDC_GRANT_TYPE_IMPLICIT');
   if (code && implicit && types.includes('id_token')) types.push('code id_token');
   if (code && implicit && types.includes('id_token token')) types.push('code id_token token');

@@ -6,9 +6,10 @@ import Provider, { errors } from 'oidc-provider';
 import { API_AUDIENCE_SCOPE } from '../../queries/callers.js';
 import type { ReadModel } from '../../queries/read-model.js';
 import type { OidcStateStore } from '../../store/oidc-store.js';
-import { adapterClass } from './adapter.js';
+import { adapterClass, DEVICE_CODE_GRACE_SECONDS } from './adapter.js';
 import { KEYHOLD_CLIENT_PROPERTIES, RESPONSE_TYPES } from './clients.js';
-import { applyExtensions, clockSkewOf } from './extensions.js';
+import { applyDeviceFlowExtension, applyExtensions, clockSkewOf } from './extensions.js';
+import { renderDeviceDone, renderUserCodeConfirm, renderUserCodeInput } from './device-pages.js';
 import type { KeySet } from './keys.js';
 import { renderErrorPage, renderLogoutPage, renderLoggedOutPage } from './pages.js';
 import { accountClaims, ROLES_CLAIM, ROLES_SCOPE, type RolesOf } from './account.js';
@@ -22,6 +23,9 @@ export const OIDC_ROUTES = {
   jwks: '/oauth/v2/keys',
   userinfo: '/oidc/v1/userinfo',
   end_session: '/oidc/v1/end_session',
+  // RFC 8628: where a device asks for a code (ZITADEL's path), and Keyhold's page where the user enters it.
+  device_authorization: '/oauth/v2/device_authorization',
+  code_verification: '/ui/login/device',
 } as const;
 
 /** The scope that asks for an access token for Keyhold's own API (issue 17; the token resolution in queries/callers.ts). */
@@ -36,6 +40,10 @@ export interface Lifetimes {
   session: number;
   interaction: number;
   authorizationCode: number;
+  /** How long a device code (RFC 8628) waits for the user. */
+  deviceCode: number;
+  /** How often a device may poll for it (seconds; slow_down adds 5 each time). */
+  devicePollInterval: number;
 }
 
 /** ZITADEL's default lifetimes (seconds). */
@@ -47,6 +55,8 @@ export const LIFETIMES: Lifetimes = {
   session: 14 * 86_400,
   interaction: 3600,
   authorizationCode: 60,
+  deviceCode: 300,
+  devicePollInterval: 5,
 };
 
 export interface ProviderDeps {
@@ -58,6 +68,8 @@ export interface ProviderDeps {
   mayLogIn: (userId: string, projectId: string) => Promise<boolean>;
   /** This instance's lifetimes; ZITADEL's defaults when not given. */
   lifetimes?: Lifetimes;
+  /** Seals device codes in the stored state (adapter.ts); derived from the master key (keys.ts stateSealKey). */
+  sealKey: Buffer;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -72,7 +84,7 @@ export function createProvider(deps: ProviderDeps): Any {
   const { issuer, keys, store, read, rolesOf, mayLogIn } = deps;
   const lifetimes = deps.lifetimes ?? LIFETIMES;
   const provider = new Provider(issuer, {
-    adapter: adapterClass(store, read),
+    adapter: adapterClass(store, read, deps.sealKey),
     clients: [],
     jwks: { keys: keys.signing },
     cookies: {
@@ -130,6 +142,15 @@ export function createProvider(deps: ProviderDeps): Any {
         },
       },
       revocation: { enabled: true },
+      // RFC 8628 for apps with OIDC_GRANT_TYPE_DEVICE_CODE; Keyhold's pages (device-pages.ts), the login UI for the sign-in.
+      deviceFlow: {
+        enabled: true,
+        charset: 'base-20',
+        mask: '****-****',
+        userCodeInputSource: renderUserCodeInput,
+        userCodeConfirmSource: renderUserCodeConfirm,
+        successSource: renderDeviceDone,
+      },
       userinfo: { enabled: true },
       rpInitiatedLogout: {
         enabled: true,
@@ -198,6 +219,7 @@ export function createProvider(deps: ProviderDeps): Any {
     ttl: {
       AccessToken: lifetimes.accessToken,
       AuthorizationCode: lifetimes.authorizationCode,
+      DeviceCode: lifetimes.deviceCode,
       // The app's clock skew widens its ID tokens' exp (extensions.ts 4. moves iat, nbf, auth_time back).
       IdToken: (_ctx: Any, _token: Any, client: Any) => lifetimes.idToken + clockSkewOf(client),
       Interaction: lifetimes.interaction,
@@ -208,5 +230,13 @@ export function createProvider(deps: ProviderDeps): Any {
     },
   });
   applyExtensions(provider);
+  applyDeviceFlowExtension(provider, {
+    deviceAuthorizationPath: OIDC_ROUTES.device_authorization,
+    tokenPath: OIDC_ROUTES.token,
+    verificationPath: OIDC_ROUTES.code_verification,
+    pollIntervalSeconds: lifetimes.devicePollInterval,
+    // The poll state lasts as long as the code is kept (its expiry and the grace).
+    recordPoll: (code, interval, exp) => store.recordDevicePoll(code, interval, new Date((exp + DEVICE_CODE_GRACE_SECONDS) * 1000)),
+  });
   return provider;
 }

@@ -27,8 +27,28 @@
 //    and `auth_time` moved back by it (the library sets `iat` itself and lets
 //    no hook change it; `exp` gets the skew through ttl.IdToken in
 //    configuration.ts, which the library asks for the lifetime).
+// 6. The device authorization grant (RFC 8628) where the library falls short
+//    (applyDeviceFlowExtension, its own self-check checkDeviceFlowExtension):
+//    - slow_down: DeviceCode.find, when the token endpoint looks up a pending
+//      device code, records the poll (in the database, atomically, so every
+//      process counts it); a poll sooner than the code's interval answers
+//      `slow_down` and grows that interval by 5 seconds for every later poll
+//      (§3.5). The device authorization response names the `interval`.
+//    - unauthorized_client (RFC 6749 §5.2) instead of the library's
+//      invalid_request when an app without the device grant asks for a code,
+//      or polls with one: Client.prototype.grantTypeAllowed refuses so during
+//      those requests only.
+//    - verification_uri_complete: the library answers it with an auto-submit
+//      page with inline script and no CSP; the user_code is taken off the
+//      query instead and shown prefilled on Keyhold's own code page
+//      (device-pages.ts), which the user confirms (RFC 8628 §5.4).
+//    - a request to the code page's form or its resume path without the
+//      session cookie is sent to the code page (303): the library renders its
+//      error into a session it never saved and then fails to persist it (a 500).
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { errors } from 'oidc-provider';
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
+import Provider, { errors } from 'oidc-provider';
 import { verifyClientSecret } from '../../domain/oidc/index.js';
 import { globMatches } from './clients.js';
 import type { ClientSecretThrottle } from './throttle.js';
@@ -179,5 +199,142 @@ export async function checkExtensions(provider: Any, sampleHash: string, sampleS
   const now = Math.floor(Date.now() / 1000);
   if (!(payload.iat <= now - 59 && payload.nbf === payload.iat && payload.auth_time === authTime - 60)) {
     throw new ExtensionCheckFailed('IdToken.prototype.issue no longer lets Keyhold set iat/nbf/auth_time of an ID token (clockSkew)');
+  }
+}
+
+/** RFC 8628's grant type. */
+export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+
+/** What the device flow's extension (6.) needs from Keyhold. */
+export interface DeviceFlowOptions {
+  /** Where the library serves the device authorization, the token endpoint and the code page (configuration.ts OIDC_ROUTES). */
+  deviceAuthorizationPath: string;
+  tokenPath: string;
+  verificationPath: string;
+  /** The interval a device is told to poll at (seconds). */
+  pollIntervalSeconds: number;
+  /** Records a poll of a pending device code (store/oidc-store.ts recordDevicePoll). */
+  recordPoll(deviceCode: string, intervalSeconds: number, expiresAtEpoch: number): Promise<{ slowDown: boolean; intervalSeconds: number }>;
+}
+
+/** Which request asks whether an app may use the device grant: its answer is then unauthorized_client. */
+const deviceGrantAsked = new AsyncLocalStorage<'device_authorization' | 'token'>();
+const PREFILL = 'keyholdUserCode';
+
+/** The user code a verification_uri_complete link brought (6.), for the code page to show prefilled. */
+export function prefilledUserCode(ctx: Any): string | undefined {
+  const code = ctx?.state?.[PREFILL];
+  return typeof code === 'string' ? code : undefined;
+}
+
+export function applyDeviceFlowExtension(provider: Any, options: DeviceFlowOptions): void {
+  const DeviceCode = provider.DeviceCode;
+  const proto = provider.Client?.prototype;
+  if (typeof DeviceCode?.find !== 'function') throw new ExtensionCheckFailed('DeviceCode.find is gone');
+  if (typeof proto?.grantTypeAllowed !== 'function') throw new ExtensionCheckFailed('Client.prototype.grantTypeAllowed is gone');
+  if (typeof provider.use !== 'function' || typeof provider.on !== 'function') throw new ExtensionCheckFailed('Provider#use/on is gone');
+  if (typeof Object.getOwnPropertyDescriptor(Provider, 'ctx')?.get !== 'function') throw new ExtensionCheckFailed('Provider.ctx (the request being handled) is gone');
+
+  // The code off the query before the library sees it; the device authorization request marked.
+  provider.use(async (ctx: Any, next: () => Promise<void>) => {
+    const codePage = ctx.path === options.verificationPath;
+    if ((codePage ? ctx.method !== 'GET' : ctx.path.startsWith(`${options.verificationPath}/`)) && !ctx.cookies.get(provider.cookieName('session'))) {
+      ctx.status = 303;
+      ctx.set('cache-control', 'no-store');
+      ctx.redirect(options.verificationPath);
+      return;
+    }
+    if (ctx.path === options.verificationPath && ctx.method === 'GET' && ctx.querystring) {
+      const query = new URLSearchParams(ctx.querystring);
+      const code = query.get('user_code');
+      if (code !== null) {
+        query.delete('user_code');
+        ctx.querystring = query.toString();
+        ctx.state[PREFILL] = code.slice(0, 64);
+      }
+    }
+    if (ctx.path === options.deviceAuthorizationPath) return deviceGrantAsked.run('device_authorization', next);
+    if (ctx.path === options.tokenPath) return deviceGrantAsked.run('token', next);
+    return next();
+  });
+
+  const grantTypeAllowed = proto.grantTypeAllowed as (this: unknown, type: string) => boolean;
+  proto.grantTypeAllowed = function keyholdGrantTypeAllowed(this: unknown, type: string): boolean {
+    const allowed = grantTypeAllowed.call(this, type);
+    if (allowed || type !== DEVICE_CODE_GRANT) return allowed;
+    const asked = deviceGrantAsked.getStore();
+    // At the token endpoint only the check of the grant asked for (not, e.g., a revocation's look at every grant).
+    if (asked === 'device_authorization' || (asked === 'token' && (Provider as Any).ctx?.oidc?.params?.grant_type === DEVICE_CODE_GRANT)) {
+      throw new errors.UnauthorizedClient('this app may not use the device authorization grant: add OIDC_GRANT_TYPE_DEVICE_CODE to its grant types');
+    }
+    return allowed;
+  };
+
+  provider.on('device_authorization.success', (_ctx: Any, body: Any) => {
+    if (body && typeof body === 'object') body.interval = options.pollIntervalSeconds;
+  });
+
+  const find = DeviceCode.find as (this: unknown, value: unknown, opts?: unknown) => Promise<Any>;
+  DeviceCode.find = async function keyholdDeviceCodeFind(this: unknown, value: unknown, opts?: unknown): Promise<Any> {
+    const code = await find.call(this, value, opts);
+    const ctx = (Provider as Any).ctx;
+    const polling = ctx?.oidc?.route === 'token' && ctx.oidc.params?.grant_type === DEVICE_CODE_GRANT;
+    if (polling && code && typeof value === 'string' && !code.isExpired && !code.accountId && !code.error && code.clientId === ctx.oidc.client?.clientId) {
+      const poll = await options.recordPoll(value, options.pollIntervalSeconds, code.exp);
+      if (poll.slowDown) throw new errors.SlowDown(`polling too fast: wait at least ${poll.intervalSeconds} seconds between polls`);
+    }
+    return code;
+  };
+}
+
+/** One GET through the provider's own handler, in process (no socket): what a browser would get. */
+function getInProcess(handler: (req: IncomingMessage, res: ServerResponse) => void, url: string): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  const req = new IncomingMessage(new Socket());
+  req.method = 'GET';
+  req.url = url;
+  req.headers = { host: 'localhost', accept: 'text/html' };
+  req.push(null);
+  const res = new ServerResponse(req);
+  const chunks: Buffer[] = [];
+  return new Promise((resolve) => {
+    res.write = ((chunk: unknown) => {
+      if (chunk) chunks.push(Buffer.from(chunk as string));
+      return true;
+    }) as Any;
+    res.end = ((chunk?: unknown) => {
+      if (chunk && typeof chunk !== 'function') chunks.push(Buffer.from(chunk as string));
+      resolve({ status: res.statusCode, headers: res.getHeaders() as Record<string, unknown>, body: Buffer.concat(chunks).toString('utf8') });
+      return res;
+    }) as Any;
+    handler(req, res);
+  });
+}
+
+/**
+ * Proves 6. takes hold on this provider, at start (after applyDeviceFlowExtension).
+ * Throws ExtensionCheckFailed naming what no longer works.
+ */
+export async function checkDeviceFlowExtension(provider: Any, options: Pick<DeviceFlowOptions, 'verificationPath'>): Promise<void> {
+  // unauthorized_client only within a device authorization request; elsewhere a plain no.
+  const client = new provider.Client({ client_id: 'keyhold-self-check', token_endpoint_auth_method: 'none', grant_types: ['authorization_code'], response_types: ['code'], redirect_uris: ['https://keyhold.invalid/cb'] });
+  let refusal: unknown;
+  try {
+    deviceGrantAsked.run('device_authorization', () => client.grantTypeAllowed(DEVICE_CODE_GRANT));
+  } catch (e) {
+    refusal = e;
+  }
+  if (!(refusal instanceof errors.UnauthorizedClient) || client.grantTypeAllowed(DEVICE_CODE_GRANT) !== false) {
+    throw new ExtensionCheckFailed('Client.prototype.grantTypeAllowed is no longer what decides whether an app may use the device grant');
+  }
+  if (provider.DeviceCode.find.name !== 'keyholdDeviceCodeFind') throw new ExtensionCheckFailed('DeviceCode.find is no longer Keyhold\'s (slow_down)');
+  // verification_uri_complete: Keyhold's page, prefilled, no script, the strict CSP.
+  const answer = await getInProcess(provider.callback(), `${options.verificationPath}?user_code=BCDF-GHJK`);
+  const cookie = ([] as string[]).concat((answer.headers['set-cookie'] as string[] | string | undefined) ?? []);
+  const session = cookie.map((c) => /^keyhold_session=([^;]+)/.exec(c)?.[1]).find(Boolean);
+  if (session) await provider.Session.adapter.destroy(session);
+  const stray = await getInProcess(provider.callback(), `${options.verificationPath}/keyhold-self-check`);
+  if (stray.status !== 303) throw new ExtensionCheckFailed(`a device resume without a session is answered ${stray.status}, not sent to the code page`);
+  if (answer.status !== 200 || /<script/i.test(answer.body) || !answer.body.includes('value="BCDF-GHJK"') || !String(answer.headers['content-security-policy'] ?? '').includes("default-src 'none'")) {
+    throw new ExtensionCheckFailed(`the device code page for a verification_uri_complete link is not Keyhold's script-free page (status ${answer.status})`);
   }
 }

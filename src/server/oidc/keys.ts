@@ -55,6 +55,11 @@ export async function loadMasterKey(opts: { masterKey?: string; masterKeyFile: s
   return Buffer.from(hkdfSync('sha256', Buffer.from(secret, 'utf8'), Buffer.alloc(0), 'keyhold oidc keys v1', 32));
 }
 
+/** The key that seals secrets in the provider's stored state (adapter.ts: device codes), derived from the master key. */
+export function stateSealKey(master: Buffer): Buffer {
+  return Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), 'keyhold oidc state v1', 32));
+}
+
 export function seal(key: Buffer, plain: string): string {
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', key, iv);

@@ -164,7 +164,8 @@ export function registerLogin(fastify: FastifyInstance, deps: { provider: () => 
     const lang = negotiateLanguage(req.headers['accept-language']);
     const client = await provider.Client.find(interaction.params.client_id);
     const returnTo: string = await provider.interactionResult(req.raw, reply.raw, result, { mergeWithLastSubmission: true });
-    const native = client?.applicationType === 'native' && !(client.keyholdSkipNativeSuccessPage ?? client.keyhold_skip_native_success_page);
+    // A device sign-in (RFC 8628) ends on the library's done page (device-pages.ts), never on this one.
+    const native = client?.applicationType === 'native' && !interaction.deviceCode && !(client.keyholdSkipNativeSuccessPage ?? client.keyhold_skip_native_success_page);
     if (native && result.consent) {
       const body = `<h1>${t(lang, 'title')}</h1><p>${t(lang, 'nativeDone')}</p><p><a href="${escapeHtml(returnTo)}">${t(lang, 'nativeContinue')}</a></p>`;
       await html(reply, page(lang, t(lang, 'title'), body));

@@ -16,8 +16,8 @@ import { generateClientSecret, hashClientSecret } from '../../domain/oidc/index.
 import type { RepeatedErrorLog } from '../repeated-errors.js';
 import { createProvider, LIFETIMES, OIDC_ROUTES, type Lifetimes } from './configuration.js';
 import { isOidcPath } from './paths.js';
-import { checkExtensions, secretTransport } from './extensions.js';
-import { loadKeySet, rotateKeys, type KeySet, type RotationPolicy } from './keys.js';
+import { checkDeviceFlowExtension, checkExtensions, secretTransport } from './extensions.js';
+import { loadKeySet, rotateKeys, stateSealKey, type KeySet, type RotationPolicy } from './keys.js';
 import { clientSecretThrottle } from './throttle.js';
 import { registerLogin, type LoginPorts } from './login.js';
 import { jwtBearer, jwtUserinfo } from './jwt-userinfo.js';
@@ -111,9 +111,11 @@ export function mountOidc(fastify: FastifyInstance, deps: OidcDeps): OidcMount {
   registerLogin(fastify, { provider: getProvider, ports: deps.login, cookieKey: () => current?.keys.cookieKeys[0] ?? '' });
 
   async function build(keys: KeySet): Promise<void> {
-    const provider = createProvider({ issuer, keys, store: deps.store, read: deps.read, rolesOf: deps.rolesOf, mayLogIn: deps.mayLogIn, lifetimes });
+    const sealKey = stateSealKey(master!);
+    const provider = createProvider({ issuer, keys, store: deps.store, read: deps.read, rolesOf: deps.rolesOf, mayLogIn: deps.mayLogIn, lifetimes, sealKey });
     const secret = generateClientSecret();
     await checkExtensions(provider, hashClientSecret(secret), secret);
+    await checkDeviceFlowExtension(provider, { verificationPath: OIDC_ROUTES.code_verification });
     provider.on('server_error', (_ctx: Any, err: Error) => deps.errors.error(err, { component: 'oidc' }, 'OpenID Provider error'));
     current = { provider, handler: provider.callback(), keys };
   }

@@ -4,7 +4,7 @@
 // is proven by every Keyhold start in the other tests.)
 import { describe, expect, it } from 'vitest';
 import { generateClientSecret, hashClientSecret } from '../../../src/domain/oidc/index.js';
-import { applyExtensions, checkExtensions, ExtensionCheckFailed } from '../../../src/server/oidc/extensions.js';
+import { applyDeviceFlowExtension, applyExtensions, checkExtensions, ExtensionCheckFailed } from '../../../src/server/oidc/extensions.js';
 
 /** A stand-in for a changed library: a Client class whose parts can be taken away. */
 function fakeProvider(opts: { withoutCompare?: boolean; withoutInvalidate?: boolean; schemaRefusesNothing?: boolean; ignoresPrototype?: boolean; idTokenSetsIat?: boolean; withoutIdToken?: boolean }) {
@@ -87,5 +87,12 @@ describe('extension self-check', () => {
     const ownIat = fakeProvider({ idTokenSetsIat: true });
     applyExtensions(ownIat);
     await expect(checkExtensions(ownIat, hash, secret)).rejects.toThrow(/no longer lets Keyhold set iat\/nbf\/auth_time of an ID token \(clockSkew\)/);
+  });
+
+  it('the device flow extension (6.) fails loudly when the parts it extends are gone', () => {
+    const options = { deviceAuthorizationPath: '/d', tokenPath: '/t', verificationPath: '/v', pollIntervalSeconds: 5, recordPoll: async () => ({ slowDown: false, intervalSeconds: 5 }) };
+    expect(() => applyDeviceFlowExtension(fakeProvider({}), options)).toThrow(/DeviceCode\.find is gone/);
+    const withCode = Object.assign(fakeProvider({}), { DeviceCode: { find: async () => undefined } });
+    expect(() => applyDeviceFlowExtension(withCode, options)).toThrow(/Client\.prototype\.grantTypeAllowed is gone/);
   });
 });

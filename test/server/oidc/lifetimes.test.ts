@@ -10,7 +10,7 @@ import { addApp, browser, logIn } from '../../support/oidc-login.js';
 
 describe('configuration', () => {
   it("defaults are ZITADEL's; bad values are refused naming the variable", () => {
-    expect(loadConfig({}).oidc.lifetimes).toEqual({ accessToken: 43_200, idToken: 43_200, refreshIdle: 2_592_000, refreshAbsolute: 7_776_000, session: 1_209_600 });
+    expect(loadConfig({}).oidc.lifetimes).toEqual({ accessToken: 43_200, idToken: 43_200, refreshIdle: 2_592_000, refreshAbsolute: 7_776_000, session: 1_209_600, deviceCode: 300, devicePollInterval: 5 });
     expect(() => loadConfig({ KEYHOLD_ACCESS_TOKEN_LIFETIME_SECONDS: '12h' })).toThrow(/KEYHOLD_ACCESS_TOKEN_LIFETIME_SECONDS: expected a whole number/);
     expect(() => loadConfig({ KEYHOLD_ID_TOKEN_LIFETIME_SECONDS: '1' })).toThrow(ConfigError);
     expect(() => loadConfig({ KEYHOLD_REFRESH_TOKEN_IDLE_SECONDS: '1000', KEYHOLD_REFRESH_TOKEN_ABSOLUTE_SECONDS: '999' })).toThrow(/KEYHOLD_REFRESH_TOKEN_IDLE_SECONDS: must not exceed KEYHOLD_REFRESH_TOKEN_ABSOLUTE_SECONDS/);
