@@ -1,4 +1,4 @@
-// Every RPC of the four services × every kind of caller, with the exact gRPC
+// Every RPC of the five services (management, user, organization, auth, admin) × every kind of caller, with the exact gRPC
 // code each must get (design §3 table and §4; src/domain/identity/permissions.ts).
 //
 // The world (built once): org A with projects P1 and P2 and an app in P1; org B.
@@ -489,7 +489,7 @@ describe('authorization matrix (gRPC)', () => {
     expect(got).toEqual(want);
   }, 120_000);
 
-  it('the matrix covers every RPC of the four services', () => {
+  it('the matrix covers every RPC of the five services', () => {
     const all = [ManagementService, UserService, OrganizationService, AuthService, AdminService].flatMap((s) => s.methods.map((m) => `${s.typeName.split('.')[1]}.${m.name}`));
     expect(ROWS.map((r) => r.rpc).sort()).toEqual(all.sort());
   });
