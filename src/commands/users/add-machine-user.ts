@@ -12,7 +12,7 @@ import { written, type Written } from '../written.js';
 export async function addMachineUser(
   ports: Ports,
   call: Call,
-  input: { userName: string; name: string; description: string },
+  input: { userName: string; name: string; description: string; accessTokenType?: 'BEARER' | 'JWT' },
 ): Promise<{ userId: string; written: Written }> {
   const { caller, orgId } = await orgContext(ports.lookups, call);
   const violations = [...usernameRule('userName', input.userName, 200), ...requiredText('name', input.name, 200), ...optionalText('description', input.description, 500)];
@@ -30,6 +30,8 @@ export async function addMachineUser(
       name: checkDisplayName(input.name, 200).value,
       description: input.description,
       actor: caller.userId,
+      // BEARER is the default: the event stays as before issue 18.
+      ...(input.accessTokenType === 'JWT' ? { accessTokenType: 'JWT' as const } : {}),
     },
     { creates: true },
   );

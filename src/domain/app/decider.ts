@@ -23,6 +23,8 @@ export interface AppState {
   authMethodType?: OidcAuthMethodType;
   /** A client secret's hash is stored. */
   hasSecret: boolean;
+  /** The OIDC client id (app.oidc.config.added); '' before. */
+  clientId: string;
   /** Ids of the app's keys not removed (AddAppKey; expired ones included). */
   keys: readonly string[];
 }
@@ -63,7 +65,7 @@ export function secretAfterChange(hasSecret: boolean, next: OidcAuthMethodType):
 
 export function appDecider(appId: string): Decider<AppState, AppCommand, AppEventType> {
   return {
-    initialState: () => ({ created: false, exists: false, projectId: '', orgId: '', name: '', active: false, hasSecret: false, keys: [] }),
+    initialState: () => ({ created: false, exists: false, projectId: '', orgId: '', name: '', active: false, hasSecret: false, clientId: '', keys: [] }),
     evolve: (state, event) => {
       switch (event.type) {
         case 'app.added':
@@ -77,7 +79,7 @@ export function appDecider(appId: string): Decider<AppState, AppCommand, AppEven
             name: event.payload.name,
           };
         case 'app.oidc.config.added':
-          return { ...state, authMethodType: event.payload.config.authMethodType, hasSecret: event.payload.clientSecretHash !== null };
+          return { ...state, authMethodType: event.payload.config.authMethodType, hasSecret: event.payload.clientSecretHash !== null, clientId: event.payload.clientId };
         case 'app.oidc.secret.changed':
           return { ...state, hasSecret: true };
         case 'app.changed':

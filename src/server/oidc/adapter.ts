@@ -4,9 +4,13 @@
 import { errors } from 'oidc-provider';
 import type { ReadModel } from '../../queries/read-model.js';
 import type { OidcPayload, OidcStateStore } from '../../store/oidc-store.js';
-import { clientMetadata, UnsupportedClient } from './clients.js';
+import { clientMetadata, UnsupportedClient, usesAppKeys } from './clients.js';
+import { machineClientMetadata } from './machine-clients.js';
 
-export function adapterClass(store: OidcStateStore, read: Pick<ReadModel, 'appByClientId'>) {
+/** What the adapter reads: apps, and (issue 18) machine users' client credentials and apps' keys. */
+export type ClientReads = Pick<ReadModel, 'appByClientId' | 'machineByClientId' | 'liveAppKeys'>;
+
+export function adapterClass(store: OidcStateStore, read: ClientReads) {
   return class KeyholdAdapter {
     constructor(readonly model: string) {}
 
@@ -18,10 +22,16 @@ export function adapterClass(store: OidcStateStore, read: Pick<ReadModel, 'appBy
     async find(id: string): Promise<OidcPayload | undefined> {
       if (this.model === 'Client') {
         const app = await read.appByClientId(id);
+        // Not an app's: a machine user's client credentials (issue 18), while it is active.
+        if (!app) {
+          const machine = await read.machineByClientId(id);
+          return machine?.state === 'active' ? (machineClientMetadata(machine) as OidcPayload) : undefined;
+        }
         // A deactivated app (DeactivateApp) is no client until it is reactivated: unknown to the provider.
         if (!app || app.state !== 'active') return undefined;
         try {
-          return clientMetadata(app) as OidcPayload | undefined;
+          const keys = usesAppKeys(app) ? await read.liveAppKeys(app.id, new Date()) : [];
+          return clientMetadata(app, keys) as OidcPayload | undefined;
         } catch (e) {
           if (e instanceof UnsupportedClient) throw new errors.InvalidClient(e.description);
           throw e;

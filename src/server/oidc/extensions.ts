@@ -12,7 +12,9 @@
 //    from the Authorization header or the body for either method, Keyhold's
 //    BASIC app must use the header and POST app the body. How the secret came
 //    is read from the request's head by mount.ts (secretTransport, an
-//    AsyncLocalStorage around the provider's handler).
+//    AsyncLocalStorage around the provider's handler). A machine user's
+//    client credentials (issue 18, machine-clients.ts) may come either way,
+//    as ZITADEL takes them.
 //    Wrong secrets are throttled per client id and per client IP
 //    (throttle.ts clientSecretThrottle): beyond the free allowance even the
 //    right secret is not tried during the delay, answered 429 `slow_down`
@@ -81,7 +83,7 @@ export function applyExtensions(provider: Any): void {
   if (typeof IdToken?.prototype?.issue !== 'function' || typeof IdToken?.prototype?.payload !== 'function') throw new ExtensionCheckFailed('IdToken.prototype.issue/payload is gone');
 
   // 1. Hashed client secrets.
-  proto.compareClientSecret = function compareClientSecret(this: { clientId?: string; clientSecret?: string; clientAuthMethod?: string }, actual: string): boolean {
+  proto.compareClientSecret = function compareClientSecret(this: { clientId?: string; clientSecret?: string; clientAuthMethod?: string; keyhold_machine_user_id?: string }, actual: string): boolean {
     const transport = secretTransport.getStore();
     const method = this.clientAuthMethod;
     const clientId = String(this.clientId ?? '');
@@ -92,7 +94,8 @@ export function applyExtensions(provider: Any): void {
       transport?.setHeader?.('retry-after', String(wait));
       throw new ClientAuthThrottled(wait);
     }
-    if (transport && ((method === 'client_secret_basic' && !transport.basic) || (method === 'client_secret_post' && transport.basic))) {
+    const eitherWay = typeof this.keyhold_machine_user_id === 'string';
+    if (transport && !eitherWay && ((method === 'client_secret_basic' && !transport.basic) || (method === 'client_secret_post' && transport.basic))) {
       transport.throttle?.failed(clientId, ip);
       throw new errors.InvalidClientAuth(METHOD_HINT[method]);
     }
