@@ -585,6 +585,7 @@ const PD = 'PERMISSION_DENIED';
 const PE = 'PRIVILEGE_ESCALATION';
 const NF = 'USER_NOT_FOUND';
 const PM = 'PAT_ONLY_FOR_MACHINE_USERS';
+const MS = 'MACHINE_SECRET_ONLY_FOR_MACHINE_USERS';
 const NA = '–';
 
 const cw = {} as {
@@ -671,6 +672,20 @@ const C_ROWS: CRow[] = [
       projectOwner: [PD, PD, PD, PD, PD, PD, PD, NF],
       noRole: [PD, PD, PD, PD, PD, PD, PD, NF],
       // Minting for oneself needs user.write as for anyone; then it is contained by definition.
+      self: [NA, PD, OK, OK, OK, PD, PD, PD],
+    },
+  },
+  {
+    // Issue 18: a client secret acts as the machine user, as a PAT does: the same rule.
+    rpc: 'GenerateMachineSecret',
+    grpc: (c, t) => c.mgmt.generateMachineSecret({ userId: t.userId }),
+    rest: (t) => ['PUT', `/management/v1/users/${t.userId}/secret`, {}],
+    expect: {
+      iamOwner: [MS, OK, OK, OK, OK, OK, OK, NF],
+      orgOwner: [MS, OK, PE, OK, OK, OK, PE, NF],
+      userManager: [MS, OK, PE, PE, OK, PE, PE, NF],
+      projectOwner: [PD, PD, PD, PD, PD, PD, PD, NF],
+      noRole: [PD, PD, PD, PD, PD, PD, PD, NF],
       self: [NA, PD, OK, OK, OK, PD, PD, PD],
     },
   },
