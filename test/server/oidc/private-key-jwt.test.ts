@@ -15,6 +15,7 @@ import { addApp, browser, logIn } from '../../support/oidc-login.js';
 let kh: TestKeyhold;
 let base: string;
 let projectId: string;
+let userId: string;
 const USERNAME = 'grace.hopper';
 const PASSWORD = 'correct horse battery staple 18';
 const REDIRECT = 'http://localhost:5173/callback';
@@ -38,6 +39,7 @@ beforeAll(async () => {
     password: { password: PASSWORD, changeRequired: false },
   });
   expect(user.status).toBe(200);
+  userId = user.body.userId;
 }, 60_000);
 afterAll(async () => kh?.close());
 
@@ -95,7 +97,9 @@ describe('private_key_jwt', () => {
     expect(tokens.access_token).toBeTruthy();
     const claims = tokens.claims()!;
     expect(claims.aud).toBe(app.clientId);
-    expect(claims.preferred_username).toBe(USERNAME);
+    expect(claims.sub).toBe(userId);
+    // The access token works at userinfo, as any app's.
+    expect((await oidc.fetchUserInfo(config, tokens.access_token, userId)).preferred_username).toBe(USERNAME);
     expect(decodeJwt(tokens.id_token!).iss).toBe(base);
 
     // The event and the table hold the public key only; ListAppKeys shows the key without it.
@@ -109,7 +113,7 @@ describe('private_key_jwt', () => {
     expect(JSON.stringify(listed.body)).not.toContain('PRIVATE');
   });
 
-  it('a replayed jti is refused, also after a while (the check is in the database)', async () => {
+  it('a replayed jti is refused (the jti is recorded in the database, shared by every process)', async () => {
     const app = await keyApp();
     const { file, key } = await addKey(app.appId);
     const once = await assertion(file, key);
