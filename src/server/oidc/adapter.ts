@@ -16,6 +16,12 @@ export function adapterClass(store: OidcStateStore, read: ClientReads) {
 
     async upsert(id: string, payload: OidcPayload, expiresIn?: number): Promise<void> {
       if (this.model === 'Client') return;
+      // A client assertion's jti (private_key_jwt, issue 18): the library looks it up and then
+      // saves it; two processes could both find nothing, so the save itself refuses a live one.
+      if (this.model === 'ReplayDetection') {
+        if (!(await store.insertNew(this.model, id, payload, expiresIn ?? 60))) throw new errors.InvalidClientAuth('client assertion tokens must only be used once');
+        return;
+      }
       await store.upsert(this.model, id, payload, expiresIn);
     }
 

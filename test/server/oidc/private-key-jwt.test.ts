@@ -119,6 +119,11 @@ describe('private_key_jwt', () => {
     const once = await assertion(file, key);
     expect(await tokenError(app.clientId, once)).toBe('invalid_grant');
     expect(await tokenError(app.clientId, once)).toBe('invalid_client');
+    // Sent five times at once: one is accepted (the database's insert decides, not a look-up before it).
+    const racing = await assertion(file, key);
+    const answers = await Promise.all(Array.from({ length: 5 }, () => tokenError(app.clientId, racing)));
+    expect(answers.filter((a) => a === 'invalid_grant')).toHaveLength(1);
+    expect(answers.filter((a) => a === 'invalid_client')).toHaveLength(4);
     const rows = await kh.database.sql.query<{ n: number }>({ text: `select count(*)::int as n from oidc_payloads where model = 'ReplayDetection'`, params: [] });
     expect(rows[0]!.n).toBeGreaterThan(0);
   });
