@@ -19,7 +19,8 @@ export function managementUserHandlers({
         userName: req.userName,
         name: req.name,
         description: req.description,
-        accessTokenType: req.accessTokenType === AccessTokenType.JWT ? 'JWT' : 'BEARER',
+        // An enum number the schema does not name is passed on as such: the command refuses it (400).
+        accessTokenType: req.accessTokenType === AccessTokenType.JWT ? 'JWT' : req.accessTokenType === AccessTokenType.BEARER ? 'BEARER' : String(req.accessTokenType),
       });
       return { userId, details: writeDetails(written, true) };
     },

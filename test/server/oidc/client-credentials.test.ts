@@ -8,7 +8,7 @@ import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuthService } from '../../../gen/keyhold/auth/v1/auth_pb.js';
 import { ManagementService } from '../../../gen/keyhold/management/v1/management_pb.js';
-import { restReason, rpcError } from '../../support/errors.js';
+import { restFields, restReason, rpcError } from '../../support/errors.js';
 import { machineCaller } from '../../support/identity.js';
 import { startTestKeyhold, type TestKeyhold } from '../../support/keyhold.js';
 
@@ -141,7 +141,7 @@ describe('client credentials for machine users', () => {
     expect((await whoAmI(inactiveToken)).rest).toBe('status 401');
   });
 
-  it('a human gets no secret (MACHINE_SECRET_ONLY_FOR_MACHINE_USERS); an unknown user is 404', async () => {
+  it('a human gets no secret (MACHINE_SECRET_ONLY_FOR_MACHINE_USERS); an unknown user is 404; an unknown accessTokenType is 400', async () => {
     const human = await kh.rest('POST', '/v2/users/human', { username: 'cc-human', profile: { givenName: 'H', familyName: 'U' }, email: { email: 'h@example.com' } });
     expect(human.status).toBe(200);
     const refused = await kh.rest('PUT', `/management/v1/users/${human.body.userId}/secret`, {});
@@ -149,6 +149,10 @@ describe('client credentials for machine users', () => {
     expect(restReason(refused.body)).toBe('MACHINE_SECRET_ONLY_FOR_MACHINE_USERS');
     const unknown = await kh.rest('PUT', '/management/v1/users/nobody/secret', {});
     expect(unknown.status).toBe(404);
+    // An access token type the schema does not name: 400 on the field, no user made.
+    const odd = await kh.rest('POST', '/management/v1/users/machine', { userName: 'cc-odd', name: 'Odd', accessTokenType: 7 });
+    expect(odd.status).toBe(400);
+    expect(restFields(odd.body)).toEqual(['accessTokenType']);
   });
 
   it('containment: a user manager cannot make a secret for an org owner machine (PRIVILEGE_ESCALATION), nor without user.write (PERMISSION_DENIED)', async () => {
