@@ -14,7 +14,7 @@
 //    is read from the request's head by mount.ts (secretTransport, an
 //    AsyncLocalStorage around the provider's handler). A machine user's
 //    client credentials (issue 18, machine-clients.ts) may come either way,
-//    as ZITADEL takes them.
+//    as ZITADEL takes them (the self-check proves both rules of the transport).
 //    Wrong secrets are throttled per client id and per client IP
 //    (throttle.ts clientSecretThrottle): beyond the free allowance even the
 //    right secret is not tried during the delay, answered 429 `slow_down`
@@ -170,6 +170,14 @@ export async function checkExtensions(provider: Any, sampleHash: string, sampleS
   const ok = await client.compareClientSecret(sampleSecret);
   const wrong = await client.compareClientSecret(`${sampleSecret}x`);
   if (ok !== true || wrong !== false) throw new ExtensionCheckFailed('Client.prototype.compareClientSecret does not verify against the stored hash');
+  // 1., the transport: a BASIC app's secret is refused from the body; a machine user's (issue 18) is taken from either.
+  Object.defineProperty(client, 'clientAuthMethod', { value: 'client_secret_basic', configurable: true });
+  const fromBody = () => secretTransport.run({ basic: false }, async () => (await client.compareClientSecret(sampleSecret)) === true).catch(() => false);
+  const appFromBody = await fromBody();
+  client.keyhold_machine_user_id = 'keyhold-self-check';
+  const machineFromBody = await fromBody();
+  delete client.keyhold_machine_user_id;
+  if (appFromBody || !machineFromBody) throw new ExtensionCheckFailed('Client.prototype.compareClientSecret no longer decides by the transport (BASIC apps by header only, machine users either way)');
   // 4.: an ID token for an app with a clock skew has iat, nbf and auth_time moved back, exp forward.
   client.keyhold_clock_skew_seconds = 60;
   const authTime = Math.floor(Date.now() / 1000) - 10;
