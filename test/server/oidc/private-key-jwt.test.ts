@@ -9,6 +9,7 @@ import * as oidc from 'openid-client';
 import { decodeJwt, exportJWK, generateKeyPair, importPKCS8, SignJWT, type CryptoKey } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { restFields, restReason } from '../../support/errors.js';
+import { postgresAvailable } from '../../support/databases.js';
 import { startTestKeyhold, type TestKeyhold } from '../../support/keyhold.js';
 import { addApp, browser, logIn } from '../../support/oidc-login.js';
 
@@ -29,7 +30,8 @@ interface KeyFile {
 }
 
 beforeAll(async () => {
-  kh = await startTestKeyhold();
+  // On PostgreSQL where there is one (the replay check is meant for processes sharing it), else PGlite.
+  kh = await startTestKeyhold({ postgres: postgresAvailable });
   base = `http://localhost:${kh.port}`;
   projectId = (await kh.rest('POST', '/management/v1/projects', { name: 'Keys' })).body.id;
   const user = await kh.rest('POST', '/v2/users/human', {
@@ -119,7 +121,7 @@ describe('private_key_jwt', () => {
     const once = await assertion(file, key);
     expect(await tokenError(app.clientId, once)).toBe('invalid_grant');
     expect(await tokenError(app.clientId, once)).toBe('invalid_client');
-    // Sent five times at once: one is accepted (the database's insert decides, not a look-up before it).
+    // Sent five times at once: one is accepted (the insert that decides it is raced in test/store/oidc-replay.test.ts).
     const racing = await assertion(file, key);
     const answers = await Promise.all(Array.from({ length: 5 }, () => tokenError(app.clientId, racing)));
     expect(answers.filter((a) => a === 'invalid_grant')).toHaveLength(1);
