@@ -120,7 +120,8 @@ export function createProvider(deps: ProviderDeps): Any {
         // the token before the answer is built from it — the user's current project roles added to the
         // answer when the roles scope was granted (ZITADEL: at introspection always with that scope).
         async allowedPolicy(ctx: Any, client: Any, token: Any): Promise<boolean> {
-          if (client.clientAuthMethod === 'none' && token.clientId !== client.clientId) return false;
+          // A machine user (issue 18) likewise: its credentials are no licence to read others' tokens.
+          if ((client.clientAuthMethod === 'none' || machineUserOf(client)) && token.clientId !== client.clientId) return false;
           const scopes = new Set(String(token.scope ?? '').split(' '));
           if (token.accountId && scopes.has(ROLES_SCOPE)) {
             const owner = token.clientId === client.clientId ? client : await ctx.oidc.provider.Client.find(token.clientId);

@@ -95,6 +95,16 @@ describe('client credentials for machine users', () => {
     expect((await whoAmI(tokens.access_token)).rest).toBe(bot.userId);
   });
 
+  it('introspection: a machine sees its own token active, another machine’s not', async () => {
+    const bot = await machine('cc-introspect');
+    const other = await machine('cc-introspect-other');
+    const own = (await grant(bot.clientId, bot.clientSecret)).access_token;
+    const foreign = (await grant(other.clientId, other.clientSecret)).access_token;
+    const config = await configFor(bot.clientId, oidc.ClientSecretBasic(bot.clientSecret));
+    expect(await oidc.tokenIntrospection(config, own)).toMatchObject({ active: true, client_id: bot.clientId, aud: 'urn:keyhold:iam:api' });
+    expect((await oidc.tokenIntrospection(config, foreign)).active).toBe(false);
+  });
+
   it('a wrong secret, or another machine’s, is refused with invalid_client', async () => {
     const bot = await machine('cc-wrong');
     const other = await machine('cc-other');
