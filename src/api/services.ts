@@ -10,6 +10,7 @@ import { adminHandlers } from './admin/events.js';
 import { authHandlers } from './auth/me.js';
 import type { ApiDeps } from './context.js';
 import { appHandlers } from './management/apps.js';
+import { credentialHandlers } from './management/credentials.js';
 import { projectHandlers } from './management/projects.js';
 import { managementUserHandlers } from './management/users.js';
 import { organizationHandlers } from './org/organizations.js';
@@ -32,6 +33,7 @@ export function createServices(deps: ApiDeps): RegisteredService[] {
         ...projectHandlers(deps),
         ...managementUserHandlers(deps),
         ...appHandlers(deps),
+        ...credentialHandlers(deps),
       },
     },
     { desc: UserService, impl: { ...userHandlers(deps), ...u2fHandlers(deps) } },

@@ -11,6 +11,7 @@ import { removeApp } from './apps/remove-app.js';
 import { deactivateApp, reactivateApp } from './apps/app-activation.js';
 import { updateApp } from './apps/update-app.js';
 import { updateOidcConfig, type UpdateOidcConfigInput } from './apps/update-oidc-config.js';
+import { addAppKey, removeAppKey } from './apps/app-keys.js';
 import { addProject } from './projects/add-project.js';
 import { addProjectMember } from './projects/add-project-member.js';
 import { addProjectRole } from './projects/add-project-role.js';
@@ -20,6 +21,7 @@ import { addOrgMember } from './orgs/add-org-member.js';
 import { addHumanUser, type AddHumanUserInput } from './users/add-human-user.js';
 import { addMachineUser } from './users/add-machine-user.js';
 import { addPersonalAccessToken } from './users/add-personal-access-token.js';
+import { generateMachineSecret, removeMachineSecret } from './users/machine-secret.js';
 import { setPassword, type SetPasswordInput } from './users/set-password.js';
 import { recordLogin } from './users/record-login.js';
 import { removePersonalAccessToken } from './users/remove-personal-access-token.js';
@@ -73,6 +75,11 @@ export function createCommands(ports: Ports) {
     registerU2f: bind(u2f, registerU2f),
     verifyU2fRegistration: bind(u2f, verifyU2fRegistration),
     removeU2f: bind(u2f, removeU2f),
+    // Issue 18.
+    generateMachineSecret: bind(ports, generateMachineSecret),
+    removeMachineSecret: bind(ports, removeMachineSecret),
+    addAppKey: bind(ports, addAppKey),
+    removeAppKey: bind(ports, removeAppKey),
   };
 }
 

@@ -69,6 +69,8 @@ export interface Ids {
 export interface Secrets {
   /** A client secret for a BASIC/POST OIDC app, and its stored hash. */
   clientSecret(): { secret: string; hash: string };
+  /** A key pair for a private_key_jwt app (AddAppKey): the private key as PKCS#8 PEM (shown once) and the public JWK (stored). */
+  appKeyPair(): Promise<{ privateKeyPem: string; publicJwk: { kty: string; n: string; e: string } }>;
   /** A personal access token, and its stored hash. */
   personalAccessToken(): { token: string; hash: string };
   /** A fresh WebAuthn challenge (32 random bytes). */

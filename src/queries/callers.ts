@@ -148,14 +148,42 @@ export function withOidcAccessTokens(
   deps: {
     findAccessToken: (token: string) => Promise<StoredAccessToken | undefined>;
     grantExists: (grantId: string) => Promise<boolean>;
-    read: Pick<ReadModel, 'user' | 'membershipsOf'>;
+    read: Pick<ReadModel, 'user' | 'membershipsOf' | 'machineByClientId'>;
+    /** Issue 18: a stored opaque client-credentials token (a machine user's). */
+    findClientCredentials?: (token: string) => Promise<StoredAccessToken | undefined>;
+    /** Issue 18: a machine user's JWT access token, verified (signature, issuer, expiry, audience). */
+    machineJwt?: (token: string) => { clientId: string; userId: string } | undefined;
   },
 ): ResolveToken {
+  /** The machine user holding this client id now, active: it acts as with a PAT. */
+  const machineCaller = async (clientId: string, userId?: string): Promise<Caller | undefined> => {
+    const machine = await deps.read.machineByClientId(clientId);
+    if (!machine || machine.state !== 'active' || (userId !== undefined && machine.userId !== userId)) return undefined;
+    const rows = await deps.read.membershipsOf(machine.userId);
+    return {
+      userId: machine.userId,
+      orgId: machine.orgId,
+      tokenId: 'oidc:client_credentials',
+      memberships: rows.map((m) => ({ scopeType: m.scopeType, scopeId: m.scopeId, orgId: m.orgId, roles: m.roles })),
+    };
+  };
   return async (token) => {
     const pat = await resolvePat(token);
-    if (pat || token.length > 256 || token.includes('.')) return pat;
+    if (pat) return pat;
+    if (token.includes('.')) {
+      // Only a machine user's JWT (for this API) is taken; an app's JWT is for its project.
+      const jwt = token.length <= 8192 ? deps.machineJwt?.(token) : undefined;
+      return jwt ? machineCaller(jwt.clientId, jwt.userId) : undefined;
+    }
+    if (token.length > 256) return undefined;
     const stored = await deps.findAccessToken(token);
-    if (!stored || typeof stored.accountId !== 'string') return undefined;
+    if (!stored) {
+      const credentials = await deps.findClientCredentials?.(token);
+      if (!credentials || typeof credentials.clientId !== 'string') return undefined;
+      if (typeof credentials.exp === 'number' && credentials.exp * 1000 <= Date.now()) return undefined;
+      return machineCaller(credentials.clientId);
+    }
+    if (typeof stored.accountId !== 'string') return undefined;
     const scopes = typeof stored.scope === 'string' ? stored.scope.split(' ') : [];
     if (!scopes.includes(API_AUDIENCE_SCOPE)) return undefined;
     if (typeof stored.exp === 'number' && stored.exp * 1000 <= Date.now()) return undefined;

@@ -111,6 +111,27 @@ export interface PatListed {
   createdAt: Date;
 }
 
+/** A machine user's client credentials (issue 18), for the token endpoint and the API's token check. */
+export interface MachineClientView {
+  userId: string;
+  orgId: string;
+  accessTokenType: 'bearer' | 'jwt';
+  clientId: string;
+  /** The secret's hash (domain/oidc hashClientSecret); never shown. */
+  clientSecretHash: string;
+  state: 'active' | 'inactive' | 'locked';
+}
+
+/** A key of a private_key_jwt app as ListAppKeys shows it: never the key. */
+export interface AppKeyListed {
+  id: string;
+  appId: string;
+  orgId: string;
+  type: string;
+  expiresAt: Date;
+  createdAt: Date;
+}
+
 export interface ReadModel extends Lookups {
   project(projectId: string): Promise<ProjectView | undefined>;
   /** The org's projects, oldest first. */
@@ -136,6 +157,12 @@ export interface ReadModel extends Lookups {
   searchOrgs(orgIds: readonly string[] | undefined, names: readonly TextFilter[], ids: readonly string[], page: Page): Promise<Listed<OrgView>>;
   patsOf(userId: string, page: Page): Promise<Listed<PatListed>>;
   org(orgId: string): Promise<OrgView | undefined>;
+  /** Issue 18: the machine user with this client id and a secret; undefined when none. */
+  machineByClientId(clientId: string): Promise<MachineClientView | undefined>;
+  /** Issue 18: the public JWKs of the app's keys not expired at `now`. */
+  liveAppKeys(appId: string, now: Date): Promise<Record<string, unknown>[]>;
+  /** Issue 18: one page of the app's keys. */
+  appKeysOf(appId: string, page: Page): Promise<Listed<AppKeyListed>>;
   /** The audit log: events matching the search, in position order from the cursor, at most `limit`. */
   events(search: EventSearch): Promise<StoredEvent[]>;
   /** True once an `instance.added` committed. */

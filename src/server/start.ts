@@ -106,6 +106,9 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
         findAccessToken: (token) => oidcState.find('AccessToken', token),
         grantExists: async (grantId) => (await oidcState.find('Grant', grantId)) !== undefined,
         read: readModel,
+        // Issue 18: machine users' client-credentials tokens (opaque, or JWT checked by the OpenID Provider's keys).
+        findClientCredentials: (token) => oidcState.find('ClientCredentials', token),
+        machineJwt: (token) => app.oidc?.machineJwt(token),
       }),
       // The database answers, and its storage takes writes (a full disk still answers `select 1`).
       ready: async () => {

@@ -35,6 +35,12 @@ export type OidcPayload = Record<string, unknown> & {
 
 export interface OidcStateStore {
   upsert(model: string, id: string, payload: OidcPayload, expiresInSeconds: number | undefined): Promise<void>;
+  /**
+   * Stores the artifact only when no live one has this id (an expired one is
+   * replaced): true when stored. One statement, so of two processes storing
+   * the same id at once exactly one gets true (replay detection, issue 18).
+   */
+  insertNew(model: string, id: string, payload: OidcPayload, expiresInSeconds: number): Promise<boolean>;
   find(model: string, id: string): Promise<OidcPayload | undefined>;
   findByUid(model: string, uid: string): Promise<OidcPayload | undefined>;
   findByUserCode(model: string, userCode: string): Promise<OidcPayload | undefined>;
@@ -111,6 +117,19 @@ export function createOidcStateStore({ db }: Pick<Database, 'db'>): OidcStateSto
           target: [oidcPayloads.model, oidcPayloads.key],
           set: { payload: row.payload, grantId: row.grantId, uid: row.uid, userCode: row.userCode, expiresAt: row.expiresAt },
         });
+    },
+    async insertNew(model, id, payload, expiresIn) {
+      const row = { model, key: keyOf(model, id), payload: { ...payload }, expiresAt: new Date(Date.now() + expiresIn * 1000) };
+      const stored = await db
+        .insert(oidcPayloads)
+        .values(row)
+        .onConflictDoUpdate({
+          target: [oidcPayloads.model, oidcPayloads.key],
+          set: { payload: row.payload, expiresAt: row.expiresAt, consumedAt: null },
+          setWhere: sql`${oidcPayloads.expiresAt} is not null and ${oidcPayloads.expiresAt} <= now()`,
+        })
+        .returning({ key: oidcPayloads.key });
+      return stored.length === 1;
     },
     async find(model, id) {
       const [row] = await db.select(select).from(oidcPayloads).where(live(model, keyOf(model, id))).limit(1);

@@ -67,6 +67,9 @@ export function createReadModel(database: Pick<Database, 'db' | 'sql'>, observer
     patsOf: (userId, page) => q.listPats(db, userId, page),
     org: (orgId) => q.findOrg(sql, orgId),
     events: (search) => q.searchEvents(db, search),
+    machineByClientId: (clientId) => q.findMachineByClientId(sql, clientId),
+    liveAppKeys: (appId, now) => q.liveAppKeys(db, appId, now),
+    appKeysOf: (appId, page) => q.listAppKeys(db, appId, page),
   }, observer);
 }
 

@@ -270,6 +270,46 @@ export const u2fTokens = pgTable(
   ],
 );
 
+/**
+ * Machine users' OAuth side (issue 18): the access token type chosen at
+ * AddMachineUser, and the client credentials of GenerateMachineSecret — the
+ * generated client id and only the secret's hash. One row per machine user.
+ */
+export const machineUsers = pgTable(
+  'machine_users',
+  {
+    userId: text('user_id').primaryKey(),
+    orgId: text('org_id').notNull(),
+    accessTokenType: text('access_token_type').$type<'bearer' | 'jwt'>().notNull().default('bearer'),
+    clientId: text('client_id'),
+    clientSecretHash: text('client_secret_hash'),
+    changedAt: timestamptz('changed_at').notNull(),
+  },
+  (t) => [
+    unique('machine_users_client_id_key').on(t.clientId),
+    check('machine_users_access_token_type_check', sql`${t.accessTokenType} in ('bearer', 'jwt')`),
+  ],
+);
+
+/**
+ * Keys of private_key_jwt apps (AddAppKey, issue 18): only the public key (a
+ * JWK); the private key was in the key file shown once.
+ */
+export const appKeys = pgTable(
+  'app_keys',
+  {
+    id: text('id').primaryKey(),
+    appId: text('app_id').notNull(),
+    projectId: text('project_id').notNull(),
+    orgId: text('org_id').notNull(),
+    type: text('type').notNull(),
+    publicKey: jsonb('public_key').notNull(),
+    expiresAt: timestamptz('expires_at').notNull(),
+    createdAt: timestamptz('created_at').notNull(),
+  },
+  (t) => [index('app_keys_app_id_idx').on(t.appId)],
+);
+
 // ---------------------------------------------------------------------------
 // The OpenID Provider's state (src/store/oidc-adapter.ts): sessions,
 // interactions, grants, codes and tokens of oidc-provider, one row per artifact,
@@ -334,3 +374,5 @@ export type ProjectRoleRow = typeof projectRoles.$inferSelect;
 export type UserGrantRow = typeof userGrants.$inferSelect;
 export type OidcPayloadRow = typeof oidcPayloads.$inferSelect;
 export type OidcKeyRow = typeof oidcKeys.$inferSelect;
+export type MachineUserRow = typeof machineUsers.$inferSelect;
+export type AppKeyRow = typeof appKeys.$inferSelect;

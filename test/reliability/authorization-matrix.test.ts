@@ -14,7 +14,8 @@ import { Code, ConnectError, type Client } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdminService } from '../../gen/keyhold/admin/v1/admin_pb.js';
 import { AuthService } from '../../gen/keyhold/auth/v1/auth_pb.js';
-import { ManagementService } from '../../gen/keyhold/management/v1/management_pb.js';
+import { KeyType, ManagementService } from '../../gen/keyhold/management/v1/management_pb.js';
+import { OIDCAuthMethodType } from '../../gen/keyhold/management/v1/app_pb.js';
 import { OrganizationService } from '../../gen/keyhold/org/v2/org_pb.js';
 import { UserService } from '../../gen/keyhold/user/v2/user_pb.js';
 import { startTestKeyhold, type TestKeyhold } from '../support/keyhold.js';
@@ -77,6 +78,13 @@ async function newRegistration() {
   const options = res.publicKeyCredentialCreationOptions as any;
   return { u2fId: res.u2fId, challenge: options.challenge as string, rpId: options.rp.id as string };
 }
+
+let keyAppMade: Promise<string> | undefined;
+/** A private_key_jwt app in P1 (AddAppKey's rows), made once. */
+const keyApp = (): Promise<string> =>
+  (keyAppMade ??= adminA()
+    .addOIDCApp({ projectId: world.p1, name: 'Key app', redirectUris: ['https://a.example/cb'], authMethodType: OIDCAuthMethodType.OIDC_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT })
+    .then((r) => r.appId));
 
 let matrixRole: Promise<unknown> | undefined;
 /** A new human user of org A (SetPassword and AddUserGrant need one per cell). */
@@ -257,6 +265,42 @@ const ROWS: Row[] = [
     },
     // user.write, as for adding one: T cannot revoke its own either.
     expect: inOrgA(['orgOwner', 'instanceOwner']),
+  },
+  // Issue 18: a machine user's client secret (as its PATs: user.write, and containment).
+  {
+    rpc: 'management.GenerateMachineSecret',
+    call: (c) => c.mgmt.generateMachineSecret({ userId: world.target.userId }),
+    expect: inOrgA(['orgOwner', 'instanceOwner']),
+  },
+  {
+    rpc: 'management.RemoveMachineSecret',
+    call: () => Promise.reject(new Error('prepared per cell')),
+    prepare: async () => {
+      await adminA().generateMachineSecret({ userId: world.target.userId });
+      return (c) => c.mgmt.removeMachineSecret({ userId: world.target.userId });
+    },
+    expect: inOrgA(['orgOwner', 'instanceOwner']),
+  },
+  // Issue 18: a private_key_jwt app's keys (as its other writes: project.app.write / read).
+  {
+    rpc: 'management.AddAppKey',
+    call: async (c) => c.mgmt.addAppKey({ projectId: world.p1, appId: await keyApp(), type: KeyType.JSON }),
+    expect: inOrgA(['projectOwner', 'orgOwner', 'instanceOwner']),
+  },
+  {
+    rpc: 'management.ListAppKeys',
+    call: async (c) => c.mgmt.listAppKeys({ projectId: world.p1, appId: await keyApp() }),
+    expect: inOrgA(['projectOwner', 'orgOwner', 'instanceOwner']),
+  },
+  {
+    rpc: 'management.RemoveAppKey',
+    call: () => Promise.reject(new Error('prepared per cell')),
+    prepare: async () => {
+      const appId = await keyApp();
+      const { id } = await adminA().addAppKey({ projectId: world.p1, appId, type: KeyType.JSON });
+      return (c) => c.mgmt.removeAppKey({ projectId: world.p1, appId, keyId: id });
+    },
+    expect: inOrgA(['projectOwner', 'orgOwner', 'instanceOwner']),
   },
   {
     rpc: 'management.AddOrgMember',
@@ -541,6 +585,7 @@ const PD = 'PERMISSION_DENIED';
 const PE = 'PRIVILEGE_ESCALATION';
 const NF = 'USER_NOT_FOUND';
 const PM = 'PAT_ONLY_FOR_MACHINE_USERS';
+const MS = 'MACHINE_SECRET_ONLY_FOR_MACHINE_USERS';
 const NA = '–';
 
 const cw = {} as {
@@ -627,6 +672,20 @@ const C_ROWS: CRow[] = [
       projectOwner: [PD, PD, PD, PD, PD, PD, PD, NF],
       noRole: [PD, PD, PD, PD, PD, PD, PD, NF],
       // Minting for oneself needs user.write as for anyone; then it is contained by definition.
+      self: [NA, PD, OK, OK, OK, PD, PD, PD],
+    },
+  },
+  {
+    // Issue 18: a client secret acts as the machine user, as a PAT does: the same rule.
+    rpc: 'GenerateMachineSecret',
+    grpc: (c, t) => c.mgmt.generateMachineSecret({ userId: t.userId }),
+    rest: (t) => ['PUT', `/management/v1/users/${t.userId}/secret`, {}],
+    expect: {
+      iamOwner: [MS, OK, OK, OK, OK, OK, OK, NF],
+      orgOwner: [MS, OK, PE, OK, OK, OK, PE, NF],
+      userManager: [MS, OK, PE, PE, OK, PE, PE, NF],
+      projectOwner: [PD, PD, PD, PD, PD, PD, PD, NF],
+      noRole: [PD, PD, PD, PD, PD, PD, PD, NF],
       self: [NA, PD, OK, OK, OK, PD, PD, PD],
     },
   },

@@ -1,6 +1,7 @@
 // Secrets stay secret. One Keyhold logging at trace level issues every kind of
 // secret it has — OIDC client secrets (BASIC and POST, and regenerated), personal
-// access tokens, WebAuthn registration challenges — over REST and gRPC, then is
+// access tokens, WebAuthn registration challenges, machine users' client secrets
+// and app key files (issue 18) — over REST and gRPC, then is
 // sent a batch of failing calls that carry those secrets back (near-miss and
 // misplaced tokens, a credential answering another registration's challenge).
 // Then: no log line holds any of them, no error answer echoes them, and the
@@ -10,7 +11,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuthService } from '../../gen/keyhold/auth/v1/auth_pb.js';
 import { OIDCAuthMethodType } from '../../gen/keyhold/management/v1/app_pb.js';
-import { ManagementService } from '../../gen/keyhold/management/v1/management_pb.js';
+import { KeyType, ManagementService } from '../../gen/keyhold/management/v1/management_pb.js';
 import { UserService } from '../../gen/keyhold/user/v2/user_pb.js';
 import { hashToken } from '../../src/domain/identity/tokens.js';
 import { hashClientSecret } from '../../src/domain/oidc/client-secret.js';
@@ -25,6 +26,11 @@ let kh: TestKeyhold;
 const clientSecrets: { appId: string; secret: string }[] = [];
 const pats: { tokenId: string; token: string }[] = [];
 const challenges: string[] = [];
+/** Issue 18: machine users' client secrets (the current one last per user), and the private keys of app key files. */
+const machineSecrets: { userId: string; secret: string }[] = [];
+const privateKeys: string[] = [];
+/** The PEM's base64 body, one line: what a leak would show even with the line breaks escaped. */
+const pemBody = (pem: string) => pem.replace(/-----[A-Z ]+-----/g, '').replace(/\s+/g, '').slice(0, 120);
 /** Every answer to a failing call, as text (REST bodies; gRPC message, details and metadata). */
 const errorAnswers: string[] = [];
 
@@ -86,6 +92,22 @@ beforeAll(async () => {
   const c = await kh.rest('POST', `/v2/users/${user.userId}/u2f`, {}, { authorization: `Bearer ${user.token}` });
   challenges.push(a.challenge, b.challenge, c.body.publicKeyCredentialCreationOptions.challenge);
 
+  // Issue 18: machine users' client secrets (gRPC, REST, regenerated) and app key files (gRPC, REST).
+  for (const via of ['grpc', 'rest', 'rest'] as const) {
+    const { userId } = via === 'grpc' || machineSecrets.length === 0 ? await mgmt.addMachineUser({ userName: `secret-bot-${machineSecrets.length}`, name: 'Bot' }) : machineSecrets[machineSecrets.length - 1]!;
+    const secret = via === 'grpc' ? (await mgmt.generateMachineSecret({ userId })).clientSecret : (await kh.rest('PUT', `/management/v1/users/${userId}/secret`, {})).body.clientSecret;
+    machineSecrets.push({ userId, secret });
+  }
+  const keyAppId = (await mgmt.addOIDCApp({ projectId, name: 'key-app', authMethodType: OIDCAuthMethodType.OIDC_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT, redirectUris: ['https://a.example/cb'] })).appId;
+  const viaGrpcKey = await mgmt.addAppKey({ projectId, appId: keyAppId, type: KeyType.JSON });
+  const viaRestKey = await kh.rest('POST', `/management/v1/projects/${projectId}/apps/${keyAppId}/keys`, { type: 'KEY_TYPE_JSON' });
+  privateKeys.push(JSON.parse(Buffer.from(viaGrpcKey.keyDetails).toString('utf8')).key, JSON.parse(Buffer.from(viaRestKey.body.keyDetails, 'base64').toString('utf8')).key);
+  // Near-miss machine secrets at the token endpoint.
+  for (const { secret } of machineSecrets) {
+    const res = await fetch(`http://localhost:${kh.port}/oauth/v2/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'client_credentials', client_id: 'machine-nobody', client_secret: nearMiss(secret) }) });
+    errorAnswers.push(await res.text());
+  }
+
   // --- failing calls that carry the secrets back --------------------------------
   for (const s of secrets()) {
     for (const wrong of [nearMiss(s), s + 'x', s]) {
@@ -123,13 +145,15 @@ describe('secrets', () => {
     expect(challenges).toHaveLength(3);
     const all = [...secrets(), ...challenges];
     expect(new Set(all).size).toBe(all.length);
+    expect(machineSecrets).toHaveLength(3);
+    expect(privateKeys.every((k) => k.startsWith('-----BEGIN PRIVATE KEY-----'))).toBe(true);
     console.log(`[secrets] ${all.length} secrets issued, ${errorAnswers.length} failing answers captured, ${kh.logLines.length} log lines at trace level`);
   });
 
   it('appear in no log line', () => {
     expect(kh.logLines.length).toBeGreaterThan(0);
     const log = kh.logLines.join('\n');
-    for (const s of [...secrets(), ...challenges]) expect(log.includes(s), `a log line contains ${s.slice(0, 6)}…`).toBe(false);
+    for (const s of [...secrets(), ...challenges, ...machineSecrets.map((m) => m.secret), ...privateKeys.map(pemBody)]) expect(log.includes(s), `a log line contains ${s.slice(0, 6)}…`).toBe(false);
     // Nor their near misses that were sent back, nor anything that looks like a token.
     for (const s of secrets()) expect(log.includes(nearMiss(s))).toBe(false);
     expect(log).not.toMatch(/kh_[A-Za-z0-9_-]{20,}/);
@@ -138,7 +162,7 @@ describe('secrets', () => {
   it('are echoed by no error answer', () => {
     expect(errorAnswers.length).toBeGreaterThan(50);
     const answers = errorAnswers.join('\n');
-    for (const s of [...secrets(), ...challenges]) {
+    for (const s of [...secrets(), ...challenges, ...machineSecrets.map((m) => m.secret)]) {
       expect(answers.includes(s), `an error answer contains ${s.slice(0, 6)}…`).toBe(false);
       expect(answers.includes(nearMiss(s)), `an error answer contains a near miss of ${s.slice(0, 6)}…`).toBe(false);
     }
@@ -163,19 +187,27 @@ describe('secrets', () => {
   });
 
   it('no table — events and read models alike — holds a secret or token in clear', async () => {
-    const tables = ['events', 'instances', 'orgs', 'projects', 'users', 'memberships', 'personal_access_tokens', 'apps', 'u2f_tokens'];
+    const tables = ['events', 'instances', 'orgs', 'projects', 'users', 'memberships', 'personal_access_tokens', 'apps', 'u2f_tokens', 'machine_users', 'app_keys'];
     let rows = 0;
     for (const table of tables) {
       const result = (await kh.database.db.execute(sql.raw(`select * from ${table}`))) as unknown as { rows?: unknown[] } | unknown[];
       const list = Array.isArray(result) ? result : (result.rows ?? []);
       rows += list.length;
       const text = JSON.stringify(list, (_k, v) => (typeof v === 'bigint' ? String(v) : v));
-      for (const s of secrets()) expect(text.includes(s), `${table} holds ${s.slice(0, 6)}…`).toBe(false);
+      for (const s of [...secrets(), ...machineSecrets.map((m) => m.secret), ...privateKeys.map(pemBody)]) expect(text.includes(s), `${table} holds ${s.slice(0, 6)}…`).toBe(false);
     }
     expect(rows).toBeGreaterThan(20);
     // The events that carry them hold the hash instead.
     const events = JSON.stringify(await kh.database.db.execute(sql.raw(`select payload from events`)));
     for (const { secret } of clientSecrets) expect(events.includes(hashClientSecret(secret))).toBe(true);
     for (const { token } of pats) expect(events.includes(hashToken(token))).toBe(true);
+    for (const { secret } of machineSecrets) expect(events.includes(hashClientSecret(secret))).toBe(true);
+    // Each machine user's current secret is in machine_users as its hash.
+    const machines = (await kh.database.db.execute(sql.raw(`select user_id, client_secret_hash from machine_users where client_secret_hash is not null`))) as unknown as { rows?: any[] } | any[];
+    const list = Array.isArray(machines) ? machines : (machines.rows ?? []);
+    for (const userId of new Set(machineSecrets.map((m) => m.userId))) {
+      const current = machineSecrets.filter((m) => m.userId === userId).at(-1)!;
+      expect(list.find((r: any) => r.user_id === userId)?.client_secret_hash).toBe(hashClientSecret(current.secret));
+    }
   });
 });

@@ -2,7 +2,7 @@
 // RemovePersonalAccessToken, AddOrgMember, GetMyOrganization.
 import { timestampDate, timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { ServiceImpl } from '@connectrpc/connect';
-import type { ManagementService } from '../../../gen/keyhold/management/v1/management_pb.js';
+import { AccessTokenType, type ManagementService } from '../../../gen/keyhold/management/v1/management_pb.js';
 import { callOf, type ApiDeps } from '../context.js';
 import { orgMessage } from '../org/organizations.js';
 import { listDetails, writeDetails } from '../details.js';
@@ -15,7 +15,13 @@ export function managementUserHandlers({
 }: ApiDeps): Pick<Impl, 'addMachineUser' | 'addPersonalAccessToken' | 'listPersonalAccessTokens' | 'removePersonalAccessToken' | 'addOrgMember' | 'getMyOrganization'> {
   return {
     async addMachineUser(req, ctx) {
-      const { userId, written } = await commands.addMachineUser(callOf(ctx), { userName: req.userName, name: req.name, description: req.description });
+      const { userId, written } = await commands.addMachineUser(callOf(ctx), {
+        userName: req.userName,
+        name: req.name,
+        description: req.description,
+        // An enum number the schema does not name is passed on as such: the command refuses it (400).
+        accessTokenType: req.accessTokenType === AccessTokenType.JWT ? 'JWT' : req.accessTokenType === AccessTokenType.BEARER ? 'BEARER' : String(req.accessTokenType),
+      });
       return { userId, details: writeDetails(written, true) };
     },
 

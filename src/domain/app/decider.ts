@@ -5,7 +5,7 @@
 // "not found", as for no app at all.
 import type { Decider } from '../decider.js';
 import { KeyholdError } from '../errors/keyhold-error.js';
-import type { AppSecretAfterChange } from '../events/app.js';
+import type { AppKeyType, AppSecretAfterChange, PublicJwk } from '../events/app.js';
 import type { EventTypeOf, NewEvent } from '../events/index.js';
 import { needsClientSecret } from '../oidc/client-secret.js';
 import type { OidcAuthMethodType, OidcConfig } from '../oidc/types.js';
@@ -23,6 +23,10 @@ export interface AppState {
   authMethodType?: OidcAuthMethodType;
   /** A client secret's hash is stored. */
   hasSecret: boolean;
+  /** The OIDC client id (app.oidc.config.added); '' before. */
+  clientId: string;
+  /** Ids of the app's keys not removed (AddAppKey; expired ones included). */
+  keys: readonly string[];
 }
 
 export type AppCommand =
@@ -48,7 +52,10 @@ export type AppCommand =
     }
   | { kind: 'deactivate'; projectId: string; actor: string }
   | { kind: 'reactivate'; projectId: string; actor: string }
-  | { kind: 'remove'; projectId: string; actor: string };
+  | { kind: 'remove'; projectId: string; actor: string }
+  /** AddAppKey: the public half of a key made for the app (its private half goes to the caller only). */
+  | { kind: 'addKey'; projectId: string; keyId: string; type: AppKeyType; publicKey: PublicJwk; expiresAt: string; actor: string }
+  | { kind: 'removeKey'; projectId: string; keyId: string; actor: string };
 
 /** What becomes of the stored secret when the auth method changes to `next`. */
 export function secretAfterChange(hasSecret: boolean, next: OidcAuthMethodType): AppSecretAfterChange {
@@ -58,7 +65,7 @@ export function secretAfterChange(hasSecret: boolean, next: OidcAuthMethodType):
 
 export function appDecider(appId: string): Decider<AppState, AppCommand, AppEventType> {
   return {
-    initialState: () => ({ created: false, exists: false, projectId: '', orgId: '', name: '', active: false, hasSecret: false }),
+    initialState: () => ({ created: false, exists: false, projectId: '', orgId: '', name: '', active: false, hasSecret: false, clientId: '', keys: [] }),
     evolve: (state, event) => {
       switch (event.type) {
         case 'app.added':
@@ -72,7 +79,7 @@ export function appDecider(appId: string): Decider<AppState, AppCommand, AppEven
             name: event.payload.name,
           };
         case 'app.oidc.config.added':
-          return { ...state, authMethodType: event.payload.config.authMethodType, hasSecret: event.payload.clientSecretHash !== null };
+          return { ...state, authMethodType: event.payload.config.authMethodType, hasSecret: event.payload.clientSecretHash !== null, clientId: event.payload.clientId };
         case 'app.oidc.secret.changed':
           return { ...state, hasSecret: true };
         case 'app.changed':
@@ -87,8 +94,12 @@ export function appDecider(appId: string): Decider<AppState, AppCommand, AppEven
           return { ...state, active: false };
         case 'app.reactivated':
           return { ...state, active: true };
+        case 'app.key.added':
+          return { ...state, keys: [...state.keys, event.payload.keyId] };
+        case 'app.key.removed':
+          return { ...state, keys: state.keys.filter((k) => k !== event.payload.keyId) };
         case 'app.removed':
-          return { ...state, exists: false };
+          return { ...state, exists: false, keys: [] };
         default:
           return state;
       }
@@ -129,6 +140,15 @@ export function appDecider(appId: string): Decider<AppState, AppCommand, AppEven
           return [{ ...base, type: 'app.reactivated', payload: {} }];
         case 'remove':
           return [{ ...base, type: 'app.removed', payload: { projectId: state.projectId } }];
+        case 'addKey': {
+          if (state.authMethodType !== 'OIDC_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT') throw new KeyholdError('APP_KEY_NEEDS_PRIVATE_KEY_JWT', { appId });
+          if (state.keys.includes(command.keyId)) throw new KeyholdError('ID_TAKEN', { id: command.keyId });
+          const { keyId, type, publicKey, expiresAt } = command;
+          return [{ ...base, type: 'app.key.added', payload: { keyId, type, publicKey: { ...publicKey }, expiresAt } }];
+        }
+        case 'removeKey':
+          if (!state.keys.includes(command.keyId)) throw new KeyholdError('APP_KEY_NOT_FOUND', { appId, keyId: command.keyId });
+          return [{ ...base, type: 'app.key.removed', payload: { keyId: command.keyId } }];
       }
     },
   };

@@ -441,6 +441,29 @@ export const REASONS = {
     },
     retryAfterSeconds: 10,
   },
+  // Issue 18: machine users' client credentials and app keys.
+  MACHINE_SECRET_ONLY_FOR_MACHINE_USERS: {
+    code: GrpcCode.FailedPrecondition,
+    messages: {
+      en: 'Client secrets are for machine users only; user {userId} is a human user.',
+      de: 'Client-Secrets gibt es nur für Maschinenbenutzer; der Benutzer {userId} ist ein Mensch.',
+    },
+  },
+  MACHINE_SECRET_NOT_FOUND: {
+    code: GrpcCode.NotFound,
+    messages: { en: 'User {userId} has no client secret.', de: 'Der Benutzer {userId} hat kein Client-Secret.' },
+  },
+  APP_KEY_NEEDS_PRIVATE_KEY_JWT: {
+    code: GrpcCode.FailedPrecondition,
+    messages: {
+      en: 'Application {appId} does not authenticate with private_key_jwt; keys are only for apps with the auth method PRIVATE_KEY_JWT.',
+      de: 'Die Anwendung {appId} meldet sich nicht mit private_key_jwt an; Schlüssel gibt es nur für Anwendungen mit der Methode PRIVATE_KEY_JWT.',
+    },
+  },
+  APP_KEY_NOT_FOUND: {
+    code: GrpcCode.NotFound,
+    messages: { en: 'Key {keyId} of application {appId} was not found.', de: 'Der Schlüssel {keyId} der Anwendung {appId} wurde nicht gefunden.' },
+  },
   INTERNAL: {
     code: GrpcCode.Internal,
     messages: {

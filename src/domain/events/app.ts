@@ -20,6 +20,19 @@ export interface AppEventPayloads {
   'app.oidc.config.changed': { config: OidcConfig; clientCredential: AppSecretAfterChange };
   'app.deactivated': Record<string, never>;
   'app.reactivated': Record<string, never>;
+  /**
+   * AddAppKey (issue 18): a key of a private_key_jwt app. Only the public key
+   * (a JWK with its kid = keyId); the private key went to the caller once.
+   */
+  'app.key.added': { keyId: string; type: AppKeyType; publicKey: PublicJwk; expiresAt: string };
+  /** RemoveAppKey: assertions signed by the key are refused from now on. */
+  'app.key.removed': { keyId: string };
 }
+
+/** The kinds of app key (ZITADEL's KEY_TYPE_JSON: a JSON key file). */
+export type AppKeyType = 'KEY_TYPE_JSON';
+
+/** A public JSON Web Key as stored (RFC 7517): no private members. */
+export type PublicJwk = { kty: string; kid: string; alg?: string; use?: string } & Record<string, string>;
 
 export type AppSecretAfterChange = 'kept' | 'dropped' | 'needed' | 'none';

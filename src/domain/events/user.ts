@@ -7,7 +7,8 @@ export interface UserEventPayloads {
     displayName: string;
     email: string;
   };
-  'user.machine.added': { username: string; name: string; description: string };
+  /** `accessTokenType` (issue 18): the kind of access token client credentials get; absent in older events: BEARER. */
+  'user.machine.added': { username: string; name: string; description: string; accessTokenType?: MachineAccessTokenType };
   /**
    * A password set: at AddHumanUser (in the same write), by SetPassword, or at
    * bootstrap. `passwordHash`: argon2id PHC string (domain/identity/passwords.ts);
@@ -35,4 +36,15 @@ export interface UserEventPayloads {
   'user.unlocked': Record<string, never>;
   /** RemoveUser: the user, its tokens and memberships go from the read model; its events stay. */
   'user.removed': Record<string, never>;
+  /**
+   * GenerateMachineSecret (issue 18): the machine user's client credentials —
+   * its client id (generated, kept when the secret is regenerated) and the
+   * secret's hash (domain/oidc hashClientSecret); the secret is never stored.
+   */
+  'user.machine.secret.set': { clientId: string; clientSecretHash: string };
+  /** RemoveMachineSecret: the client credentials stop authenticating. */
+  'user.machine.secret.removed': Record<string, never>;
 }
+
+/** The access token a machine user gets by client credentials: opaque (BEARER) or a signed JWT. */
+export type MachineAccessTokenType = 'BEARER' | 'JWT';

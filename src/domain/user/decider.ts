@@ -5,6 +5,7 @@
 import type { Decider } from '../decider.js';
 import { KeyholdError } from '../errors/keyhold-error.js';
 import type { EventTypeOf, NewEvent } from '../events/index.js';
+import type { MachineAccessTokenType } from '../events/user.js';
 
 type UserEventType = EventTypeOf<'user'>;
 
@@ -19,6 +20,8 @@ export interface UserState {
   pats: readonly string[];
   /** Only an active user's tokens authenticate. */
   state: 'active' | 'inactive' | 'locked';
+  /** A machine user's client id while it has a client secret (GenerateMachineSecret). */
+  machineClientId?: string;
 }
 
 /** A password's stored facts: the hash (never the password) and whether it must be changed at the next login. */
@@ -59,7 +62,20 @@ export type UserCommand =
       /** The initial password, already hashed. */
       password?: PasswordFacts;
     }
-  | { kind: 'addMachine'; orgId: string; username: string; name: string; description: string; actor: string; token?: TokenFacts }
+  | {
+      kind: 'addMachine';
+      orgId: string;
+      username: string;
+      name: string;
+      description: string;
+      actor: string;
+      token?: TokenFacts;
+      /** Absent: BEARER (the event then carries none, as before issue 18). */
+      accessTokenType?: MachineAccessTokenType;
+    }
+  /** GenerateMachineSecret: `clientId` is used only when the user has none yet (a regenerated secret keeps the id). */
+  | { kind: 'setMachineSecret'; clientId: string; clientSecretHash: string; actor: string }
+  | { kind: 'removeMachineSecret'; actor: string }
   | ({ kind: 'addPat'; actor: string } & TokenFacts)
   | ({ kind: 'setPassword'; actor: string } & PasswordFacts)
   /** A login's outcome at the login UI (issue 17): recorded for human users that exist. */
@@ -113,8 +129,12 @@ export function userDecider(userId: string): Decider<UserState, UserCommand, Use
           return { ...state, state: 'active' };
         case 'user.locked':
           return { ...state, state: 'locked' };
+        case 'user.machine.secret.set':
+          return { ...state, machineClientId: event.payload.clientId };
+        case 'user.machine.secret.removed':
+          return { ...state, machineClientId: undefined };
         case 'user.removed':
-          return { ...state, exists: false, pats: [] };
+          return { ...state, exists: false, pats: [], machineClientId: undefined };
         default:
           return state;
       }
@@ -136,9 +156,9 @@ export function userDecider(userId: string): Decider<UserState, UserCommand, Use
         }
         case 'addMachine': {
           if (state.exists) throw new KeyholdError('USER_ID_TAKEN', { userId });
-          const { username, name, description, token } = command;
+          const { username, name, description, token, accessTokenType } = command;
           return [
-            { ...own(command.orgId), type: 'user.machine.added', payload: { username, name, description } },
+            { ...own(command.orgId), type: 'user.machine.added', payload: { username, name, description, ...(accessTokenType ? { accessTokenType } : {}) } },
             ...(token ? [{ ...own(command.orgId), type: 'user.pat.added' as const, payload: { ...token } }] : []),
           ];
         }
@@ -181,6 +201,16 @@ export function userDecider(userId: string): Decider<UserState, UserCommand, Use
           if (!step.allowed(state.state)) throw new KeyholdError(step.refusal, { userId });
           return [{ ...own(state.orgId), type: step.event, payload: {} }];
         }
+        case 'setMachineSecret': {
+          if (!state.exists) throw new KeyholdError('USER_NOT_FOUND', { userId });
+          if (state.kind !== 'machine') throw new KeyholdError('MACHINE_SECRET_ONLY_FOR_MACHINE_USERS', { userId });
+          const clientId = state.machineClientId ?? command.clientId;
+          return [{ ...own(state.orgId), type: 'user.machine.secret.set', payload: { clientId, clientSecretHash: command.clientSecretHash } }];
+        }
+        case 'removeMachineSecret':
+          if (!state.exists) throw new KeyholdError('USER_NOT_FOUND', { userId });
+          if (!state.machineClientId) throw new KeyholdError('MACHINE_SECRET_NOT_FOUND', { userId });
+          return [{ ...own(state.orgId), type: 'user.machine.secret.removed', payload: {} }];
         case 'remove':
           if (!state.exists) throw new KeyholdError('USER_NOT_FOUND', { userId });
           return [{ ...own(state.orgId), type: 'user.removed', payload: {} }];

@@ -11,8 +11,12 @@
 import { errors } from 'oidc-provider';
 import type { ReadModel } from '../../queries/read-model.js';
 import type { OidcPayload, OidcStateStore } from '../../store/oidc-store.js';
-import { clientMetadata, UnsupportedClient } from './clients.js';
+import { clientMetadata, UnsupportedClient, usesAppKeys } from './clients.js';
 import { seal, unseal } from './keys.js';
+import { machineClientMetadata } from './machine-clients.js';
+
+/** What the adapter reads: apps, and (issue 18) machine users' client credentials and apps' keys. */
+export type ClientReads = Pick<ReadModel, 'appByClientId' | 'machineByClientId' | 'liveAppKeys'>;
 
 /** How long an expired device code is kept, to answer `expired_token` (RFC 8628 §3.5). */
 export const DEVICE_CODE_GRACE_SECONDS = 600;
@@ -20,7 +24,7 @@ export const DEVICE_CODE_GRACE_SECONDS = 600;
 const SEALED_ID = 'keyholdSealedId';
 const SEALED_DEVICE_CODE = 'keyholdSealedDeviceCode';
 
-export function adapterClass(store: OidcStateStore, read: Pick<ReadModel, 'appByClientId'>, sealKey: Buffer) {
+export function adapterClass(store: OidcStateStore, read: ClientReads, sealKey: Buffer) {
   /** The stored form: no device code in clear. */
   const sealed = (model: string, id: string, payload: OidcPayload): OidcPayload => {
     if (model === 'DeviceCode') return { ...payload, [SEALED_ID]: seal(sealKey, id) };
@@ -44,6 +48,12 @@ export function adapterClass(store: OidcStateStore, read: Pick<ReadModel, 'appBy
 
     async upsert(id: string, payload: OidcPayload, expiresIn?: number): Promise<void> {
       if (this.model === 'Client') return;
+      // A client assertion's jti (private_key_jwt, issue 18): the library looks it up and then
+      // saves it; two processes could both find nothing, so the save itself refuses a live one.
+      if (this.model === 'ReplayDetection') {
+        if (!(await store.insertNew(this.model, id, payload, expiresIn ?? 60))) throw new errors.InvalidClientAuth('client assertion tokens must only be used once');
+        return;
+      }
       const keep = this.model === 'DeviceCode' && expiresIn !== undefined ? Math.max(expiresIn, 0) + DEVICE_CODE_GRACE_SECONDS : expiresIn;
       await store.upsert(this.model, id, sealed(this.model, id, payload), keep);
     }
@@ -51,10 +61,16 @@ export function adapterClass(store: OidcStateStore, read: Pick<ReadModel, 'appBy
     async find(id: string): Promise<OidcPayload | undefined> {
       if (this.model === 'Client') {
         const app = await read.appByClientId(id);
+        // Not an app's: a machine user's client credentials (issue 18), while it is active.
+        if (!app) {
+          const machine = await read.machineByClientId(id);
+          return machine?.state === 'active' ? (machineClientMetadata(machine) as OidcPayload) : undefined;
+        }
         // A deactivated app (DeactivateApp) is no client until it is reactivated: unknown to the provider.
         if (!app || app.state !== 'active') return undefined;
         try {
-          return clientMetadata(app) as OidcPayload | undefined;
+          const keys = usesAppKeys(app) ? await read.liveAppKeys(app.id, new Date()) : [];
+          return clientMetadata(app, keys) as OidcPayload | undefined;
         } catch (e) {
           if (e instanceof UnsupportedClient) throw new errors.InvalidClient(e.description);
           throw e;

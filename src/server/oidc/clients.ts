@@ -21,6 +21,8 @@ export const KEYHOLD_CLIENT_PROPERTIES = [
   'keyhold_clock_skew_seconds',
   'keyhold_additional_origins',
   'keyhold_skip_native_success_page',
+  // Issue 18: a machine user as a client_credentials client (machine-clients.ts).
+  'keyhold_machine_user_id',
 ] as const;
 
 export interface KeyholdClientExtras {
@@ -94,13 +96,16 @@ export class UnsupportedClient extends Error {
   }
 }
 
-/** oidc-provider client metadata for an app; undefined when it is no OIDC app. */
-export function clientMetadata(app: AppView): Record<string, unknown> | undefined {
+/** Whether the app authenticates with private_key_jwt: its client metadata then needs its keys (adapter.ts). */
+export const usesAppKeys = (app: AppView) => app.config?.authMethodType === 'OIDC_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT';
+
+/**
+ * oidc-provider client metadata for an app; undefined when it is no OIDC app.
+ * `jwks`: a private_key_jwt app's public keys not expired (AddAppKey, issue 18).
+ */
+export function clientMetadata(app: AppView, jwks: readonly Record<string, unknown>[] = []): Record<string, unknown> | undefined {
   const config = app.config;
   if (!config || !app.clientId) return undefined;
-  if (config.authMethodType === 'OIDC_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT') {
-    throw new UnsupportedClient('this app authenticates with private_key_jwt, which Keyhold supports from the next release; use BASIC, POST or NONE for now');
-  }
   const method = AUTH_METHOD[config.authMethodType];
   const redirects = config.redirectUris;
   const globs = config.devMode ? redirects.filter(isGlob) : [];
@@ -121,7 +126,8 @@ export function clientMetadata(app: AppView): Record<string, unknown> | undefine
   return {
     client_id: app.clientId,
     // The hash, never the secret: compareClientSecret (extensions.ts) verifies against it.
-    ...(method === 'none' ? {} : { client_secret: app.clientSecretHash ?? undefined }),
+    ...(method === 'none' || method === 'private_key_jwt' ? {} : { client_secret: app.clientSecretHash ?? undefined }),
+    ...(method === 'private_key_jwt' ? { jwks: { keys: jwks.map((k) => ({ ...k })) } } : {}),
     client_name: app.name,
     application_type: config.appType === 'OIDC_APP_TYPE_NATIVE' ? 'native' : 'web',
     redirect_uris: redirects.filter((u) => !globs.includes(u)),

@@ -10,6 +10,8 @@ import { adapterClass, DEVICE_CODE_GRACE_SECONDS } from './adapter.js';
 import { KEYHOLD_CLIENT_PROPERTIES, RESPONSE_TYPES } from './clients.js';
 import { applyDeviceFlowExtension, applyExtensions, clockSkewOf } from './extensions.js';
 import { renderDeviceDone, renderUserCodeConfirm, renderUserCodeInput } from './device-pages.js';
+import { customizeMachineJwt, MACHINE_API_RESOURCE, machineResourceServer, machineUserOf } from './machine-clients.js';
+import type { ClientReads } from './adapter.js';
 import type { KeySet } from './keys.js';
 import { renderErrorPage, renderLogoutPage, renderLoggedOutPage } from './pages.js';
 import { accountClaims, ROLES_CLAIM, ROLES_SCOPE, type RolesOf } from './account.js';
@@ -63,7 +65,7 @@ export interface ProviderDeps {
   issuer: string;
   keys: KeySet;
   store: OidcStateStore;
-  read: Pick<ReadModel, 'appByClientId' | 'user'>;
+  read: Pick<ReadModel, 'user'> & ClientReads;
   rolesOf: RolesOf;
   mayLogIn: (userId: string, projectId: string) => Promise<boolean>;
   /** This instance's lifetimes; ZITADEL's defaults when not given. */
@@ -106,7 +108,7 @@ export function createProvider(deps: ProviderDeps): Any {
     },
     // The ID token carries scope claims by the app's idTokenUserinfoAssertion (account.ts), not by the library's rule.
     conformIdTokenClaims: false,
-    clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
+    clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt'],
     // The library holds the secret's hash, not the secret: nothing may be keyed by it.
     enabledJWA: {
       idTokenSigningAlgValues: ['RS256', 'ES256'],
@@ -130,7 +132,8 @@ export function createProvider(deps: ProviderDeps): Any {
         // the token before the answer is built from it — the user's current project roles added to the
         // answer when the roles scope was granted (ZITADEL: at introspection always with that scope).
         async allowedPolicy(ctx: Any, client: Any, token: Any): Promise<boolean> {
-          if (client.clientAuthMethod === 'none' && token.clientId !== client.clientId) return false;
+          // A machine user (issue 18) likewise: its credentials are no licence to read others' tokens.
+          if ((client.clientAuthMethod === 'none' || machineUserOf(client)) && token.clientId !== client.clientId) return false;
           const scopes = new Set(String(token.scope ?? '').split(' '));
           if (token.accountId && scopes.has(ROLES_SCOPE)) {
             const owner = token.clientId === client.clientId ? client : await ctx.oidc.provider.Client.find(token.clientId);
@@ -151,6 +154,8 @@ export function createProvider(deps: ProviderDeps): Any {
         userCodeConfirmSource: renderUserCodeConfirm,
         successSource: renderDeviceDone,
       },
+      // Machine users' client credentials (issue 18, machine-clients.ts); apps are never offered this grant (clients.ts).
+      clientCredentials: { enabled: true },
       userinfo: { enabled: true },
       rpInitiatedLogout: {
         enabled: true,
@@ -160,9 +165,16 @@ export function createProvider(deps: ProviderDeps): Any {
       resourceIndicators: {
         enabled: true,
         // JWT-access-token apps get tokens for their project (RFC 9068 needs an `aud`); the others opaque ones.
-        defaultResource: (_ctx: Any, client: Any) => (extra(client, 'keyhold_access_token_type') === 'jwt' ? projectResource(extra(client, 'keyhold_project_id')) : undefined),
+        // Machine users' tokens are for Keyhold's API (issue 18).
+        defaultResource: (_ctx: Any, client: Any) =>
+          machineUserOf(client) ? MACHINE_API_RESOURCE : extra(client, 'keyhold_access_token_type') === 'jwt' ? projectResource(extra(client, 'keyhold_project_id')) : undefined,
         useGrantedResource: () => true,
         getResourceServerInfo: (_ctx: Any, resource: string, client: Any) => {
+          if (machineUserOf(client)) {
+            const server = machineResourceServer(client, resource, lifetimes.accessToken);
+            if (!server) throw new errors.InvalidTarget('a machine user’s tokens are for Keyhold’s API only');
+            return server;
+          }
           if (extra(client, 'keyhold_access_token_type') !== 'jwt' || resource !== projectResource(extra(client, 'keyhold_project_id'))) {
             throw new errors.InvalidTarget('this app may only ask for tokens for its own project');
           }
@@ -181,6 +193,7 @@ export function createProvider(deps: ProviderDeps): Any {
         // RFC 9068 access tokens: audience the client and the project; the app's clock skew; roles when asserted.
         async jwt(_ctx: Any, token: Any, jwt: Any) {
           const client = token.client;
+          if (customizeMachineJwt(client, jwt)) return;
           const projectId = extra(client, 'keyhold_project_id');
           jwt.payload.aud = [client.clientId, projectId];
           const skew = Number(extra(client, 'keyhold_clock_skew_seconds') ?? 0);

@@ -12,7 +12,9 @@
 //    from the Authorization header or the body for either method, Keyhold's
 //    BASIC app must use the header and POST app the body. How the secret came
 //    is read from the request's head by mount.ts (secretTransport, an
-//    AsyncLocalStorage around the provider's handler).
+//    AsyncLocalStorage around the provider's handler). A machine user's
+//    client credentials (issue 18, machine-clients.ts) may come either way,
+//    as ZITADEL takes them (the self-check proves both rules of the transport).
 //    Wrong secrets are throttled per client id and per client IP
 //    (throttle.ts clientSecretThrottle): beyond the free allowance even the
 //    right secret is not tried during the delay, answered 429 `slow_down`
@@ -101,7 +103,7 @@ export function applyExtensions(provider: Any): void {
   if (typeof IdToken?.prototype?.issue !== 'function' || typeof IdToken?.prototype?.payload !== 'function') throw new ExtensionCheckFailed('IdToken.prototype.issue/payload is gone');
 
   // 1. Hashed client secrets.
-  proto.compareClientSecret = function compareClientSecret(this: { clientId?: string; clientSecret?: string; clientAuthMethod?: string }, actual: string): boolean {
+  proto.compareClientSecret = function compareClientSecret(this: { clientId?: string; clientSecret?: string; clientAuthMethod?: string; keyhold_machine_user_id?: string }, actual: string): boolean {
     const transport = secretTransport.getStore();
     const method = this.clientAuthMethod;
     const clientId = String(this.clientId ?? '');
@@ -112,7 +114,8 @@ export function applyExtensions(provider: Any): void {
       transport?.setHeader?.('retry-after', String(wait));
       throw new ClientAuthThrottled(wait);
     }
-    if (transport && ((method === 'client_secret_basic' && !transport.basic) || (method === 'client_secret_post' && transport.basic))) {
+    const eitherWay = typeof this.keyhold_machine_user_id === 'string';
+    if (transport && !eitherWay && ((method === 'client_secret_basic' && !transport.basic) || (method === 'client_secret_post' && transport.basic))) {
       transport.throttle?.failed(clientId, ip);
       throw new errors.InvalidClientAuth(METHOD_HINT[method]);
     }
@@ -187,6 +190,14 @@ export async function checkExtensions(provider: Any, sampleHash: string, sampleS
   const ok = await client.compareClientSecret(sampleSecret);
   const wrong = await client.compareClientSecret(`${sampleSecret}x`);
   if (ok !== true || wrong !== false) throw new ExtensionCheckFailed('Client.prototype.compareClientSecret does not verify against the stored hash');
+  // 1., the transport: a BASIC app's secret is refused from the body; a machine user's (issue 18) is taken from either.
+  Object.defineProperty(client, 'clientAuthMethod', { value: 'client_secret_basic', configurable: true });
+  const fromBody = () => secretTransport.run({ basic: false }, async () => (await client.compareClientSecret(sampleSecret)) === true).catch(() => false);
+  const appFromBody = await fromBody();
+  client.keyhold_machine_user_id = 'keyhold-self-check';
+  const machineFromBody = await fromBody();
+  delete client.keyhold_machine_user_id;
+  if (appFromBody || !machineFromBody) throw new ExtensionCheckFailed('Client.prototype.compareClientSecret no longer decides by the transport (BASIC apps by header only, machine users either way)');
   // 4.: an ID token for an app with a clock skew has iat, nbf and auth_time moved back, exp forward.
   client.keyhold_clock_skew_seconds = 60;
   const authTime = Math.floor(Date.now() / 1000) - 10;

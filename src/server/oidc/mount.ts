@@ -21,6 +21,8 @@ import { loadKeySet, rotateKeys, stateSealKey, type KeySet, type RotationPolicy 
 import { clientSecretThrottle } from './throttle.js';
 import { registerLogin, type LoginPorts } from './login.js';
 import { jwtBearer, jwtUserinfo } from './jwt-userinfo.js';
+import type { ClientReads } from './adapter.js';
+import { verifyMachineJwt } from './machine-clients.js';
 import type { RolesOf } from './account.js';
 
 /** How often each process looks for a changed key set. */
@@ -34,7 +36,7 @@ type Any = any;
 export interface OidcDeps {
   store: OidcStateStore;
   keyStore: OidcKeyStore;
-  read: Pick<ReadModel, 'appByClientId' | 'user'>;
+  read: Pick<ReadModel, 'appByClientId' | 'user'> & ClientReads;
   rolesOf: RolesOf;
   /** Whether the user may log in to the project's apps (projectRoleCheck / hasProjectCheck). */
   mayLogIn: (userId: string, projectId: string) => Promise<boolean>;
@@ -57,6 +59,8 @@ export interface OidcMount {
   reloadKeys(): Promise<boolean>;
   /** The current provider (tests). */
   provider(): Any;
+  /** A machine user's JWT access token checked against this issuer and the current keys (issue 18, machine-clients.ts). */
+  machineJwt(token: string): { clientId: string; userId: string } | undefined;
   stop(): Promise<void>;
 }
 
@@ -153,6 +157,7 @@ export function mountOidc(fastify: FastifyInstance, deps: OidcDeps): OidcMount {
     },
     reloadKeys,
     provider: getProvider,
+    machineJwt: (token) => (current ? verifyMachineJwt(token, issuer, current.keys.signing) : undefined),
     async stop() {
       for (const t of timers) clearInterval(t);
       current = undefined;

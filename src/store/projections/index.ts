@@ -2,8 +2,10 @@
 // every read model that handles each event type.
 import type { EventTypeName } from '../../domain/events/index.js';
 import type { SqlRunner, SqlStatement } from '../sql.js';
+import { appKeysProjection } from './app-keys.js';
 import { appsProjection } from './apps.js';
 import { instancesProjection } from './instances.js';
+import { machineUsersProjection } from './machine-users.js';
 import { membershipsProjection } from './memberships.js';
 import { orgsProjection } from './orgs.js';
 import { personalAccessTokensProjection } from './personal-access-tokens.js';
@@ -23,6 +25,8 @@ export const projections: readonly Projection[] = [
   personalAccessTokensProjection,
   appsProjection,
   u2fTokensProjection,
+  machineUsersProjection,
+  appKeysProjection,
 ];
 
 type AnyEvent = { [K in EventTypeName]: ProjectableEvent<K> }[EventTypeName];

@@ -9,3 +9,5 @@ export { findApp, findAppByClientId, listApps } from './apps.js';
 export { deleteExpiredRegistrations, findU2f, listU2fOfUser, verifiedCredentialIdsOfUser } from './u2f-tokens.js';
 export { listPats, searchApps, searchOrgs, searchProjects, searchUsers } from './search.js';
 export { searchEvents } from './events.js';
+export { findMachineByClientId, type MachineClientRow } from './machine-users.js';
+export { listAppKeys, liveAppKeys, type AppKeyListedRow } from './app-keys.js';

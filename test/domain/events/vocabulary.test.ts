@@ -35,6 +35,8 @@ const SAMPLES: { [K in EventTypeName]: EventPayloads[K] } = {
   'user.locked': {},
   'user.unlocked': {},
   'user.removed': {},
+  'user.machine.secret.set': { clientId: 'machine-c', clientSecretHash: 'machine-secret-hash' },
+  'user.machine.secret.removed': {},
   'app.added': { projectId: 'p', name: 'App' },
   'app.oidc.config.added': {
     clientId: 'c',
@@ -60,6 +62,8 @@ const SAMPLES: { [K in EventTypeName]: EventPayloads[K] } = {
   'app.oidc.config.changed': { config: { ...OIDC_DEFAULTS, name: 'App', redirectUris: [], responseTypes: [...OIDC_DEFAULTS.responseTypes], grantTypes: [...OIDC_DEFAULTS.grantTypes], postLogoutRedirectUris: [], devMode: false, accessTokenRoleAssertion: false, idTokenRoleAssertion: false, idTokenUserinfoAssertion: false, additionalOrigins: [], skipNativeAppSuccessPage: false }, clientCredential: 'dropped' },
   'app.deactivated': {},
   'app.reactivated': {},
+  'app.key.added': { keyId: 'k', type: 'KEY_TYPE_JSON', publicKey: { kty: 'RSA', kid: 'k', n: 'modulus', e: 'AQAB' }, expiresAt: new Date(0).toISOString() },
+  'app.key.removed': { keyId: 'k' },
   'u2f.registration.started': { userId: 'u', rpId: 'localhost', challenge: 'c', expiresAt: new Date(0).toISOString() },
   'u2f.registration.replaced': { userId: 'u', by: 'other' },
   'u2f.verified': verifiedPayload({ userId: 'u' }),
@@ -85,6 +89,7 @@ describe('event vocabulary', () => {
     expect(withoutSecrets('app.oidc.secret.changed', SAMPLES['app.oidc.secret.changed'])).toEqual({});
     expect(withoutSecrets('user.human.added', SAMPLES['user.human.added'])).toEqual(SAMPLES['user.human.added']);
     expect(withoutSecrets('user.password.changed', SAMPLES['user.password.changed'])).toEqual({ changeRequired: false });
+    expect(withoutSecrets('user.machine.secret.set', SAMPLES['user.machine.secret.set'])).toEqual({ clientId: 'machine-c' });
   });
 
   it('marks every payload field whose name says secret, hash or password (a new one must be marked or renamed)', () => {

@@ -196,15 +196,13 @@ describe('devMode and authMethodType', () => {
     }
   });
 
-  it('PRIVATE_KEY_JWT: invalid_client saying it comes with the next release', async () => {
+  it('PRIVATE_KEY_JWT: the authorization request goes to the login (the app proves itself at the token endpoint: private-key-jwt.test.ts)', async () => {
     const app = await addApp(kh, projectId, { redirectUris: ['https://a.example/cb'], authMethodType: 'OIDC_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT' });
     const url = new URL(`${base}/oauth/v2/authorize`);
     url.search = new URLSearchParams({ client_id: app.clientId, redirect_uri: 'https://a.example/cb', response_type: 'code', scope: 'openid' }).toString();
     const res = await fetch(url, { redirect: 'manual' });
-    const html = await res.text();
-    expect(res.status).toBe(400);
-    expect(html).toContain('invalid_client');
-    expect(html).toContain('private_key_jwt');
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toMatch(/^\/ui\/login\//);
   });
 });
 

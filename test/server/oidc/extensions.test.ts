@@ -84,6 +84,13 @@ describe('extension self-check', () => {
     const own = fakeProvider({ ignoresPrototype: true });
     applyExtensions(own);
     await expect(checkExtensions(own, hash, secret)).rejects.toThrow(/redirectUriAllowed is no longer what authorization checks/);
+    // compareClientSecret replaced after Keyhold's (a library that re-assigns it): the transport rule is gone.
+    const replaced = fakeProvider({});
+    applyExtensions(replaced);
+    replaced.Client.prototype.compareClientSecret = function (this: { clientSecret?: string }, actual: string) {
+      return hashClientSecret(actual) === this.clientSecret;
+    };
+    await expect(checkExtensions(replaced, hash, secret)).rejects.toThrow(/no longer decides by the transport/);
     const ownIat = fakeProvider({ idTokenSetsIat: true });
     applyExtensions(ownIat);
     await expect(checkExtensions(ownIat, hash, secret)).rejects.toThrow(/no longer lets Keyhold set iat\/nbf\/auth_time of an ID token \(clockSkew\)/);

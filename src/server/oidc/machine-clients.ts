@@ -1,0 +1,98 @@
+// Machine users as OAuth clients (issue 18, as ZITADEL): a machine user with a
+// client secret (GenerateMachineSecret) is a client of the token endpoint for
+// grant_type=client_credentials only. Its access tokens are for Keyhold's own
+// API (the resource MACHINE_API_RESOURCE), opaque or JWT by the user's
+// accessTokenType, and act as the machine user there as a PAT does
+// (queries/callers.ts). Everything the provider needs for that is here;
+// configuration.ts, adapter.ts and extensions.ts only call it.
+import { createPublicKey, verify, type JsonWebKey } from 'node:crypto';
+import type { MachineClientView } from '../../queries/read-model.js';
+
+/** The resource (RFC 8707) a machine user's access tokens are for: Keyhold's API; their `aud`. */
+export const MACHINE_API_RESOURCE = 'urn:keyhold:iam:api';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Any = any;
+
+/** oidc-provider client metadata for a machine user with a client secret. */
+export function machineClientMetadata(machine: MachineClientView): Record<string, unknown> {
+  return {
+    client_id: machine.clientId,
+    // The hash, never the secret: compareClientSecret (extensions.ts) verifies against it.
+    client_secret: machine.clientSecretHash,
+    grant_types: ['client_credentials'],
+    response_types: [],
+    redirect_uris: [],
+    // Basic or the body: extensions.ts 1. takes either from a machine, as ZITADEL does.
+    token_endpoint_auth_method: 'client_secret_basic',
+    keyhold_machine_user_id: machine.userId,
+    keyhold_org_id: machine.orgId,
+    keyhold_access_token_type: machine.accessTokenType === 'jwt' ? 'jwt' : 'opaque',
+  };
+}
+
+/** The machine user a client stands for, or undefined for an app. */
+export function machineUserOf(client: Any): string | undefined {
+  const id = client?.keyhold_machine_user_id ?? client?.keyholdMachineUserId;
+  return typeof id === 'string' ? id : undefined;
+}
+
+/** resourceIndicators.getResourceServerInfo for a machine client: Keyhold's API, in the user's token format. */
+export function machineResourceServer(client: Any, resource: string, accessTokenTTL: number): Record<string, unknown> | undefined {
+  if (!machineUserOf(client) || resource !== MACHINE_API_RESOURCE) return undefined;
+  const jwt = (client.keyhold_access_token_type ?? client.keyholdAccessTokenType) === 'jwt';
+  return {
+    scope: '',
+    audience: MACHINE_API_RESOURCE,
+    accessTokenFormat: jwt ? 'jwt' : 'opaque',
+    accessTokenTTL,
+    ...(jwt ? { jwt: { sign: { alg: 'RS256' } } } : {}),
+  };
+}
+
+/** formats.customizers.jwt for a machine client's token: `sub` is the machine user (not the client id). */
+export function customizeMachineJwt(client: Any, jwt: Any): boolean {
+  const userId = machineUserOf(client);
+  if (!userId) return false;
+  jwt.payload.sub = userId;
+  jwt.payload.aud = MACHINE_API_RESOURCE;
+  return true;
+}
+
+const b64json = (part: string | undefined): Record<string, unknown> | undefined => {
+  try {
+    return JSON.parse(Buffer.from(part ?? '', 'base64url').toString('utf8')) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * A machine user's JWT access token, checked: signed by one of Keyhold's
+ * current keys, `typ` at+jwt, this issuer, not expired, `aud` Keyhold's API.
+ * Answers the client id and the user it names, or undefined.
+ */
+export function verifyMachineJwt(token: string, issuer: string, signingKeys: readonly Record<string, unknown>[]): { clientId: string; userId: string } | undefined {
+  const [h, p, s] = token.split('.');
+  const header = b64json(h);
+  const payload = b64json(p);
+  if (!header || !payload || s === undefined) return undefined;
+  if (String(header.typ).toLowerCase() !== 'at+jwt') return undefined;
+  const jwk = signingKeys.find((k) => k.kid === header.kid && k.alg === header.alg);
+  if (!jwk) return undefined;
+  const { d: _d, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, ...pub } = jwk;
+  const key = createPublicKey({ key: pub as JsonWebKey, format: 'jwk' });
+  const signed = Buffer.from(`${h}.${p}`);
+  const signature = Buffer.from(s, 'base64url');
+  const ok =
+    header.alg === 'RS256'
+      ? verify('sha256', signed, key, signature)
+      : header.alg === 'ES256'
+        ? verify('sha256', signed, { key, dsaEncoding: 'ieee-p1363' }, signature)
+        : false;
+  if (!ok) return undefined;
+  const aud = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
+  if (payload.iss !== issuer || typeof payload.exp !== 'number' || payload.exp * 1000 <= Date.now() || !aud.includes(MACHINE_API_RESOURCE)) return undefined;
+  if (typeof payload.client_id !== 'string' || typeof payload.sub !== 'string') return undefined;
+  return { clientId: payload.client_id, userId: payload.sub };
+}
