@@ -18,7 +18,7 @@ export function secretOnce(secret: string, heading = 'Client secret'): HTMLEleme
 }
 
 /** noneCompliant and every problem's localized message (in the browser's language). */
-export function complianceReport(noneCompliant: boolean, problems: readonly LocalizedMessage[], headingLevel: 'h3' | 'h4' = 'h3'): HTMLElement {
+export function complianceReport(noneCompliant: boolean, problems: readonly LocalizedMessage[], headingLevel: 'h2' | 'h3' | 'h4' = 'h3'): HTMLElement {
   const id = uid('compliance');
   const summary = problems.find((p) => p.key === NOT_COMPLIANT);
   const rest = problems.filter((p) => p.key !== NOT_COMPLIANT);

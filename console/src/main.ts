@@ -5,6 +5,7 @@ import { h } from './dom.js';
 import { busy } from './forms.js';
 import { finishLogin, startLogin } from './oidc.js';
 import { errorView, type View } from './view.js';
+import { editAppView } from './views/edit-app.js';
 import { newAppView } from './views/new-app.js';
 import { projectView } from './views/project.js';
 import { projectsView } from './views/projects.js';
@@ -18,6 +19,7 @@ const routes: Array<[RegExp, (params: string[]) => Promise<View>]> = [
   [/^\/projects$/, () => projectsView()],
   [/^\/projects\/([^/]+)$/, ([id]) => projectView(id!)],
   [/^\/projects\/([^/]+)\/apps\/new$/, ([id]) => newAppView(id!)],
+  [/^\/projects\/([^/]+)\/apps\/([^/]+)\/edit$/, ([id, appId]) => editAppView(id!, appId!)],
   [/^\/users$/, () => usersView()],
   [/^\/users\/([^/]+)$/, ([id]) => userView(id!)],
 ];
