@@ -7,7 +7,8 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppState, OIDCAppType, OIDCAuthMethodType } from '../../gen/keyhold/management/v1/app_pb.js';
-import { ManagementService } from '../../gen/keyhold/management/v1/management_pb.js';
+import { AccessTokenType, ManagementService } from '../../gen/keyhold/management/v1/management_pb.js';
+import { UserService, UserState } from '../../gen/keyhold/user/v2/user_pb.js';
 import { complianceMessage } from '../../src/domain/oidc/compliance-messages.js';
 import { announceChromiumSkip, chromiumAvailable, launchChromium } from '../support/chromium.js';
 import { startTestKeyhold, type TestKeyhold } from '../support/keyhold.js';
@@ -159,5 +160,112 @@ describe.skipIf(!available)('Keyhold console: manage what was created', () => {
     await page.getByRole('heading', { name: 'Applications (2)' }).waitFor();
     const { result } = await mgmt().listApps({ projectId });
     expect(result.map((a) => a.name).sort()).toEqual(['Back office', 'Mobile']);
+  });
+
+  const addHuman = async (username: string) => {
+    const res = await kh.rest('POST', '/v2/users/human', { username, profile: { givenName: 'Walker', familyName: username }, email: { email: `${username}@example.com` } });
+    expect(res.status).toBe(200);
+    return res.body.userId as string;
+  };
+  const stateOf = async (userId: string) => (await kh.client(UserService).getUserByID({ userId })).user?.state;
+
+  it('lists users with search, filters and pages, and walks one through deactivate, reactivate, lock, unlock and remove', async () => {
+    const ids: string[] = [];
+    for (let i = 1; i <= 11; i++) ids.push(await addHuman(`walker-${String(i).padStart(2, '0')}`));
+    await mgmt().addMachineUser({ userName: 'walker-bot', name: 'Walker bot', accessTokenType: AccessTokenType.BEARER });
+
+    const page = await signedInPage('#/users');
+    await page.getByRole('heading', { level: 1, name: 'Users' }).waitFor();
+    await page.getByLabel('Per page').selectOption('10');
+    await page.getByLabel('Search users').fill('walker');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await rangeIs(page, 'users', '1\u201310 of 12 users');
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await rangeIs(page, 'users', '11\u201312 of 12 users');
+    await page.getByLabel('Kind').selectOption({ label: 'Machine' });
+    await rangeIs(page, 'users', '1\u20131 of 1 users');
+    expect(await page.locator('[data-testid=users] tbody th').allTextContents()).toEqual(['walker-bot']);
+    await page.getByLabel('Kind').selectOption({ label: 'Any' });
+    await page.getByLabel('Search in').selectOption({ label: 'Email' });
+    await page.getByLabel('Search users').fill('walker-07@');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await rangeIs(page, 'users', '1\u20131 of 1 users');
+
+    // The lifecycle of walker-07, each step confirmed by the API.
+    const userId = ids[6]!;
+    await page.getByRole('link', { name: 'walker-07' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Walker walker-07' }).waitFor();
+    const stateIs = (s: string) => page.locator('[data-testid=lifecycle] [data-testid=user-state]', { hasText: s }).waitFor();
+    await stateIs('active');
+    const steps: Array<[string, string, UserState]> = [
+      ['Deactivate user', 'deactivated', UserState.INACTIVE],
+      ['Reactivate user', 'active', UserState.ACTIVE],
+      ['Lock user', 'locked', UserState.LOCKED],
+      ['Unlock user', 'active', UserState.ACTIVE],
+    ];
+    for (const [button, shown, state] of steps) {
+      await page.getByRole('button', { name: button }).click();
+      await stateIs(shown);
+      expect(await stateOf(userId), button).toBe(state);
+    }
+    // A deactivated user is found by the state filter.
+    await page.getByRole('button', { name: 'Deactivate user' }).click();
+    await stateIs('deactivated');
+    await page.getByRole('link', { name: 'Users', exact: true }).first().click();
+    await page.getByLabel('State').selectOption({ label: 'Deactivated' });
+    await rangeIs(page, 'users', '1\u20131 of 1 users');
+    expect(await page.locator('[data-testid=users] tbody th').allTextContents()).toEqual(['walker-07']);
+    await page.getByRole('link', { name: 'walker-07' }).click();
+    await page.getByRole('button', { name: 'Remove user' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Users' }).waitFor();
+    expect((await kh.rest('GET', `/v2/users/${userId}`)).status).toBe(404);
+  });
+
+  it('creates a machine user\u2019s tokens (each shown once), lists them and revokes one, which the API then refuses', async () => {
+    const { userId } = await mgmt().addMachineUser({ userName: 'deploy-bot', name: 'Deploy bot', accessTokenType: AccessTokenType.BEARER });
+    const page = await signedInPage(`#/users/${userId}`);
+    await page.getByRole('heading', { level: 1, name: 'Deploy bot' }).waitFor();
+    await page.locator('[data-testid=no-pats]').waitFor();
+
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const shown = page.locator('[data-testid=secret-once] [data-testid=secret-value]');
+    await shown.waitFor();
+    const first = await shown.inputValue();
+    expect(first.length).toBeGreaterThan(20);
+    expect((await kh.rest('GET', '/auth/v1/users/me', undefined, { authorization: `Bearer ${first}` })).status).toBe(200);
+
+    await page.getByLabel('Expires on').fill('2099-12-31');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    await page.locator('[data-testid=pats] tbody tr').nth(1).waitFor();
+    const second = await shown.inputValue();
+    expect(second).not.toBe(first);
+    const rows = page.locator('[data-testid=pats] tbody tr');
+    expect(await rows.count()).toBe(2);
+    expect(await rows.nth(0).locator('td').nth(1).textContent()).toBe('never');
+    expect(await rows.nth(1).locator('td').nth(1).textContent()).toMatch(/2099/);
+    const { result } = await mgmt().listPersonalAccessTokens({ userId });
+    const firstId = result.find((t) => !t.expirationDate)!.id;
+    expect(await rows.nth(0).getAttribute('data-token-id')).toBe(firstId);
+
+    // Listed again after a reload: ids and dates only, never a token.
+    await page.reload();
+    await page.locator('[data-testid=pats] tbody tr').nth(1).waitFor();
+    const html = await page.content();
+    expect(html).not.toContain(first);
+    expect(html).not.toContain(second);
+
+    await page.getByRole('button', { name: `Revoke token ${firstId}` }).click();
+    await page.locator('[data-testid=pats] tbody tr').nth(1).waitFor({ state: 'detached' });
+    expect(await page.locator('[data-testid=pats] tbody tr').getAttribute('data-token-id')).not.toBe(firstId);
+    // Refused within the documented 2 s; the other token still works.
+    const deadline = Date.now() + 2_500;
+    let status = 200;
+    while (Date.now() < deadline) {
+      status = (await kh.rest('GET', '/auth/v1/users/me', undefined, { authorization: `Bearer ${first}` })).status;
+      if (status === 401) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(status).toBe(401);
+    expect((await kh.rest('GET', '/auth/v1/users/me', undefined, { authorization: `Bearer ${second}` })).status).toBe(200);
   });
 });
