@@ -9,6 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppState, OIDCAppType, OIDCAuthMethodType } from '../../gen/keyhold/management/v1/app_pb.js';
 import { AccessTokenType, ManagementService } from '../../gen/keyhold/management/v1/management_pb.js';
 import { UserService, UserState } from '../../gen/keyhold/user/v2/user_pb.js';
+import { AuthService } from '../../gen/keyhold/auth/v1/auth_pb.js';
+import { OrganizationService } from '../../gen/keyhold/org/v2/org_pb.js';
 import { complianceMessage } from '../../src/domain/oidc/compliance-messages.js';
 import { announceChromiumSkip, chromiumAvailable, launchChromium } from '../support/chromium.js';
 import { startTestKeyhold, type TestKeyhold } from '../support/keyhold.js';
@@ -267,5 +269,101 @@ describe.skipIf(!available)('Keyhold console: manage what was created', () => {
     }
     expect(status).toBe(401);
     expect((await kh.rest('GET', '/auth/v1/users/me', undefined, { authorization: `Bearer ${second}` })).status).toBe(200);
+  });
+
+  it('lists organizations and switches the console to another one (x-service-orgid on every call)', async () => {
+    const { organizationId } = await kh.client(OrganizationService).addOrganization({ name: 'Second org' });
+    const inSecond = kh.client(ManagementService, 'grpc', undefined, { 'x-service-orgid': organizationId });
+    await inSecond.addProject({ name: 'Far project' });
+    await mgmt().addProject({ name: 'Home project' });
+
+    const page = await signedInPage();
+    const sentOrg: Array<string | undefined> = [];
+    page.on('request', (r) => {
+      if (r.url().includes('/keyhold.')) sentOrg.push(r.headers()['x-service-orgid']);
+    });
+    await page.getByRole('link', { name: 'Organizations' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Organizations' }).waitFor();
+    await page.getByLabel('Search organizations by name').fill('second');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await rangeIs(page, 'orgs', '1\u20131 of 1 organizations');
+    sentOrg.length = 0;
+    await page.getByRole('button', { name: 'Switch to Second org' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Projects' }).waitFor();
+    await page.locator('[data-testid=header-org]', { hasText: 'in Second org' }).waitFor();
+    await page.locator('[data-testid=projects] a', { hasText: 'Far project' }).waitFor();
+    expect(await page.locator('[data-testid=projects] a', { hasText: 'Home project' }).count()).toBe(0);
+    expect(sentOrg.length).toBeGreaterThan(0);
+    expect(new Set(sentOrg)).toEqual(new Set([organizationId]));
+
+    // Back: the own organization's projects again, and no header.
+    await page.getByRole('link', { name: 'Organizations' }).click();
+    await page.locator('[data-testid=acting-org]', { hasText: 'Second org' }).waitFor();
+    await page.getByRole('button', { name: 'Back to your own organization' }).click();
+    await page.locator('[data-testid=projects] a', { hasText: 'Home project' }).waitFor();
+    expect(await page.locator('[data-testid=projects] a', { hasText: 'Far project' }).count()).toBe(0);
+    await page.locator('[data-testid=header-org]', { hasText: 'in your organization' }).waitFor();
+  });
+
+  it('shows the audit log filtered by object, event type, editor and date, paged by sequence, without secrets', async () => {
+    const { id: projectId } = await mgmt().addProject({ name: 'Audit project' });
+    const added = await mgmt().addOIDCApp({ projectId, name: 'Audited', redirectUris: ['https://audit.example.com/cb'] });
+    await mgmt().deactivateApp({ projectId, appId: added.appId });
+    const me = (await kh.client(AuthService).getMyUser({})).user!.userId;
+
+    const page = await signedInPage('#/events');
+    await page.getByRole('heading', { level: 1, name: 'Audit log' }).waitFor();
+    const types = () => page.locator('[data-testid=events] tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-type')));
+    const show = async () => {
+      await page.getByRole('button', { name: 'Show events' }).click();
+      await page.locator('[data-testid=events-range]', { hasText: 'Page 1' }).waitFor();
+    };
+
+    await page.getByLabel('Object type').selectOption('app');
+    await page.getByLabel('Object ID').fill(added.appId);
+    await page.getByLabel('Order').selectOption({ label: 'Oldest first' });
+    await show();
+    await page.locator('[data-testid=events] tbody tr[data-type="app.deactivated"]').waitFor();
+    expect(await types()).toEqual(['app.added', 'app.oidc.config.added', 'app.deactivated']);
+    const config = page.locator('tr[data-type="app.oidc.config.added"]');
+    await config.locator('summary').click();
+    const payload = (await config.locator('pre').textContent()) ?? '';
+    expect(payload).toContain('https://audit.example.com/cb');
+    expect(payload).not.toMatch(/hash/i);
+
+    await page.getByLabel('Event types').fill('app.deactivated');
+    await show();
+    await page.locator('[data-testid=events-range]', { hasText: 'Page 1: 1 event' }).waitFor();
+    expect(await types()).toEqual(['app.deactivated']);
+
+    await page.getByLabel('Editor (user ID)').fill(me);
+    await show();
+    await page.locator('[data-testid=events-range]', { hasText: 'Page 1: 1 event' }).waitFor();
+    await page.getByLabel('Editor (user ID)').fill('000000000000000000');
+    await show();
+    await page.locator('[data-testid=events] .empty', { hasText: 'No events match.' }).waitFor();
+
+    await page.getByLabel('Editor (user ID)').fill('');
+    await page.getByLabel('Until').fill('2000-01-01T00:00');
+    await show();
+    await page.locator('[data-testid=events] .empty', { hasText: 'No events match.' }).waitFor();
+
+    // Every event, 10 a page, oldest first: page 2 starts after page 1 ends.
+    await page.getByLabel('Until').fill('');
+    await page.getByLabel('Event types').fill('');
+    await page.getByLabel('Object ID').fill('');
+    await page.getByLabel('Object type').selectOption('');
+    await page.getByLabel('Per page').selectOption('10');
+    await show();
+    await page.locator('[data-testid=events-range]', { hasText: 'Page 1: 10 events' }).waitFor();
+    const sequences = () => page.locator('[data-testid=events] tbody tr').evaluateAll((rows) => rows.map((r) => Number(r.getAttribute('data-sequence'))));
+    const page1 = await sequences();
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await page.locator('[data-testid=events-range]', { hasText: 'Page 2' }).waitFor();
+    const page2 = await sequences();
+    expect(page2.length).toBeGreaterThan(0);
+    expect(page2[0]).toBeGreaterThan(page1[page1.length - 1]!);
+    expect([...page1, ...page2]).toEqual([...page1, ...page2].sort((a, b) => a - b));
+    expect(await page.content()).not.toContain(kh.adminToken);
   });
 });
