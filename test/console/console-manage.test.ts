@@ -193,7 +193,16 @@ describe.skipIf(!available)('Keyhold console: manage what was created', () => {
     await page.getByRole('button', { name: 'Search' }).click();
     await rangeIs(page, 'users', '1\u20131 of 1 users');
 
-    // The lifecycle of walker-07, each step confirmed by the API.
+    // Actions on the list's row: lock and unlock walker-07 in place.
+    const row = page.locator('[data-testid=users] tbody tr', { hasText: 'walker-07' });
+    await row.getByRole('button', { name: 'Lock walker-07' }).click();
+    await row.locator('[data-testid=user-state]', { hasText: 'locked' }).waitFor();
+    expect(await stateOf(ids[6]!)).toBe(UserState.LOCKED);
+    await row.getByRole('button', { name: 'Unlock walker-07' }).click();
+    await row.locator('[data-testid=user-state]', { hasText: 'active' }).waitFor();
+    expect(await stateOf(ids[6]!)).toBe(UserState.ACTIVE);
+
+    // The lifecycle of walker-07 on its page, each step confirmed by the API.
     const userId = ids[6]!;
     await page.getByRole('link', { name: 'walker-07' }).click();
     await page.getByRole('heading', { level: 1, name: 'Walker walker-07' }).waitFor();

@@ -5,7 +5,13 @@ import { UserState, type User } from '../../../gen/keyhold/user/v2/user_pb.js';
 import { describeError, users } from '../api.js';
 import { announce, h } from '../dom.js';
 import { busy } from '../forms.js';
-import { USER_STATES } from './users.js';
+
+export const USER_STATES: Record<number, string> = {
+  [UserState.ACTIVE]: 'active',
+  [UserState.INACTIVE]: 'deactivated',
+  [UserState.LOCKED]: 'locked',
+  [UserState.DELETED]: 'removed',
+};
 
 interface Action {
   label: string;
@@ -30,32 +36,38 @@ const ACTIONS: Record<number, Action[]> = {
   [UserState.LOCKED]: [UNLOCK, DEACTIVATE, REMOVE],
 };
 
-/** The state line and action buttons; `changed` re-reads the user (or leaves the page after removal). */
-export function lifecycle(user: User, changed: (removed: boolean) => Promise<void>): HTMLElement {
-  const status = h('div', { class: 'alert-box', role: 'alert' });
-  const buttons = (ACTIONS[user.state] ?? []).map((action) => {
+/** The buttons for what `user`'s state allows; `done` after one worked, `failed` with the server's words. */
+export function lifecycleButtons(user: User, done: (removed: boolean) => Promise<void>, failed: (message: string) => void, small = false): HTMLButtonElement[] {
+  return (ACTIONS[user.state] ?? []).map((action) => {
     const button: HTMLButtonElement = h(
       'button',
       {
         type: 'button',
-        class: action.danger ? 'danger' : 'secondary',
+        class: `${action.danger ? 'danger' : 'secondary'}${small ? ' small' : ''}`,
+        'aria-label': small ? `${action.label.replace(/ user$/, '')} ${user.username}` : undefined,
         onclick: async () => {
           if (action.confirm && !window.confirm(`${action.label} \u201c${user.username}\u201d? ${action.confirm}`)) return;
           await busy(button, action.busy, async () => {
             try {
               await action.run(user.userId);
               announce(`User ${user.username} ${action.done}.`);
-              await changed(action === REMOVE);
+              await done(action === REMOVE);
             } catch (e) {
-              status.replaceChildren(h('p', { class: 'error' }, describeError(e).message));
+              failed(describeError(e).message);
             }
           });
         },
       },
-      action.label,
+      small ? action.label.replace(/ user$/, '') : action.label,
     );
     return button;
   });
+}
+
+/** The state line and action buttons; `changed` re-reads the user (or leaves the page after removal). */
+export function lifecycle(user: User, changed: (removed: boolean) => Promise<void>): HTMLElement {
+  const status = h('div', { class: 'alert-box', role: 'alert' });
+  const buttons = lifecycleButtons(user, changed, (message) => status.replaceChildren(h('p', { class: 'error' }, message)));
   return h(
     'section',
     { 'aria-labelledby': 'lifecycle-title', 'data-testid': 'lifecycle' },

@@ -11,15 +11,10 @@ import { announce, h, textField } from '../dom.js';
 import { busy, clearProblems, showProblems } from '../forms.js';
 import { filterSelect, searchList } from '../paging.js';
 import { href, tsText, type View } from '../view.js';
+import { lifecycleButtons, USER_STATES } from './user-lifecycle.js';
 
 type Query = MessageInitShape<typeof SearchQuerySchema>;
 
-export const USER_STATES: Record<number, string> = {
-  [UserState.ACTIVE]: 'active',
-  [UserState.INACTIVE]: 'deactivated',
-  [UserState.LOCKED]: 'locked',
-  [UserState.DELETED]: 'removed',
-};
 
 export function displayNameOf(user: User): string {
   if (user.type.case === 'human') return user.type.value.profile?.displayName || user.username;
@@ -27,12 +22,12 @@ export function displayNameOf(user: User): string {
   return user.username;
 }
 
-function usersTable(list: readonly User[]): HTMLElement {
+function usersTable(list: readonly User[], reload: () => Promise<void>, problem: HTMLElement): HTMLElement {
   return h(
     'table',
     { class: 'list' },
     h('caption', { class: 'visually-hidden' }, 'Users'),
-    h('thead', null, h('tr', null, ['Username', 'Name', 'Email', 'Kind', 'State', 'Created'].map((c) => h('th', { scope: 'col' }, c)))),
+    h('thead', null, h('tr', null, ['Username', 'Name', 'Email', 'Kind', 'State', 'Created', 'Actions'].map((c) => h('th', { scope: 'col' }, c)))),
     h(
       'tbody',
       null,
@@ -46,6 +41,15 @@ function usersTable(list: readonly User[]): HTMLElement {
           h('td', null, u.type.case === 'machine' ? 'machine' : 'human'),
           h('td', { 'data-testid': 'user-state' }, USER_STATES[u.state] ?? 'unknown'),
           h('td', null, tsText(u.details?.creationDate)),
+          h(
+            'td',
+            null,
+            h(
+              'div',
+              { class: 'row-actions', role: 'group', 'aria-label': `Actions for ${u.username}` },
+              lifecycleButtons(u, () => reload(), (message) => problem.replaceChildren(h('p', { class: 'error' }, `${u.username}: ${message}`)), true),
+            ),
+          ),
         ),
       ),
     ),
@@ -131,6 +135,7 @@ const TEXT_FIELDS: Record<string, (text: string) => Query> = {
 
 export async function usersView(): Promise<View> {
   const org = orgContext.current;
+  const problem = h('div', { class: 'alert-box', role: 'alert', 'data-testid': 'users-problem' });
   const field = filterSelect('Search in', 'field', [
     ['username', 'Username'],
     ['email', 'Email'],
@@ -164,7 +169,10 @@ export async function usersView(): Promise<View> {
       const res = await users.listUsers({ query: { offset: BigInt(offset), limit, asc: true }, queries });
       return { items: res.result, total: Number(res.details?.totalResult ?? 0) };
     },
-    render: usersTable,
+    render: (items, reload) => {
+      problem.replaceChildren();
+      return usersTable(items, reload, problem);
+    },
   });
   await list.start();
 
@@ -175,6 +183,7 @@ export async function usersView(): Promise<View> {
       { 'aria-labelledby': 'users-title' },
       h('h1', { id: 'users-title', tabindex: '-1' }, 'Users'),
       org ? h('p', { class: 'notice' }, `Users of the organization \u201c${org.name}\u201d.`) : null,
+      problem,
       list.element,
       humanForm(),
       machineForm(),
