@@ -23,6 +23,8 @@ describe.skipIf(!available)('Keyhold console: manage what was created', () => {
   let browser: Browser;
   const contexts: BrowserContext[] = [];
   const pageErrors: string[] = [];
+  /** Every API call the pages made: method path, request and response content types, authorization. */
+  const calls: Array<{ path: string; requestType?: string; responseType?: string | null; authorization?: string; url: string }> = [];
 
   beforeAll(async () => {
     const build = await import('../../console/build.mjs');
@@ -46,6 +48,12 @@ describe.skipIf(!available)('Keyhold console: manage what was created', () => {
     const page = await context.newPage();
     page.on('pageerror', (e) => pageErrors.push(e.message));
     page.on('dialog', (d) => void d.accept());
+    page.on('requestfinished', async (req) => {
+      const url = new URL(req.url());
+      if (url.pathname.startsWith('/console')) return;
+      const res = await req.response();
+      calls.push({ path: url.pathname, requestType: req.headers()['content-type'], responseType: await res?.headerValue('content-type'), authorization: req.headers()['authorization'], url: req.url() });
+    });
     await page.goto(consoleUrl());
     await page.getByLabel('Personal access token').fill(kh.adminToken);
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -374,5 +382,18 @@ describe.skipIf(!available)('Keyhold console: manage what was created', () => {
     expect(page2[0]).toBeGreaterThan(page1[page1.length - 1]!);
     expect([...page1, ...page2]).toEqual([...page1, ...page2].sort((a, b) => a - b));
     expect(await page.content()).not.toContain(kh.adminToken);
+  });
+
+  it('made every call of these pages over gRPC-Web, with the token only in the authorization header', () => {
+    const methods = new Set(calls.map((c) => c.path.split('/').pop()));
+    for (const m of ['ListProjects', 'ListApps', 'GetAppByID', 'UpdateApp', 'UpdateOIDCAppConfig', 'RegenerateOIDCClientSecret', 'DeactivateApp', 'ReactivateApp', 'RemoveApp', 'ListUsers', 'DeactivateUser', 'ReactivateUser', 'LockUser', 'UnlockUser', 'RemoveUser', 'AddPersonalAccessToken', 'ListPersonalAccessTokens', 'RemovePersonalAccessToken', 'ListOrganizations', 'GetMyOrganization', 'ListEvents']) {
+      expect(methods, m).toContain(m);
+    }
+    expect(new Set(calls.map((c) => c.requestType))).toEqual(new Set(['application/grpc-web+proto']));
+    expect(new Set(calls.map((c) => c.responseType))).toEqual(new Set(['application/grpc-web+proto']));
+    for (const c of calls) {
+      expect(c.url).not.toContain(kh.adminToken);
+      expect(c.authorization === undefined || c.authorization === `Bearer ${kh.adminToken}`).toBe(true);
+    }
   });
 });
