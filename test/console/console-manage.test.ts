@@ -4,7 +4,7 @@
 // and removes it, walks a user through its lifecycle, creates, lists and
 // revokes a machine user's personal access tokens, switches organization and
 // filters the audit log. Each test stays well under 30 s.
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page, Request, Response } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppState, OIDCAppType, OIDCAuthMethodType } from '../../gen/keyhold/management/v1/app_pb.js';
 import { AccessTokenType, ManagementService } from '../../gen/keyhold/management/v1/management_pb.js';
@@ -48,11 +48,18 @@ describe.skipIf(!available)('Keyhold console: manage what was created', () => {
     const page = await context.newPage();
     page.on('pageerror', (e) => pageErrors.push(e.message));
     page.on('dialog', (d) => void d.accept());
-    page.on('requestfinished', async (req) => {
+    // Recorded when sent (synchronously), the response's type added when it arrives.
+    const byRequest = new Map<Request, (typeof calls)[number]>();
+    page.on('request', (req) => {
       const url = new URL(req.url());
       if (url.pathname.startsWith('/console')) return;
-      const res = await req.response();
-      calls.push({ path: url.pathname, requestType: req.headers()['content-type'], responseType: await res?.headerValue('content-type'), authorization: req.headers()['authorization'], url: req.url() });
+      const call = { path: url.pathname, requestType: req.headers()['content-type'], authorization: req.headers()['authorization'], url: req.url() };
+      byRequest.set(req, call);
+      calls.push(call);
+    });
+    page.on('response', async (res: Response) => {
+      const call = byRequest.get(res.request());
+      if (call) (call as { responseType?: string | null }).responseType = await res.headerValue('content-type');
     });
     await page.goto(consoleUrl());
     await page.getByLabel('Personal access token').fill(kh.adminToken);
