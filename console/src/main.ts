@@ -4,7 +4,7 @@ import { auth, describeError, orgContext, session, SIGNED_OUT_EVENT } from './ap
 import { h } from './dom.js';
 import { busy } from './forms.js';
 import { finishLogin, startLogin } from './oidc.js';
-import { errorView, type View } from './view.js';
+import { currentPath, errorView, type View } from './view.js';
 import { editAppView } from './views/edit-app.js';
 import { eventsView } from './views/events.js';
 import { newAppView } from './views/new-app.js';
@@ -27,11 +27,6 @@ const routes: Array<[RegExp, (params: string[]) => Promise<View>]> = [
   [/^\/orgs$/, () => orgsView()],
   [/^\/events$/, () => eventsView()],
 ];
-
-function currentPath(): string {
-  const hash = window.location.hash.replace(/^#/, '');
-  return hash.startsWith('/') ? hash.split('?')[0]! : '/projects';
-}
 
 function updateNav(path: string): void {
   document.querySelectorAll<HTMLAnchorElement>('nav a[data-section]').forEach((a) => {

@@ -1,10 +1,13 @@
 // Every list of the console is a search with pages: a search box (and the
 // list's own filters), the page the server answered, and "Previous"/"Next"
-// with "21–40 of 57". The server does the searching and the counting
+// with "21–40 of 57". The search, the filters and the page live in the
+// address (`#/users?q=ada&state=2&offset=20&limit=20`), so reload and Back
+// return to the same page. The server does the searching and the counting
 // (`query: {offset, limit, asc}`, `details.totalResult`); the console keeps
 // only the page on screen.
 import { describeError } from './api.js';
 import { announce, h, uid } from './dom.js';
+import { currentPath } from './view.js';
 
 export interface PageOf<T> {
   items: readonly T[];
@@ -72,6 +75,31 @@ export function searchList<T>(opts: SearchListOptions<T>): SearchList {
 
   let offset = 0;
   let text = '';
+  /** The page's path (`/users`) when the list started; a later answer must not rewrite another page's address. */
+  let home = '';
+
+  // The list's state in the address: the form's named controls, and the offset.
+  const controls = () => [...form.querySelectorAll<HTMLInputElement | HTMLSelectElement>('input[name], select[name]')];
+  const restore = () => {
+    const params = new URLSearchParams(window.location.hash.split('?')[1] ?? '');
+    for (const c of controls()) {
+      const v = params.get(c.name);
+      if (v !== null && (c.tagName !== 'SELECT' || [...(c as HTMLSelectElement).options].some((o) => o.value === v))) c.value = v;
+    }
+    text = input.value.trim();
+    const o = Number(params.get('offset'));
+    offset = Number.isSafeInteger(o) && o > 0 ? o : 0;
+  };
+  const remember = () => {
+    const params = new URLSearchParams();
+    for (const c of controls()) if (c.value && !(c === size && c.value === '20')) params.set(c.name, c === input ? text : c.value);
+    if (offset) params.set('offset', String(offset));
+    const path = currentPath();
+    if (path !== home) return;
+    const query = params.toString();
+    // replaceState: no hashchange, so no re-render; Back leaves the list as it was left.
+    window.history.replaceState(window.history.state, '', `#${path}${query ? `?${query}` : ''}`);
+  };
   let seq = 0;
 
   const load = async (announceIt: boolean) => {
@@ -90,6 +118,7 @@ export function searchList<T>(opts: SearchListOptions<T>): SearchList {
       if (mine === seq) element.removeAttribute('aria-busy');
     }
     if (mine !== seq) return;
+    remember();
     // A page past the end (rows removed meanwhile): show the last one instead.
     if (!page.items.length && offset > 0 && page.total > 0) {
       offset = Math.max(0, Math.floor((page.total - 1) / limit) * limit);
@@ -129,7 +158,15 @@ export function searchList<T>(opts: SearchListOptions<T>): SearchList {
     void load(true);
   });
 
-  return { element, reload, start: () => load(false) };
+  return {
+    element,
+    reload,
+    start: () => {
+      home = currentPath();
+      restore();
+      return load(false);
+    },
+  };
 }
 
 /** A labelled select for a list's filter form. */

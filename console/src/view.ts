@@ -41,3 +41,9 @@ export function tsText(ts: Timestamp | undefined): string {
 export function href(...segments: string[]): string {
   return `#/${segments.map(encodeURIComponent).join('/')}`;
 }
+
+/** The route's path (`/users`) without the list state after `?`; no route: the projects. */
+export function currentPath(): string {
+  const hash = window.location.hash.replace(/^#/, '');
+  return hash.startsWith('/') ? hash.split('?')[0]! : '/projects';
+}

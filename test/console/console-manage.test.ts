@@ -91,6 +91,11 @@ describe.skipIf(!available)('Keyhold console: manage what was created', () => {
     expect(await page.getByRole('button', { name: 'Next page' }).isDisabled()).toBe(true);
     // Oldest first: the order they were created in, each exactly once.
     expect(seen).toEqual(names);
+    // The search and the page are in the address: a reload comes back to them.
+    expect(new URL(page.url()).hash).toBe('#/projects?q=PAGING&limit=10&offset=10');
+    await page.reload();
+    await rangeIs(page, 'projects', '11\u201312 of 12 projects');
+    expect(await page.getByLabel('Search projects by name').inputValue()).toBe('PAGING');
     await page.getByRole('button', { name: 'Previous page' }).click();
     await rangeIs(page, 'projects', '1\u201310 of 12 projects');
 
