@@ -226,6 +226,18 @@ describe.skipIf(!available)('Keyhold console: manage what was created', () => {
     const userId = ids[6]!;
     await page.getByRole('link', { name: 'walker-07' }).click();
     await page.getByRole('heading', { level: 1, name: 'Walker walker-07' }).waitFor();
+    // The profile: a bad email is refused at its field; a new display name is saved.
+    await page.getByRole('textbox', { name: 'Email' }).fill('not-an-email');
+    await page.getByRole('button', { name: 'Save profile' }).click();
+    await page.locator('.field-error[data-error-for="email.email"]').waitFor();
+    await page.getByRole('textbox', { name: 'Email' }).fill('walker-07@example.com');
+    await page.getByRole('textbox', { name: 'Display name' }).fill('Walker Seven');
+    await page.getByRole('button', { name: 'Save profile' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Walker Seven' }).waitFor();
+    const saved = (await kh.client(UserService).getUserByID({ userId })).user;
+    expect(saved?.type.case === 'human' && saved.type.value.profile?.displayName).toBe('Walker Seven');
+    expect(saved?.type.case === 'human' && saved.type.value.email?.email).toBe('walker-07@example.com');
+
     const stateIs = (s: string) => page.locator('[data-testid=lifecycle] [data-testid=user-state]', { hasText: s }).waitFor();
     await stateIs('active');
     const steps: Array<[string, string, UserState]> = [

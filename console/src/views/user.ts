@@ -1,4 +1,5 @@
 // #/users/<id>: the user, its state and lifecycle actions (./user-lifecycle.ts),
+// a human's profile (./user-profile.ts),
 // a machine user's access tokens (./user-pats.ts), and the security keys. "Add security key" runs
 // RegisterU2F → @simplewebauthn/browser startRegistration → name the key →
 // VerifyU2FRegistration, and says what went wrong in plain words.
@@ -11,6 +12,7 @@ import { busy, clearProblems, showProblems } from '../forms.js';
 import { tsText, type View } from '../view.js';
 import { lifecycle } from './user-lifecycle.js';
 import { patSection } from './user-pats.js';
+import { profileForm } from './user-profile.js';
 
 export interface Trouble {
   kind: 'already-registered' | 'cancelled' | 'expired' | 'wrong-origin' | 'unsupported' | 'other';
@@ -284,6 +286,7 @@ export async function userView(userId: string): Promise<View> {
         h('dd', null, tsText(user?.details?.creationDate)),
       ),
       state,
+      user ? profileForm(user, () => window.dispatchEvent(new HashChangeEvent('hashchange'))) : null,
       pats,
       h(
         'section',
