@@ -5,14 +5,40 @@
 // the tab closes) and travels only in the `authorization` header, added by an
 // interceptor. It is never put in a URL, never logged. The browser's languages
 // become `accept-language`, so server messages arrive in the user's language.
+// The organization chosen on #/orgs (sessionStorage too) travels as
+// `x-service-orgid` on every call; none chosen: the caller's own org.
 import { Code, ConnectError, createClient, type Interceptor } from '@connectrpc/connect';
 import { createGrpcWebTransport } from '@connectrpc/connect-web';
 import { BadRequestSchema, ErrorInfoSchema, LocalizedMessageSchema } from '../../gen/google/rpc/error_details_pb.js';
+import { AdminService } from '../../gen/keyhold/admin/v1/admin_pb.js';
 import { AuthService } from '../../gen/keyhold/auth/v1/auth_pb.js';
 import { ManagementService } from '../../gen/keyhold/management/v1/management_pb.js';
+import { OrganizationService } from '../../gen/keyhold/org/v2/org_pb.js';
 import { UserService } from '../../gen/keyhold/user/v2/user_pb.js';
 
 const TOKEN_KEY = 'keyhold.console.token';
+const ORG_KEY = 'keyhold.console.org';
+
+export interface OrgChoice {
+  id: string;
+  name: string;
+}
+
+/** The organization the console acts in (x-service-orgid); undefined: the caller's own. */
+export const orgContext = {
+  get current(): OrgChoice | undefined {
+    try {
+      const v = JSON.parse(sessionStorage.getItem(ORG_KEY) ?? 'null');
+      return typeof v?.id === 'string' && typeof v?.name === 'string' ? v : undefined;
+    } catch {
+      return undefined;
+    }
+  },
+  set(org: OrgChoice | undefined): void {
+    if (org) sessionStorage.setItem(ORG_KEY, JSON.stringify(org));
+    else sessionStorage.removeItem(ORG_KEY);
+  },
+};
 
 export const session = {
   get token(): string | null {
@@ -23,6 +49,7 @@ export const session = {
   },
   signOut(): void {
     sessionStorage.removeItem(TOKEN_KEY);
+    sessionStorage.removeItem(ORG_KEY);
   },
 };
 
@@ -43,6 +70,8 @@ const headers: Interceptor = (next) => async (req) => {
   const token = req.header.has('authorization') ? undefined : session.token;
   if (token) req.header.set('authorization', `Bearer ${token}`);
   req.header.set('accept-language', acceptLanguage());
+  const org = orgContext.current;
+  if (org && !req.header.has('x-service-orgid')) req.header.set('x-service-orgid', org.id);
   try {
     return await next(req);
   } catch (e) {
@@ -64,6 +93,8 @@ const transport = createGrpcWebTransport({
 export const management = createClient(ManagementService, transport);
 export const users = createClient(UserService, transport);
 export const auth = createClient(AuthService, transport);
+export const orgs = createClient(OrganizationService, transport);
+export const admin = createClient(AdminService, transport);
 
 export interface FieldProblem {
   /** JSON path as the server names it, e.g. `redirectUris[0]`. */

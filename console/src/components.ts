@@ -1,4 +1,4 @@
-// Pieces shown in more than one view: a client secret shown once, and an
+// Pieces shown in more than one view: a secret shown once, and an
 // application's compliance report.
 import type { LocalizedMessage } from '../../gen/keyhold/object/v1/object_pb.js';
 import { copyableValue, h, uid } from './dom.js';
@@ -6,19 +6,19 @@ import { copyableValue, h, uid } from './dom.js';
 const NOT_COMPLIANT = 'Application.OIDC.V1.NotCompliant';
 
 /** The secret with a copy button and the warning that it is never shown again. */
-export function secretOnce(secret: string, heading = 'Client secret'): HTMLElement {
+export function secretOnce(secret: string, heading = 'Client secret', what = 'Client secret'): HTMLElement {
   const id = uid('secret');
   return h(
     'section',
     { class: 'secret-once', 'aria-labelledby': id, 'data-testid': 'secret-once' },
     h('h3', { id }, heading),
     h('p', { class: 'warning' }, h('strong', null, 'Copy it now: you will not see this again.'), ' Keyhold keeps only a hash of it; if it is lost, regenerate a new one.'),
-    copyableValue('Client secret', secret, { secret: true, testId: 'client-secret' }),
+    copyableValue(what, secret, { secret: true, testId: what === 'Client secret' ? 'client-secret' : 'secret-value' }),
   );
 }
 
 /** noneCompliant and every problem's localized message (in the browser's language). */
-export function complianceReport(noneCompliant: boolean, problems: readonly LocalizedMessage[], headingLevel: 'h3' | 'h4' = 'h3'): HTMLElement {
+export function complianceReport(noneCompliant: boolean, problems: readonly LocalizedMessage[], headingLevel: 'h2' | 'h3' | 'h4' = 'h3'): HTMLElement {
   const id = uid('compliance');
   const summary = problems.find((p) => p.key === NOT_COMPLIANT);
   const rest = problems.filter((p) => p.key !== NOT_COMPLIANT);

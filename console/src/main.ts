@@ -1,11 +1,14 @@
 // The Keyhold console: a hash-routed single page (#/projects, #/users/…)
 // whose every API call goes through the generated Connect clients over gRPC-Web.
-import { auth, describeError, session, SIGNED_OUT_EVENT } from './api.js';
+import { auth, describeError, orgContext, session, SIGNED_OUT_EVENT } from './api.js';
 import { h } from './dom.js';
 import { busy } from './forms.js';
 import { finishLogin, startLogin } from './oidc.js';
-import { errorView, type View } from './view.js';
+import { currentPath, errorView, type View } from './view.js';
+import { editAppView } from './views/edit-app.js';
+import { eventsView } from './views/events.js';
 import { newAppView } from './views/new-app.js';
+import { ORG_CHANGED_EVENT, orgsView } from './views/orgs.js';
 import { projectView } from './views/project.js';
 import { projectsView } from './views/projects.js';
 import { userView } from './views/user.js';
@@ -18,14 +21,12 @@ const routes: Array<[RegExp, (params: string[]) => Promise<View>]> = [
   [/^\/projects$/, () => projectsView()],
   [/^\/projects\/([^/]+)$/, ([id]) => projectView(id!)],
   [/^\/projects\/([^/]+)\/apps\/new$/, ([id]) => newAppView(id!)],
+  [/^\/projects\/([^/]+)\/apps\/([^/]+)\/edit$/, ([id, appId]) => editAppView(id!, appId!)],
   [/^\/users$/, () => usersView()],
   [/^\/users\/([^/]+)$/, ([id]) => userView(id!)],
+  [/^\/orgs$/, () => orgsView()],
+  [/^\/events$/, () => eventsView()],
 ];
-
-function currentPath(): string {
-  const hash = window.location.hash.replace(/^#/, '');
-  return hash.startsWith('/') ? hash.split('?')[0]! : '/projects';
-}
 
 function updateNav(path: string): void {
   document.querySelectorAll<HTMLAnchorElement>('nav a[data-section]').forEach((a) => {
@@ -51,8 +52,10 @@ async function renderSession(): Promise<void> {
       return;
     }
   }
+  const org = orgContext.current;
   sessionBox.replaceChildren(
     h('span', { class: 'who' }, 'Signed in as ', h('strong', null, me.username)),
+    h('a', { href: '#/orgs', class: 'org', 'data-testid': 'header-org' }, org ? `in ${org.name}` : 'in your organization'),
     h(
       'button',
       {
@@ -178,6 +181,7 @@ async function render(focus: boolean): Promise<void> {
 }
 
 window.addEventListener('hashchange', () => void render(true));
+window.addEventListener(ORG_CHANGED_EVENT, () => void renderSession());
 window.addEventListener(SIGNED_OUT_EVENT, (ev) => {
   me = undefined;
   signedOutNotice = `Keyhold no longer accepts your token (${(ev as CustomEvent<string>).detail}). Sign in again.`;

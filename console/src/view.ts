@@ -1,7 +1,7 @@
 // What a route renders: a page title and the node for <main> (with one <h1>,
 // focusable, that the shell focuses after navigation).
 import { timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
-import { describeError } from './api.js';
+import { describeError, orgContext } from './api.js';
 import { formatDate, h } from './dom.js';
 
 export interface View {
@@ -19,6 +19,16 @@ export function errorView(e: unknown): View {
       h('h1', { tabindex: '-1' }, problem.code === 5 ? 'Not found' : 'Something went wrong'),
       h('p', { class: 'error', role: 'alert', 'data-reason': problem.reason }, problem.message),
       h('p', null, h('a', { href: '#/projects' }, 'Back to projects')),
+      // A chosen organization the caller may no longer act in fails every page: offer the way back.
+      orgContext.current
+        ? h(
+            'p',
+            null,
+            `The console acts in the organization \u201c${orgContext.current.name}\u201d. `,
+            h('a', { href: '#/orgs' }, 'Choose another organization'),
+            '.',
+          )
+        : null,
     ),
   };
 }
@@ -30,4 +40,10 @@ export function tsText(ts: Timestamp | undefined): string {
 /** `#/projects/<id>` with the id encoded. */
 export function href(...segments: string[]): string {
   return `#/${segments.map(encodeURIComponent).join('/')}`;
+}
+
+/** The route's path (`/users`) without the list state after `?`; no route: the projects. */
+export function currentPath(): string {
+  const hash = window.location.hash.replace(/^#/, '');
+  return hash.startsWith('/') ? hash.split('?')[0]! : '/projects';
 }

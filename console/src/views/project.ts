@@ -1,11 +1,14 @@
-// #/projects/<id>: the project's applications with their details, "Regenerate
-// secret" and "Remove", and a link to "New application".
+// #/projects/<id>: the project's applications (searched by name, paged by the
+// server) with their details, "Edit", "Regenerate secret", "Deactivate" /
+// "Reactivate" and "Remove", and a link to "New application".
 import type { Duration } from '@bufbuild/protobuf/wkt';
-import { OIDCAuthMethodType, type App } from '../../../gen/keyhold/management/v1/app_pb.js';
+import { AppState, OIDCAuthMethodType, type App } from '../../../gen/keyhold/management/v1/app_pb.js';
+import { TextQueryMethod } from '../../../gen/keyhold/object/v1/object_pb.js';
 import { describeError, management } from '../api.js';
 import { complianceReport, secretOnce } from '../components.js';
 import { announce, h, uid, type Child } from '../dom.js';
 import { busy } from '../forms.js';
+import { searchList } from '../paging.js';
 import { APP_TYPES, AUTH_METHODS, GRANT_TYPES, labelOf, RESPONSE_TYPES, shortLabelOf, TOKEN_TYPES, VERSIONS } from '../labels.js';
 import { href, tsText, type View } from '../view.js';
 
@@ -32,7 +35,7 @@ function appDetails(projectId: string, app: App, reload: () => Promise<void>): H
   const c = app.oidcConfig;
   // Not a live region: a regenerated secret must not be read out by itself; announce() says what happened.
   const status = h('div', { class: 'app-status' });
-  const actions: HTMLElement[] = [];
+  const actions: HTMLElement[] = [h('a', { class: 'button secondary', href: href('projects', projectId, 'apps', app.id, 'edit') }, 'Edit application')];
   if (hasSecret(app)) {
     const regenerate: HTMLButtonElement = h(
       'button',
@@ -57,6 +60,29 @@ function appDetails(projectId: string, app: App, reload: () => Promise<void>): H
     );
     actions.push(regenerate);
   }
+  const inactive = app.state === AppState.INACTIVE;
+  const toggle: HTMLButtonElement = h(
+    'button',
+    {
+      type: 'button',
+      class: 'secondary',
+      onclick: async () => {
+        if (!inactive && !window.confirm(`Deactivate \u201c${app.name}\u201d? It cannot log anyone in until it is reactivated.`)) return;
+        await busy(toggle, inactive ? 'Reactivating\u2026' : 'Deactivating\u2026', async () => {
+          try {
+            if (inactive) await management.reactivateApp({ projectId, appId: app.id });
+            else await management.deactivateApp({ projectId, appId: app.id });
+            announce(`Application ${app.name} ${inactive ? 'reactivated' : 'deactivated'}.`);
+            await reload();
+          } catch (e) {
+            status.replaceChildren(h('p', { class: 'error', role: 'alert' }, describeError(e).message));
+          }
+        });
+      },
+    },
+    inactive ? 'Reactivate application' : 'Deactivate application',
+  );
+  actions.push(toggle);
   const remove: HTMLButtonElement = h(
     'button',
     {
@@ -92,6 +118,7 @@ function appDetails(projectId: string, app: App, reload: () => Promise<void>): H
       h('span', { class: 'muted' }, c ? `${shortLabelOf(APP_TYPES, c.appType)} \u00b7 ${shortLabelOf(AUTH_METHODS, c.authMethodType)}` : ''),
       ' ',
       c ? h('span', { class: c.noneCompliant ? 'badge bad' : 'badge good' }, c.noneCompliant ? 'not compliant' : 'compliant') : null,
+      inactive ? [' ', h('span', { class: 'badge off', 'data-testid': 'app-inactive' }, 'deactivated')] : null,
     ),
     h(
       'div',
@@ -100,6 +127,7 @@ function appDetails(projectId: string, app: App, reload: () => Promise<void>): H
         'dl',
         { class: 'facts' },
         row('Application ID', h('span', { class: 'mono' }, app.id)),
+        row('State', h('span', { 'data-testid': 'app-state' }, inactive ? 'deactivated: cannot log anyone in' : 'active')),
         row('Client ID', h('span', { class: 'mono', 'data-testid': 'client-id' }, c?.clientId ?? '')),
         row('Client secret', hasSecret(app) ? 'set (shown only when created or regenerated)' : 'none (this authentication method uses no secret)'),
         c
@@ -132,23 +160,38 @@ function appDetails(projectId: string, app: App, reload: () => Promise<void>): H
 }
 
 export async function projectView(projectId: string): Promise<View> {
-  const [{ project }, apps] = await Promise.all([management.getProjectByID({ id: projectId }), management.listApps({ projectId })]);
+  const { project } = await management.getProjectByID({ id: projectId });
   const name = project?.name ?? projectId;
-  const container = h('div', { class: 'apps', 'data-testid': 'apps' });
-
-  const fill = (result: readonly App[]) => {
-    const sorted = [...result].sort((a, b) => a.name.localeCompare(b.name));
-    container.replaceChildren(
-      h('h2', { id: 'apps-title' }, `Applications (${sorted.length})`),
-      sorted.length ? h('div', { class: 'app-list' }, sorted.map((a) => appDetails(projectId, a, reload))) : h('p', { class: 'empty' }, 'No applications yet.'),
-    );
-  };
-  const reload = async () => {
-    fill((await management.listApps({ projectId })).result);
-    container.querySelector<HTMLElement>('h2')?.setAttribute('tabindex', '-1');
-    container.querySelector<HTMLElement>('h2')?.focus();
-  };
-  fill(apps.result);
+  const heading = h('h2', { id: 'apps-title', tabindex: '-1' }, 'Applications');
+  const list = searchList<App>({
+    id: 'apps',
+    noun: 'applications',
+    searchLabel: 'Search applications by name',
+    searchHint: 'Part of the name, any case. Oldest first.',
+    empty: 'No applications yet.',
+    async load({ text, offset, limit }) {
+      const res = await management.listApps({
+        projectId,
+        query: { offset: BigInt(offset), limit, asc: true },
+        queries: text ? [{ query: { case: 'nameQuery', value: { name: text, method: TextQueryMethod.CONTAINS_IGNORE_CASE } } }] : [],
+      });
+      const total = Number(res.details?.totalResult ?? 0);
+      heading.textContent = `Applications (${total})`;
+      return { items: res.result, total };
+    },
+    render: (apps, reload) =>
+      h(
+        'div',
+        { class: 'app-list' },
+        apps.map((a) =>
+          appDetails(projectId, a, async () => {
+            await reload();
+            heading.focus();
+          }),
+        ),
+      ),
+  });
+  await list.start();
 
   return {
     title: name,
@@ -166,7 +209,7 @@ export async function projectView(projectId: string): Promise<View> {
         h('dd', null, tsText(project?.details?.creationDate)),
       ),
       h('p', null, h('a', { class: 'button', href: href('projects', projectId, 'apps', 'new') }, 'New OIDC application')),
-      container,
+      h('section', { class: 'apps', 'aria-labelledby': 'apps-title' }, heading, list.element),
     ),
   };
 }

@@ -1,4 +1,6 @@
-// #/users/<id>: the user and their security keys. "Add security key" runs
+// #/users/<id>: the user, its state and lifecycle actions (./user-lifecycle.ts),
+// a human's profile (./user-profile.ts),
+// a machine user's access tokens (./user-pats.ts), and the security keys. "Add security key" runs
 // RegisterU2F → @simplewebauthn/browser startRegistration → name the key →
 // VerifyU2FRegistration, and says what went wrong in plain words.
 import type { JsonObject } from '@bufbuild/protobuf';
@@ -8,6 +10,9 @@ import { describeError, users, type Problem } from '../api.js';
 import { announce, h, textField } from '../dom.js';
 import { busy, clearProblems, showProblems } from '../forms.js';
 import { tsText, type View } from '../view.js';
+import { lifecycle } from './user-lifecycle.js';
+import { patSection } from './user-pats.js';
+import { profileForm } from './user-profile.js';
 
 export interface Trouble {
   kind: 'already-registered' | 'cancelled' | 'expired' | 'wrong-origin' | 'unsupported' | 'other';
@@ -136,6 +141,21 @@ export async function userView(userId: string): Promise<View> {
   const username = user?.username ?? userId;
   const human = user?.type.case === 'human' ? user.type.value : undefined;
   const displayName = human?.profile?.displayName || (user?.type.case === 'machine' ? user.type.value.name : '') || username;
+  const pats = user?.type.case === 'machine' ? await patSection(userId) : null;
+  const state = h('div');
+  const showState = (u: NonNullable<typeof user>) =>
+    state.replaceChildren(
+      lifecycle(u, async (removed) => {
+        if (removed) {
+          window.location.hash = '#/users';
+          return;
+        }
+        const fresh = await users.getUserByID({ userId });
+        if (fresh.user) showState(fresh.user);
+        state.querySelector<HTMLElement>('h2')?.focus();
+      }),
+    );
+  if (user) showState(user);
 
   const keys = h('div', { 'data-testid': 'key-list' });
   const status = h('p', { class: 'status-line', role: 'status', 'data-testid': 'key-status' });
@@ -265,6 +285,9 @@ export async function userView(userId: string): Promise<View> {
         h('dt', null, 'Created'),
         h('dd', null, tsText(user?.details?.creationDate)),
       ),
+      state,
+      user ? profileForm(user, () => window.dispatchEvent(new HashChangeEvent('hashchange'))) : null,
+      pats,
       h(
         'section',
         { 'aria-labelledby': 'keys-title', class: 'keys' },

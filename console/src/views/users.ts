@@ -1,34 +1,62 @@
-// #/users: "New human user", open a user by id, and the users this tab created.
-// (The API has no user search yet, so there is no full list to show.)
-import { auth, describeError, users } from '../api.js';
+// #/users: the users, searched and paged by the server (ListUsers: username,
+// email or display name; state; kind), in the chosen organization when one is
+// chosen on #/orgs; "New human user" and "New machine user". Each user's page
+// has the lifecycle actions and, for machine users, the access tokens.
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import { AccessTokenType } from '../../../gen/keyhold/management/v1/management_pb.js';
+import { TextQueryMethod } from '../../../gen/keyhold/object/v1/object_pb.js';
+import { type SearchQuerySchema, Type, type User, UserState } from '../../../gen/keyhold/user/v2/user_pb.js';
+import { describeError, management, orgContext, users } from '../api.js';
 import { announce, h, textField } from '../dom.js';
 import { busy, clearProblems, showProblems } from '../forms.js';
-import { href, type View } from '../view.js';
+import { filterSelect, searchList } from '../paging.js';
+import { href, tsText, type View } from '../view.js';
+import { lifecycleButtons, USER_STATES } from './user-lifecycle.js';
 
-const RECENT_KEY = 'keyhold.console.recentUsers';
+type Query = MessageInitShape<typeof SearchQuerySchema>;
 
-interface Recent {
-  userId: string;
-  username: string;
+
+export function displayNameOf(user: User): string {
+  if (user.type.case === 'human') return user.type.value.profile?.displayName || user.username;
+  if (user.type.case === 'machine') return user.type.value.name || user.username;
+  return user.username;
 }
 
-function recentUsers(): Recent[] {
-  try {
-    const parsed = JSON.parse(sessionStorage.getItem(RECENT_KEY) ?? '[]');
-    return Array.isArray(parsed) ? parsed.filter((r) => typeof r?.userId === 'string' && typeof r?.username === 'string') : [];
-  } catch {
-    return [];
-  }
+function usersTable(list: readonly User[], reload: () => Promise<void>, problem: HTMLElement): HTMLElement {
+  return h(
+    'table',
+    { class: 'list' },
+    h('caption', { class: 'visually-hidden' }, 'Users'),
+    h('thead', null, h('tr', null, ['Username', 'Name', 'Email', 'Kind', 'State', 'Created', 'Actions'].map((c) => h('th', { scope: 'col' }, c)))),
+    h(
+      'tbody',
+      null,
+      list.map((u) =>
+        h(
+          'tr',
+          { 'data-user-id': u.userId },
+          h('th', { scope: 'row' }, h('a', { href: href('users', u.userId) }, u.username)),
+          h('td', null, displayNameOf(u)),
+          h('td', null, u.type.case === 'human' ? (u.type.value.email?.email ?? '') : ''),
+          h('td', null, u.type.case === 'machine' ? 'machine' : 'human'),
+          h('td', { 'data-testid': 'user-state' }, USER_STATES[u.state] ?? 'unknown'),
+          h('td', null, tsText(u.details?.creationDate)),
+          h(
+            'td',
+            null,
+            h(
+              'div',
+              { class: 'row-actions', role: 'group', 'aria-label': `Actions for ${u.username}` },
+              lifecycleButtons(u, () => reload(), (message) => problem.replaceChildren(h('p', { class: 'error' }, `${u.username}: ${message}`)), true),
+            ),
+          ),
+        ),
+      ),
+    ),
+  );
 }
 
-function remember(user: Recent): void {
-  const list = [user, ...recentUsers().filter((r) => r.userId !== user.userId)].slice(0, 20);
-  sessionStorage.setItem(RECENT_KEY, JSON.stringify(list));
-}
-
-export async function usersView(): Promise<View> {
-  const self = await auth.getMyUser({}).catch(() => undefined);
-
+function humanForm(): HTMLFormElement {
   const username = textField({ label: 'Username', name: 'username', required: true, autocomplete: 'off' });
   const given = textField({ label: 'Given name', name: 'givenName', field: 'profile.givenName', required: true });
   const family = textField({ label: 'Family name', name: 'familyName', field: 'profile.familyName', required: true });
@@ -50,13 +78,14 @@ export async function usersView(): Promise<View> {
     ev.preventDefault();
     await busy(create, 'Creating\u2026', async () => {
       try {
+        const org = orgContext.current;
         const res = await users.addHumanUser({
           username: username.input.value,
+          organization: org ? { orgId: org.id } : undefined,
           profile: { givenName: given.input.value, familyName: family.input.value, displayName: display.input.value },
           email: { email: email.input.value },
         });
         clearProblems(form);
-        remember({ userId: res.userId, username: username.input.value.trim() });
         announce(`User ${username.input.value.trim()} created.`);
         window.location.hash = href('users', res.userId);
       } catch (e) {
@@ -64,34 +93,100 @@ export async function usersView(): Promise<View> {
       }
     });
   });
+  return form;
+}
 
-  const userId = textField({ label: 'User ID', name: 'userId', required: true });
-  const open = h('button', { type: 'submit' }, 'Open user');
-  const openForm = h('form', { method: 'post', novalidate: true, class: 'card', 'aria-labelledby': 'open-user-title' }, h('h2', { id: 'open-user-title' }, 'Open a user'), userId.wrapper, h('div', { class: 'actions' }, open));
-  openForm.addEventListener('submit', (ev) => {
-    ev.preventDefault();
-    const id = userId.input.value.trim();
-    if (id) window.location.hash = href('users', id);
-    else userId.input.focus();
-  });
-
-  const recent = recentUsers();
-  const known = [
-    ...(self?.user ? [{ userId: self.user.userId, username: `${self.user.username} (you)` }] : []),
-    ...recent.filter((r) => r.userId !== self?.user?.userId),
-  ];
-  const list = h(
-    'section',
-    { 'aria-labelledby': 'recent-title' },
-    h('h2', { id: 'recent-title' }, 'Users in this session'),
-    known.length
-      ? h('ul', { class: 'plain links', 'data-testid': 'recent-users' }, known.map((r) => h('li', null, h('a', { href: href('users', r.userId) }, r.username), ' ', h('span', { class: 'mono muted' }, r.userId))))
-      : h('p', { class: 'empty' }, 'None yet.'),
-    h('p', { class: 'hint' }, 'Keyhold\u2019s API has no user search yet; the console lists you and the users created in this tab.'),
+function machineForm(): HTMLFormElement {
+  const username = textField({ label: 'Machine login name', name: 'userName', required: true });
+  const name = textField({ label: 'Machine name', name: 'name', required: true });
+  const description = textField({ label: 'Description', name: 'description', hint: 'Optional: what the machine does.' });
+  const create = h('button', { type: 'submit' }, 'Create machine user');
+  const form = h(
+    'form',
+    { method: 'post', novalidate: true, class: 'card', 'aria-labelledby': 'new-machine-title' },
+    h('h2', { id: 'new-machine-title' }, 'New machine user'),
+    h('p', { class: 'hint' }, 'A machine user signs in with personal access tokens, made on its page.'),
+    username.wrapper,
+    name.wrapper,
+    description.wrapper,
+    h('div', { class: 'actions' }, create),
   );
+  form.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    await busy(create, 'Creating\u2026', async () => {
+      try {
+        const res = await management.addMachineUser({ userName: username.input.value, name: name.input.value, description: description.input.value, accessTokenType: AccessTokenType.BEARER });
+        clearProblems(form);
+        announce(`Machine user ${username.input.value.trim()} created.`);
+        window.location.hash = href('users', res.userId);
+      } catch (e) {
+        showProblems(form, describeError(e));
+      }
+    });
+  });
+  return form;
+}
+
+const TEXT_FIELDS: Record<string, (text: string) => Query> = {
+  username: (text) => ({ query: { case: 'userNameQuery', value: { userName: text, method: TextQueryMethod.CONTAINS_IGNORE_CASE } } }),
+  email: (text) => ({ query: { case: 'emailQuery', value: { emailAddress: text, method: TextQueryMethod.CONTAINS_IGNORE_CASE } } }),
+  displayName: (text) => ({ query: { case: 'displayNameQuery', value: { displayName: text, method: TextQueryMethod.CONTAINS_IGNORE_CASE } } }),
+};
+
+export async function usersView(): Promise<View> {
+  const org = orgContext.current;
+  const problem = h('div', { class: 'alert-box', role: 'alert', 'data-testid': 'users-problem' });
+  const field = filterSelect('Search in', 'field', [
+    ['username', 'Username'],
+    ['email', 'Email'],
+    ['displayName', 'Display name'],
+  ]);
+  const state = filterSelect('State', 'state', [
+    ['0', 'Any'],
+    [String(UserState.ACTIVE), 'Active'],
+    [String(UserState.INACTIVE), 'Deactivated'],
+    [String(UserState.LOCKED), 'Locked'],
+  ]);
+  const kind = filterSelect('Kind', 'kind', [
+    ['0', 'Any'],
+    [String(Type.HUMAN), 'Human'],
+    [String(Type.MACHINE), 'Machine'],
+  ]);
+  const list = searchList<User>({
+    id: 'users',
+    noun: 'users',
+    searchLabel: 'Search users',
+    searchHint: 'Part of the username, email or display name, any case. Oldest first.',
+    controls: [field.wrapper, state.wrapper, kind.wrapper],
+    filtered: () => state.select.value !== '0' || kind.select.value !== '0',
+    empty: 'No users yet.',
+    async load({ text, offset, limit }) {
+      const queries: Query[] = [];
+      if (text) queries.push(TEXT_FIELDS[field.select.value]!(text));
+      if (state.select.value !== '0') queries.push({ query: { case: 'stateQuery', value: { state: Number(state.select.value) } } });
+      if (kind.select.value !== '0') queries.push({ query: { case: 'typeQuery', value: { type: Number(kind.select.value) } } });
+      if (org) queries.push({ query: { case: 'organizationIdQuery', value: { organizationId: org.id } } });
+      const res = await users.listUsers({ query: { offset: BigInt(offset), limit, asc: true }, queries });
+      return { items: res.result, total: Number(res.details?.totalResult ?? 0) };
+    },
+    render: (items, reload) => {
+      problem.replaceChildren();
+      return usersTable(items, reload, problem);
+    },
+  });
+  await list.start();
 
   return {
     title: 'Users',
-    node: h('section', { 'aria-labelledby': 'users-title' }, h('h1', { id: 'users-title', tabindex: '-1' }, 'Users'), list, form, openForm),
+    node: h(
+      'section',
+      { 'aria-labelledby': 'users-title' },
+      h('h1', { id: 'users-title', tabindex: '-1' }, 'Users'),
+      org ? h('p', { class: 'notice' }, `Users of the organization \u201c${org.name}\u201d.`) : null,
+      problem,
+      list.element,
+      humanForm(),
+      machineForm(),
+    ),
   };
 }

@@ -1,0 +1,92 @@
+// #/projects/<id>/apps/<appId>/edit: the application form (../app-form.ts)
+// filled with the stored app. Saving sends UpdateApp (when the name changed)
+// and UpdateOIDCAppConfig; the compliance report shown above the form is the
+// one the server answered, as on create. A switch to Basic/Post issues no
+// secret by itself: the page says one is needed and offers to generate it.
+import { AppState } from '../../../gen/keyhold/management/v1/app_pb.js';
+import type { UpdateOIDCAppConfigResponse } from '../../../gen/keyhold/management/v1/management_pb.js';
+import { describeError, management } from '../api.js';
+import { appForm } from '../app-form.js';
+import { complianceReport, secretOnce } from '../components.js';
+import { announce, h } from '../dom.js';
+import { busy } from '../forms.js';
+import { href, type View } from '../view.js';
+
+export async function editAppView(projectId: string, appId: string): Promise<View> {
+  const [{ project }, { app }] = await Promise.all([management.getProjectByID({ id: projectId }), management.getAppByID({ projectId, appId })]);
+  const projectName = project?.name ?? projectId;
+  let appName = app?.name ?? appId;
+  const config = app?.oidcConfig;
+  const title = h('h1', { id: 'edit-app-title', tabindex: '-1' }, `Edit \u201c${appName}\u201d`);
+  const report = h('div', { class: 'card result', 'data-testid': 'app-report' }, config ? complianceReport(config.noneCompliant, config.complianceProblems, 'h2') : null);
+
+  const secretNeeded = (): HTMLElement => {
+    const box = h('div', { 'data-testid': 'secret-needed' });
+    const generate: HTMLButtonElement = h(
+      'button',
+      {
+        type: 'button',
+        onclick: async () => {
+          await busy(generate, 'Generating\u2026', async () => {
+            try {
+              const res = await management.regenerateOIDCClientSecret({ projectId, appId });
+              box.replaceChildren(secretOnce(res.clientSecret));
+              announce('A client secret was generated. Copy it now: you will not see it again.');
+              box.querySelector<HTMLInputElement>('input')?.focus();
+            } catch (e) {
+              box.append(h('p', { class: 'error', role: 'alert' }, describeError(e).message));
+            }
+          });
+        },
+      },
+      'Generate client secret',
+    );
+    box.append(h('p', { class: 'warning' }, 'This authentication method needs a client secret and the application has none yet. Until one is generated, the application cannot authenticate.'), h('div', { class: 'actions' }, generate));
+    return box;
+  };
+
+  const showSaved = (res: UpdateOIDCAppConfigResponse) => {
+    report.replaceChildren(
+      h('h2', { id: 'saved-title', tabindex: '-1', 'data-testid': 'app-saved' }, `Changes to \u201c${appName}\u201d saved`),
+      complianceReport(res.noneCompliant, res.complianceProblems, 'h3'),
+    );
+    if (res.clientSecretNeeded) report.append(secretNeeded());
+    announce(`Changes saved. ${res.noneCompliant ? 'The application is not compliant.' : 'The application is compliant.'}`);
+    report.querySelector<HTMLElement>('h2')?.focus();
+  };
+
+  const form = appForm({
+    initial: { name: appName, config },
+    labelledBy: 'edit-app-title',
+    submitLabel: 'Save changes',
+    busyLabel: 'Saving\u2026',
+    cancelHref: href('projects', projectId),
+    async save(values) {
+      const { name, version: _version, ...rest } = values;
+      if (name.trim() !== appName) {
+        await management.updateApp({ projectId, appId, name });
+        appName = name.trim();
+        title.textContent = `Edit \u201c${appName}\u201d`;
+      }
+      showSaved(await management.updateOIDCAppConfig({ projectId, appId, ...rest }));
+    },
+  });
+
+  return {
+    title: `Edit ${appName} \u00b7 ${projectName}`,
+    node: h(
+      'section',
+      { 'aria-labelledby': 'edit-app-title' },
+      h('nav', { 'aria-label': 'Breadcrumb', class: 'breadcrumb' }, h('a', { href: '#/projects' }, 'Projects'), ' / ', h('a', { href: href('projects', projectId) }, projectName), ' / ', h('span', { 'aria-current': 'page' }, 'Edit application')),
+      title,
+      h(
+        'p',
+        null,
+        'Every field is replaced by what the form holds, checked as on create. ',
+        app?.state === AppState.INACTIVE ? h('strong', { 'data-testid': 'app-inactive' }, 'This application is deactivated: it cannot log anyone in until it is reactivated on the project page.') : null,
+      ),
+      report,
+      form,
+    ),
+  };
+}

@@ -1,0 +1,108 @@
+// #/orgs: the organizations the caller may read (ListOrganizations, searched
+// by name and paged by the server), which one the console acts in, and
+// "Switch": from then on every call carries `x-service-orgid` (../api.ts), so
+// projects, apps and users are those of the chosen organization.
+import type { Organization } from '../../../gen/keyhold/org/v2/org_pb.js';
+import { TextQueryMethod } from '../../../gen/keyhold/object/v1/object_pb.js';
+import { describeError, management, orgContext, orgs } from '../api.js';
+import { announce, h, textField } from '../dom.js';
+import { busy, clearProblems, showProblems } from '../forms.js';
+import { searchList } from '../paging.js';
+import { tsText, type View } from '../view.js';
+
+/** Fired on window when the console's organization changed (the header shows it). */
+export const ORG_CHANGED_EVENT = 'keyhold:org-changed';
+
+function switchTo(org: { id: string; name: string } | undefined): void {
+  orgContext.set(org);
+  window.dispatchEvent(new CustomEvent(ORG_CHANGED_EVENT));
+  announce(org ? `The console now acts in ${org.name}.` : 'The console acts in your own organization again.');
+  window.location.hash = '#/projects';
+}
+
+export async function orgsView(): Promise<View> {
+  // Without the header: the caller's own org.
+  const own = await management.getMyOrganization({}, { headers: { 'x-service-orgid': '' } }).catch(() => undefined);
+  const current = orgContext.current;
+  const currentId = current?.id ?? own?.id;
+
+  const list = searchList<Organization>({
+    id: 'orgs',
+    noun: 'organizations',
+    searchLabel: 'Search organizations by name',
+    searchHint: 'Part of the name, any case. Oldest first.',
+    empty: 'No organizations you may read.',
+    async load({ text, offset, limit }) {
+      const res = await orgs.listOrganizations({
+        query: { offset: BigInt(offset), limit, asc: true },
+        queries: text ? [{ query: { case: 'nameQuery', value: { name: text, method: TextQueryMethod.CONTAINS_IGNORE_CASE } } }] : [],
+      });
+      return { items: res.result, total: Number(res.details?.totalResult ?? 0) };
+    },
+    render: (items) =>
+      h(
+        'table',
+        { class: 'list' },
+        h('caption', { class: 'visually-hidden' }, 'Organizations'),
+        h('thead', null, h('tr', null, ['Name', 'ID', 'Created', ''].map((c) => h('th', { scope: 'col' }, c || h('span', { class: 'visually-hidden' }, 'Actions'))))),
+        h(
+          'tbody',
+          null,
+          items.map((o) =>
+            h(
+              'tr',
+              { 'data-org-id': o.id },
+              h('th', { scope: 'row' }, o.name, o.id === own?.id ? h('span', { class: 'muted' }, ' (yours)') : null),
+              h('td', { class: 'mono' }, o.id),
+              h('td', null, tsText(o.details?.creationDate)),
+              h(
+                'td',
+                null,
+                o.id === currentId
+                  ? h('strong', { 'data-testid': 'current-org' }, 'Current')
+                  : h('button', { type: 'button', class: 'secondary small', 'aria-label': `Switch to ${o.name}`, onclick: () => switchTo(o.id === own?.id ? undefined : { id: o.id, name: o.name }) }, 'Switch'),
+              ),
+            ),
+          ),
+        ),
+      ),
+  });
+  await list.start();
+
+  const name = textField({ label: 'Organization name', name: 'name', required: true, hint: '1 to 200 characters.' });
+  const create = h('button', { type: 'submit' }, 'Create organization');
+  const form = h('form', { method: 'post', novalidate: true, class: 'card', 'aria-labelledby': 'new-org-title' }, h('h2', { id: 'new-org-title' }, 'New organization'), name.wrapper, h('div', { class: 'actions' }, create));
+  form.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    await busy(create, 'Creating\u2026', async () => {
+      try {
+        await orgs.addOrganization({ name: name.input.value });
+        clearProblems(form);
+        announce(`Organization ${name.input.value.trim()} created.`);
+        name.input.value = '';
+        await list.reload();
+      } catch (e) {
+        showProblems(form, describeError(e));
+      }
+    });
+  });
+
+  return {
+    title: 'Organizations',
+    node: h(
+      'section',
+      { 'aria-labelledby': 'orgs-title' },
+      h('h1', { id: 'orgs-title', tabindex: '-1' }, 'Organizations'),
+      h(
+        'p',
+        null,
+        'The console acts in one organization at a time: ',
+        h('strong', { 'data-testid': 'acting-org' }, current?.name ?? own?.name ?? 'yours'),
+        '. ',
+        current ? h('button', { type: 'button', class: 'link', onclick: () => switchTo(undefined) }, 'Back to your own organization') : null,
+      ),
+      list.element,
+      form,
+    ),
+  };
+}
