@@ -13,7 +13,11 @@ import { announcePostgresSkip, postgresAvailable, TEST_MASTER_KEY, tempDir } fro
 import { startTestKeyhold, type TestKeyhold } from '../../support/keyhold.js';
 import { addApp, browser, formAction, formToken } from '../../support/oidc-login.js';
 
-const LIFETIME = 3;
+/**
+ * Long enough for the slow_down test's four polls on a loaded machine (3 s was not: a code
+ * ran out before the fourth poll), short enough for the expiry test to wait it out.
+ */
+const LIFETIME = 8;
 
 describe('device polling', () => {
   let kh: TestKeyhold;
