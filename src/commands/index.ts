@@ -29,6 +29,7 @@ import { keepWhilePending } from './u2f/keep-pending.js';
 import { registerU2f } from './u2f/register-u2f.js';
 import { removeU2f } from './u2f/remove-u2f.js';
 import { verifyU2fRegistration, type VerifyU2fInput } from './u2f/verify-u2f.js';
+import { useU2f } from './u2f/use-u2f.js';
 
 export type { Call, Caller } from './caller.js';
 export type { AddHumanUserInput, AddOidcAppInput, SetPasswordInput, UpdateHumanUserInput, UpdateOidcConfigInput, VerifyU2fInput };
@@ -73,6 +74,8 @@ export function createCommands(ports: Ports) {
     registerU2f: bind(u2f, registerU2f),
     verifyU2fRegistration: bind(u2f, verifyU2fRegistration),
     removeU2f: bind(u2f, removeU2f),
+    /** The login's second factor (no caller: the user logging in is the actor). */
+    useU2f: (input: Parameters<typeof useU2f>[1]) => useU2f(ports, input),
   };
 }
 

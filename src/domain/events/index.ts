@@ -82,6 +82,8 @@ export const AGGREGATE_OF: { readonly [K in EventTypeName]: AggregateOfType<K> }
   'u2f.registration.replaced': 'u2f',
   'u2f.verified': 'u2f',
   'u2f.removed': 'u2f',
+  'u2f.used': 'u2f',
+  'u2f.signcount.refused': 'u2f',
   'usergrant.added': 'usergrant',
 };
 
@@ -125,6 +127,8 @@ export const SECRET_FIELDS: { readonly [K in EventTypeName]: readonly (keyof Eve
   'u2f.registration.replaced': [],
   'u2f.verified': [],
   'u2f.removed': [],
+  'u2f.used': [],
+  'u2f.signcount.refused': [],
   'usergrant.added': [],
 };
 

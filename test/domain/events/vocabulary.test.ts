@@ -64,6 +64,8 @@ const SAMPLES: { [K in EventTypeName]: EventPayloads[K] } = {
   'u2f.registration.replaced': { userId: 'u', by: 'other' },
   'u2f.verified': verifiedPayload({ userId: 'u' }),
   'u2f.removed': { userId: 'u' },
+  'u2f.used': { userId: 'u', signCount: 3, clientId: 'app' },
+  'u2f.signcount.refused': { userId: 'u', storedSignCount: 3, presentedSignCount: 2, clientId: 'app' },
   'usergrant.added': { userId: 'u', projectId: 'p', roleKeys: ['editor'] },
 };
 
