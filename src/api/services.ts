@@ -12,6 +12,7 @@ import type { ApiDeps } from './context.js';
 import { appHandlers } from './management/apps.js';
 import { projectHandlers } from './management/projects.js';
 import { managementUserHandlers } from './management/users.js';
+import { loginPolicyHandlers } from './management/login-policy.js';
 import { organizationHandlers } from './org/organizations.js';
 import { u2fHandlers } from './user/u2f.js';
 import { userHandlers } from './user/users.js';
@@ -32,6 +33,7 @@ export function createServices(deps: ApiDeps): RegisteredService[] {
         ...projectHandlers(deps),
         ...managementUserHandlers(deps),
         ...appHandlers(deps),
+        ...loginPolicyHandlers(deps),
       },
     },
     { desc: UserService, impl: { ...userHandlers(deps), ...u2fHandlers(deps) } },

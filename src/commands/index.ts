@@ -17,6 +17,7 @@ import { addProjectRole } from './projects/add-project-role.js';
 import { addUserGrant } from './users/add-user-grant.js';
 import { addOrganization } from './orgs/add-organization.js';
 import { addOrgMember } from './orgs/add-org-member.js';
+import { addCustomLoginPolicy, updateCustomLoginPolicy } from './orgs/login-policy.js';
 import { addHumanUser, type AddHumanUserInput } from './users/add-human-user.js';
 import { addMachineUser } from './users/add-machine-user.js';
 import { addPersonalAccessToken } from './users/add-personal-access-token.js';
@@ -58,6 +59,8 @@ export function createCommands(ports: Ports) {
     addUserGrant: bind(ports, addUserGrant),
     addOrganization: bind(ports, addOrganization),
     addOrgMember: bind(ports, addOrgMember),
+    addCustomLoginPolicy: bind(ports, addCustomLoginPolicy),
+    updateCustomLoginPolicy: bind(ports, updateCustomLoginPolicy),
     addHumanUser: bind(ports, addHumanUser),
     addMachineUser: bind(ports, addMachineUser),
     addPersonalAccessToken: bind(ports, addPersonalAccessToken),

@@ -63,6 +63,10 @@ export interface U2fView extends U2fFacts {
   createdAt: Date;
 }
 
+export interface LoginPolicyView extends Versioned {
+  forceMfa: boolean;
+}
+
 export interface OrgView extends Omit<Versioned, 'orgId'> {
   id: string;
   name: string;
@@ -136,6 +140,8 @@ export interface ReadModel extends Lookups {
   searchOrgs(orgIds: readonly string[] | undefined, names: readonly TextFilter[], ids: readonly string[], page: Page): Promise<Listed<OrgView>>;
   patsOf(userId: string, page: Page): Promise<Listed<PatListed>>;
   org(orgId: string): Promise<OrgView | undefined>;
+  /** The org's own login policy; undefined: the default applies. */
+  loginPolicyOf(orgId: string): Promise<LoginPolicyView | undefined>;
   /** The audit log: events matching the search, in position order from the cursor, at most `limit`. */
   events(search: EventSearch): Promise<StoredEvent[]>;
   /** True once an `instance.added` committed. */

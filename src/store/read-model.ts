@@ -67,6 +67,7 @@ export function createReadModel(database: Pick<Database, 'db' | 'sql'>, observer
     searchOrgs: (orgIds, names, ids, page) => q.searchOrgs(db, orgIds, names, ids, page),
     patsOf: (userId, page) => q.listPats(db, userId, page),
     org: (orgId) => q.findOrg(sql, orgId),
+    loginPolicyOf: (orgId) => q.findLoginPolicy(sql, orgId),
     events: (search) => q.searchEvents(db, search),
   }, observer);
 }

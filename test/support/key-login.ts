@@ -39,13 +39,18 @@ export async function stopApp(): Promise<void> {
 let counter = 0;
 
 /** A human user with PASSWORD; its id and username. */
-export async function humanUser(kh: TestKeyhold, prefix = 'keyuser', headers?: Record<string, string>): Promise<{ userId: string; username: string }> {
+export async function humanUser(kh: TestKeyhold, prefix = 'keyuser', orgId?: string): Promise<{ userId: string; username: string }> {
   const username = `${prefix}-${process.pid}-${++counter}`;
   const res = await kh.rest(
     'POST',
     '/v2/users/human',
-    { username, profile: { givenName: 'Key', familyName: 'User' }, email: { email: `${username}@example.com` }, password: { password: PASSWORD, changeRequired: false } },
-    headers,
+    {
+      username,
+      ...(orgId ? { organization: { orgId } } : {}),
+      profile: { givenName: 'Key', familyName: 'User' },
+      email: { email: `${username}@example.com` },
+      password: { password: PASSWORD, changeRequired: false },
+    },
   );
   if (res.status !== 200) throw new Error(`AddHumanUser: ${res.status} ${JSON.stringify(res.body)}`);
   return { userId: res.body.userId, username };

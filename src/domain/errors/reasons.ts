@@ -322,6 +322,21 @@ export const REASONS = {
       de: 'Diese Registrierung eines Sicherheitsschlüssels wurde beendet, weil neuere begonnen wurden; bitte neu beginnen.',
     },
   },
+  // --- login policy (issue 18) ---------------------------------------------
+  LOGIN_POLICY_EXISTS: {
+    code: GrpcCode.AlreadyExists,
+    messages: {
+      en: 'Organization {orgId} already has its own login policy; change it with UpdateCustomLoginPolicy.',
+      de: 'Die Organisation {orgId} hat bereits eine eigene Login-Richtlinie; ändere sie mit UpdateCustomLoginPolicy.',
+    },
+  },
+  LOGIN_POLICY_NOT_FOUND: {
+    code: GrpcCode.NotFound,
+    messages: {
+      en: 'Organization {orgId} has no login policy of its own (it uses the default); add one with AddCustomLoginPolicy.',
+      de: 'Die Organisation {orgId} hat keine eigene Login-Richtlinie (sie verwendet die Vorgabe); lege eine mit AddCustomLoginPolicy an.',
+    },
+  },
   // --- security key at login (issue 18): each shown in plain words on the key step
   U2F_LOGIN_UNKNOWN_CREDENTIAL: {
     code: GrpcCode.FailedPrecondition,

@@ -4,6 +4,7 @@ import type { EventTypeName } from '../../domain/events/index.js';
 import type { SqlRunner, SqlStatement } from '../sql.js';
 import { appsProjection } from './apps.js';
 import { instancesProjection } from './instances.js';
+import { loginPoliciesProjection } from './login-policies.js';
 import { membershipsProjection } from './memberships.js';
 import { orgsProjection } from './orgs.js';
 import { personalAccessTokensProjection } from './personal-access-tokens.js';
@@ -23,6 +24,7 @@ export const projections: readonly Projection[] = [
   personalAccessTokensProjection,
   appsProjection,
   u2fTokensProjection,
+  loginPoliciesProjection,
 ];
 
 type AnyEvent = { [K in EventTypeName]: ProjectableEvent<K> }[EventTypeName];

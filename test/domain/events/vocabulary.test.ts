@@ -19,6 +19,8 @@ const SAMPLES: { [K in EventTypeName]: EventPayloads[K] } = {
   'instance.member.added': { userId: 'u', roles: ['IAM_OWNER'] },
   'org.added': { name: 'Org' },
   'org.member.added': { userId: 'u', roles: ['ORG_OWNER'] },
+  'org.login.policy.added': { forceMfa: true },
+  'org.login.policy.changed': { forceMfa: false },
   'project.added': { name: 'P', projectRoleCheck: true, hasProjectCheck: false },
   'project.role.added': { roleKey: 'editor', displayName: 'Editor', group: '' },
   'project.member.added': { userId: 'u', roles: ['PROJECT_OWNER'] },

@@ -7,6 +7,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UserService } from '../../../gen/keyhold/user/v2/user_pb.js';
 import { announceChromiumSkip, chromiumAvailable, launchChromium } from '../../support/chromium.js';
+import { addOrg, inOrg } from '../../support/identity.js';
 import { startTestKeyhold, type TestKeyhold } from '../../support/keyhold.js';
 import { answerWith, appLogin, copyKey, authorizationUrl, catchRedirect, humanUser, keyPage, passwordStep, redeem, registerKey, REDIRECT, shownReason, startApp, stopApp, useKey } from '../../support/key-login.js';
 
@@ -114,6 +115,56 @@ describe.skipIf(skip)('login with a security key in Chromium', () => {
     const claims = (await redeem(login, returned()!)).claims()!;
     expect(claims.amr).toEqual(['pwd']);
     expect(claims.acr).toBe('urn:keyhold:acr:pwd');
+    await context.close();
+  }, 60_000);
+
+  it('forceMfa: a user without a key registers one during the login and finishes with it; the next login asks for it', async () => {
+    const orgId = await addOrg(kh, `Keys required ${Date.now()}`);
+    expect((await kh.rest('POST', '/management/v1/policies/login', { forceMfa: true }, inOrg(orgId))).status).toBe(200);
+    const user = await humanUser(kh, 'mfa', orgId);
+    const { context, page } = await keyPage(chromium, kh, 'u2f');
+    const login = await appLogin(kh);
+    const returned = await catchRedirect(page);
+    await passwordStep(page, login.url, user.username);
+    await page.getByRole('heading', { name: 'Add a security key' }).waitFor();
+    expect(await page.textContent('main')).toContain('Your organization requires a security key');
+    await page.getByRole('button', { name: 'Register my security key' }).click();
+    await page.waitForURL(`${REDIRECT}**`);
+    expect((await redeem(login, returned()!)).claims()!.amr).toEqual(['pwd', 'hwk', 'mfa']);
+    const keys = (await kh.client(UserService, 'grpc').listU2FTokens({ userId: user.userId })).result;
+    expect(keys.map((k) => k.name)).toEqual(['Security key (added at sign-in)']);
+
+    // The next login: the key it registered is asked for, and works.
+    const next = await authorizationUrl(login.config, { prompt: 'login' });
+    await passwordStep(page, next.url, user.username);
+    await page.getByRole('heading', { name: 'Security key' }).waitFor();
+    await useKey(page);
+    await page.waitForURL(`${REDIRECT}**`);
+    expect((await redeem(next, returned()!)).claims()!.acr).toBe('urn:keyhold:acr:mfa');
+    await context.close();
+  }, 60_000);
+
+  it('forceMfa: a refused registration (the prompt cancelled) is said in words and the user can register then', async () => {
+    const orgId = await addOrg(kh, `Keys required ${Date.now()}`);
+    await kh.rest('POST', '/management/v1/policies/login', { forceMfa: true }, inOrg(orgId));
+    const user = await humanUser(kh, 'mfa', orgId);
+    const { context, page, authenticator } = await keyPage(chromium, kh);
+    const login = await appLogin(kh);
+    const returned = await catchRedirect(page);
+    await passwordStep(page, login.url, user.username);
+    await page.getByRole('heading', { name: 'Add a security key' }).waitFor();
+    // No key at hand: the browser's refusal (NotAllowedError, as a cancelled prompt gives) is posted by the page.
+    await authenticator.remove();
+    await page.evaluate(() => {
+      (document.getElementById('key-failure') as HTMLInputElement).value = 'NotAllowedError';
+      (document.getElementById('key-form') as HTMLFormElement).submit();
+    });
+    expect((await shownReason(page)).reason).toBe('U2F_LOGIN_CANCELLED');
+    const { addVirtualAuthenticator } = await import('../../support/chromium.js');
+    await addVirtualAuthenticator(page, { protocol: 'ctap2' });
+    await page.getByRole('button', { name: 'Register my security key' }).click();
+    await page.waitForURL(`${REDIRECT}**`);
+    expect((await redeem(login, returned()!)).claims()!.amr).toEqual(['pwd', 'hwk', 'mfa']);
     await context.close();
   }, 60_000);
 });
