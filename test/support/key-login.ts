@@ -69,11 +69,20 @@ export async function keyPage(chromium: Browser, kh: TestKeyhold, protocol: 'cta
 export async function registerKey(kh: TestKeyhold, page: Page, userId: string, name = 'Key'): Promise<{ u2fId: string; credentialId: string }> {
   const here = page.url();
   if (!here.startsWith(`http://localhost:${kh.port}/`)) await page.goto(`http://localhost:${kh.port}/healthz`);
-  const reg = await startRegistration(kh, userId);
-  const credential = await createCredential(page, reg.options);
-  await kh.client(UserService, 'grpc').verifyU2FRegistration({ userId, u2fId: reg.u2fId, publicKeyCredential: credential as never, tokenName: name });
-  if (here !== page.url() && here !== 'about:blank') await page.goto(here);
-  return { u2fId: reg.u2fId, credentialId: credential.id };
+  // A test with a short KEYHOLD_WEBAUTHN_TIMEOUT_MS on a busy machine may see a registration
+  // expire between the browser and VerifyU2FRegistration (as it should): a new one then.
+  for (let attempt = 1; ; attempt++) {
+    const reg = await startRegistration(kh, userId);
+    const credential = await createCredential(page, reg.options);
+    try {
+      await kh.client(UserService, 'grpc').verifyU2FRegistration({ userId, u2fId: reg.u2fId, publicKeyCredential: credential as never, tokenName: name });
+    } catch (e) {
+      if (attempt < 3 && String(e).includes('expired')) continue;
+      throw e;
+    }
+    if (here !== page.url() && here !== 'about:blank') await page.goto(here);
+    return { u2fId: reg.u2fId, credentialId: credential.id };
+  }
 }
 
 export interface AppLogin {
@@ -148,7 +157,8 @@ export async function answerWith(page: Page, credentialIds: string[]): Promise<v
     const lib = (window as any).SimpleWebAuthnBrowser;
     const answer = await lib.startAuthentication({ optionsJSON: options });
     (document.getElementById('key-response') as HTMLInputElement).value = JSON.stringify(answer);
-    (document.getElementById('key-form') as HTMLFormElement).submit();
+    // After this evaluation has returned: a navigation during it would end it with an error.
+    setTimeout(() => (document.getElementById('key-form') as HTMLFormElement).submit(), 0);
   }, credentialIds);
 }
 
@@ -165,7 +175,7 @@ export async function assertionWithoutSending(page: Page): Promise<string> {
 export async function sendAnswer(page: Page, answer: string): Promise<void> {
   await page.evaluate((a) => {
     (document.getElementById('key-response') as HTMLInputElement).value = a;
-    (document.getElementById('key-form') as HTMLFormElement).submit();
+    setTimeout(() => (document.getElementById('key-form') as HTMLFormElement).submit(), 0);
   }, answer);
 }
 

@@ -30,7 +30,7 @@ const skip = !chromiumAvailable();
 announceChromiumSkip('security-key login failures in Chromium');
 
 /** The challenge's lifetime and the browser's prompt timeout (ms). */
-const TIMEOUT_MS = 4_000;
+const TIMEOUT_MS = 6_000;
 
 describe.skipIf(skip)('the key step refuses, says why, and lets the user go on', () => {
   let kh: TestKeyhold;

@@ -157,7 +157,7 @@ describe.skipIf(skip)('login with a security key in Chromium', () => {
     await authenticator.remove();
     await page.evaluate(() => {
       (document.getElementById('key-failure') as HTMLInputElement).value = 'NotAllowedError';
-      (document.getElementById('key-form') as HTMLFormElement).submit();
+      setTimeout(() => (document.getElementById('key-form') as HTMLFormElement).submit(), 0);
     });
     expect((await shownReason(page)).reason).toBe('U2F_LOGIN_CANCELLED');
     const { addVirtualAuthenticator } = await import('../../support/chromium.js');
