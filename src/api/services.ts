@@ -13,6 +13,7 @@ import { appHandlers } from './management/apps.js';
 import { credentialHandlers } from './management/credentials.js';
 import { projectHandlers } from './management/projects.js';
 import { managementUserHandlers } from './management/users.js';
+import { loginPolicyHandlers } from './management/login-policy.js';
 import { organizationHandlers } from './org/organizations.js';
 import { u2fHandlers } from './user/u2f.js';
 import { userHandlers } from './user/users.js';
@@ -34,6 +35,7 @@ export function createServices(deps: ApiDeps): RegisteredService[] {
         ...managementUserHandlers(deps),
         ...appHandlers(deps),
         ...credentialHandlers(deps),
+        ...loginPolicyHandlers(deps),
       },
     },
     { desc: UserService, impl: { ...userHandlers(deps), ...u2fHandlers(deps) } },

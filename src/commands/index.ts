@@ -18,6 +18,7 @@ import { addProjectRole } from './projects/add-project-role.js';
 import { addUserGrant } from './users/add-user-grant.js';
 import { addOrganization } from './orgs/add-organization.js';
 import { addOrgMember } from './orgs/add-org-member.js';
+import { addCustomLoginPolicy, updateCustomLoginPolicy } from './orgs/login-policy.js';
 import { addHumanUser, type AddHumanUserInput } from './users/add-human-user.js';
 import { addMachineUser } from './users/add-machine-user.js';
 import { addPersonalAccessToken } from './users/add-personal-access-token.js';
@@ -31,6 +32,7 @@ import { keepWhilePending } from './u2f/keep-pending.js';
 import { registerU2f } from './u2f/register-u2f.js';
 import { removeU2f } from './u2f/remove-u2f.js';
 import { verifyU2fRegistration, type VerifyU2fInput } from './u2f/verify-u2f.js';
+import { useU2f } from './u2f/use-u2f.js';
 
 export type { Call, Caller } from './caller.js';
 export type { AddHumanUserInput, AddOidcAppInput, SetPasswordInput, UpdateHumanUserInput, UpdateOidcConfigInput, VerifyU2fInput };
@@ -59,6 +61,8 @@ export function createCommands(ports: Ports) {
     addUserGrant: bind(ports, addUserGrant),
     addOrganization: bind(ports, addOrganization),
     addOrgMember: bind(ports, addOrgMember),
+    addCustomLoginPolicy: bind(ports, addCustomLoginPolicy),
+    updateCustomLoginPolicy: bind(ports, updateCustomLoginPolicy),
     addHumanUser: bind(ports, addHumanUser),
     addMachineUser: bind(ports, addMachineUser),
     addPersonalAccessToken: bind(ports, addPersonalAccessToken),
@@ -80,6 +84,8 @@ export function createCommands(ports: Ports) {
     removeMachineSecret: bind(ports, removeMachineSecret),
     addAppKey: bind(ports, addAppKey),
     removeAppKey: bind(ports, removeAppKey),
+    /** The login's second factor (no caller: the user logging in is the actor). */
+    useU2f: (input: Parameters<typeof useU2f>[1]) => useU2f(ports, input),
   };
 }
 

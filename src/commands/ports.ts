@@ -125,6 +125,8 @@ export interface Lookups {
   userFacts(userId: string): Promise<UserFacts | undefined>;
   /** The user's security keys, pending and ready, oldest first. */
   u2fOf(userId: string): Promise<U2fFacts[]>;
+  /** The ready security key with this credential id (base64url) — its id and user — or undefined. */
+  u2fByCredentialId(credentialId: string): Promise<{ id: string; userId: string } | undefined>;
   /** Which of `roleKeys` the project has (its own roles, project.role.added). */
   existingRoleKeys(projectId: string, roleKeys: readonly string[]): Promise<string[]>;
 }

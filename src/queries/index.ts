@@ -9,6 +9,7 @@ import { listPats } from './pats.js';
 import { listAppKeys } from './app-keys.js';
 import { listEvents, type ListEventsInput } from './events.js';
 import { getMyOrganization, getOrganization } from './orgs.js';
+import { getLoginPolicy } from './login-policy.js';
 import type { SentText } from '../domain/lists.js';
 import type { ReadModel } from './read-model.js';
 import { getUser, listU2fTokens, myUser } from './users.js';
@@ -33,6 +34,7 @@ export function createQueries(read: ReadModel, clock: Clock) {
     getUser: (call: Call, input: { userId: string }) => getUser(read, call, input),
     listU2fTokens: (call: Call, input: { userId: string }) => listU2fTokens(read, call, { ...input, now: clock.now() }),
     myUser: (call: Call) => myUser(read, call),
+    getLoginPolicy: (call: Call) => getLoginPolicy(read, call),
   };
 }
 

@@ -63,6 +63,10 @@ export interface U2fView extends U2fFacts {
   createdAt: Date;
 }
 
+export interface LoginPolicyView extends Versioned {
+  forceMfa: boolean;
+}
+
 export interface OrgView extends Omit<Versioned, 'orgId'> {
   id: string;
   name: string;
@@ -163,6 +167,8 @@ export interface ReadModel extends Lookups {
   liveAppKeys(appId: string, now: Date): Promise<Record<string, unknown>[]>;
   /** Issue 18: one page of the app's keys. */
   appKeysOf(appId: string, page: Page): Promise<Listed<AppKeyListed>>;
+  /** The org's own login policy; undefined: the default applies. */
+  loginPolicyOf(orgId: string): Promise<LoginPolicyView | undefined>;
   /** The audit log: events matching the search, in position order from the cursor, at most `limit`. */
   events(search: EventSearch): Promise<StoredEvent[]>;
   /** True once an `instance.added` committed. */

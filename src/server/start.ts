@@ -130,6 +130,7 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
           commands,
           (userId, projectId) => loginAccess(readModel, userId, projectId).then((a) => a.allowed),
           (userId, windowSeconds) => recentPasswordFailures(database, userId, windowSeconds),
+          { webauthn: ports.webauthn, forceMfa: async (orgId) => (await readModel.loginPolicyOf(orgId))?.forceMfa ?? false },
         ),
       },
     });

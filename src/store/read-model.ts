@@ -45,6 +45,7 @@ export function createReadModel(database: Pick<Database, 'db' | 'sql'>, observer
     membershipsOf: (userId) => q.membershipsOfUser(db, userId),
     userFacts: (userId): Promise<UserFacts | undefined> => user(userId),
     u2fOf: (userId): Promise<U2fFacts[]> => q.listU2fOfUser(db, userId),
+    u2fByCredentialId: (credentialId) => q.findReadyU2fByCredentialId(db, credentialId),
     existingRoleKeys: (projectId, roleKeys) => q.existingRoleKeys(db, projectId, roleKeys),
     projectRolesOfUser: (userId, projectId) => q.projectRolesOfUser(sql, userId, projectId),
 
@@ -66,6 +67,7 @@ export function createReadModel(database: Pick<Database, 'db' | 'sql'>, observer
     searchOrgs: (orgIds, names, ids, page) => q.searchOrgs(db, orgIds, names, ids, page),
     patsOf: (userId, page) => q.listPats(db, userId, page),
     org: (orgId) => q.findOrg(sql, orgId),
+    loginPolicyOf: (orgId) => q.findLoginPolicy(sql, orgId),
     events: (search) => q.searchEvents(db, search),
     machineByClientId: (clientId) => q.findMachineByClientId(sql, clientId),
     liveAppKeys: (appId, now) => q.liveAppKeys(db, appId, now),

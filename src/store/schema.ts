@@ -67,6 +67,15 @@ export const orgs = pgTable('orgs', {
   sequence: integer('sequence').notNull(),
 });
 
+/** An org's own login policy (AddCustomLoginPolicy); an org without a row uses the default (forceMfa off). */
+export const loginPolicies = pgTable('login_policies', {
+  orgId: text('org_id').primaryKey(),
+  forceMfa: boolean('force_mfa').notNull(),
+  createdAt: timestamptz('created_at').notNull(),
+  changedAt: timestamptz('changed_at').notNull(),
+  sequence: integer('sequence').notNull(),
+});
+
 export const projects = pgTable(
   'projects',
   {

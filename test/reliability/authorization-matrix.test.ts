@@ -454,6 +454,24 @@ const ROWS: Row[] = [
     call: (c) => c.auth.getMyUser({}),
     expect: anyValidToken,
   },
+  // Issue 18: the login policy of the org the call acts in (org.policy.read / org.policy.write);
+  // B's owner in its own context reads and writes B's. forceMfa stays off: no login here needs a key.
+  {
+    rpc: 'management.GetLoginPolicy',
+    call: (c) => c.mgmt.getLoginPolicy({}),
+    expect: { ...inOrgA(['orgOwner', 'instanceOwner']), otherOrgOwner: 'OK' },
+  },
+  {
+    rpc: 'management.AddCustomLoginPolicy',
+    call: (c) => c.mgmt.addCustomLoginPolicy({ forceMfa: false }),
+    // Once per org: A's owner adds it (callers run in order), the instance owner then finds it there.
+    expect: { ...inOrgA(['orgOwner']), otherOrgOwner: 'OK', instanceOwner: 'ALREADY_EXISTS' },
+  },
+  {
+    rpc: 'management.UpdateCustomLoginPolicy',
+    call: (c) => c.mgmt.updateCustomLoginPolicy({ forceMfa: false }),
+    expect: { ...inOrgA(['orgOwner', 'instanceOwner']), otherOrgOwner: 'OK' },
+  },
 ];
 
 async function outcome(call: Promise<unknown>): Promise<Outcome> {

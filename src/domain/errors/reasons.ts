@@ -322,6 +322,78 @@ export const REASONS = {
       de: 'Diese Registrierung eines Sicherheitsschlüssels wurde beendet, weil neuere begonnen wurden; bitte neu beginnen.',
     },
   },
+  // --- login policy (issue 18) ---------------------------------------------
+  LOGIN_POLICY_EXISTS: {
+    code: GrpcCode.AlreadyExists,
+    messages: {
+      en: 'Organization {orgId} already has its own login policy; change it with UpdateCustomLoginPolicy.',
+      de: 'Die Organisation {orgId} hat bereits eine eigene Login-Richtlinie; ändere sie mit UpdateCustomLoginPolicy.',
+    },
+  },
+  LOGIN_POLICY_NOT_FOUND: {
+    code: GrpcCode.NotFound,
+    messages: {
+      en: 'Organization {orgId} has no login policy of its own (it uses the default); add one with AddCustomLoginPolicy.',
+      de: 'Die Organisation {orgId} hat keine eigene Login-Richtlinie (sie verwendet die Vorgabe); lege eine mit AddCustomLoginPolicy an.',
+    },
+  },
+  // --- security key at login (issue 18): each shown in plain words on the key step
+  U2F_LOGIN_UNKNOWN_CREDENTIAL: {
+    code: GrpcCode.FailedPrecondition,
+    messages: {
+      en: 'This security key is not registered for your account (or it was removed). Use one of your registered keys.',
+      de: 'Dieser Sicherheitsschlüssel ist für dein Konto nicht registriert (oder wurde entfernt). Verwende einen deiner registrierten Schlüssel.',
+    },
+  },
+  U2F_LOGIN_OTHER_USER: {
+    code: GrpcCode.FailedPrecondition,
+    messages: {
+      en: 'This security key belongs to another account. Use your own key.',
+      de: 'Dieser Sicherheitsschlüssel gehört zu einem anderen Konto. Verwende deinen eigenen Schlüssel.',
+    },
+  },
+  U2F_LOGIN_WRONG_ORIGIN: {
+    code: GrpcCode.FailedPrecondition,
+    messages: {
+      en: 'The security key answered for a different website than this one. Open the sign-in page at its own address and try again.',
+      de: 'Der Sicherheitsschlüssel hat für eine andere Website als diese geantwortet. Öffne die Anmeldeseite unter ihrer eigenen Adresse und versuche es erneut.',
+    },
+  },
+  U2F_LOGIN_REPLAYED: {
+    code: GrpcCode.FailedPrecondition,
+    messages: {
+      en: 'This answer of the security key was already used. Touch your key again.',
+      de: 'Diese Antwort des Sicherheitsschlüssels wurde bereits verwendet. Berühre deinen Schlüssel erneut.',
+    },
+  },
+  U2F_LOGIN_EXPIRED: {
+    code: GrpcCode.FailedPrecondition,
+    messages: {
+      en: 'The request to your security key has expired. Try again.',
+      de: 'Die Anfrage an deinen Sicherheitsschlüssel ist abgelaufen. Versuche es erneut.',
+    },
+  },
+  U2F_LOGIN_CANCELLED: {
+    code: GrpcCode.FailedPrecondition,
+    messages: {
+      en: 'The security key prompt was cancelled or timed out. Try again.',
+      de: 'Die Abfrage des Sicherheitsschlüssels wurde abgebrochen oder ist abgelaufen. Versuche es erneut.',
+    },
+  },
+  U2F_LOGIN_CLONED: {
+    code: GrpcCode.FailedPrecondition,
+    messages: {
+      en: 'This security key looks copied: its use counter went backwards. Sign-in refused; use another key and tell an administrator.',
+      de: 'Dieser Sicherheitsschlüssel scheint kopiert: sein Nutzungszähler ist zurückgegangen. Anmeldung verweigert; verwende einen anderen Schlüssel und informiere eine Administratorin oder einen Administrator.',
+    },
+  },
+  U2F_LOGIN_INVALID: {
+    code: GrpcCode.FailedPrecondition,
+    messages: {
+      en: 'The answer of the security key could not be verified. Try again.',
+      de: 'Die Antwort des Sicherheitsschlüssels konnte nicht geprüft werden. Versuche es erneut.',
+    },
+  },
   RP_ID_NOT_ALLOWED: {
     code: GrpcCode.InvalidArgument,
     messages: {

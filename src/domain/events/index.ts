@@ -54,6 +54,8 @@ export const AGGREGATE_OF: { readonly [K in EventTypeName]: AggregateOfType<K> }
   'instance.member.added': 'instance',
   'org.added': 'org',
   'org.member.added': 'org',
+  'org.login.policy.added': 'org',
+  'org.login.policy.changed': 'org',
   'project.added': 'project',
   'project.member.added': 'project',
   'project.role.added': 'project',
@@ -86,6 +88,8 @@ export const AGGREGATE_OF: { readonly [K in EventTypeName]: AggregateOfType<K> }
   'u2f.registration.replaced': 'u2f',
   'u2f.verified': 'u2f',
   'u2f.removed': 'u2f',
+  'u2f.used': 'u2f',
+  'u2f.signcount.refused': 'u2f',
   'usergrant.added': 'usergrant',
 };
 
@@ -101,6 +105,8 @@ export const SECRET_FIELDS: { readonly [K in EventTypeName]: readonly (keyof Eve
   'instance.member.added': [],
   'org.added': [],
   'org.member.added': [],
+  'org.login.policy.added': [],
+  'org.login.policy.changed': [],
   'project.added': [],
   'project.member.added': [],
   'project.role.added': [],
@@ -133,6 +139,8 @@ export const SECRET_FIELDS: { readonly [K in EventTypeName]: readonly (keyof Eve
   'u2f.registration.replaced': [],
   'u2f.verified': [],
   'u2f.removed': [],
+  'u2f.used': [],
+  'u2f.signcount.refused': [],
   'usergrant.added': [],
 };
 

@@ -48,6 +48,17 @@ export const LOGIN_TEXTS = {
   nativeDone: { en: 'Signed in. You may close this window and return to the app.', de: 'Angemeldet. Du kannst dieses Fenster schließen und zur App zurückkehren.' },
   nativeContinue: { en: 'Return to the app', de: 'Zur App zurückkehren' },
   notAllowed: { en: 'You have no access to this application.', de: 'Du hast keinen Zugriff auf diese Anwendung.' },
+  keyTitle: { en: 'Security key', de: 'Sicherheitsschlüssel' },
+  keyPrompt: { en: 'Insert or touch your security key to finish signing in as {username}.', de: 'Stecke oder berühre deinen Sicherheitsschlüssel, um die Anmeldung als {username} abzuschließen.' },
+  keyUse: { en: 'Use my security key', de: 'Meinen Sicherheitsschlüssel verwenden' },
+  keyNoScript: { en: 'The security key step needs JavaScript in this browser.', de: 'Für den Sicherheitsschlüssel wird JavaScript in diesem Browser benötigt.' },
+  enrollTitle: { en: 'Add a security key', de: 'Sicherheitsschlüssel hinzufügen' },
+  enrollPrompt: {
+    en: 'Your organization requires a security key to sign in, and {username} has none yet. Insert your key and register it now; it then finishes this sign-in.',
+    de: 'Deine Organisation verlangt einen Sicherheitsschlüssel zur Anmeldung, und {username} hat noch keinen. Stecke deinen Schlüssel ein und registriere ihn jetzt; damit wird diese Anmeldung abgeschlossen.',
+  },
+  enrollUse: { en: 'Register my security key', de: 'Meinen Sicherheitsschlüssel registrieren' },
+  enrollKeyName: { en: 'Security key (added at sign-in)', de: 'Sicherheitsschlüssel (bei der Anmeldung hinzugefügt)' },
 } as const satisfies Record<string, Texts>;
 
 export type LoginText = keyof typeof LOGIN_TEXTS;

@@ -43,6 +43,9 @@ export const PERMISSIONS = {
   /** The audit log (ListEvents) of an org; instance-wide: every event. */
   'org.events.read': ['org'],
   'org.member.write': ['org'],
+  /** The org's login policy (GetLoginPolicy; Add/UpdateCustomLoginPolicy), as ZITADEL names them. */
+  'org.policy.read': ['org'],
+  'org.policy.write': ['org'],
   'project.read': ['org', 'project'],
   'project.write': ['org'],
   'project.member.write': ['org', 'project'],

@@ -8,7 +8,17 @@ type OrgEventType = EventTypeOf<'org'>;
 
 export interface OrgState {
   exists: boolean;
+  /** The org's own login policy, once added (AddCustomLoginPolicy). */
+  loginPolicy?: LoginPolicy;
 }
+
+/** ZITADEL's login policy, as far as Keyhold has it: whether a second factor is required. */
+export interface LoginPolicy {
+  forceMfa: boolean;
+}
+
+/** The policy of an org without its own (ZITADEL's default: no second factor required). */
+export const DEFAULT_LOGIN_POLICY: LoginPolicy = Object.freeze({ forceMfa: false });
 
 export interface OrgAdmin {
   userId: string;
@@ -20,7 +30,11 @@ export type OrgCommand =
   /** `name` in its stored form (domain/identity checkDisplayName). */
   | { kind: 'add'; name: string; admins: readonly OrgAdmin[]; actor: string }
   /** A grant replaces the roles the user held in the org. */
-  | { kind: 'addMember'; userId: string; roles: readonly string[]; actor: string };
+  | { kind: 'addMember'; userId: string; roles: readonly string[]; actor: string }
+  /** AddCustomLoginPolicy: the org's own policy, once. */
+  | { kind: 'addLoginPolicy'; policy: LoginPolicy; actor: string }
+  /** UpdateCustomLoginPolicy: a change of the org's own policy (the same values again: nothing to record). */
+  | { kind: 'changeLoginPolicy'; policy: LoginPolicy; actor: string };
 
 /** The roles an admin of a new org gets: those named, else ORG_OWNER. */
 export function adminRoles(roles: readonly string[]): string[] {
@@ -31,7 +45,17 @@ export function orgDecider(orgId: string): Decider<OrgState, OrgCommand, OrgEven
   const own = (actor: string) => ({ aggregateType: 'org' as const, aggregateId: orgId, resourceOwner: orgId, creator: actor });
   return {
     initialState: () => ({ exists: false }),
-    evolve: (state, event) => (event.type === 'org.added' ? { exists: true } : state),
+    evolve: (state, event) => {
+      switch (event.type) {
+        case 'org.added':
+          return { ...state, exists: true };
+        case 'org.login.policy.added':
+        case 'org.login.policy.changed':
+          return { ...state, loginPolicy: { forceMfa: event.payload.forceMfa } };
+        default:
+          return state;
+      }
+    },
     decide: (command, state): NewEvent<OrgEventType>[] => {
       switch (command.kind) {
         case 'add':
@@ -47,6 +71,15 @@ export function orgDecider(orgId: string): Decider<OrgState, OrgCommand, OrgEven
         case 'addMember':
           if (!state.exists) throw new KeyholdError('ORG_NOT_FOUND', { orgId });
           return [{ ...own(command.actor), type: 'org.member.added', payload: { userId: command.userId, roles: [...new Set(command.roles)] } }];
+        case 'addLoginPolicy':
+          if (!state.exists) throw new KeyholdError('ORG_NOT_FOUND', { orgId });
+          if (state.loginPolicy) throw new KeyholdError('LOGIN_POLICY_EXISTS', { orgId });
+          return [{ ...own(command.actor), type: 'org.login.policy.added', payload: { forceMfa: command.policy.forceMfa } }];
+        case 'changeLoginPolicy':
+          if (!state.exists) throw new KeyholdError('ORG_NOT_FOUND', { orgId });
+          if (!state.loginPolicy) throw new KeyholdError('LOGIN_POLICY_NOT_FOUND', { orgId });
+          if (state.loginPolicy.forceMfa === command.policy.forceMfa) return [];
+          return [{ ...own(command.actor), type: 'org.login.policy.changed', payload: { forceMfa: command.policy.forceMfa } }];
       }
     },
   };

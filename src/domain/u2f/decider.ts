@@ -22,6 +22,11 @@ export interface U2fState {
   verified: boolean;
   /** Ended unverified by a newer registration (see pendingToReplace). */
   replaced: boolean;
+  /** Once verified: the credential a login checks an assertion against (base64url). */
+  credentialId: string;
+  publicKey: string;
+  /** The signature counter last seen (registration, then each login). */
+  signCount: number;
 }
 
 export type U2fCommand =
@@ -30,7 +35,18 @@ export type U2fCommand =
   /** RegisterU2F at the cap: end this pending registration of the user, for the new one `by`. */
   | { kind: 'replace'; by: string; actor: string }
   | { kind: 'verify'; credential: VerifiedCredential; tokenName: string; actor: string }
-  | { kind: 'remove'; actor: string };
+  | { kind: 'remove'; actor: string }
+  /** A login answered by this key (use-u2f): the assertion verified, with the authenticator's counter `signCount`. */
+  | { kind: 'use'; signCount: number; clientId: string; actor: string };
+
+/**
+ * WebAuthn §6.1.1: a counter that does not increase, where the key reports
+ * counters (either value non-zero), means two copies of the key exist — a
+ * cloned key. ZITADEL refuses such a login, go-webauthn only warns; Keyhold refuses.
+ */
+export function isClonedCounter(stored: number, presented: number): boolean {
+  return (stored > 0 || presented > 0) && presented <= stored;
+}
 
 /** Why a registration can no longer be verified, checked before any WebAuthn work. */
 export function assertVerifiable(state: U2fState, userId: string, now: number): void {
@@ -43,7 +59,7 @@ export function assertVerifiable(state: U2fState, userId: string, now: number): 
 /** The decider of registration `u2fId` of user `userId` (a registration of another user is "not found"). */
 export function u2fDecider(u2fId: string, userId: string, now: () => number = Date.now): Decider<U2fState, U2fCommand, U2fEventType> {
   return {
-    initialState: () => ({ u2fId, started: false, exists: false, userId: '', orgId: '', rpId: '', challenge: '', expiresAt: 0, verified: false, replaced: false }),
+    initialState: () => ({ u2fId, started: false, exists: false, userId: '', orgId: '', rpId: '', challenge: '', expiresAt: 0, verified: false, replaced: false, credentialId: '', publicKey: '', signCount: 0 }),
     evolve: (state, event) => {
       switch (event.type) {
         case 'u2f.registration.started':
@@ -60,7 +76,9 @@ export function u2fDecider(u2fId: string, userId: string, now: () => number = Da
         case 'u2f.registration.replaced':
           return { ...state, replaced: true };
         case 'u2f.verified':
-          return { ...state, verified: true };
+          return { ...state, verified: true, credentialId: event.payload.credentialId, publicKey: event.payload.publicKey, signCount: event.payload.signCount };
+        case 'u2f.used':
+          return { ...state, signCount: event.payload.signCount };
         case 'u2f.removed':
           return { ...state, exists: false };
         default:
@@ -108,6 +126,20 @@ export function u2fDecider(u2fId: string, userId: string, now: () => number = Da
           // A replaced registration is gone from the user's list: nothing to remove.
           if (!state.exists || state.replaced || state.userId !== userId) throw new KeyholdError('U2F_NOT_FOUND', { u2fId });
           return [{ ...base, type: 'u2f.removed', payload: { userId } }];
+        case 'use': {
+          // A removed key, a pending registration, another user's key: none answers a login.
+          if (!state.exists || !state.verified || state.userId !== userId) throw new KeyholdError('U2F_LOGIN_UNKNOWN_CREDENTIAL', { u2fId });
+          if (isClonedCounter(state.signCount, command.signCount)) {
+            return [
+              {
+                ...base,
+                type: 'u2f.signcount.refused',
+                payload: { userId, storedSignCount: state.signCount, presentedSignCount: command.signCount, clientId: command.clientId },
+              },
+            ];
+          }
+          return [{ ...base, type: 'u2f.used', payload: { userId, signCount: command.signCount, clientId: command.clientId } }];
+        }
       }
     },
   };

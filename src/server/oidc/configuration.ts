@@ -14,6 +14,7 @@ import { customizeMachineJwt, MACHINE_API_RESOURCE, machineResourceServer, machi
 import type { ClientReads } from './adapter.js';
 import type { KeySet } from './keys.js';
 import { renderErrorPage, renderLogoutPage, renderLoggedOutPage } from './pages.js';
+import { ACR_VALUES, authenticationClaims } from './acr.js';
 import { accountClaims, ROLES_CLAIM, ROLES_SCOPE, type RolesOf } from './account.js';
 
 /** ZITADEL's endpoint paths (issue 17), so its users feel at home. */
@@ -98,10 +99,13 @@ export function createProvider(deps: ProviderDeps): Any {
     routes: OIDC_ROUTES,
     responseTypes: RESPONSE_TYPES,
     scopes: ['openid', 'offline_access', 'profile', 'email', ROLES_SCOPE, API_AUDIENCE_SCOPE],
+    // How the user authenticated (acr.ts): acr_values_supported in discovery; amr/acr in tokens.
+    acrValues: [...ACR_VALUES],
+    extraTokenClaims: authenticationClaims,
     claims: {
-      // amr (how the user authenticated: pwd) with openid, so every ID token carries it.
+      // amr and acr (how the user authenticated: pwd, or pwd hwk mfa; acr.ts) with openid, so every ID token carries them.
       // The roles claim passes with openid too: account.ts adds it only where it belongs (idTokenRoleAssertion, or the roles scope).
-      openid: ['sub', 'amr', ROLES_CLAIM],
+      openid: ['sub', 'amr', 'acr', ROLES_CLAIM],
       profile: ['name', 'given_name', 'family_name', 'preferred_username', 'locale', 'updated_at'],
       email: ['email', 'email_verified'],
       [ROLES_SCOPE]: [ROLES_CLAIM],

@@ -2,7 +2,8 @@
 // names and whether the password is theirs (issue 17 part A's loginUser /
 // verifyPassword, src/queries/passwords.ts), the password change as the
 // user's own SetPassword command.
-import type { Commands } from '../../commands/index.js';
+import type { Caller, Commands } from '../../commands/index.js';
+import type { WebAuthnSettings } from '../../commands/ports.js';
 import type { Language } from '../../domain/i18n/language.js';
 import { loginUser, verifyPassword } from '../../queries/passwords.js';
 import type { ReadModel } from '../../queries/read-model.js';
@@ -30,12 +31,19 @@ export function passwordCheckOf(read: Pick<ReadModel, 'passwordOf'>): PasswordCh
 }
 
 export function loginPorts(
-  read: Pick<ReadModel, 'usersByLoginName' | 'passwordOf' | 'user'>,
-  commands: Pick<Commands, 'setPassword' | 'recordLogin'>,
+  read: Pick<ReadModel, 'usersByLoginName' | 'passwordOf' | 'user' | 'u2fTokensOf'>,
+  commands: Pick<Commands, 'setPassword' | 'recordLogin' | 'useU2f' | 'registerU2f' | 'verifyU2fRegistration'>,
   mayLogIn: LoginPorts['mayLogIn'],
   /** The user's recent wrong passwords, newest first (store/oidc-store.ts recentPasswordFailures). */
   recentFailures: (userId: string, windowSeconds: number) => Promise<Date[]>,
+  /** The security-key step's settings and the org's login policy. */
+  second: { webauthn: () => WebAuthnSettings; forceMfa: (orgId: string) => Promise<boolean> },
 ): LoginPorts {
+  /** The user acting on its own keys at login, as RegisterU2F / VerifyU2FRegistration over the API would (self needs no permission). */
+  const selfCaller = async (userId: string): Promise<Caller | undefined> => {
+    const user = await read.user(userId);
+    return user ? { userId, orgId: user.orgId, tokenId: 'login', memberships: [] } : undefined;
+  };
   const check = passwordCheckOf(read);
   const byIp = ipFailures();
   return {
@@ -58,10 +66,9 @@ export function loginPorts(
       return verdict;
     },
     async changePassword(userId, newPassword, lang: Language) {
-      const user = await read.user(userId);
-      if (!user) return { ok: false, problem: 'unknown user' };
+      const caller = await selfCaller(userId);
+      if (!caller) return { ok: false, problem: 'unknown user' };
       // The user's own change (self needs no permission), as SetPassword over the API would be.
-      const caller = { userId, orgId: user.orgId, tokenId: 'login', memberships: [] };
       try {
         await commands.setPassword({ caller }, { userId, password: newPassword, changeRequired: false });
         return { ok: true };
@@ -71,6 +78,32 @@ export function loginPorts(
       }
     },
     mayLogIn,
-    loggedIn: (userId, clientId) => commands.recordLogin({ userId, clientId, outcome: 'succeeded', amr: ['pwd'] }),
+    loggedIn: (userId, clientId, _clientIp, amr) => commands.recordLogin({ userId, clientId, outcome: 'succeeded', amr }),
+    async keysOf(userId, rpId) {
+      const tokens = await read.u2fTokensOf(userId);
+      return tokens.flatMap((k) => (k.state === 'ready' && k.rpId === rpId && k.credentialId ? [{ credentialId: k.credentialId, transports: k.transports ?? [] }] : []));
+    },
+    useKey: (input) => commands.useU2f(input),
+    async mfaRequired(userId) {
+      const user = await read.user(userId);
+      return user ? second.forceMfa(user.orgId) : false;
+    },
+    async startEnrollment(userId, rpId) {
+      const caller = (await selfCaller(userId))!;
+      const started = await commands.registerU2f({ caller }, { userId, domain: rpId });
+      return { u2fId: started.u2fId, options: started.creationOptions };
+    },
+    async finishEnrollment(userId, u2fId, credential, tokenName, lang) {
+      const caller = await selfCaller(userId);
+      if (!caller) return { ok: false, problem: 'unknown user' };
+      try {
+        await commands.verifyU2fRegistration({ caller }, { userId, u2fId, credential, tokenName });
+        return { ok: true };
+      } catch (e) {
+        // Every refusal (expired, malformed, already registered…) in the user's language.
+        return { ok: false, problem: toStatus(e, lang).error.rawMessage };
+      }
+    },
+    webauthn: () => second.webauthn(),
   };
 }

@@ -11,7 +11,11 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { negotiateLanguage, type Language } from '../../domain/i18n/language.js';
+import { keyStepScript } from './key-step-script.js';
+import { acrOf } from './acr.js';
+import { keyStep, type KeyStepPorts } from './key-step.js';
 import { LOGIN_HEADERS, escapeHtml, page, t } from './pages.js';
+import { secondFactorOf, type LoginFlow } from './second-factor.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
@@ -21,7 +25,7 @@ export type PasswordVerdict =
   | { ok: false; reason: 'wrong' | 'locked' | 'no-password'; retryAfterSeconds?: number };
 
 /** What the login needs from the rest of Keyhold (wired in start.ts). */
-export interface LoginPorts {
+export interface LoginPorts extends KeyStepPorts {
   /** The user a login name names (the username; `orgId` from the org scope when names collide across orgs). */
   findLoginUser(loginName: string, orgId?: string): Promise<{ id: string; username: string } | undefined>;
   /** THE password check (issue 17 part A); also records failures and throttles. */
@@ -30,8 +34,8 @@ export interface LoginPorts {
   changePassword(userId: string, newPassword: string, lang: Language): Promise<{ ok: true } | { ok: false; problem: string }>;
   /** Whether the user may log in to the app's project (projectRoleCheck / hasProjectCheck). */
   mayLogIn(userId: string, projectId: string): Promise<boolean>;
-  /** Records a successful login (an event). */
-  loggedIn(userId: string, clientId: string, clientIp: string): Promise<void>;
+  /** Records a successful login (an event) with how the user authenticated (RFC 8176 amr). */
+  loggedIn(userId: string, clientId: string, clientIp: string, amr: string[]): Promise<void>;
 }
 
 /** The org scope that picks among users of one name in several orgs (ZITADEL's). */
@@ -58,6 +62,8 @@ function languageOf(req: FastifyRequest, interaction: Any): Language {
 }
 const MAX_FIELD = 1024;
 
+const keyStepScriptPath = () => keyStepScript().path;
+
 export function registerLogin(fastify: FastifyInstance, deps: { provider: () => Any; ports: LoginPorts; cookieKey: () => string }): void {
   const { ports } = deps;
   const formToken = (uid: string) => createHmac('sha256', deps.cookieKey()).update(`keyhold login form ${uid}`).digest('base64url');
@@ -82,6 +88,15 @@ export function registerLogin(fastify: FastifyInstance, deps: { provider: () => 
   }
 
   const hidden = (uid: string) => `<input type="hidden" name="form_token" value="${escapeHtml(formToken(uid))}">`;
+  /** How a login ends, for every step that ends one (the password, a second factor: second-factor.ts). */
+  const flow: LoginFlow = {
+    async finishLogin(req, reply, interaction, userId, amr) {
+      await ports.loggedIn(userId, interaction.params.client_id, clientIp(req), amr);
+      const login = { accountId: userId, amr, acr: acrOf(amr), remember: true, ts: Math.floor(Date.now() / 1000) };
+      return finish(req, reply, interaction, { login });
+    },
+  };
+  const keys = keyStep({ ports, flow, hiddenToken: hidden });
   const appName = (client: Any) => client?.clientName ?? client?.client_name ?? client?.clientId ?? '';
 
   function usernameForm(lang: Language, uid: string, app: string, value: string, error?: string): string {
@@ -181,6 +196,7 @@ export function registerLogin(fastify: FastifyInstance, deps: { provider: () => 
     const app = appName(client);
     if (interaction.prompt.name === 'login') {
       const pending = pendingOf(interaction);
+      if (pending && secondFactorOf(interaction)) return keys.show(req, reply, interaction, lang, pending.loginName);
       if (pending?.mustChange) return void (await html(reply, page(lang, t(lang, 'changePassword'), changeForm(lang, uid, pending.loginName, error))));
       if (pending) return void (await html(reply, page(lang, t(lang, 'title'), passwordForm(lang, uid, app, pending.loginName, error))));
       const hint = typeof interaction.params.login_hint === 'string' ? interaction.params.login_hint : '';
@@ -208,6 +224,12 @@ export function registerLogin(fastify: FastifyInstance, deps: { provider: () => 
   void fastify.register(async (app) => {
     app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 16 * 1024 }, (_req, body, done) => {
       done(null, Object.fromEntries(new URLSearchParams(body as string)));
+    });
+
+    // The key step's script, by its content-hashed name (key-step-script.ts).
+    app.get<{ Params: { file: string } }>(`${BASE}/assets/:file`, async (req, reply) => {
+      if (`${BASE}/assets/${req.params.file}` !== keyStepScriptPath()) return reply.code(404).headers(LOGIN_HEADERS).send();
+      return keys.script(reply);
     });
 
     app.get<{ Params: { uid: string } }>(`${BASE}/:uid`, async (req, reply) => {
@@ -252,14 +274,17 @@ export function registerLogin(fastify: FastifyInstance, deps: { provider: () => 
           await setPending(interaction, { ...pending, mustChange: true });
           return again();
         }
-        return logIn(req, reply, interaction, pending.userId!);
+        return keys.afterPassword(req, reply, interaction, pending.userId!);
       }
       if (step === 'change' && interaction.prompt.name === 'login' && pending?.mustChange && pending.userId) {
         const next = field(req.body, 'new_password');
         if (next !== field(req.body, 'confirm_password')) return show(req, reply, uid, interaction, t(lang, 'passwordsDiffer'));
         const changed = await ports.changePassword(pending.userId, next, lang);
         if (!changed.ok) return show(req, reply, uid, interaction, escapeHtml(changed.problem));
-        return logIn(req, reply, interaction, pending.userId);
+        return keys.afterPassword(req, reply, interaction, pending.userId);
+      }
+      if (step === 'key' && interaction.prompt.name === 'login' && pending && secondFactorOf(interaction)) {
+        return keys.post(req, reply, interaction, lang, pending.loginName);
       }
       if (step === 'consent' && interaction.prompt.name === 'consent') {
         if (field(req.body, 'decision') !== 'allow') {
@@ -270,11 +295,5 @@ export function registerLogin(fastify: FastifyInstance, deps: { provider: () => 
       return again();
     });
   });
-
-  async function logIn(req: FastifyRequest, reply: FastifyReply, interaction: Any, userId: string): Promise<void> {
-    await ports.loggedIn(userId, interaction.params.client_id, clientIp(req));
-    const login = { accountId: userId, amr: ['pwd'], remember: true, ts: Math.floor(Date.now() / 1000) };
-    return finish(req, reply, interaction, { login });
-  }
 }
 

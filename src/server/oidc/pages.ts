@@ -23,6 +23,9 @@ const STYLE_HASH = createHash('sha256').update(STYLE).digest('base64');
  */
 export const LOGIN_CSP = `default-src 'none'; style-src 'sha256-${STYLE_HASH}'; img-src 'self'; base-uri 'none'; frame-ancestors 'none'`;
 
+/** The policy of a page with a script (the key step): Keyhold's own scripts only, no inline script, no other source. */
+export const SCRIPT_CSP = `${LOGIN_CSP}; script-src 'self'`;
+
 export const LOGIN_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'content-security-policy': LOGIN_CSP,
   'cache-control': 'no-store',
@@ -40,8 +43,10 @@ export function t(lang: Language, code: LoginText, params: Record<string, unknow
   return escapeHtml(localize(LOGIN_TEXTS[code], lang, params));
 }
 
-export function page(lang: Language, title: string, body: string): string {
-  return `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="referrer" content="no-referrer"><title>${title}</title><style>${STYLE}</style></head><body><main>${body}</main></body></html>`;
+/** A login page; `script` is the path of one of Keyhold's own scripts (key-step.ts), loaded under SCRIPT_CSP. */
+export function page(lang: Language, title: string, body: string, script?: string): string {
+  const tag = script ? `<script src="${escapeHtml(script)}" defer></script>` : '';
+  return `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="referrer" content="no-referrer"><title>${title}</title><style>${STYLE}</style>${tag}</head><body><main>${body}</main></body></html>`;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

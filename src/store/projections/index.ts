@@ -6,6 +6,7 @@ import { appKeysProjection } from './app-keys.js';
 import { appsProjection } from './apps.js';
 import { instancesProjection } from './instances.js';
 import { machineUsersProjection } from './machine-users.js';
+import { loginPoliciesProjection } from './login-policies.js';
 import { membershipsProjection } from './memberships.js';
 import { orgsProjection } from './orgs.js';
 import { personalAccessTokensProjection } from './personal-access-tokens.js';
@@ -27,6 +28,7 @@ export const projections: readonly Projection[] = [
   u2fTokensProjection,
   machineUsersProjection,
   appKeysProjection,
+  loginPoliciesProjection,
 ];
 
 type AnyEvent = { [K in EventTypeName]: ProjectableEvent<K> }[EventTypeName];

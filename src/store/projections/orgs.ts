@@ -10,4 +10,10 @@ export const orgsProjection: Projection = {
   'org.member.added': (e) => sql`
     update orgs set changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence}
     where id = ${e.aggregateId}`,
+  'org.login.policy.added': (e) => sql`
+    update orgs set changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence}
+    where id = ${e.aggregateId}`,
+  'org.login.policy.changed': (e) => sql`
+    update orgs set changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence}
+    where id = ${e.aggregateId}`,
 };

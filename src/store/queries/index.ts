@@ -1,12 +1,13 @@
 // Read-model queries. Each takes the drizzle handle (or a transaction) first.
 export { findInstance, isBootstrapped } from './instance.js';
 export { findOrg } from './orgs.js';
+export { findLoginPolicy } from './login-policies.js';
 export { existingRoleKeys, findProject, listProjects, projectRolesOfUser } from './projects.js';
 export { findPasswordOf, findUser, findUserByUsername, findUsersByLoginName, type PasswordRow } from './users.js';
 export { findPatByHash, type PatWithUser } from './personal-access-tokens.js';
 export { membershipsOfUser } from './memberships.js';
 export { findApp, findAppByClientId, listApps } from './apps.js';
-export { deleteExpiredRegistrations, findU2f, listU2fOfUser, verifiedCredentialIdsOfUser } from './u2f-tokens.js';
+export { deleteExpiredRegistrations, findReadyU2fByCredentialId, findU2f, listU2fOfUser, verifiedCredentialIdsOfUser } from './u2f-tokens.js';
 export { listPats, searchApps, searchOrgs, searchProjects, searchUsers } from './search.js';
 export { searchEvents } from './events.js';
 export { findMachineByClientId, type MachineClientRow } from './machine-users.js';

@@ -8,6 +8,16 @@ export async function findU2f(db: Db, id: string): Promise<U2fRow | undefined> {
   return row;
 }
 
+/** The ready token holding this credential id (the login's "whose key is this?"). */
+export async function findReadyU2fByCredentialId(db: Db, credentialId: string): Promise<{ id: string; userId: string } | undefined> {
+  const [row] = await db
+    .select({ id: u2fTokens.id, userId: u2fTokens.userId })
+    .from(u2fTokens)
+    .where(and(eq(u2fTokens.credentialId, credentialId), eq(u2fTokens.state, 'ready')))
+    .limit(1);
+  return row;
+}
+
 /** All of the user's tokens, pending and ready, oldest first. */
 export function listU2fOfUser(db: Db, userId: string): Promise<U2fRow[]> {
   return db

@@ -19,6 +19,8 @@ const SAMPLES: { [K in EventTypeName]: EventPayloads[K] } = {
   'instance.member.added': { userId: 'u', roles: ['IAM_OWNER'] },
   'org.added': { name: 'Org' },
   'org.member.added': { userId: 'u', roles: ['ORG_OWNER'] },
+  'org.login.policy.added': { forceMfa: true },
+  'org.login.policy.changed': { forceMfa: false },
   'project.added': { name: 'P', projectRoleCheck: true, hasProjectCheck: false },
   'project.role.added': { roleKey: 'editor', displayName: 'Editor', group: '' },
   'project.member.added': { userId: 'u', roles: ['PROJECT_OWNER'] },
@@ -68,6 +70,8 @@ const SAMPLES: { [K in EventTypeName]: EventPayloads[K] } = {
   'u2f.registration.replaced': { userId: 'u', by: 'other' },
   'u2f.verified': verifiedPayload({ userId: 'u' }),
   'u2f.removed': { userId: 'u' },
+  'u2f.used': { userId: 'u', signCount: 3, clientId: 'app' },
+  'u2f.signcount.refused': { userId: 'u', storedSignCount: 3, presentedSignCount: 2, clientId: 'app' },
   'usergrant.added': { userId: 'u', projectId: 'p', roleKeys: ['editor'] },
 };
 

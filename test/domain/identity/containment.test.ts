@@ -26,6 +26,8 @@ describe('roles expand to concrete permissions where they are held', () => {
       'org.create',
       'org.events.read',
       'org.member.write',
+      'org.policy.read',
+      'org.policy.write',
       'org.read',
       'project.app.read',
       'project.app.write',

@@ -1,0 +1,187 @@
+// The login's security-key step (issue 18), after the password:
+// - a user with ready keys for this RP ID is asked for one: the page runs the
+//   WebAuthn authentication ceremony (generateAuthenticationOptions here,
+//   @simplewebauthn/browser's startAuthentication in key-step-script.ts) with
+//   allowCredentials = those keys, userVerification "discouraged";
+// - a user without a key, in an org whose login policy has forceMfa, registers
+//   one first (RegisterU2F / VerifyU2FRegistration as the user itself), which
+//   then is the second factor.
+// Each page shows a fresh challenge, bound to this login (the interaction,
+// second-factor.ts), expiring after the WebAuthn timeout and never after the
+// login itself, taken by the first answer (single use). Every refusal is a
+// U2F_LOGIN_* reason shown in words on the same page, which offers the key
+// again: the login stays resumable, never a 500.
+import { generateAuthenticationOptions } from '@simplewebauthn/server';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { UseU2fInput, UseU2fResult, U2fLoginReason } from '../../commands/u2f/use-u2f.js';
+import { renderMessage } from '../../domain/errors/reasons.js';
+import type { Language } from '../../domain/i18n/language.js';
+import { assertionClientData } from '../../domain/webauthn/verify-authentication.js';
+import { keyStepScript } from './key-step-script.js';
+import { escapeHtml, LOGIN_HEADERS, page, SCRIPT_CSP, t } from './pages.js';
+import {
+  beginSecondFactor,
+  completeSecondFactor,
+  issueChallenge,
+  saveSecondFactor,
+  secondFactorOf,
+  takeChallenge,
+  type LoginFlow,
+  type SecondFactorState,
+} from './second-factor.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Any = any;
+
+/** What the key step needs from the rest of Keyhold (login-ports.ts). */
+export interface KeyStepPorts {
+  /** The user's ready keys for this RP ID (allowCredentials). */
+  keysOf(userId: string, rpId: string): Promise<Array<{ credentialId: string; transports: string[] }>>;
+  /** THE check of an answer (the use-u2f command). */
+  useKey(input: UseU2fInput): Promise<UseU2fResult>;
+  /** Whether the user's org requires a second factor (login policy forceMfa). */
+  mfaRequired(userId: string): Promise<boolean>;
+  /** RegisterU2F as the user: a registration and its creation options. */
+  startEnrollment(userId: string, rpId: string): Promise<{ u2fId: string; options: unknown }>;
+  /** VerifyU2FRegistration as the user; a refusal's text in `lang`. */
+  finishEnrollment(userId: string, u2fId: string, credential: unknown, tokenName: string, lang: Language): Promise<{ ok: true } | { ok: false; problem: string }>;
+  /** The relying party ids and the ceremony timeout (ms). */
+  webauthn(): { rpIds: readonly string[]; timeoutMs: number };
+}
+
+const BASE = '/ui/login';
+/** The longest answer read from the form (a registration with its attestation certificate included). */
+export const MAX_ANSWER = 16 * 1024;
+
+/** The browser's refusal (a DOMException name) in the login's words. */
+const BROWSER_FAILURES: Readonly<Record<string, U2fLoginReason>> = {
+  NotAllowedError: 'U2F_LOGIN_CANCELLED',
+  AbortError: 'U2F_LOGIN_CANCELLED',
+  SecurityError: 'U2F_LOGIN_WRONG_ORIGIN',
+};
+
+/** The configured RP ID this page's host belongs to (the host itself or a parent domain); the first one otherwise. */
+export function rpIdFor(host: string, rpIds: readonly string[]): string {
+  const name = host.replace(/:\d+$/, '').replace(/^\[|\]$/g, '').toLowerCase();
+  return rpIds.find((id) => name === id || name.endsWith(`.${id}`)) ?? rpIds[0]!;
+}
+
+export interface KeyStep {
+  /** The password was right: ask for a key, have one registered (forceMfa), or finish with ['pwd']. */
+  afterPassword(req: FastifyRequest, reply: FastifyReply, interaction: Any, userId: string): Promise<void>;
+  /** The step's page (a fresh challenge each time), with `error` when the last answer was refused. */
+  show(req: FastifyRequest, reply: FastifyReply, interaction: Any, lang: Language, loginName: string, error?: U2fLoginReason | { problem: string }): Promise<void>;
+  /** The page's form: the browser's answer, or its refusal. */
+  post(req: FastifyRequest, reply: FastifyReply, interaction: Any, lang: Language, loginName: string): Promise<void>;
+  /** The script route's handler. */
+  script(reply: FastifyReply): Promise<void>;
+}
+
+export function keyStep(deps: { ports: KeyStepPorts; flow: LoginFlow; hiddenToken: (uid: string) => string; now?: () => number }): KeyStep {
+  const { ports, flow } = deps;
+  const now = deps.now ?? Date.now;
+  const script = keyStepScript();
+  const rpIdOf = (req: FastifyRequest) => rpIdFor(String(req.headers.host ?? ''), ports.webauthn().rpIds);
+  /** Until the WebAuthn timeout, never after the login (the interaction) itself. */
+  const expiryOf = (interaction: Any) => Math.min(now() + ports.webauthn().timeoutMs, typeof interaction.exp === 'number' ? interaction.exp * 1000 : Infinity);
+
+  const send = (reply: FastifyReply, body: string) =>
+    reply.code(200).headers(LOGIN_HEADERS).header('content-security-policy', SCRIPT_CSP).type('text/html; charset=utf-8').send(body);
+
+  function body(lang: Language, uid: string, state: SecondFactorState, loginName: string, options: unknown, error?: U2fLoginReason | { problem: string }): string {
+    const enroll = state.step === 'enroll';
+    const text = error === undefined ? '' : typeof error === 'string' ? escapeHtml(renderMessage(error, lang, {})) : escapeHtml(error.problem);
+    const reason = typeof error === 'string' ? ` data-reason="${error}"` : '';
+    return (
+      `<h1>${t(lang, enroll ? 'enrollTitle' : 'keyTitle')}</h1>` +
+      `<p>${t(lang, enroll ? 'enrollPrompt' : 'keyPrompt', { username: loginName })}</p>` +
+      (text ? `<p class="error" role="alert"${reason}>${text}</p>` : '') +
+      `<div id="key-step" data-mode="${enroll ? 'register' : 'authenticate'}" data-options="${escapeHtml(JSON.stringify(options))}" hidden></div>` +
+      `<form id="key-form" method="post" action="${BASE}/${escapeHtml(uid)}/key">${deps.hiddenToken(uid)}` +
+      `<input type="hidden" id="key-response" name="response"><input type="hidden" id="key-failure" name="failure">` +
+      `<button type="button" id="key-start" disabled>${t(lang, enroll ? 'enrollUse' : 'keyUse')}</button></form>` +
+      `<noscript><p class="error">${t(lang, 'keyNoScript')}</p></noscript>` +
+      `<form method="post" action="${BASE}/${escapeHtml(uid)}/restart">${deps.hiddenToken(uid)}<button type="submit" class="secondary">${t(lang, 'notYou', { username: loginName })}</button></form>`
+    );
+  }
+
+  async function show(req: FastifyRequest, reply: FastifyReply, interaction: Any, lang: Language, loginName: string, error?: U2fLoginReason | { problem: string }): Promise<void> {
+    let state = secondFactorOf(interaction)!;
+    const rpId = rpIdOf(req);
+    let options: Any;
+    if (state.step === 'enroll') {
+      const started = await ports.startEnrollment(state.userId, rpId);
+      options = started.options;
+      state = { ...state, enrollU2fId: started.u2fId };
+    } else {
+      const keys = await ports.keysOf(state.userId, rpId);
+      options = await generateAuthenticationOptions({
+        rpID: rpId,
+        allowCredentials: keys.map((k) => ({ id: k.credentialId, transports: k.transports as Any })),
+        userVerification: 'discouraged',
+        timeout: ports.webauthn().timeoutMs,
+      });
+    }
+    await issueChallenge(interaction, state, { value: String(options.challenge), expiresAt: expiryOf(interaction) });
+    await send(reply, page(lang, t(lang, state.step === 'enroll' ? 'enrollTitle' : 'keyTitle'), body(lang, interaction.uid, state, loginName, options, error), script.path));
+  }
+
+  function answerOf(req: FastifyRequest): unknown {
+    const raw = (req.body as Record<string, unknown> | undefined)?.response;
+    if (typeof raw !== 'string' || raw.length === 0 || raw.length > MAX_ANSWER) return undefined;
+    try {
+      return JSON.parse(raw);
+    } catch {
+      return undefined;
+    }
+  }
+
+  async function post(req: FastifyRequest, reply: FastifyReply, interaction: Any, lang: Language, loginName: string): Promise<void> {
+    const current = secondFactorOf(interaction);
+    if (!current) return void (await reply.code(303).header('location', `${BASE}/${encodeURIComponent(interaction.uid)}`).send());
+    const { state, taken } = await takeChallenge(interaction, current);
+    const again = (error: U2fLoginReason | { problem: string }) => show(req, reply, interaction, lang, loginName, error);
+    const failure = (req.body as Record<string, unknown> | undefined)?.failure;
+    if (typeof failure === 'string' && failure) return again(BROWSER_FAILURES[failure.slice(0, 64)] ?? 'U2F_LOGIN_INVALID');
+    const answer = answerOf(req);
+    const clientData = assertionClientData(answer);
+    if (!clientData) return again('U2F_LOGIN_INVALID');
+    // An answer to a challenge of this login that was already taken (or replaced): a replay.
+    if (!taken || clientData.challenge !== taken.value) return again('U2F_LOGIN_REPLAYED');
+    if (now() > taken.expiresAt) return again('U2F_LOGIN_EXPIRED');
+    if (state.step === 'enroll') {
+      if (!state.enrollU2fId) return again('U2F_LOGIN_INVALID');
+      const done = await ports.finishEnrollment(state.userId, state.enrollU2fId, answer, t(lang, 'enrollKeyName'), lang);
+      if (!done.ok) return again({ problem: done.problem });
+      return completeSecondFactor(flow, req, reply, interaction, 'hwk');
+    }
+    const used = await ports.useKey({ userId: state.userId, clientId: interaction.params.client_id, response: answer, expectedChallenge: taken.value });
+    if (!used.ok) return again(used.reason);
+    return completeSecondFactor(flow, req, reply, interaction, 'hwk');
+  }
+
+  async function afterPassword(req: FastifyRequest, reply: FastifyReply, interaction: Any, userId: string): Promise<void> {
+    const keys = await ports.keysOf(userId, rpIdOf(req));
+    const step = keys.length > 0 ? 'key' : (await ports.mfaRequired(userId)) ? 'enroll' : undefined;
+    if (!step) {
+      await saveSecondFactor(interaction, undefined);
+      return flow.finishLogin(req, reply, interaction, userId, ['pwd']);
+    }
+    await beginSecondFactor(interaction, userId, step, now());
+    await reply.code(303).header('location', `${BASE}/${encodeURIComponent(interaction.uid)}`).headers(LOGIN_HEADERS).send();
+  }
+
+  return {
+    afterPassword,
+    show,
+    post,
+    async script(reply) {
+      await reply
+        .code(200)
+        .header('content-type', 'text/javascript; charset=utf-8')
+        .header('cache-control', 'public, max-age=31536000, immutable')
+        .header('x-content-type-options', 'nosniff')
+        .send(script.body);
+    },
+  };
+}

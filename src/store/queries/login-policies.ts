@@ -1,0 +1,17 @@
+// An org's own login policy (issue 18), read at every login of its users.
+import { sql, withDates, type SqlRunner } from '../sql.js';
+
+export interface LoginPolicyRow {
+  orgId: string;
+  forceMfa: boolean;
+  createdAt: Date;
+  changedAt: Date;
+  sequence: number;
+}
+
+export async function findLoginPolicy(db: SqlRunner, orgId: string): Promise<LoginPolicyRow | undefined> {
+  const [row] = await db.query<LoginPolicyRow>(sql`
+    select org_id as "orgId", force_mfa as "forceMfa", created_at as "createdAt", changed_at as "changedAt", sequence
+    from login_policies where org_id = ${orgId}`);
+  return withDates(row);
+}
