@@ -10,6 +10,14 @@ export const MAX_PAGE_LIMIT = 1000;
 /** Filters per request, and characters per filter value: a search is not a way to send megabytes. */
 export const MAX_QUERIES = 20;
 export const MAX_QUERY_TEXT = 200;
+/**
+ * The most bytes of stored JSON (apps' configurations, events' payloads) one
+ * list answer carries. A count alone does not bound an answer: one app's
+ * configuration may hold ~600,000 characters (oidc/bounds.ts), so 1,000 of them
+ * were ~600 MB. 3 MiB keeps an answer under the 4 MiB that gRPC clients
+ * (grpc-go, grpc-js) accept by default, with room for the message around it.
+ */
+export const MAX_ANSWER_BYTES = 3 * 1024 * 1024;
 
 export interface Page {
   offset: number;
@@ -25,6 +33,37 @@ export interface Listed<T> {
   /** The position of the last event applied to the read model when it was read. */
   processedSequence: bigint;
   at: Date;
+  /** Entries of the page left out because the answer reached MAX_ANSWER_BYTES (lists that can hold large entries). */
+  leftOut?: number;
+}
+
+/**
+ * How many leading entries of a page fit in `budget` bytes — always at least
+ * one, so a single entry larger than the budget (it cannot be, by the bounds)
+ * is still readable and a page is never empty while matches remain.
+ */
+export function entriesWithin(sizes: readonly number[], budget: number = MAX_ANSWER_BYTES): number {
+  let used = 0;
+  for (let i = 0; i < sizes.length; i++) {
+    used += sizes[i]!;
+    if (used > budget && i > 0) return i;
+  }
+  return sizes.length;
+}
+
+/**
+ * The 400 for an offset-paged list whose page does not fit in one answer: a
+ * shorter page would make clients that step by `limit` skip entries, so the
+ * request is refused and says which limit fits.
+ */
+export function pageTooLarge(what: { en: string; de: string }, offset: number, fitting: number): FieldViolation[] {
+  const mib = MAX_ANSWER_BYTES / (1024 * 1024);
+  return [
+    violation('query.limit', {
+      en: `is too large: the ${what.en} from offset ${offset} hold more than ${mib} MiB; at most ${fitting} fit in one answer, ask for limit ${fitting}`,
+      de: `ist zu groß: die ${what.de} ab Offset ${offset} umfassen mehr als ${mib} MiB; höchstens ${fitting} passen in eine Antwort, fragen Sie mit limit ${fitting}`,
+    }),
+  ];
 }
 
 /** The page of a ListQuery: limit 0 → the default, above the maximum → the maximum; offset as a safe integer. */
@@ -97,6 +136,8 @@ export interface EventSearch {
   after: bigint;
   asc: boolean;
   limit: number;
+  /** The answer's byte budget (default MAX_ANSWER_BYTES): fewer events than `limit` when their payloads are large. */
+  maxBytes?: number;
   editorUserId?: string;
   eventTypes: readonly string[];
   aggregateId?: string;

@@ -7,7 +7,7 @@ import type { Call, Caller } from '../commands/caller.js';
 import { invalidRequest, type FieldViolation } from '../domain/errors/keyhold-error.js';
 import { hasPermission, type Permission } from '../domain/identity/permissions.js';
 import { requiredId } from '../domain/identity/text-rules.js';
-import { pageOf, textFilters, tooManyQueries, type Listed, type SentText } from '../domain/lists.js';
+import { MAX_ANSWER_BYTES, pageOf, pageTooLarge, textFilters, tooManyQueries, type Listed, type SentText } from '../domain/lists.js';
 import type { AppView, OrgView, ProjectView, ReadModel, UserView } from './read-model.js';
 
 /** A ListQuery as the API hands it over. */
@@ -35,7 +35,10 @@ export async function listApps(
 ): Promise<Listed<AppView>> {
   const { filters, problems } = textFilters(input.names);
   const { project } = await projectForAppCall(read, call, input, 'project.app.read', [...tooManyQueries(input.queryCount), ...problems]);
-  return read.searchApps(project.id, filters, pageOf(input.page));
+  const page = pageOf(input.page);
+  const listed = await read.searchApps(project.id, filters, page, MAX_ANSWER_BYTES);
+  if (listed.leftOut) throw invalidRequest(pageTooLarge({ en: `${page.limit} apps`, de: `${page.limit} Apps` }, page.offset, listed.items.length));
+  return listed;
 }
 
 export async function listProjects(

@@ -153,7 +153,8 @@ export interface ReadModel extends Lookups {
   u2fTokensOf(userId: string): Promise<U2fView[]>;
   /** The token with this hash and its user, in one round trip (authentication's hot path). */
   patByHash(tokenHash: string): Promise<{ pat: PatView; user: UserView } | undefined>;
-  searchApps(projectId: string, names: readonly TextFilter[], page: Page): Promise<Listed<AppView>>;
+  /** At most `maxBytes` of configuration; `leftOut` counts the page's entries that did not fit. */
+  searchApps(projectId: string, names: readonly TextFilter[], page: Page, maxBytes: number): Promise<Listed<AppView>>;
   /** `projectIds` undefined: every project of the org; else only those. */
   searchProjects(orgId: string, projectIds: readonly string[] | undefined, names: readonly TextFilter[], page: Page): Promise<Listed<ProjectView>>;
   searchUsers(search: UserSearch, page: Page): Promise<Listed<UserView>>;
@@ -169,7 +170,7 @@ export interface ReadModel extends Lookups {
   appKeysOf(appId: string, page: Page): Promise<Listed<AppKeyListed>>;
   /** The org's own login policy; undefined: the default applies. */
   loginPolicyOf(orgId: string): Promise<LoginPolicyView | undefined>;
-  /** The audit log: events matching the search, in position order from the cursor, at most `limit`. */
+  /** The audit log: events matching the search, in position order from the cursor, at most `limit` and `maxBytes` of payload. */
   events(search: EventSearch): Promise<StoredEvent[]>;
   /** True once an `instance.added` committed. */
   isBootstrapped(): Promise<boolean>;

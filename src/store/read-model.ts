@@ -61,7 +61,7 @@ export function createReadModel(database: Pick<Database, 'db' | 'sql'>, observer
     patByHash: (tokenHash) => q.findPatByHash(db, tokenHash),
     isBootstrapped: () => q.isBootstrapped(db),
     defaultOrgId: async () => (await q.findInstance(db))?.defaultOrgId ?? undefined,
-    searchApps: (projectId, names, page) => q.searchApps(db, projectId, names, page),
+    searchApps: (projectId, names, page, maxBytes) => q.searchApps(db, projectId, names, page, maxBytes),
     searchProjects: (orgId, projectIds, names, page) => q.searchProjects(db, orgId, projectIds, names, page),
     searchUsers: (search, page) => q.searchUsers(db, search, page),
     searchOrgs: (orgIds, names, ids, page) => q.searchOrgs(db, orgIds, names, ids, page),

@@ -4,7 +4,7 @@
 import { and, asc, count, desc, eq, inArray, like, max, or, sql as dsql, type AnyColumn, type SQL } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import { displayNameKey, usernameKey } from '../../domain/identity/identifiers.js';
-import type { Listed, Page, TextFilter } from '../../domain/lists.js';
+import { entriesWithin, type Listed, type Page, type TextFilter } from '../../domain/lists.js';
 import type { UserSearch } from '../../queries/read-model.js';
 import type { Db } from '../database.js';
 import { apps, events, orgs, personalAccessTokens, projects, users } from '../schema.js';
@@ -66,9 +66,29 @@ async function listed<T>(
   return { items: items as T[], total: Number(counted?.n ?? 0), processedSequence: BigInt(position?.p ?? 0), at: new Date() };
 }
 
-export function searchApps<T>(db: Db, projectId: string, names: readonly TextFilter[], page: Page): Promise<Listed<T>> {
+/**
+ * Apps carry their configuration (up to ~600,000 characters each), so the page
+ * is read in two steps: the ids and stored sizes of its entries, then only the
+ * entries that fit in `maxBytes` (entriesWithin); `leftOut` says how many did not.
+ */
+export async function searchApps<T>(db: Db, projectId: string, names: readonly TextFilter[], page: Page, maxBytes: number): Promise<Listed<T>> {
   const where = all([eq(apps.projectId, projectId), ...names.map((f) => textCondition(apps.name, f, { column: apps.nameKey, key: displayNameKey }))]);
-  return listed(db, apps, where, page);
+  const order = page.asc ? [asc(apps.createdAt), asc(apps.id)] : [desc(apps.createdAt), desc(apps.id)];
+  const sized = await db
+    .select({ id: apps.id, bytes: dsql<number>`coalesce(octet_length(${apps.config}::text), 0)`.mapWith(Number) })
+    .from(apps)
+    .where(where)
+    .orderBy(...order)
+    .limit(page.limit)
+    .offset(page.offset);
+  const fitting = entriesWithin(sized.map((r) => r.bytes), maxBytes);
+  const ids = sized.slice(0, fitting).map((r) => r.id);
+  const [items, [counted], [position]] = await Promise.all([
+    ids.length ? db.select().from(apps).where(inArray(apps.id, ids)).orderBy(...order) : Promise.resolve([]),
+    db.select({ n: count() }).from(apps).where(where),
+    db.select({ p: max(events.position) }).from(events),
+  ]);
+  return { items: items as T[], total: Number(counted?.n ?? 0), processedSequence: BigInt(position?.p ?? 0), at: new Date(), leftOut: sized.length - fitting };
 }
 
 export function searchProjects<T>(db: Db, orgId: string, projectIds: readonly string[] | undefined, names: readonly TextFilter[], page: Page): Promise<Listed<T>> {
