@@ -33,6 +33,8 @@ export function jwtBearer(authorization: string | undefined): string | undefined
 
 type Answer = { status: number; body: Record<string, unknown>; wwwAuthenticate?: string };
 
+// The description also goes into a header, so it must stay plain ASCII (Node refuses
+// other characters there, and the request would die instead of answering 401).
 const invalid = (description: string): Answer => ({
   status: 401,
   body: { error: 'invalid_token', error_description: description },
@@ -63,10 +65,11 @@ export async function jwtUserinfo(token: string, deps: JwtUserinfoDeps): Promise
   const scope = typeof payload.scope === 'string' ? payload.scope : '';
   if (!scope.split(' ').includes('openid')) return { status: 403, body: { error: 'insufficient_scope', error_description: 'the token has no openid scope' } };
   const app = await deps.read.appByClientId(payload.client_id);
-  const client = app ? clientMetadata(app) : undefined;
-  if (!client) return invalid('the token’s client no longer exists');
+  // A deactivated app's tokens stop here as its opaque ones do at the adapter (DeactivateApp).
+  const client = app?.state === 'active' ? clientMetadata(app) : undefined;
+  if (!client) return invalid('the app of the token no longer exists or is deactivated');
   const account = await accountClaims({ oidc: { client } }, payload.sub, deps.read, deps.rolesOf);
-  if (!account) return invalid('the token’s user no longer exists');
+  if (!account) return invalid('the user of the token no longer exists or is not active');
   const claims = await account.claims('userinfo', scope);
   // Only the claims of the scopes the token carries (as the library filters for opaque tokens).
   const allowed = new Set(['sub', ...claimsOfScopes(scope)]);

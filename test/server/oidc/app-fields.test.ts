@@ -62,6 +62,23 @@ describe('accessTokenType', () => {
     expect(refused.status).toBe(401);
     expect(refused.headers.get('www-authenticate')).toContain('invalid_token');
     void p;
+    // Introspection and revocation refuse it by name (RFC 7009 unsupported_token_type), never
+    // `active: false`: a resource server must not mistake a live JWT for a revoked one.
+    const basic = `Basic ${Buffer.from(`${encodeURIComponent(app.clientId)}:${encodeURIComponent(app.clientSecret!)}`).toString("base64")}`;
+    for (const path of ['/oauth/v2/introspect', '/oauth/v2/revoke']) {
+      const res = await fetch(`${base}${path}`, {
+        method: 'POST',
+        headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ token: tokens.access_token, token_type_hint: 'access_token' }),
+      });
+      expect(res.status, path).toBe(400);
+      expect(await res.json(), path).toMatchObject({ error: 'unsupported_token_type' });
+    }
+    // Still good at userinfo after the refused revocation.
+    expect((await fetch(`${base}/oidc/v1/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(200);
+    // Deactivating the app ends it there at once.
+    expect((await kh.rest('POST', `/management/v1/projects/${projectId}/apps/${app.appId}/_deactivate`, {})).status).toBe(200);
+    expect((await fetch(`${base}/oidc/v1/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(401);
   });
 
   it('BEARER (default): an opaque access token', async () => {
