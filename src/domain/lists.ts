@@ -7,6 +7,16 @@ import { violation, type FieldViolation } from './errors/keyhold-error.js';
 export const DEFAULT_PAGE_LIMIT = 100;
 /** The most entries one answer holds: a larger limit is answered with this many (not refused). */
 export const MAX_PAGE_LIMIT = 1000;
+/**
+ * The most bytes of entries one page holds (issue 19: 300 large apps answered
+ * 113.6 MiB). An app's configuration may be ~600 KB, and an event's payload
+ * carries one, so 1000 entries alone bound nothing: a page of apps or events
+ * ends early once its entries' stored JSON passes this (at least one entry
+ * always comes). `details.totalResult` still counts every match; continue at
+ * `offset + result.length` (events: after the last `sequence`).
+ */
+export const MAX_PAGE_BYTES = 2 * 1024 * 1024;
+
 /** Filters per request, and characters per filter value: a search is not a way to send megabytes. */
 export const MAX_QUERIES = 20;
 export const MAX_QUERY_TEXT = 200;

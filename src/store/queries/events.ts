@@ -1,10 +1,12 @@
 // The audit log's query (ListEvents): the events table by its filters, in
-// position order from a cursor. Cold: drizzle builds it.
+// position order from a cursor, at most `limit` events or MAX_PAGE_BYTES of
+// payloads. Cold: drizzle builds it.
 import { and, asc, desc, eq, gt, gte, inArray, lt, lte, type SQL } from 'drizzle-orm';
 import type { StoredEvent } from '../../domain/events/index.js';
-import type { EventSearch } from '../../domain/lists.js';
+import { MAX_PAGE_BYTES, type EventSearch } from '../../domain/lists.js';
 import type { Db } from '../database.js';
 import { events } from '../schema.js';
+import { jsonBytes, takeWithinBudget } from './within-budget.js';
 
 export async function searchEvents(db: Db, s: EventSearch): Promise<StoredEvent[]> {
   const conditions: (SQL | undefined)[] = [
@@ -18,11 +20,14 @@ export async function searchEvents(db: Db, s: EventSearch): Promise<StoredEvent[
     s.since ? gte(events.createdAt, s.since) : undefined,
     s.until ? lte(events.createdAt, s.until) : undefined,
   ];
-  const rows = await db
-    .select()
-    .from(events)
-    .where(and(...conditions.filter((c): c is SQL => c !== undefined)))
-    .orderBy(s.asc ? asc(events.position) : desc(events.position))
-    .limit(s.limit);
+  // A payload may carry a whole app configuration (~600 KB): the page also ends at MAX_PAGE_BYTES.
+  const rows = await takeWithinBudget(s.limit, MAX_PAGE_BYTES, (e: { payload: unknown; position: bigint }) => jsonBytes(e.payload), (last, n) =>
+    db
+      .select()
+      .from(events)
+      .where(and(...[...conditions, last ? (s.asc ? gt(events.position, last.position) : lt(events.position, last.position)) : undefined].filter((c): c is SQL => c !== undefined)))
+      .orderBy(s.asc ? asc(events.position) : desc(events.position))
+      .limit(n),
+  );
   return rows as unknown as StoredEvent[];
 }

@@ -4,9 +4,10 @@
 import { and, asc, count, desc, eq, inArray, like, max, or, sql as dsql, type AnyColumn, type SQL } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import { displayNameKey, usernameKey } from '../../domain/identity/identifiers.js';
-import type { Listed, Page, TextFilter } from '../../domain/lists.js';
+import { MAX_PAGE_BYTES, type Listed, type Page, type TextFilter } from '../../domain/lists.js';
 import type { UserSearch } from '../../queries/read-model.js';
 import type { Db } from '../database.js';
+import { jsonBytes, takeWithinBudget } from './within-budget.js';
 import { appKeys, apps, events, orgs, personalAccessTokens, projects, u2fTokens, users } from '../schema.js';
 
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -58,21 +59,34 @@ export async function listed<T>(
   where: SQL | undefined,
   page: Page,
   columns?: Record<string, PgColumn>,
+  /** For rows that may be large: their size in bytes, and the page ends at MAX_PAGE_BYTES. */
+  sizeOf?: (row: T) => number,
 ): Promise<Listed<T>> {
   const t = table as typeof apps;
   const order = page.asc ? [asc(t.createdAt), asc(t.id)] : [desc(t.createdAt), desc(t.id)];
-  const rows = columns ? db.select(columns).from(t) : db.select().from(t);
-  const [items, [counted], [position]] = await Promise.all([
-    rows.where(where).orderBy(...order).limit(page.limit).offset(page.offset),
+  const rows = (extra?: SQL) => (columns ? db.select(columns).from(t) : db.select().from(t)).where(all([where, extra])).orderBy(...order);
+  // After a row: by (creation date, id) as the database holds them (microseconds; a JS Date has ms).
+  const after = (row: T) => dsql`(${t.createdAt}, ${t.id}) ${dsql.raw(page.asc ? '>' : '<')} (select c.created_at, c.id from ${t} c where c.id = ${(row as { id: string }).id})`;
+  const items = sizeOf
+    ? takeWithinBudget<T>(page.limit, MAX_PAGE_BYTES, sizeOf, async (last, n) =>
+        (await (last === undefined ? rows().limit(n).offset(page.offset) : rows(after(last)).limit(n))) as T[],
+      )
+    : rows().limit(page.limit).offset(page.offset);
+  const [taken, [counted], [position]] = await Promise.all([
+    items,
     db.select({ n: count() }).from(t).where(where),
     db.select({ p: max(events.position) }).from(events),
   ]);
-  return { items: items as T[], total: Number(counted?.n ?? 0), processedSequence: BigInt(position?.p ?? 0), at: new Date() };
+  return { items: taken as T[], total: Number(counted?.n ?? 0), processedSequence: BigInt(position?.p ?? 0), at: new Date() };
 }
 
 export function searchApps<T>(db: Db, projectId: string, names: readonly TextFilter[], page: Page): Promise<Listed<T>> {
   const where = all([eq(apps.projectId, projectId), ...names.map((f) => textCondition(apps.name, f, { column: apps.nameKey, key: displayNameKey }))]);
-  return listed(db, apps, where, page);
+  // An app's configuration may be ~600 KB: the page ends at MAX_PAGE_BYTES of them.
+  return listed<T>(db, apps, where, page, undefined, (row) => {
+    const app = row as unknown as { name: string; config: unknown };
+    return jsonBytes(app.config) + Buffer.byteLength(app.name);
+  });
 }
 
 export function searchProjects<T>(db: Db, orgId: string, projectIds: readonly string[] | undefined, names: readonly TextFilter[], page: Page): Promise<Listed<T>> {
