@@ -91,6 +91,8 @@ export type ListQuery = Message<"keyhold.object.v1.ListQuery"> & {
   /**
    * 0 means the default (100); more than the maximum (1000) is answered with
    * the maximum (details.total_result tells how many there are).
+   * A page of large entries (apps, events) also ends at 2 MiB of them, with
+   * fewer than `limit`: continue at offset + the entries received.
    *
    * @generated from field: uint32 limit = 2;
    */
