@@ -1,8 +1,8 @@
 // One page of large rows without reading more than the page may hold (issue 19):
 // rows come in chunks in the list's order, and the page ends at `limit` rows or
 // once their size passes `budget` bytes, whichever comes first. Each next chunk is
-// sized by the rows seen so far, so small rows take one or two queries and large
-// ones never make the process hold much more than the budget.
+// sized by the rows seen so far and at most twice the last, so small rows take a few
+// queries and large ones do not make the process hold much more than the budget.
 
 /** The first chunk: enough for small rows to need one more query at most. */
 const FIRST_CHUNK = 25;
@@ -31,9 +31,11 @@ export async function takeWithinBudget<R>(
       if (taken.length === limit) return taken;
     }
     if (rows.length < count) return taken;
-    // As many as the rest of the budget holds at the average size so far, plus one to find the end.
+    // As many as the rest of the budget holds at the average size so far (plus one to find the
+    // end), but at most twice the last chunk: small rows first must not make one chunk read a
+    // thousand large ones after them.
     const average = Math.max(1, bytes / taken.length);
-    count = Math.max(1, Math.min(limit - taken.length, Math.floor((budget - bytes) / average) + 1));
+    count = Math.max(1, Math.min(limit - taken.length, Math.floor((budget - bytes) / average) + 1, 2 * count));
   }
 }
 
