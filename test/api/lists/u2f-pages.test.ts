@@ -53,6 +53,15 @@ describe('ListU2FTokens pages', () => {
     expect(page.body.result.map((t: { id: string }) => t.id)).toEqual(oldestFirst.slice(1, 3));
   });
 
+  it('/openapi.json describes both routes: GET with query.offset/limit/asc, POST …/_search with a body', async () => {
+    const doc = (await kh.rest('GET', '/openapi.json', undefined, { authorization: '' })).body;
+    const get = doc.paths['/v2/users/{user_id}/u2f'].get;
+    expect(get.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['query.offset', 'query.limit', 'query.asc']));
+    const post = doc.paths['/v2/users/{user_id}/u2f/_search'].post;
+    expect(post.requestBody).toBeDefined();
+    expect(post.operationId).not.toBe(get.operationId);
+  });
+
   it('gRPC: the same page; a limit above the maximum is answered with what there is; past the end is empty', async () => {
     const users = kh.client(UserService, 'grpc', user.token);
     const page = await users.listU2FTokens({ userId: user.userId, query: { offset: 5n, limit: 4, asc: true } });
