@@ -101,6 +101,9 @@ export function searchList<T>(opts: SearchListOptions<T>): SearchList {
     window.history.replaceState(window.history.state, '', `#${path}${query ? `?${query}` : ''}`);
   };
   let seq = 0;
+  // Where the page on screen ends; the next one starts right after it (the server answers
+  // full pages or none: a page of apps past MAX_ANSWER_BYTES is refused, naming the limit that fits).
+  let shownUntil = 0;
 
   const load = async (announceIt: boolean) => {
     const mine = ++seq;
@@ -129,6 +132,7 @@ export function searchList<T>(opts: SearchListOptions<T>): SearchList {
     );
     const first = page.items.length ? offset + 1 : 0;
     const last = offset + page.items.length;
+    shownUntil = last;
     range.textContent = page.total ? `${first}\u2013${last} of ${page.total} ${opts.noun}` : `0 ${opts.noun}`;
     prev.disabled = offset === 0;
     next.disabled = last >= page.total;
@@ -154,7 +158,7 @@ export function searchList<T>(opts: SearchListOptions<T>): SearchList {
     void load(true);
   });
   next.addEventListener('click', () => {
-    offset += Number(size.value);
+    offset = shownUntil > offset ? shownUntil : offset + Number(size.value);
     void load(true);
   });
 

@@ -32,7 +32,7 @@ export function createQueries(read: ReadModel, clock: Clock) {
     listOrganizations: (call: Call, input: { page?: SentPage; names: SentText[]; ids: string[]; queryCount: number }) =>
       listOrganizations(read, call, input),
     getUser: (call: Call, input: { userId: string }) => getUser(read, call, input),
-    listU2fTokens: (call: Call, input: { userId: string }) => listU2fTokens(read, call, { ...input, now: clock.now() }),
+    listU2fTokens: (call: Call, input: { userId: string; page?: SentPage }) => listU2fTokens(read, call, { ...input, now: clock.now() }),
     myUser: (call: Call) => myUser(read, call),
     getLoginPolicy: (call: Call) => getLoginPolicy(read, call),
   };

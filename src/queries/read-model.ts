@@ -151,6 +151,8 @@ export interface ReadModel extends Lookups {
   passwordOf(userId: string): Promise<PasswordFacts | undefined>;
   /** The user's security keys, pending and ready, oldest first. */
   u2fTokensOf(userId: string): Promise<U2fView[]>;
+  /** One page of them (ListU2FTokens). */
+  u2fTokensPage(userId: string, page: Page): Promise<Listed<U2fView>>;
   /** The token with this hash and its user, in one round trip (authentication's hot path). */
   patByHash(tokenHash: string): Promise<{ pat: PatView; user: UserView } | undefined>;
   /** At most `maxBytes` of configuration; `leftOut` counts the page's entries that did not fit. */

@@ -3,7 +3,9 @@ import { userForCaller } from '../commands/access.js';
 import type { Call } from '../commands/caller.js';
 import { invalidRequest, KeyholdError } from '../domain/errors/keyhold-error.js';
 import { requiredId } from '../domain/identity/text-rules.js';
+import { pageOf, type Listed } from '../domain/lists.js';
 import { shownState } from '../domain/u2f/decider.js';
+import type { SentPage } from './lists.js';
 import type { ReadModel, U2fView, UserView } from './read-model.js';
 
 export async function getUser(read: ReadModel, { caller }: Call, input: { userId: string }): Promise<UserView> {
@@ -18,12 +20,13 @@ export async function getUser(read: ReadModel, { caller }: Call, input: { userId
 /** A security key as listed: a pending registration past its expiry shows as expired. */
 export type ListedU2f = U2fView & { shown: 'pending' | 'ready' | 'expired' };
 
-export async function listU2fTokens(read: ReadModel, { caller }: Call, input: { userId: string; now: number }): Promise<ListedU2f[]> {
+export async function listU2fTokens(read: ReadModel, { caller }: Call, input: { userId: string; now: number; page?: SentPage }): Promise<Listed<ListedU2f>> {
   const violations = requiredId('userId', input.userId);
   if (violations.length) throw invalidRequest(violations);
   const user = await userForCaller(read, caller, input.userId, 'user.read');
-  const rows = await read.u2fTokensOf(user.id);
-  return rows.map((t) => ({ ...t, shown: shownState(t.state, t.expiresAt, input.now) }));
+  // Without a query: oldest first, the order this list had before it had pages.
+  const listed = await read.u2fTokensPage(user.id, input.page ? pageOf(input.page) : { ...pageOf(undefined), asc: true });
+  return { ...listed, items: listed.items.map((t) => ({ ...t, shown: shownState(t.state, t.expiresAt, input.now) })) };
 }
 
 /** The caller's own user and its roles ("ROLE" instance-wide, else "ROLE@<scope type>:<scope id>"). */

@@ -174,6 +174,7 @@ function fieldNamed(message: DescMessage, name: string): DescField {
 export function openApiDocument(routes: readonly RestRoute[], options: OpenApiOptions): JsonObject {
   const components = new Components();
   const paths: Record<string, Record<string, Schema>> = {};
+  const operationIds = new Set<string>();
   for (const route of routes) {
     const { method } = route;
     const service = method.parent;
@@ -182,7 +183,8 @@ export function openApiDocument(routes: readonly RestRoute[], options: OpenApiOp
     const rest = method.input.fields.filter((f) => !pathFields.includes(f));
     const parameters: Schema[] = pathFields.map((f, i) => ({ name: params[i], in: 'path', required: true, schema: components.field(f) }));
     const operation: Schema = {
-      operationId: `${service.name}_${method.name}`,
+      // An additional binding of the same method gets its own id (OpenAPI wants them unique).
+      operationId: operationIds.has(`${service.name}_${method.name}`) ? `${service.name}_${method.name}_${route.httpMethod}` : `${service.name}_${method.name}`,
       tags: [service.typeName],
       summary: method.name,
       description: `The REST form of ${service.typeName}/${method.name}, also served over gRPC, gRPC-Web and Connect.`,
@@ -196,6 +198,12 @@ export function openApiDocument(routes: readonly RestRoute[], options: OpenApiOp
       for (const f of rest.filter(queryable)) {
         parameters.push({ name: f.jsonName, in: 'query', required: false, schema: components.field(f), ...(f.fieldKind === 'list' ? { style: 'form', explode: true } : {}) });
       }
+      // A message's scalar fields by their dotted path (`query.limit`), as rest.ts reads them.
+      for (const f of rest.filter((f) => f.fieldKind === 'message' && !queryable(f) && !f.message.typeName.startsWith('google.'))) {
+        for (const inner of f.fieldKind === 'message' ? f.message.fields.filter((g) => g.fieldKind === 'scalar' || g.fieldKind === 'enum') : []) {
+          parameters.push({ name: `${f.jsonName}.${inner.jsonName}`, in: 'query', required: false, schema: components.field(inner) });
+        }
+      }
     }
     if (parameters.length > 0) operation.parameters = parameters;
     operation.responses = {
@@ -203,6 +211,7 @@ export function openApiDocument(routes: readonly RestRoute[], options: OpenApiOp
       default: { $ref: '#/components/responses/Error' },
     };
     if (options.publicMethods.has(`${service.typeName}/${method.name}`)) operation.security = [];
+    operationIds.add(operation.operationId as string);
     (paths[path] ??= {})[route.httpMethod.toLowerCase()] = operation;
   }
 

@@ -3,7 +3,7 @@
 // takes the JSON body, GET query parameters set scalar fields. The request then
 // runs through the same interceptors and implementation as gRPC and Connect.
 import type { IncomingHttpHeaders } from 'node:http';
-import { fromJson, getOption, toJson, type DescField, type DescMethod, type DescService, type JsonObject, type JsonValue } from '@bufbuild/protobuf';
+import { fromJson, getOption, toJson, type DescField, type DescMessage, type DescMethod, type DescService, type JsonObject, type JsonValue } from '@bufbuild/protobuf';
 import { Code, ConnectError, createHandlerContext, createServiceImplSpec, type ContextValues, type Interceptor, type ServiceImpl } from '@connectrpc/connect';
 import { invokeUnaryImplementation } from '@connectrpc/connect/protocol';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -33,14 +33,18 @@ export function restRoutesOf(services: readonly DescService[]): RestRoute[] {
   for (const service of services) {
     for (const method of service.methods) {
       const rule = getOption(method, httpRule);
-      const pattern = rule.pattern;
-      if (!pattern.case || pattern.case === 'custom') continue;
-      routes.push({
-        httpMethod: pattern.case.toUpperCase() as RestRoute['httpMethod'],
-        path: pattern.value.replace(/\{([a-z_][a-z0-9_]*)\}/g, ':$1'),
-        method,
-        bodyStar: rule.body === '*',
-      });
+      // The rule and its additional bindings (one level, as grpc-gateway): e.g. a list's
+      // GET kept next to its POST …/_search.
+      for (const binding of [rule, ...rule.additionalBindings]) {
+        const pattern = binding.pattern;
+        if (!pattern.case || pattern.case === 'custom') continue;
+        routes.push({
+          httpMethod: pattern.case.toUpperCase() as RestRoute['httpMethod'],
+          path: pattern.value.replace(/\{([a-z_][a-z0-9_]*)\}/g, ':$1'),
+          method,
+          bodyStar: binding.body === '*',
+        });
+      }
     }
   }
   return routes;
@@ -62,6 +66,27 @@ function queryValue(field: DescField, raw: string): JsonValue {
   return raw;
 }
 
+/**
+ * A query parameter's field: `limit`, or a dotted path into message fields as grpc-gateway
+ * takes them (`query.limit`), with the JSON object the value goes into. Unknown: no field.
+ */
+function queryField(input: DescMessage, key: string, json: JsonObject): { field?: DescField; target: JsonObject } {
+  const names = key.split('.');
+  let message = input;
+  let target = json;
+  for (const name of names.slice(0, -1)) {
+    const field = fieldByName(message, name);
+    if (field?.fieldKind !== 'message' || field.message.typeName.startsWith('google.protobuf.')) return { target };
+    const inner = target[field.jsonName];
+    const next: JsonObject = typeof inner === 'object' && inner !== null && !Array.isArray(inner) ? inner : {};
+    target[field.jsonName] = next;
+    target = next;
+    message = field.message;
+  }
+  const field = fieldByName(message, names[names.length - 1]!);
+  return { field: field && field.fieldKind !== 'message' && field.fieldKind !== 'map' ? field : undefined, target };
+}
+
 /** Builds the request message; every problem becomes a 400 naming the field. */
 function requestMessage(route: RestRoute, req: FastifyRequest): unknown {
   const input = route.method.input;
@@ -76,7 +101,7 @@ function requestMessage(route: RestRoute, req: FastifyRequest): unknown {
   }
   const query = (req.query ?? {}) as Record<string, string | string[]>;
   for (const [key, raw] of Object.entries(query)) {
-    const field = fieldByName(input, key);
+    const { field, target } = queryField(input, key, json);
     if (!field) {
       // Named only when it looks like a field name: a token pasted into the query
       // (`?kh_…`) must not come back in the answer. Values are never echoed.
@@ -86,7 +111,7 @@ function requestMessage(route: RestRoute, req: FastifyRequest): unknown {
       ]);
     }
     const values = Array.isArray(raw) ? raw : [raw];
-    json[field.jsonName] = field.fieldKind === 'list' ? values.map((v) => queryValue(field, v)) : queryValue(field, values[values.length - 1]);
+    target[field.jsonName] = field.fieldKind === 'list' ? values.map((v) => queryValue(field, v)) : queryValue(field, values[values.length - 1]);
   }
   // Path parameters win over body fields of the same name, as in grpc-gateway.
   for (const [name, value] of Object.entries((req.params ?? {}) as Record<string, string>)) {

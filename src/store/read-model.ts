@@ -58,6 +58,7 @@ export function createReadModel(database: Pick<Database, 'db' | 'sql'>, observer
     usersByLoginName: (username, orgId, limit) => q.findUsersByLoginName(db, username, orgId, limit),
     passwordOf: (userId) => q.findPasswordOf(sql, userId),
     u2fTokensOf: (userId) => q.listU2fOfUser(db, userId),
+    u2fTokensPage: (userId, page) => q.listU2fPage(db, userId, page),
     patByHash: (tokenHash) => q.findPatByHash(db, tokenHash),
     isBootstrapped: () => q.isBootstrapped(db),
     defaultOrgId: async () => (await q.findInstance(db))?.defaultOrgId ?? undefined,

@@ -4,7 +4,7 @@ import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { ServiceImpl } from '@connectrpc/connect';
 import { U2FState, type UserService } from '../../../gen/keyhold/user/v2/user_pb.js';
 import { callOf, type ApiDeps } from '../context.js';
-import { writeDetails } from '../details.js';
+import { listDetailsV2, writeDetails } from '../details.js';
 
 type Impl = ServiceImpl<typeof UserService>;
 
@@ -32,9 +32,10 @@ export function u2fHandlers({ commands, queries }: ApiDeps): Pick<Impl, 'registe
     },
 
     async listU2FTokens(req, ctx) {
-      const tokens = await queries.listU2fTokens(callOf(ctx), { userId: req.userId });
+      const listed = await queries.listU2fTokens(callOf(ctx), { userId: req.userId, page: req.query });
       return {
-        result: tokens.map((t) => ({
+        details: listDetailsV2(listed),
+        result: listed.items.map((t) => ({
           id: t.id,
           name: t.name ?? '',
           state: SHOWN_STATE[t.shown],

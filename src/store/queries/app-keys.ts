@@ -1,9 +1,8 @@
 // Keys of private_key_jwt apps (issue 18): the public keys the token endpoint
-// verifies client assertions with, and ListAppKeys' page.
-import { and, asc, count, desc, eq, gt, max } from 'drizzle-orm';
-import type { Listed, Page } from '../../domain/lists.js';
+// verifies client assertions with (ListAppKeys' page: search.ts).
+import { and, asc, eq, gt } from 'drizzle-orm';
 import type { Db } from '../database.js';
-import { appKeys, events } from '../schema.js';
+import { appKeys } from '../schema.js';
 
 export interface AppKeyListedRow {
   id: string;
@@ -22,22 +21,4 @@ export async function liveAppKeys(db: Db, appId: string, now: Date): Promise<Rec
     .where(and(eq(appKeys.appId, appId), gt(appKeys.expiresAt, now)))
     .orderBy(asc(appKeys.createdAt), asc(appKeys.id));
   return rows.map((r) => r.publicKey as Record<string, unknown>);
-}
-
-/** One page of the app's keys (expired ones included), never a key itself. */
-export async function listAppKeys(db: Db, appId: string, page: Page): Promise<Listed<AppKeyListedRow>> {
-  const order = page.asc ? [asc(appKeys.createdAt), asc(appKeys.id)] : [desc(appKeys.createdAt), desc(appKeys.id)];
-  const where = eq(appKeys.appId, appId);
-  const [items, [counted], [position]] = await Promise.all([
-    db
-      .select({ id: appKeys.id, appId: appKeys.appId, orgId: appKeys.orgId, type: appKeys.type, expiresAt: appKeys.expiresAt, createdAt: appKeys.createdAt })
-      .from(appKeys)
-      .where(where)
-      .orderBy(...order)
-      .limit(page.limit)
-      .offset(page.offset),
-    db.select({ n: count() }).from(appKeys).where(where),
-    db.select({ p: max(events.position) }).from(events),
-  ]);
-  return { items, total: Number(counted?.n ?? 0), processedSequence: BigInt(position?.p ?? 0), at: new Date() };
 }

@@ -7,7 +7,7 @@ import { displayNameKey, usernameKey } from '../../domain/identity/identifiers.j
 import { entriesWithin, type Listed, type Page, type TextFilter } from '../../domain/lists.js';
 import type { UserSearch } from '../../queries/read-model.js';
 import type { Db } from '../database.js';
-import { apps, events, orgs, personalAccessTokens, projects, users } from '../schema.js';
+import { appKeys, apps, events, orgs, personalAccessTokens, projects, u2fTokens, users } from '../schema.js';
 
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
@@ -43,27 +43,31 @@ function textCondition(column: PgColumn, f: TextFilter, folded?: { column: PgCol
 const all = (conditions: (SQL | undefined)[]): SQL | undefined => and(...conditions.filter((c): c is SQL => c !== undefined));
 const FALSE = dsql`false`;
 
-async function listed<T>(
+/** A table a list pages through: each has an id and a creation date, the list's order. */
+type ListedTable = typeof apps | typeof projects | typeof users | typeof orgs | typeof personalAccessTokens | typeof appKeys | typeof u2fTokens;
+
+/**
+ * The shared page of every list: `where`'s matches in the stable order (creation date,
+ * then id; asc or desc), `page.limit` of them from `page.offset`, their count and the
+ * read model's position. `columns` picks what is read (a list that never shows a hash
+ * or a key does not read it); without it, the whole row.
+ */
+export async function listed<T>(
   db: Db,
-  table: typeof apps | typeof projects | typeof users | typeof orgs | typeof personalAccessTokens,
+  table: ListedTable,
   where: SQL | undefined,
   page: Page,
+  columns?: Record<string, PgColumn>,
 ): Promise<Listed<T>> {
-  const order = page.asc ? [asc(table.createdAt), asc(table.id)] : [desc(table.createdAt), desc(table.id)];
-  const [items, [counted], [position]] = await Promise.all([
-    table === personalAccessTokens
-      ? db
-          .select({ id: personalAccessTokens.id, userId: personalAccessTokens.userId, orgId: personalAccessTokens.orgId, expiresAt: personalAccessTokens.expiresAt, createdAt: personalAccessTokens.createdAt })
-          .from(personalAccessTokens)
-          .where(where)
-          .orderBy(...order)
-          .limit(page.limit)
-          .offset(page.offset)
-      : db.select().from(table as typeof apps).where(where).orderBy(...order).limit(page.limit).offset(page.offset),
-    db.select({ n: count() }).from(table as typeof apps).where(where),
+  const t = table as typeof apps;
+  const order = page.asc ? [asc(t.createdAt), asc(t.id)] : [desc(t.createdAt), desc(t.id)];
+  const items = (columns ? db.select(columns).from(t) : db.select().from(t)).where(where).orderBy(...order).limit(page.limit).offset(page.offset);
+  const [taken, [counted], [position]] = await Promise.all([
+    items,
+    db.select({ n: count() }).from(t).where(where),
     db.select({ p: max(events.position) }).from(events),
   ]);
-  return { items: items as T[], total: Number(counted?.n ?? 0), processedSequence: BigInt(position?.p ?? 0), at: new Date() };
+  return { items: taken as T[], total: Number(counted?.n ?? 0), processedSequence: BigInt(position?.p ?? 0), at: new Date() };
 }
 
 /**
@@ -131,5 +135,17 @@ export function searchOrgs<T>(db: Db, orgIds: readonly string[] | undefined, nam
 
 /** A user's tokens without their hashes. */
 export function listPats<T>(db: Db, userId: string, page: Page): Promise<Listed<T>> {
-  return listed(db, personalAccessTokens, eq(personalAccessTokens.userId, userId), page);
+  const p = personalAccessTokens;
+  return listed(db, p, eq(p.userId, userId), page, { id: p.id, userId: p.userId, orgId: p.orgId, expiresAt: p.expiresAt, createdAt: p.createdAt });
+}
+
+/** One page of the app's keys (expired ones included), never a key itself. */
+export function listAppKeys<T>(db: Db, appId: string, page: Page): Promise<Listed<T>> {
+  const k = appKeys;
+  return listed(db, k, eq(k.appId, appId), page, { id: k.id, appId: k.appId, orgId: k.orgId, type: k.type, expiresAt: k.expiresAt, createdAt: k.createdAt });
+}
+
+/** One page of a user's security keys, pending and ready (ListU2FTokens). */
+export function listU2fPage<T>(db: Db, userId: string, page: Page): Promise<Listed<T>> {
+  return listed(db, u2fTokens, eq(u2fTokens.userId, userId), page);
 }

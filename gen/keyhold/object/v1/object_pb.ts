@@ -91,6 +91,8 @@ export type ListQuery = Message<"keyhold.object.v1.ListQuery"> & {
   /**
    * 0 means the default (100); more than the maximum (1000) is answered with
    * the maximum (details.total_result tells how many there are).
+   * A page of apps whose configurations pass 3 MiB is refused (INVALID_ARGUMENT
+   * at query.limit, naming the limit that fits); no answer is larger.
    *
    * @generated from field: uint32 limit = 2;
    */

@@ -28,6 +28,8 @@ export type ListQuery = Message<"keyhold.object.v2.ListQuery"> & {
 
   /**
    * 0 means the default (100); more than the maximum (1000) gets the maximum.
+   * A page of apps whose configurations pass 3 MiB is refused (INVALID_ARGUMENT
+   * at query.limit, naming the limit that fits); no answer is larger.
    *
    * @generated from field: uint32 limit = 2;
    */
