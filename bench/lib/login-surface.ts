@@ -129,7 +129,11 @@ export async function keyLogin(t: SurfaceTarget, user: { username: string; key: 
   const answer = user.key.makeAssertion({ challenge: keyChallenge, origin: t.origin!, rpId, signCount: 0 });
   await submit('key', { response: JSON.stringify(answer) });
   if (!step.left) throw new Error(`the key login did not return to the app: ${step.url.pathname} ${step.html?.match(/role="alert"[^>]*>[^<]*/)?.[0] ?? ''}`);
-  return redeem(t, step.left, verifier);
+  const tokens = await redeem(t, step.left, verifier);
+  // The ID token says how the user authenticated: the key step must have counted (amr hwk).
+  const claims = JSON.parse(Buffer.from(String(tokens.id_token).split('.')[1], 'base64url').toString()) as { amr?: string[] };
+  if (!claims.amr?.includes('hwk')) throw new Error(`the key login's ID token has amr ${JSON.stringify(claims.amr)}, not hwk`);
+  return tokens;
 }
 
 /** N refresh chains by full logins (Keyhold), one per virtual user. */
