@@ -85,7 +85,8 @@ async function closedLoop(
         }
         const after = performance.now();
         lastEnd = Math.max(lastEnd, after);
-        if (windowStart !== undefined && before >= windowStart && after <= windowEndsAt) {
+        // Completed inside the window, as the worker counts (also one begun before it).
+        if (windowStart !== undefined && after > windowStart && after <= windowEndsAt) {
           ops++;
           latencies.push(after - before);
         }
