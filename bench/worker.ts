@@ -342,6 +342,12 @@ async function runScenario(req: Extract<WorkerRequest, { cmd: 'run' }>): Promise
     peakRss = peakRssBytes(serverPid);
   };
   if (warmupMs <= 0) openWindow(performance.now());
+  // The window also opens and closes on time when no caller starts an operation then
+  // (operations longer than the window: logins at c=64 on a loaded machine).
+  const timers = [
+    setTimeout(() => windowStart === undefined && openWindow(performance.now()), warmupMs),
+    setTimeout(() => windowStart !== undefined && windowEnd === undefined && closeWindow(performance.now()), warmupMs + durationMs),
+  ];
 
   await Promise.all(
     Array.from({ length: concurrency }, async (_, vu) => {
@@ -371,6 +377,7 @@ async function runScenario(req: Extract<WorkerRequest, { cmd: 'run' }>): Promise
       }
     }),
   );
+  for (const timer of timers) clearTimeout(timer);
   const end = performance.now();
   if (windowStart === undefined) openWindow(end);
   if (windowEnd === undefined) closeWindow(end);
