@@ -75,7 +75,7 @@ const provider = new Provider(issuer, {
       }),
     },
   },
-  ttl: { AccessToken: 12 * 3600, RefreshToken: 30 * 24 * 3600, Grant: 90 * 24 * 3600, IdToken: 12 * 3600 },
+  ttl: { AccessToken: 12 * 3600, ClientCredentials: 12 * 3600, RefreshToken: 30 * 24 * 3600, Grant: 90 * 24 * 3600, IdToken: 12 * 3600 },
 });
 provider.on('server_error', (_ctx, e) => console.error('[peer] server_error', e));
 
