@@ -1,5 +1,5 @@
 // The peer (issue 21): a bare oidc-provider 9.13.3 with its in-memory adapter
-// (the library's default adapter, no storage at all) in its own process — the
+// (the library's MemoryAdapter, no storage at all; only its size cap lifted) in its own process — the
 // library's ceiling on this machine for the same token requests Keyhold
 // answers. Forked by bench/run.ts with IPC; argv[2] = JSON { port, chains }.
 // It answers the parent with { port, target }: the clients' credentials and
@@ -13,6 +13,10 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import Provider from 'oidc-provider';
+// The library's own in-memory adapter and its LRU, but not capped at 1,000 entries (its default): a
+// run issues hundreds of thousands of tokens, and the cap evicted the prepared grants and chains.
+import MemoryAdapter from 'oidc-provider/lib/adapters/memory_adapter.js';
+import LRU from 'oidc-provider/lib/helpers/lru.js';
 
 const { port, chains } = JSON.parse(process.argv[2] ?? '{}');
 const issuer = `http://localhost:${port}`;
@@ -30,7 +34,10 @@ const clients = {
 };
 const machine = (c) => ({ client_id: c.clientId, client_secret: c.clientSecret, grant_types: ['client_credentials'], response_types: [], redirect_uris: [] });
 
+const store = new LRU({ maxSize: 50_000_000 });
+
 const provider = new Provider(issuer, {
+  adapter: (model) => new MemoryAdapter(model, store),
   clients: [
     machine(clients.ccBearer),
     machine(clients.ccJwt),
