@@ -69,8 +69,18 @@ export function floor(b: BackendResult, name: FloorResult['floor'], c?: number):
 /** The ratios to the floors of the same run, for one scenario row. */
 function ratios(b: BackendResult, s: ScenarioResult, peer?: BenchResult['peer']): string {
   const parts: string[] = [];
-  if (LOGINS.includes(s.scenario)) parts.push(`${pct(s.opsPerSecond, floor(b, 'argon2', s.concurrency)?.opsPerSecond)} of argon2id`);
-  else if (SURFACE.includes(s.scenario)) parts.push(`${pct(s.opsPerSecond, peerOf(peer, s.scenario, s.concurrency)?.opsPerSecond)} of peer`);
+  // Also server CPU per operation against the reference's: the figure other load on the machine moves least.
+  const times = (a: number, ref: number | undefined) => (ref && ref > 0 && Number.isFinite(a) && a > 0 ? `CPU/op ${fmt(a / ref, 1)}×` : '');
+  if (LOGINS.includes(s.scenario)) {
+    const f = floor(b, 'argon2', s.concurrency);
+    const floorCpuMs = f && f.opsPerSecond > 0 ? (f.cpuPercent * 10) / f.opsPerSecond : undefined;
+    parts.push(`${pct(s.opsPerSecond, f?.opsPerSecond)} of argon2id`);
+    if (s.ops > 0) parts.push(times(s.serverCpuMsPerOp, floorCpuMs));
+  } else if (SURFACE.includes(s.scenario)) {
+    const p = peerOf(peer, s.scenario, s.concurrency);
+    parts.push(`${pct(s.opsPerSecond, p?.opsPerSecond)} of peer`);
+    if (s.ops > 0 && p && p.ops > 0) parts.push(times(s.serverCpuMsPerOp, p.serverCpuMsPerOp));
+  }
   const noop = scenario(b, s.scenario.endsWith('rest') ? 'healthz-rest' : 'healthz-grpc', s.concurrency);
   if (s.scenario.startsWith('oidc')) {
     parts.push(`${pct(s.opsPerSecond, floor(b, 'insert-oidc', s.concurrency)?.opsPerSecond)} of insert`);
@@ -80,7 +90,7 @@ function ratios(b: BackendResult, s: ScenarioResult, peer?: BenchResult['peer'])
     parts.push(`${pct(s.opsPerSecond, floor(b, 'insert-u2f', s.concurrency)?.opsPerSecond)} of insert`);
     parts.push(`${pct(s.opsPerSecond, noop?.opsPerSecond)} of no-op`);
   }
-  return parts.join(' · ') || '(floor)';
+  return parts.filter(Boolean).join(' · ') || '(floor)';
 }
 
 const peerOf = (peer: BenchResult['peer'], name: ScenarioName, c: number) => peer?.scenarios.find((x) => x.scenario === name && x.concurrency === c);
