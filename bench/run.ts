@@ -16,6 +16,9 @@
 //                       login-key (default all)
 //   BENCH_FLOORS        0 to skip the floors (default 1): raw verify, raw append, argon2id verify, and
 //                       the bare oidc-provider peer (bench/peer.mjs) for the token requests
+//   BENCH_LOGIN_WARMUP_MS  warm-up of the two login scenarios (default 5000, at least BENCH_WARMUP_MS):
+//                       their callers all start at once and, sharing the CPU, finish their first
+//                       logins together seconds later; the window must start after that
 //   BENCH_README        1 to write the login-surface table into README.md (default: on for a run
 //                       without BENCH_RESULTS_DIR)
 //   BENCH_PG_ADMIN_URL  where fresh databases are created (default postgres://postgres@127.0.0.1:5432/postgres)
@@ -67,6 +70,7 @@ const config = {
   u2fPoolMax: num(env.BENCH_U2F_POOL_MAX, 40000),
   users: 64,
   resultsDir: env.BENCH_RESULTS_DIR ? path.resolve(env.BENCH_RESULTS_DIR) : undefined,
+  loginWarmupMs: Math.max(num(env.BENCH_LOGIN_WARMUP_MS, 5000), num(env.BENCH_WARMUP_MS, 1000)),
   readme: env.BENCH_README ? env.BENCH_README === '1' : !env.BENCH_RESULTS_DIR,
 };
 const surfaceSelected = () => config.scenarios.filter((s): s is SurfaceScenario => (SURFACE_SCENARIOS as readonly string[]).includes(s));
@@ -296,7 +300,8 @@ async function benchBackend(backend: 'pglite' | 'postgres', tag: string): Promis
               log(`${backend}: prepared ${prep.prepared} pending registrations with fresh credentials in ${prep.ms} ms`);
             }
           }
-          const r = await worker.call<ScenarioResult>({ cmd: 'run', scenario, concurrency, warmupMs: config.warmupMs, durationMs: config.durationMs });
+          const warmupMs = scenario === 'login' || scenario === 'login-key' ? config.loginWarmupMs : config.warmupMs;
+          const r = await worker.call<ScenarioResult>({ cmd: 'run', scenario, concurrency, warmupMs, durationMs: config.durationMs });
           result.scenarios.push(r);
           log(`${backend}: ${fmtResult(r)}`);
           if (r.errors) log(`${backend}:   errors, e.g. ${r.errorSamples.join(' | ')}`);
