@@ -11,8 +11,16 @@
 //   BENCH_FLOOR_MS      measured time per floor (default 5000)
 //   BENCH_CONCURRENCY   comma list (default 1,16,64)
 //   BENCH_BACKENDS      comma list of pglite, postgres (default both)
-//   BENCH_SCENARIOS     comma list of healthz-grpc, healthz-rest, oidc-grpc, oidc-rest, u2f-grpc (default all)
-//   BENCH_FLOORS        0 to skip the floors (default 1)
+//   BENCH_SCENARIOS     comma list of healthz-grpc, healthz-rest, oidc-grpc, oidc-rest, u2f-grpc and the
+//                       login surface (issue 21): cc-bearer, cc-jwt, refresh, introspect, userinfo, login,
+//                       login-key (default all)
+//   BENCH_FLOORS        0 to skip the floors (default 1): raw verify, raw append, argon2id verify, and
+//                       the bare oidc-provider peer (bench/peer.mjs) for the token requests
+//   BENCH_LOGIN_WARMUP_MS  warm-up of the two login scenarios (default 5000, at least BENCH_WARMUP_MS):
+//                       their callers all start at once and, sharing the CPU, finish their first
+//                       logins together seconds later; the window must start after that
+//   BENCH_README        1 to write the login-surface table into README.md (default: on for a run
+//                       without BENCH_RESULTS_DIR)
 //   BENCH_PG_ADMIN_URL  where fresh databases are created (default postgres://postgres@127.0.0.1:5432/postgres)
 //   BENCH_PG_SOCKET     a Unix-socket directory: Keyhold and the insert floor connect through it
 //                       (DATABASE_URL …?host=<dir>); default /var/run/postgresql when PostgreSQL's
@@ -31,7 +39,8 @@ import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import type { FloorJob } from './floor.js';
 import type { FloorResult, ScenarioName, ScenarioResult, WorkerReply, WorkerRequest } from './lib/protocol.js';
-import { toMarkdown, type BackendResult, type BenchResult } from './lib/report.js';
+import { PEER_SCENARIOS, SURFACE_SCENARIOS, type SurfaceScenario } from './lib/login-surface.js';
+import { surfaceReadme, toMarkdown, type BackendResult, type BenchResult } from './lib/report.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const env = process.env;
@@ -52,7 +61,7 @@ const config = {
   floorMs: num(env.BENCH_FLOOR_MS, 5000),
   concurrency: list(env.BENCH_CONCURRENCY, '1,16,64').map(Number),
   backends: list(env.BENCH_BACKENDS, 'pglite,postgres') as ('pglite' | 'postgres')[],
-  scenarios: list(env.BENCH_SCENARIOS, 'healthz-grpc,healthz-rest,oidc-grpc,oidc-rest,u2f-grpc') as ScenarioName[],
+  scenarios: list(env.BENCH_SCENARIOS, `healthz-grpc,healthz-rest,oidc-grpc,oidc-rest,u2f-grpc,${SURFACE_SCENARIOS.join(',')}`) as ScenarioName[],
   floors: env.BENCH_FLOORS !== '0',
   pgAdminUrl: env.BENCH_PG_ADMIN_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
   pgSocket: pgSocketDir(env.BENCH_PG_SOCKET),
@@ -61,7 +70,13 @@ const config = {
   u2fPoolMax: num(env.BENCH_U2F_POOL_MAX, 40000),
   users: 64,
   resultsDir: env.BENCH_RESULTS_DIR ? path.resolve(env.BENCH_RESULTS_DIR) : undefined,
+  loginWarmupMs: Math.max(num(env.BENCH_LOGIN_WARMUP_MS, 5000), num(env.BENCH_WARMUP_MS, 1000)),
+  readme: env.BENCH_README ? env.BENCH_README === '1' : !env.BENCH_RESULTS_DIR,
 };
+const surfaceSelected = () => config.scenarios.filter((s): s is SurfaceScenario => (SURFACE_SCENARIOS as readonly string[]).includes(s));
+const peerSelected = () => config.scenarios.filter((s): s is SurfaceScenario => PEER_SCENARIOS.includes(s as SurfaceScenario));
+/** Each virtual user rotates its own refresh chain: as many as the highest concurrency. */
+const chainCount = () => Math.max(...config.concurrency);
 
 const log = (...args: unknown[]) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}]`, ...args);
 
@@ -258,6 +273,12 @@ async function benchBackend(backend: 'pglite' | 'postgres', tag: string): Promis
       t = Date.now();
       const fx = await worker.call<{ projectId: string; userIds: string[] }>({ cmd: 'fixtures', users: config.users });
       result.setup.fixtures = { projectId: fx.projectId, users: fx.userIds.length, ms: Date.now() - t };
+      if (surfaceSelected().length) {
+        // Machines, the login app, users with passwords and keys, and the refresh chains (full logins), untimed.
+        const sf = await worker.call<{ ms: number; chains: number }>({ cmd: 'surface-fixtures', users: config.users, chains: chainCount() });
+        result.setup.surfaceFixtures = sf;
+        log(`${backend}: login-surface fixtures (${sf.chains} refresh chains by full logins) in ${sf.ms} ms`);
+      }
 
       const preparations: unknown[] = [];
       for (const scenario of config.scenarios) {
@@ -279,7 +300,8 @@ async function benchBackend(backend: 'pglite' | 'postgres', tag: string): Promis
               log(`${backend}: prepared ${prep.prepared} pending registrations with fresh credentials in ${prep.ms} ms`);
             }
           }
-          const r = await worker.call<ScenarioResult>({ cmd: 'run', scenario, concurrency, warmupMs: config.warmupMs, durationMs: config.durationMs });
+          const warmupMs = scenario === 'login' || scenario === 'login-key' ? config.loginWarmupMs : config.warmupMs;
+          const r = await worker.call<ScenarioResult>({ cmd: 'run', scenario, concurrency, warmupMs, durationMs: config.durationMs });
           result.scenarios.push(r);
           log(`${backend}: ${fmtResult(r)}`);
           if (r.errors) log(`${backend}:   errors, e.g. ${r.errorSamples.join(' | ')}`);
@@ -303,6 +325,11 @@ async function benchBackend(backend: 'pglite' | 'postgres', tag: string): Promis
           result.floors.push(...verify);
           for (const f of verify) log(`${backend}: floor verify c=${f.concurrency}: ${f.opsPerSecond}/s p50 ${f.latency.p50Ms} p99 ${f.latency.p99Ms} ms, CPU ${f.cpuPercent}%, db ${f.dbCpuPercent}%, other ${f.otherCpuPercent}%, errors ${f.errors}`);
         }
+        if (config.scenarios.includes('login') || config.scenarios.includes('login-key')) {
+          const argon2 = await runFloor({ mode: 'argon2', concurrencies: config.concurrency, warmupMs: config.warmupMs, durationMs: config.floorMs });
+          result.floors.push(...argon2);
+          for (const f of argon2) log(`${backend}: floor argon2id verify c=${f.concurrency}: ${f.opsPerSecond}/s p50 ${f.latency.p50Ms} p99 ${f.latency.p99Ms} ms, CPU ${f.cpuPercent}%, other ${f.otherCpuPercent}%, errors ${f.errors}`);
+        }
         if (config.scenarios.includes('oidc-grpc') || config.scenarios.includes('oidc-rest')) {
           if (config.scenarios.includes('u2f-grpc')) {
             const inserts = await runFloor({ mode: 'insert', databaseUrl: database?.url, dataDir, concurrencies: config.concurrency, warmupMs: config.warmupMs, durationMs: config.floorMs });
@@ -320,6 +347,42 @@ async function benchBackend(backend: 'pglite' | 'postgres', tag: string): Promis
     await database?.drop().catch((e) => log(`could not drop the bench database: ${(e as Error).message}`));
   }
   return result;
+}
+
+/**
+ * The bare oidc-provider (bench/peer.mjs) in its own process, loaded by a fresh
+ * worker with the same scenarios and concurrencies: the library's ceiling.
+ */
+async function benchPeer(): Promise<BenchResult['peer']> {
+  const port = await freePort();
+  const t = Date.now();
+  const child = fork(path.join(root, 'bench/peer.mjs'), [JSON.stringify({ port, chains: chainCount() })], { cwd: root, stdio: 'inherit' });
+  const ready = await new Promise<{ port: number; target: unknown }>((resolve, reject) => {
+    child.once('message', (m) => resolve(m as { port: number; target: unknown }));
+    child.once('exit', (code) => reject(new Error(`the peer exited with ${code} while starting`)));
+  });
+  const peer: NonNullable<BenchResult['peer']> = { setup: { startMs: Date.now() - t, pid: child.pid }, scenarios: [] };
+  log(`peer: bare oidc-provider pid ${child.pid} on port ${ready.port}`);
+  const worker = await startWorker();
+  try {
+    await worker.call({ cmd: 'init', baseUrl: `http://127.0.0.1:${port}`, token: '', serverPid: child.pid!, origin: `http://localhost:${port}`, tag: 'peer' });
+    await worker.call({ cmd: 'retarget', serverPid: child.pid!, target: ready.target });
+    for (const scenario of peerSelected()) {
+      for (const concurrency of config.concurrency) {
+        const r = await worker.call<ScenarioResult>({ cmd: 'run', scenario, concurrency, warmupMs: config.warmupMs, durationMs: config.durationMs });
+        peer.scenarios.push(r);
+        log(`peer: ${fmtResult(r)}`);
+        if (r.errors) log(`peer:   errors, e.g. ${r.errorSamples.join(' | ')}`);
+      }
+    }
+    await worker.call({ cmd: 'exit' }).catch(() => {});
+    await exited(worker.child);
+  } finally {
+    if (worker.child.exitCode === null) worker.child.kill('SIGKILL');
+    child.kill('SIGTERM');
+    await exited(child);
+  }
+  return peer;
 }
 
 function git(args: string[]): string {
@@ -364,6 +427,7 @@ async function main(): Promise<void> {
   log(`Keyhold bench "${config.label}": ${config.backends.join(', ')}; ${config.scenarios.join(', ')} at c=${config.concurrency.join('/')}; ${config.warmupMs}+${config.durationMs} ms each`);
   if (config.cpuProfDir) mkdirSync(config.cpuProfDir, { recursive: true });
   for (const backend of config.backends) result.backends.push(await benchBackend(backend, tag));
+  if (config.floors && peerSelected().length) result.peer = await benchPeer();
   result.meta.totalSeconds = Math.round((Date.now() - started) / 1000);
 
   const dir = config.resultsDir ?? path.join(root, 'bench/results');
@@ -377,6 +441,14 @@ async function main(): Promise<void> {
   } else {
     writeFileSync(path.join(dir, 'latest.json'), `${JSON.stringify(result, null, 2)}\n`);
     writeFileSync(path.join(dir, 'latest.md'), markdown);
+  }
+  if (config.readme) {
+    const readme = path.join(root, 'README.md');
+    const updated = surfaceReadme(readFileSync(readme, 'utf8'), result, path.relative(root, file));
+    if (updated) {
+      writeFileSync(readme, updated);
+      log('wrote the login-surface table into README.md (Performance)');
+    }
   }
   console.log(`\n${markdown}`);
   log(`wrote ${path.relative(root, file)}${config.resultsDir ? '' : ' and bench/results/latest.md'} in ${result.meta.totalSeconds} s`);

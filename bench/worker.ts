@@ -25,6 +25,7 @@ import { cpuDelta, cpuSeconds, cpuSecondsByName, machineBusySeconds, peakRssByte
 import { Samples, summarize } from './lib/stats.js';
 import { connectGrpcH2, type GrpcH2Client } from './lib/grpc-h2.js';
 import type { PendingCredential, ScenarioName, ScenarioResult, WorkerReply, WorkerRequest } from './lib/protocol.js';
+import { prepareChains, REDIRECT_URI, SURFACE_SCENARIOS, surfaceOperation, type SurfaceScenario, type SurfaceTarget } from './lib/login-surface.js';
 
 let baseUrl = '';
 let token = '';
@@ -40,6 +41,9 @@ let userIds: string[] = [];
 let runTag = '';
 let nameCounter = 0;
 const pool: PendingCredential[] = [];
+/** The login surface's fixtures (issue 21): Keyhold's, or the peer's after `retarget`. */
+let surface: SurfaceTarget | undefined;
+const BENCH_PASSWORD = 'a long bench passphrase 4711';
 let poolNext = 0;
 
 function init(req: Extract<WorkerRequest, { cmd: 'init' }>): void {
@@ -127,6 +131,71 @@ async function fixtures(userCount: number): Promise<{ projectId: string; userIds
   return { projectId, userIds };
 }
 
+/**
+ * The login surface's fixtures on Keyhold, untimed: two machine users with
+ * secrets (BEARER, JWT), a confidential web app (code + refresh, BASIC), human
+ * users with a password, as many again with a registered security key (a
+ * software authenticator that keeps its key for the assertions), and `chains`
+ * refresh chains made by full logins through the login UI.
+ */
+async function surfaceFixtures(req: Extract<WorkerRequest, { cmd: 'surface-fixtures' }>): Promise<{ ms: number; chains: number }> {
+  const started = performance.now();
+  const ok = (what: string, res: { status: number; text: string }) => {
+    if (res.status !== 200) throw new Error(`${what}: HTTP ${res.status} ${res.text.slice(0, 300)}`);
+    return JSON.parse(res.text) as Record<string, string>;
+  };
+  const machine = async (type: 'ACCESS_TOKEN_TYPE_BEARER' | 'ACCESS_TOKEN_TYPE_JWT') => {
+    const name = `bench-${runTag}-${type.slice(18).toLowerCase()}`;
+    const { userId } = ok('AddMachineUser', await rest('POST', '/management/v1/users/machine', { userName: name, name, accessTokenType: type }));
+    const secret = ok('GenerateMachineSecret', await rest('PUT', `/management/v1/users/${userId}/secret`, {}));
+    return { clientId: secret.clientId, clientSecret: secret.clientSecret };
+  };
+  const app = ok(
+    'AddOIDCApp',
+    await rest('POST', `/management/v1/projects/${projectId}/apps/oidc`, {
+      ...oidcRestBody(`bench ${runTag} login app`),
+      redirectUris: [REDIRECT_URI],
+    }),
+  );
+  const human = async (username: string) =>
+    ok(
+      'AddHumanUser',
+      await rest('POST', '/v2/users/human', {
+        username,
+        profile: { givenName: 'Bench', familyName: 'Login' },
+        email: { email: `${username}@example.com` },
+        password: { password: BENCH_PASSWORD, changeRequired: false },
+      }),
+    ).userId;
+  const loginUsers = Array.from({ length: req.users }, (_, i) => `bench-${runTag}-login-${i}`);
+  const keyNames = Array.from({ length: req.users }, (_, i) => `bench-${runTag}-key-${i}`);
+  const keyUsers: NonNullable<SurfaceTarget['keyUsers']> = new Array(req.users);
+  await inParallel(loginUsers.length, 8, async (i) => void (await human(loginUsers[i])));
+  await inParallel(keyNames.length, 8, async (i) => {
+    const userId = await human(keyNames[i]);
+    const res = await users.registerU2F({ userId, domain: '' }, { timeoutMs: 30_000 });
+    const options = res.publicKeyCredentialCreationOptions as { challenge: string; rp: { id: string } };
+    const key = createSoftAuthenticator({ alg: -7 });
+    const credential = key.makeRegistration({ challenge: options.challenge, origin, rpId: options.rp.id, fmt: 'none' });
+    await users.verifyU2FRegistration({ userId, u2fId: res.u2fId, publicKeyCredential: credential as never, tokenName: 'bench key' }, { timeoutMs: 30_000 });
+    keyUsers[i] = { username: keyNames[i], key };
+  });
+  surface = {
+    kind: 'keyhold',
+    baseUrl: origin,
+    ccBearer: await machine('ACCESS_TOKEN_TYPE_BEARER'),
+    ccJwt: await machine('ACCESS_TOKEN_TYPE_JWT'),
+    app: { clientId: app.clientId, clientSecret: app.clientSecret },
+    chains: [],
+    loginUsers,
+    keyUsers,
+    password: BENCH_PASSWORD,
+    origin,
+  };
+  surface.chains = await prepareChains(surface, req.chains);
+  return { ms: Math.round(performance.now() - started), chains: surface.chains.length };
+}
+
 /** Runs `task(i)` for i in 0..count-1 with at most `parallel` in flight. */
 async function inParallel(count: number, parallel: number, task: (i: number) => Promise<void>): Promise<void> {
   let next = 0;
@@ -173,7 +242,11 @@ async function prepareU2f(count: number): Promise<{ prepared: number; ms: number
 }
 
 /** The operation of a scenario; resolves when the server answered as expected, throws otherwise. */
-function operation(scenario: ScenarioName): (() => Promise<void>) | undefined {
+function operation(scenario: ScenarioName): ((vu: number) => Promise<void>) | undefined {
+  if ((SURFACE_SCENARIOS as readonly string[]).includes(scenario)) {
+    if (!surface) throw new Error(`${scenario}: no login-surface fixtures (surface-fixtures or retarget first)`);
+    return surfaceOperation(surface, scenario as SurfaceScenario);
+  }
   switch (scenario) {
     case 'healthz-grpc':
       return async () => {
@@ -200,6 +273,8 @@ function operation(scenario: ScenarioName): (() => Promise<void>) | undefined {
     }
     case 'u2f-grpc':
       return undefined; // needs the pool: see runScenario
+    default:
+      return undefined;
   }
 }
 
@@ -267,9 +342,18 @@ async function runScenario(req: Extract<WorkerRequest, { cmd: 'run' }>): Promise
     peakRss = peakRssBytes(serverPid);
   };
   if (warmupMs <= 0) openWindow(performance.now());
+  // The window also opens and closes on time when no caller starts an operation then
+  // (operations longer than the window: logins at c=64 on a loaded machine).
+  const timers = [
+    setTimeout(() => windowStart === undefined && openWindow(performance.now()), warmupMs),
+    setTimeout(() => windowStart !== undefined && windowEnd === undefined && closeWindow(performance.now()), warmupMs + durationMs),
+  ];
 
   await Promise.all(
-    Array.from({ length: concurrency }, async () => {
+    Array.from({ length: concurrency }, async (_, vu) => {
+      // Logins take seconds at c=64: callers that all start at once share the CPU and finish together,
+      // so a short window could see none finish. Their starts are spread over the first half of the warm-up.
+      if (scenario === 'login' || scenario === 'login-key') await new Promise((r) => setTimeout(r, (vu * warmupMs) / concurrency / 2));
       for (;;) {
         const before = performance.now();
         if (windowStart === undefined && before >= windowStartsAt) openWindow(before);
@@ -278,7 +362,7 @@ async function runScenario(req: Extract<WorkerRequest, { cmd: 'run' }>): Promise
           return;
         }
         try {
-          await call();
+          await call(vu);
         } catch (e) {
           if (e instanceof PoolExhausted) return;
           errors++;
@@ -287,13 +371,16 @@ async function runScenario(req: Extract<WorkerRequest, { cmd: 'run' }>): Promise
         }
         const after = performance.now();
         completedTotal++;
-        if (windowStart !== undefined && windowEnd === undefined && before >= windowStart && after <= windowEndsAt) {
+        // Every operation that completes inside the window counts (also one begun before it): with
+        // operations of seconds (logins at c=64), counting only those begun inside would undercount.
+        if (windowStart !== undefined && windowEnd === undefined && after > windowStart && after <= windowEndsAt) {
           completedInWindow++;
           latencies.push(after - before);
         }
       }
     }),
   );
+  for (const timer of timers) clearTimeout(timer);
   const end = performance.now();
   if (windowStart === undefined) openWindow(end);
   if (windowEnd === undefined) closeWindow(end);
@@ -342,6 +429,13 @@ process.on('message', (req: WorkerRequest) => {
       switch (req.cmd) {
         case 'init':
           init(req);
+          return reply({ id: req.id, ok: true, value: null });
+        case 'surface-fixtures':
+          return reply({ id: req.id, ok: true, value: await surfaceFixtures(req) });
+        case 'retarget':
+          // The same scenarios against another server (the bare oidc-provider peer): its pid and fixtures.
+          serverPid = req.serverPid;
+          surface = req.target as SurfaceTarget;
           return reply({ id: req.id, ok: true, value: null });
         case 'fixtures':
           return reply({ id: req.id, ok: true, value: await fixtures(req.users) });

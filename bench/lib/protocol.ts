@@ -2,7 +2,20 @@
 // result shapes that end up in bench/results/*.json.
 import type { LatencySummary } from './stats.js';
 
-export type ScenarioName = 'healthz-grpc' | 'healthz-rest' | 'oidc-grpc' | 'oidc-rest' | 'u2f-grpc';
+export type ScenarioName =
+  | 'healthz-grpc'
+  | 'healthz-rest'
+  | 'oidc-grpc'
+  | 'oidc-rest'
+  | 'u2f-grpc'
+  // The login surface (issue 21, lib/login-surface.ts).
+  | 'cc-bearer'
+  | 'cc-jwt'
+  | 'refresh'
+  | 'introspect'
+  | 'userinfo'
+  | 'login'
+  | 'login-key';
 
 export interface PendingCredential {
   userId: string;
@@ -21,6 +34,9 @@ export type WorkerRequest = { id: number } & (
   | { cmd: 'pool-status' }
   | { cmd: 'dump-credentials'; file: string; max: number }
   | { cmd: 'run'; scenario: ScenarioName; concurrency: number; warmupMs: number; durationMs: number }
+  | { cmd: 'surface-fixtures'; users: number; chains: number }
+  /** `target`: a SurfaceTarget without key users (lib/login-surface.ts). */
+  | { cmd: 'retarget'; serverPid: number; target: unknown }
   | { cmd: 'exit' }
 );
 
@@ -55,7 +71,8 @@ export interface ScenarioResult {
 }
 
 export interface FloorResult {
-  floor: 'verify' | 'insert-oidc' | 'insert-u2f';
+  /** argon2: @node-rs/argon2 verify with Keyhold's parameters, one process (issue 21's login floor). */
+  floor: 'verify' | 'insert-oidc' | 'insert-u2f' | 'argon2';
   concurrency: number;
   seconds: number;
   ops: number;

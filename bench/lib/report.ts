@@ -1,5 +1,6 @@
 // The Markdown view of a bench result: one table per backend, the floors, and
-// issue 7's targets, each marked met or missed from the numbers of this run.
+// issue 7's and issue 21's targets, each marked met or missed from the numbers
+// of this run; and the login-surface block of the README's Performance section.
 import type { FloorResult, ScenarioName, ScenarioResult } from './protocol.js';
 
 export interface BackendResult {
@@ -26,6 +27,8 @@ export interface BenchResult {
     totalSeconds?: number;
   };
   backends: BackendResult[];
+  /** The bare oidc-provider with its in-memory adapter (bench/peer.mjs), same scenarios and concurrencies. */
+  peer?: { setup: Record<string, unknown>; scenarios: ScenarioResult[] };
 }
 
 const LABELS: Record<ScenarioName, string> = {
@@ -34,7 +37,17 @@ const LABELS: Record<ScenarioName, string> = {
   'u2f-grpc': 'VerifyU2FRegistration gRPC',
   'healthz-grpc': 'Healthz (no-op) gRPC',
   'healthz-rest': 'Healthz (no-op) REST',
+  'cc-bearer': 'client_credentials, opaque (BEARER)',
+  'cc-jwt': 'client_credentials, JWT',
+  refresh: 'refresh_token (rotation)',
+  introspect: 'introspection',
+  userinfo: 'userinfo',
+  login: 'login: code + PKCE, password',
+  'login-key': 'login: code + PKCE, password + key',
 };
+/** The login surface (issue 21), in table order. */
+const SURFACE: ScenarioName[] = ['cc-bearer', 'cc-jwt', 'refresh', 'introspect', 'userinfo', 'login', 'login-key'];
+const LOGINS: ScenarioName[] = ['login', 'login-key'];
 
 // null: a figure the run could not measure (JSON turns NaN into null).
 const fmt = (v: number | null | undefined, digits = 0) =>
@@ -54,8 +67,20 @@ export function floor(b: BackendResult, name: FloorResult['floor'], c?: number):
 }
 
 /** The ratios to the floors of the same run, for one scenario row. */
-function ratios(b: BackendResult, s: ScenarioResult): string {
+function ratios(b: BackendResult, s: ScenarioResult, peer?: BenchResult['peer']): string {
   const parts: string[] = [];
+  // Also server CPU per operation against the reference's: the figure other load on the machine moves least.
+  const times = (a: number, ref: number | undefined) => (ref && ref > 0 && Number.isFinite(a) && a > 0 ? `CPU/op ${fmt(a / ref, 1)}×` : '');
+  if (LOGINS.includes(s.scenario)) {
+    const f = floor(b, 'argon2', s.concurrency);
+    const floorCpuMs = f && f.opsPerSecond > 0 ? (f.cpuPercent * 10) / f.opsPerSecond : undefined;
+    parts.push(`${pct(s.opsPerSecond, f?.opsPerSecond)} of argon2id`);
+    if (s.ops > 0) parts.push(times(s.serverCpuMsPerOp, floorCpuMs));
+  } else if (SURFACE.includes(s.scenario)) {
+    const p = peerOf(peer, s.scenario, s.concurrency);
+    parts.push(`${pct(s.opsPerSecond, p?.opsPerSecond)} of peer`);
+    if (s.ops > 0 && p && p.ops > 0) parts.push(times(s.serverCpuMsPerOp, p.serverCpuMsPerOp));
+  }
   const noop = scenario(b, s.scenario.endsWith('rest') ? 'healthz-rest' : 'healthz-grpc', s.concurrency);
   if (s.scenario.startsWith('oidc')) {
     parts.push(`${pct(s.opsPerSecond, floor(b, 'insert-oidc', s.concurrency)?.opsPerSecond)} of insert`);
@@ -65,19 +90,21 @@ function ratios(b: BackendResult, s: ScenarioResult): string {
     parts.push(`${pct(s.opsPerSecond, floor(b, 'insert-u2f', s.concurrency)?.opsPerSecond)} of insert`);
     parts.push(`${pct(s.opsPerSecond, noop?.opsPerSecond)} of no-op`);
   }
-  return parts.join(' · ') || '(floor)';
+  return parts.filter(Boolean).join(' · ') || '(floor)';
 }
 
-function backendTable(b: BackendResult): string[] {
+const peerOf = (peer: BenchResult['peer'], name: ScenarioName, c: number) => peer?.scenarios.find((x) => x.scenario === name && x.concurrency === c);
+
+function backendTable(b: BackendResult, peer?: BenchResult['peer']): string[] {
   const lines = [
     '| operation | conc. | ops/s | p50 ms | p95 ms | p99 ms | server CPU | CPU ms/op | server peak RSS | vs. floors (same concurrency) | db CPU | other CPU | errors |',
     '|---|--:|--:|--:|--:|--:|--:|--:|--:|---|--:|--:|--:|',
   ];
-  const order: ScenarioName[] = ['oidc-grpc', 'oidc-rest', 'u2f-grpc', 'healthz-grpc', 'healthz-rest'];
+  const order: ScenarioName[] = ['oidc-grpc', 'oidc-rest', 'u2f-grpc', 'healthz-grpc', 'healthz-rest', ...SURFACE];
   for (const name of order) {
     for (const s of b.scenarios.filter((x) => x.scenario === name).sort((x, y) => x.concurrency - y.concurrency)) {
       lines.push(
-        `| ${LABELS[name]} | ${s.concurrency} | ${fmt(s.opsPerSecond)} | ${fmt(s.latency.p50Ms, 2)} | ${fmt(s.latency.p95Ms, 2)} | ${fmt(s.latency.p99Ms, 2)} | ${fmt(s.serverCpuPercent)}% | ${fmt(s.serverCpuMsPerOp, 2)} | ${fmt(s.serverPeakRssMiB)} MiB | ${ratios(b, s)} | ${share(s.dbCpuPercent)}% | ${share(s.otherCpuPercent)}% | ${s.errors}${s.poolExhausted ? ' (pool ran out)' : ''} |`,
+        `| ${LABELS[name]} | ${s.concurrency} | ${fmt(s.opsPerSecond)} | ${fmt(s.latency.p50Ms, 2)} | ${fmt(s.latency.p95Ms, 2)} | ${fmt(s.latency.p99Ms, 2)} | ${fmt(s.serverCpuPercent)}% | ${fmt(s.serverCpuMsPerOp, 2)} | ${fmt(s.serverPeakRssMiB)} MiB | ${ratios(b, s, peer)} | ${share(s.dbCpuPercent)}% | ${share(s.otherCpuPercent)}% | ${s.errors}${s.poolExhausted ? ' (pool ran out)' : ''} |`,
       );
     }
   }
@@ -89,6 +116,7 @@ function floorTable(b: BackendResult): string[] {
     verify: 'raw verifyRegistration, one process',
     'insert-oidc': 'raw append: AddOIDCApp rows',
     'insert-u2f': 'raw append: VerifyU2F rows',
+    argon2: 'argon2id verify (Keyhold’s parameters), one process',
   };
   const lines = ['| floor | conc. | ops/s | p50 ms | p99 ms | CPU | db CPU | other CPU |', '|---|--:|--:|--:|--:|--:|--:|--:|'];
   for (const f of b.floors) {
@@ -144,6 +172,98 @@ export function targets(result: BenchResult): TargetCheck[] {
   return checks;
 }
 
+/** a ≥ share × b; undefined (not measurable) when this run has no positive reference figure. */
+const atLeast = (a: number, b: number | undefined, share: number): boolean | undefined => (b !== undefined && b > 0 ? a >= share * b : undefined);
+
+/** Issue 21's targets (the login surface), at c=64; each met or missed from this run. */
+export function surfaceTargets(result: BenchResult): TargetCheck[] {
+  const checks: TargetCheck[] = [];
+  const pg = result.backends.find((b) => b.backend === 'postgres' && !b.skipped);
+  const lite = result.backends.find((b) => b.backend === 'pglite' && !b.skipped);
+  const C = 64;
+  const rate = (v: ScenarioResult) => `${fmt(v.opsPerSecond)}/s`;
+  if (pg) {
+    for (const name of ['cc-bearer', 'cc-jwt'] as const) {
+      const s = scenario(pg, name, C);
+      if (!s) continue;
+      checks.push({ target: `PostgreSQL: ${LABELS[name]} ≥ 1,500/s`, measured: rate(s), met: s.opsPerSecond >= 1500 });
+      checks.push({ target: `PostgreSQL: ${LABELS[name]} p99 ≤ 50 ms`, measured: `${fmt(s.latency.p99Ms, 1)} ms`, met: s.latency.count > 0 ? s.latency.p99Ms <= 50 : undefined });
+    }
+    const minimum: Partial<Record<ScenarioName, number>> = { refresh: 1000, introspect: 3000, userinfo: 3000 };
+    for (const [name, min] of Object.entries(minimum) as [ScenarioName, number][]) {
+      const s = scenario(pg, name, C);
+      if (s) checks.push({ target: `PostgreSQL: ${LABELS[name]} ≥ ${fmt(min)}/s`, measured: rate(s), met: s.opsPerSecond >= min });
+    }
+    for (const name of LOGINS) {
+      const s = scenario(pg, name, C);
+      const f = floor(pg, 'argon2', C);
+      if (s && f) checks.push({ target: `PostgreSQL: ${LABELS[name]} ≥ 80% of the argon2id floor`, measured: `${pct(s.opsPerSecond, f.opsPerSecond)} (${fmt(s.opsPerSecond)} vs ${fmt(f.opsPerSecond)}/s)`, met: atLeast(s.opsPerSecond, f.opsPerSecond, 0.8) });
+    }
+    for (const name of SURFACE.filter((n) => !LOGINS.includes(n))) {
+      const s = scenario(pg, name, C);
+      const p = peerOf(result.peer, name, C);
+      if (s && p) checks.push({ target: `PostgreSQL: ${LABELS[name]} ≥ 60% of the bare oidc-provider`, measured: `${pct(s.opsPerSecond, p.opsPerSecond)} (${fmt(s.opsPerSecond)} vs ${fmt(p.opsPerSecond)}/s)`, met: atLeast(s.opsPerSecond, p.opsPerSecond, 0.6) });
+    }
+  }
+  if (pg && lite) {
+    for (const name of SURFACE) {
+      const l = scenario(lite, name, C);
+      const s = scenario(pg, name, C);
+      if (l && s) checks.push({ target: `PGlite: ${LABELS[name]} ≥ 40% of PostgreSQL`, measured: `${pct(l.opsPerSecond, s.opsPerSecond)} (${fmt(l.opsPerSecond)} vs ${fmt(s.opsPerSecond)}/s)`, met: atLeast(l.opsPerSecond, s.opsPerSecond, 0.4) });
+    }
+  }
+  if (checks.length === 0) checks.push({ target: 'login surface at c=64', measured: 'not measured', met: undefined });
+  return checks;
+}
+
+const targetRows = (checks: TargetCheck[]) => checks.map((t) => `| ${t.target} | ${t.measured} | ${t.met === undefined ? '–' : t.met ? 'met' : '**missed**'} |`);
+
+/** The login surface at c=64, one row per scenario and backend, with the peer and argon2id columns. */
+function surfaceTable(result: BenchResult): string[] {
+  const lines = ['| backend | operation (c=64) | ops/s | p50 / p99 ms | server CPU (ms/op) | peak RSS | vs. floor (same run) |', '|---|---|--:|--:|--:|--:|---|'];
+  for (const b of result.backends.filter((x) => !x.skipped)) {
+    for (const name of SURFACE) {
+      const s = scenario(b, name, 64);
+      if (!s) continue;
+      lines.push(`| ${b.backend === 'pglite' ? 'PGlite' : 'PostgreSQL'} | ${LABELS[name]} | ${fmt(s.opsPerSecond)} | ${fmt(s.latency.p50Ms, 1)} / ${fmt(s.latency.p99Ms, 1)} | ${fmt(s.serverCpuPercent)}% (${fmt(s.serverCpuMsPerOp, 2)}) | ${fmt(s.serverPeakRssMiB)} MiB | ${ratios(b, s, result.peer)}${s.errors ? ` · ${s.errors} errors` : ''} |`);
+    }
+  }
+  for (const s of (result.peer?.scenarios ?? []).filter((x) => x.concurrency === 64)) {
+    lines.push(`| bare oidc-provider (memory) | ${LABELS[s.scenario]} | ${fmt(s.opsPerSecond)} | ${fmt(s.latency.p50Ms, 1)} / ${fmt(s.latency.p99Ms, 1)} | ${fmt(s.serverCpuPercent)}% (${fmt(s.serverCpuMsPerOp, 2)}) | ${fmt(s.serverPeakRssMiB)} MiB | (peer) |`);
+  }
+  for (const b of result.backends.filter((x) => !x.skipped)) {
+    const f = floor(b, 'argon2', 64);
+    if (f) lines.push(`| ${b.backend === 'pglite' ? 'PGlite' : 'PostgreSQL'} run | argon2id verify, one process | ${fmt(f.opsPerSecond)} | ${fmt(f.latency.p50Ms, 1)} / ${fmt(f.latency.p99Ms, 1)} | ${fmt(f.cpuPercent)}% | | (floor) |`);
+  }
+  return lines;
+}
+
+const README_START = '<!-- bench:login-surface:start (written by npm run bench) -->';
+const README_END = '<!-- bench:login-surface:end -->';
+
+/** README.md with the block between the markers replaced by this run's login-surface table and targets; undefined without markers or figures. */
+export function surfaceReadme(readme: string, result: BenchResult, file: string): string | undefined {
+  const start = readme.indexOf(README_START);
+  const end = readme.indexOf(README_END);
+  if (start < 0 || end < start) return undefined;
+  if (!result.backends.some((b) => b.scenarios.some((s) => SURFACE.includes(s.scenario)))) return undefined;
+  const m = result.meta;
+  const block = [
+    README_START,
+    '',
+    `${m.date.slice(0, 16).replace('T', ' ')} UTC, \`${file}\`, commit ${m.commit.slice(0, 10)}: ${m.cpus} cores (${m.cpuModel}), Node ${m.node}${m.postgres ? `, ${m.postgres}` : ''}; ${m.config.durationMs} ms per row, load average at start ${m.loadAverageAtStart.map((l) => l.toFixed(2)).join(' / ')}.`,
+    '',
+    ...surfaceTable(result),
+    '',
+    '| target (issue 21, c=64) | measured | |',
+    '|---|---|---|',
+    ...targetRows(surfaceTargets(result)),
+    '',
+    README_END,
+  ].join('\n');
+  return readme.slice(0, start) + block + readme.slice(end + README_END.length);
+}
+
 export function toMarkdown(result: BenchResult): string {
   const m = result.meta;
   const out: string[] = [
@@ -160,13 +280,18 @@ export function toMarkdown(result: BenchResult): string {
       out.push(`Skipped: ${b.skipped}`, '');
       continue;
     }
-    out.push(...backendTable(b), '', 'Floors:', '', ...floorTable(b), '');
+    out.push(...backendTable(b, result.peer), '', 'Floors:', '', ...floorTable(b), '');
     const errs = b.scenarios.filter((s) => s.errors > 0);
     for (const s of errs) out.push(`- ${LABELS[s.scenario]} c=${s.concurrency}: ${s.errors} errors, e.g. \`${s.errorSamples[0]}\``);
     if (errs.length) out.push('');
   }
+  if (result.peer) {
+    out.push('## Bare oidc-provider 9.13.3, in-memory adapter (the peer)', '', ...backendTable({ backend: 'postgres', setup: {}, scenarios: result.peer.scenarios, floors: [] }).map((l) => l.replace(/\| \(floor\) \||\| [^|]* of peer \|/, '| (peer) |')), '');
+  }
+  out.push('## Login surface (issue 21)', '', ...surfaceTable(result), '');
   out.push('## Targets (issue 7)', '', '| target | measured | |', '|---|---|---|');
-  for (const t of targets(result)) out.push(`| ${t.target} | ${t.measured} | ${t.met === undefined ? '–' : t.met ? 'met' : '**missed**'} |`);
-  out.push('');
+  out.push(...targetRows(targets(result)), '');
+  out.push('## Targets (issue 21, login surface)', '', '| target | measured | |', '|---|---|---|');
+  out.push(...targetRows(surfaceTargets(result)), '');
   return out.join('\n');
 }

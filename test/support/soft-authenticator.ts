@@ -7,7 +7,7 @@
 // test can change exactly one thing through `flags`, `clientDataType`, `rpIdHash`
 // or the `tamper` hooks, and the rest stays valid and correctly signed.
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
-import type { RegistrationResponseJSON } from '@simplewebauthn/server';
+import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 
 // ---------------------------------------------------------------------------
 // A small CBOR encoder (RFC 8949), enough for attestation objects and COSE keys.
@@ -213,6 +213,8 @@ export interface SoftAuthenticator {
   /** COSE_Key bytes of the public key, as they appear in authData. */
   readonly cosePublicKey: Uint8Array;
   makeRegistration(options: MakeRegistrationOptions): RegistrationResponseJSON;
+  /** An authentication answer (AuthenticationResponseJSON) signed with this key: user present, not verified. */
+  makeAssertion(options: { challenge: string; origin: string; rpId: string; signCount?: number }): AuthenticationResponseJSON;
 }
 
 export interface SoftAuthenticatorOptions {
@@ -293,6 +295,24 @@ export function createSoftAuthenticator(options: SoftAuthenticatorOptions = {}):
     return json;
   }
 
+  // WebAuthn §6.3.3 / §7.2: authData without attested credential data, signed with clientDataJSON's hash.
+  function makeAssertion(o: { challenge: string; origin: string; rpId: string; signCount?: number }): AuthenticationResponseJSON {
+    const clientDataJSON = new TextEncoder().encode(JSON.stringify({ type: 'webauthn.get', challenge: o.challenge, origin: o.origin, crossOrigin: false }));
+    const authData = new Uint8Array(37);
+    authData.set(sha256(o.rpId), 0);
+    authData[32] = flagsByte({ at: false });
+    new DataView(authData.buffer).setUint32(33, o.signCount ?? 0, false);
+    const signature = sign(spec.hash, Buffer.concat([authData, sha256(clientDataJSON)]), privateKey);
+    return {
+      id: base64url(credentialIdBytes),
+      rawId: base64url(credentialIdBytes),
+      type: 'public-key',
+      response: { clientDataJSON: base64url(clientDataJSON), authenticatorData: base64url(authData), signature: base64url(signature) },
+      authenticatorAttachment: 'cross-platform',
+      clientExtensionResults: {},
+    };
+  }
+
   return {
     alg,
     credentialId: base64url(credentialIdBytes),
@@ -300,5 +320,6 @@ export function createSoftAuthenticator(options: SoftAuthenticatorOptions = {}):
     aaguid,
     cosePublicKey,
     makeRegistration,
+    makeAssertion,
   };
 }
