@@ -19,6 +19,7 @@ import { addUserGrant } from './users/add-user-grant.js';
 import { addOrganization } from './orgs/add-organization.js';
 import { addOrgMember } from './orgs/add-org-member.js';
 import { addCustomLoginPolicy, updateCustomLoginPolicy } from './orgs/login-policy.js';
+import { addCustomLockoutPolicy, updateCustomLockoutPolicy } from './orgs/lockout-policy.js';
 import { addHumanUser, type AddHumanUserInput } from './users/add-human-user.js';
 import { addMachineUser } from './users/add-machine-user.js';
 import { addPersonalAccessToken } from './users/add-personal-access-token.js';
@@ -63,6 +64,8 @@ export function createCommands(ports: Ports) {
     addOrgMember: bind(ports, addOrgMember),
     addCustomLoginPolicy: bind(ports, addCustomLoginPolicy),
     updateCustomLoginPolicy: bind(ports, updateCustomLoginPolicy),
+    addCustomLockoutPolicy: bind(ports, addCustomLockoutPolicy),
+    updateCustomLockoutPolicy: bind(ports, updateCustomLockoutPolicy),
     addHumanUser: bind(ports, addHumanUser),
     addMachineUser: bind(ports, addMachineUser),
     addPersonalAccessToken: bind(ports, addPersonalAccessToken),

@@ -67,6 +67,10 @@ export interface LoginPolicyView extends Versioned {
   forceMfa: boolean;
 }
 
+export interface LockoutPolicyView extends Versioned {
+  maxPasswordAttempts: number;
+}
+
 export interface OrgView extends Omit<Versioned, 'orgId'> {
   id: string;
   name: string;
@@ -169,6 +173,8 @@ export interface ReadModel extends Lookups {
   appKeysOf(appId: string, page: Page): Promise<Listed<AppKeyListed>>;
   /** The org's own login policy; undefined: the default applies. */
   loginPolicyOf(orgId: string): Promise<LoginPolicyView | undefined>;
+  /** The org's own lockout policy; undefined: the default (no lock) applies. */
+  lockoutPolicyOf(orgId: string): Promise<LockoutPolicyView | undefined>;
   /** The audit log: events matching the search, in position order from the cursor, at most `limit`. */
   events(search: EventSearch): Promise<StoredEvent[]>;
   /** True once an `instance.added` committed. */

@@ -32,7 +32,11 @@ export interface UserEventPayloads {
   /** The lifecycle (issue 19): only an active user's tokens authenticate. */
   'user.deactivated': Record<string, never>;
   'user.reactivated': Record<string, never>;
-  'user.locked': Record<string, never>;
+  /**
+   * LockUser, or the org's lockout policy (then `maxAttempts`: the threshold
+   * the user's consecutive wrong passwords reached).
+   */
+  'user.locked': { maxAttempts?: number };
   'user.unlocked': Record<string, never>;
   /** RemoveUser: the user, its tokens and memberships go from the read model; its events stay. */
   'user.removed': Record<string, never>;

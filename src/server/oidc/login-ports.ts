@@ -61,7 +61,10 @@ export function loginPorts(
       if (!verdict.ok && verdict.reason === 'wrong') {
         byIp.failed(clientIp);
         // A wrong password for a user is an event (the audit trail of guessing; the throttle counts them).
-        if (userId) await commands.recordLogin({ userId, clientId, outcome: 'wrongPassword' });
+        // The one that reaches the org's lockout policy locks the user: say so, so the user stops trying.
+        if (userId && (await commands.recordLogin({ userId, clientId, outcome: 'wrongPassword' })).locked) {
+          return { ok: false, reason: 'lockedOut' };
+        }
       }
       return verdict;
     },
@@ -78,7 +81,9 @@ export function loginPorts(
       }
     },
     mayLogIn,
-    loggedIn: (userId, clientId, _clientIp, amr) => commands.recordLogin({ userId, clientId, outcome: 'succeeded', amr }),
+    async loggedIn(userId, clientId, _clientIp, amr) {
+      await commands.recordLogin({ userId, clientId, outcome: 'succeeded', amr });
+    },
     async keysOf(userId, rpId) {
       const tokens = await read.u2fTokensOf(userId);
       return tokens.flatMap((k) => (k.state === 'ready' && k.rpId === rpId && k.credentialId ? [{ credentialId: k.credentialId, transports: k.transports ?? [] }] : []));

@@ -22,7 +22,8 @@ type Any = any;
 
 export type PasswordVerdict =
   | { ok: true; changeRequired: boolean }
-  | { ok: false; reason: 'wrong' | 'locked' | 'no-password'; retryAfterSeconds?: number };
+  /** `lockedOut`: this wrong password reached the org's lockout policy and locked the account. */
+  | { ok: false; reason: 'wrong' | 'locked' | 'lockedOut' | 'no-password'; retryAfterSeconds?: number };
 
 /** What the login needs from the rest of Keyhold (wired in start.ts). */
 export interface LoginPorts extends KeyStepPorts {
@@ -267,7 +268,9 @@ export function registerLogin(fastify: FastifyInstance, deps: { provider: () => 
               ? t(lang, 'slowDown', { seconds: verdict.retryAfterSeconds })
               : verdict.reason === 'locked'
                 ? t(lang, 'locked')
-                : t(lang, 'unknownOrWrong');
+                : verdict.reason === 'lockedOut'
+                  ? t(lang, 'lockedOut')
+                  : t(lang, 'unknownOrWrong');
           return show(req, reply, uid, interaction, text);
         }
         if (verdict.changeRequired) {

@@ -21,6 +21,8 @@ const SAMPLES: { [K in EventTypeName]: EventPayloads[K] } = {
   'org.member.added': { userId: 'u', roles: ['ORG_OWNER'] },
   'org.login.policy.added': { forceMfa: true },
   'org.login.policy.changed': { forceMfa: false },
+  'org.lockout.policy.added': { maxAttempts: 3 },
+  'org.lockout.policy.changed': { maxAttempts: 0 },
   'project.added': { name: 'P', projectRoleCheck: true, hasProjectCheck: false },
   'project.role.added': { roleKey: 'editor', displayName: 'Editor', group: '' },
   'project.member.added': { userId: 'u', roles: ['PROJECT_OWNER'] },
