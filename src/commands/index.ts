@@ -26,6 +26,7 @@ import { addPersonalAccessToken } from './users/add-personal-access-token.js';
 import { generateMachineSecret, removeMachineSecret } from './users/machine-secret.js';
 import { setPassword, type SetPasswordInput } from './users/set-password.js';
 import { recordLogin } from './users/record-login.js';
+import { recordOidc } from './users/record-oidc.js';
 import { removePersonalAccessToken } from './users/remove-personal-access-token.js';
 import { updateHumanUser, type UpdateHumanUserInput } from './users/update-human-user.js';
 import { deactivateUser, lockUser, reactivateUser, removeUser, unlockUser } from './users/user-lifecycle.js';
@@ -72,6 +73,8 @@ export function createCommands(ports: Ports) {
     setPassword: bind(ports, setPassword),
     /** The login UI's outcomes (no caller: the user logging in is the actor). */
     recordLogin: (input: Parameters<typeof recordLogin>[1]) => recordLogin(ports, input),
+    /** The OpenID Provider's audit trail of a user (no caller: the user concerned is the actor). */
+    recordOidc: (userId: string, event: Parameters<typeof recordOidc>[2]) => recordOidc(ports, userId, event),
     removePersonalAccessToken: bind(ports, removePersonalAccessToken),
     updateHumanUser: bind(ports, updateHumanUser),
     deactivateUser: bind(ports, deactivateUser),

@@ -4,7 +4,7 @@
 // deactivation, locking and removal.
 import type { Decider } from '../decider.js';
 import { KeyholdError } from '../errors/keyhold-error.js';
-import type { EventTypeOf, NewEvent } from '../events/index.js';
+import type { EventPayloads, EventTypeOf, NewEvent } from '../events/index.js';
 import type { MachineAccessTokenType } from '../events/user.js';
 
 type UserEventType = EventTypeOf<'user'>;
@@ -52,6 +52,11 @@ export interface TokenFacts {
   expiresAt: string | null;
 }
 
+/** What the OpenID Provider records about a user (never a token, a token's id or a password). */
+export type OidcAuditEvent = {
+  [K in 'user.login.throttled' | 'user.oidc.grant.saved' | 'user.oidc.grant.revoked' | 'user.oidc.token.revoked']: { type: K; payload: EventPayloads[K] };
+}['user.login.throttled' | 'user.oidc.grant.saved' | 'user.oidc.grant.revoked' | 'user.oidc.token.revoked'];
+
 /** Names are in their stored forms (domain/identity: checkUsername, checkDisplayName). */
 export type UserCommand =
   | {
@@ -90,6 +95,8 @@ export type UserCommand =
    * failure that reaches it also locks the user (the state LockUser sets).
    */
   | { kind: 'recordPasswordFailure'; clientId: string; actor: string; maxPasswordAttempts?: number }
+  /** The OpenID Provider's audit trail for the user (throttle engaged, grants, revocations): recorded for users that exist. */
+  | { kind: 'recordOidc'; event: OidcAuditEvent; actor: string }
   | { kind: 'removePat'; tokenId: string; actor: string }
   | { kind: 'updateHuman'; username: string; givenName: string; familyName: string; displayName: string; email: string; actor: string }
   | { kind: LifecycleStep; actor: string }
@@ -200,6 +207,10 @@ export function userDecider(userId: string): Decider<UserState, UserCommand, Use
             return [failed, { ...own(state.orgId), type: 'user.locked', payload: { maxAttempts: max } }];
           }
           return [failed];
+        }
+        case 'recordOidc': {
+          if (!state.exists) throw new KeyholdError('USER_NOT_FOUND', { userId });
+          return [{ ...own(state.orgId), ...command.event } as NewEvent<UserEventType>];
         }
         case 'removePat': {
           if (!state.exists) throw new KeyholdError('USER_NOT_FOUND', { userId });
