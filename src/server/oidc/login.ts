@@ -8,6 +8,7 @@
 // a form token bound to the interaction (HMAC under the cookie key).
 // An unknown username is not revealed: the password step follows anyway and
 // fails as a wrong password would.
+import { ORG_SCOPE_PREFIX, orgScopeIn } from './org-scope.js';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { negotiateLanguage, type Language } from '../../domain/i18n/language.js';
@@ -40,7 +41,7 @@ export interface LoginPorts extends KeyStepPorts {
 }
 
 /** The org scope that picks among users of one name in several orgs (ZITADEL's). */
-export const ORG_SCOPE_PREFIX = 'urn:keyhold:iam:org:id:';
+export { ORG_SCOPE_PREFIX } from './org-scope.js';
 
 interface PendingLogin {
   /** The name typed; the user id when it named one. */
@@ -153,11 +154,7 @@ export function registerLogin(fastify: FastifyInstance, deps: { provider: () => 
     interaction.result = pending ? { keyhold: pending } : undefined;
     await interaction.persist();
   };
-  const orgScope = (interaction: Any): string | undefined =>
-    String(interaction.params?.scope ?? '')
-      .split(' ')
-      .find((s) => s.startsWith(ORG_SCOPE_PREFIX))
-      ?.slice(ORG_SCOPE_PREFIX.length);
+  const orgScope = (interaction: Any): string | undefined => orgScopeIn(interaction.params?.scope)?.slice(ORG_SCOPE_PREFIX.length);
 
   /** Grants what was asked (the consent OIDC needs is given, or none was needed) and finishes the interaction. */
   async function grantAndFinish(req: FastifyRequest, reply: FastifyReply, interaction: Any): Promise<void> {
