@@ -26,7 +26,7 @@ import { addPersonalAccessToken } from './users/add-personal-access-token.js';
 import { generateMachineSecret, removeMachineSecret } from './users/machine-secret.js';
 import { setPassword, type SetPasswordInput } from './users/set-password.js';
 import { recordLogin } from './users/record-login.js';
-import { recordOidc } from './users/record-oidc.js';
+import { recordAnonymousThrottle, recordOidc } from './users/record-oidc.js';
 import { removePersonalAccessToken } from './users/remove-personal-access-token.js';
 import { updateHumanUser, type UpdateHumanUserInput } from './users/update-human-user.js';
 import { deactivateUser, lockUser, reactivateUser, removeUser, unlockUser } from './users/user-lifecycle.js';
@@ -75,6 +75,7 @@ export function createCommands(ports: Ports) {
     recordLogin: (input: Parameters<typeof recordLogin>[1]) => recordLogin(ports, input),
     /** The OpenID Provider's audit trail of a user (no caller: the user concerned is the actor). */
     recordOidc: (userId: string, event: Parameters<typeof recordOidc>[2]) => recordOidc(ports, userId, event),
+    recordAnonymousThrottle: (input: Parameters<typeof recordAnonymousThrottle>[1]) => recordAnonymousThrottle(ports, input),
     removePersonalAccessToken: bind(ports, removePersonalAccessToken),
     updateHumanUser: bind(ports, updateHumanUser),
     deactivateUser: bind(ports, deactivateUser),

@@ -52,6 +52,7 @@ export type AggregateOfType<K extends EventTypeName> = { [A in AggregateType]: K
 export const AGGREGATE_OF: { readonly [K in EventTypeName]: AggregateOfType<K> } = {
   'instance.added': 'instance',
   'instance.member.added': 'instance',
+  'instance.login.throttled': 'instance',
   'org.added': 'org',
   'org.member.added': 'org',
   'org.login.policy.added': 'org',
@@ -109,6 +110,7 @@ export const AGGREGATE_OF: { readonly [K in EventTypeName]: AggregateOfType<K> }
 export const SECRET_FIELDS: { readonly [K in EventTypeName]: readonly (keyof EventPayloads[K])[] } = {
   'instance.added': [],
   'instance.member.added': [],
+  'instance.login.throttled': [],
   'org.added': [],
   'org.member.added': [],
   'org.login.policy.added': [],

@@ -32,7 +32,7 @@ export function passwordCheckOf(read: Pick<ReadModel, 'passwordOf'>): PasswordCh
 
 export function loginPorts(
   read: Pick<ReadModel, 'usersByLoginName' | 'passwordOf' | 'user' | 'u2fTokensOf'>,
-  commands: Pick<Commands, 'setPassword' | 'recordLogin' | 'recordOidc' | 'useU2f' | 'registerU2f' | 'verifyU2fRegistration'>,
+  commands: Pick<Commands, 'setPassword' | 'recordLogin' | 'recordOidc' | 'recordAnonymousThrottle' | 'useU2f' | 'registerU2f' | 'verifyU2fRegistration'>,
   mayLogIn: LoginPorts['mayLogIn'],
   /** The user's recent wrong passwords, newest first (store/oidc-store.ts recentPasswordFailures). */
   recentFailures: (userId: string, windowSeconds: number) => Promise<Date[]>,
@@ -60,7 +60,11 @@ export function loginPorts(
       const verdict = await check(userId, password, clientIp, clientId);
       if (!verdict.ok && verdict.reason === 'wrong') {
         const fromIp = byIp.failed(clientIp);
-        if (!userId) return verdict;
+        if (!userId) {
+          // Spraying names nobody holds: the IP's throttle engaging is the instance's event.
+          if (fromIp === FREE_FAILURES.ip) await commands.recordAnonymousThrottle({ clientId, clientIp, waitSeconds: FIRST_DELAY_SECONDS });
+          return verdict;
+        }
         // A wrong password for a user is an event (the audit trail of guessing; the throttle counts them).
         const { locked } = await commands.recordLogin({ userId, clientId, outcome: 'wrongPassword' });
         // The failure that engages the throttle is an event too (once per streak, not per refused try).

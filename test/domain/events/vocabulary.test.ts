@@ -17,6 +17,7 @@ import { verifiedPayload } from '../../support/events.js';
 const SAMPLES: { [K in EventTypeName]: EventPayloads[K] } = {
   'instance.added': { defaultOrgId: 'org' },
   'instance.member.added': { userId: 'u', roles: ['IAM_OWNER'] },
+  'instance.login.throttled': { clientId: 'c', clientIp: '203.0.113.7', waitSeconds: 5 },
   'org.added': { name: 'Org' },
   'org.member.added': { userId: 'u', roles: ['ORG_OWNER'] },
   'org.login.policy.added': { forceMfa: true },

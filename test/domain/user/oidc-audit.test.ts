@@ -28,3 +28,15 @@ describe('user decider: the OpenID Provider’s audit trail', () => {
     expect(refusal(decider, [added, removed], { kind: 'recordOidc', event: samples[2]!, actor: 'u1' }).reason).toBe('USER_NOT_FOUND');
   });
 });
+
+describe('instance decider: the login’s per-IP throttle for unknown names', () => {
+  it('records it on the instance, in the default org, by the login', async () => {
+    const { instanceDecider, LOGIN_ACTOR } = await import('../../../src/domain/instance/decider.js');
+    const booted: NewEvent[] = [{ aggregateType: 'instance', aggregateId: 'default', resourceOwner: 'org0', creator: 'admin', type: 'instance.added', payload: { defaultOrgId: 'org0' } }];
+    const command = { kind: 'recordThrottle' as const, clientId: 'app', clientIp: '203.0.113.7', waitSeconds: 5, actor: LOGIN_ACTOR };
+    expect(decide(instanceDecider, booted, command)).toEqual([
+      { aggregateType: 'instance', aggregateId: 'default', resourceOwner: 'org0', creator: 'keyhold-login', type: 'instance.login.throttled', payload: { clientId: 'app', clientIp: '203.0.113.7', waitSeconds: 5 } },
+    ]);
+    expect(() => decide(instanceDecider, [], command)).toThrow();
+  });
+});

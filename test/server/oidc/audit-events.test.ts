@@ -123,4 +123,29 @@ describe('audit events of the OpenID Provider', () => {
     expect(events.filter((e) => e.type === 'user.password.check.failed')).toHaveLength(FREE_FAILURES.account);
     expect(JSON.stringify(events)).not.toMatch(/guess number/);
   }, 60_000);
+
+  // Last: once the client IP's throttle engages, every later try from it waits.
+  it('spraying names nobody holds: the IP throttle engaging is an event of the instance, once, without the names or passwords', async () => {
+    const app = await addApp(kh, projectId, { redirectUris: [REDIRECT], authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE', appType: 'OIDC_APP_TYPE_USER_AGENT', devMode: true });
+    const url = new URL(`${base}/oauth/v2/authorize`);
+    url.search = new URLSearchParams({ client_id: app.clientId, redirect_uri: REDIRECT, response_type: 'code', scope: 'openid', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGjSstw-cM', code_challenge_method: 'S256' }).toString();
+    const b = browser(base);
+    const first = await b.follow(url);
+    const toPassword = await b.request(new URL(formAction(first.html!, 'username')!, base), { form: { form_token: formToken(first.html!), username: 'nobody-sprayed' } });
+    const pw = await b.follow(new URL(toPassword.headers.get('location')!, base));
+    const attempt = async (p: string) => (await b.request(new URL(formAction(pw.html!, 'password')!, base), { form: { form_token: formToken(pw.html!), password: p } })).text();
+    const instanceEvents = async () =>
+      ((await kh.rest('POST', '/admin/v1/events/_search', { aggregateTypes: ['instance'], eventTypes: ['instance.login.throttled'], asc: true })).body.events ?? []) as Listed[];
+    expect(await instanceEvents()).toEqual([]);
+    // Earlier tests' wrong passwords from this IP count too: try until the page says to wait.
+    let tries = 0;
+    while (!/Too many attempts/.test(await attempt(`spray ${tries}`))) {
+      tries++;
+      expect(tries).toBeLessThanOrEqual(FREE_FAILURES.ip);
+    }
+    const events = await instanceEvents();
+    expect(events).toHaveLength(1);
+    expect(events[0]!.payload).toEqual({ clientId: app.clientId, clientIp: expect.stringMatching(/127\.0\.0\.1|::1/), waitSeconds: 5 });
+    expect(JSON.stringify(events)).not.toMatch(/nobody-sprayed|spray \d/);
+  }, 60_000);
 });
