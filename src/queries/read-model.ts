@@ -171,10 +171,10 @@ export interface ReadModel extends Lookups {
   liveAppKeys(appId: string, now: Date): Promise<Record<string, unknown>[]>;
   /** Issue 18: one page of the app's keys. */
   appKeysOf(appId: string, page: Page): Promise<Listed<AppKeyListed>>;
-  /** The org's own login policy; undefined: the default applies. */
-  loginPolicyOf(orgId: string): Promise<LoginPolicyView | undefined>;
   /** The org's own lockout policy; undefined: the default (no lock) applies. */
   lockoutPolicyOf(orgId: string): Promise<LockoutPolicyView | undefined>;
+  /** The org's own login policy; undefined: the default applies. */
+  loginPolicyOf(orgId: string): Promise<LoginPolicyView | undefined>;
   /** The audit log: events matching the search, in position order from the cursor, at most `limit`. */
   events(search: EventSearch): Promise<StoredEvent[]>;
   /** True once an `instance.added` committed. */
