@@ -14,6 +14,7 @@ import { credentialHandlers } from './management/credentials.js';
 import { projectHandlers } from './management/projects.js';
 import { managementUserHandlers } from './management/users.js';
 import { loginPolicyHandlers } from './management/login-policy.js';
+import { lockoutPolicyHandlers } from './management/lockout-policy.js';
 import { organizationHandlers } from './org/organizations.js';
 import { u2fHandlers } from './user/u2f.js';
 import { userHandlers } from './user/users.js';
@@ -36,6 +37,7 @@ export function createServices(deps: ApiDeps): RegisteredService[] {
         ...appHandlers(deps),
         ...credentialHandlers(deps),
         ...loginPolicyHandlers(deps),
+        ...lockoutPolicyHandlers(deps),
       },
     },
     { desc: UserService, impl: { ...userHandlers(deps), ...u2fHandlers(deps) } },

@@ -19,12 +19,14 @@ import { addUserGrant } from './users/add-user-grant.js';
 import { addOrganization } from './orgs/add-organization.js';
 import { addOrgMember } from './orgs/add-org-member.js';
 import { addCustomLoginPolicy, updateCustomLoginPolicy } from './orgs/login-policy.js';
+import { addCustomLockoutPolicy, updateCustomLockoutPolicy } from './orgs/lockout-policy.js';
 import { addHumanUser, type AddHumanUserInput } from './users/add-human-user.js';
 import { addMachineUser } from './users/add-machine-user.js';
 import { addPersonalAccessToken } from './users/add-personal-access-token.js';
 import { generateMachineSecret, removeMachineSecret } from './users/machine-secret.js';
 import { setPassword, type SetPasswordInput } from './users/set-password.js';
 import { recordLogin } from './users/record-login.js';
+import { recordAnonymousThrottle, recordOidc } from './users/record-oidc.js';
 import { removePersonalAccessToken } from './users/remove-personal-access-token.js';
 import { updateHumanUser, type UpdateHumanUserInput } from './users/update-human-user.js';
 import { deactivateUser, lockUser, reactivateUser, removeUser, unlockUser } from './users/user-lifecycle.js';
@@ -63,12 +65,17 @@ export function createCommands(ports: Ports) {
     addOrgMember: bind(ports, addOrgMember),
     addCustomLoginPolicy: bind(ports, addCustomLoginPolicy),
     updateCustomLoginPolicy: bind(ports, updateCustomLoginPolicy),
+    addCustomLockoutPolicy: bind(ports, addCustomLockoutPolicy),
+    updateCustomLockoutPolicy: bind(ports, updateCustomLockoutPolicy),
     addHumanUser: bind(ports, addHumanUser),
     addMachineUser: bind(ports, addMachineUser),
     addPersonalAccessToken: bind(ports, addPersonalAccessToken),
     setPassword: bind(ports, setPassword),
     /** The login UI's outcomes (no caller: the user logging in is the actor). */
     recordLogin: (input: Parameters<typeof recordLogin>[1]) => recordLogin(ports, input),
+    /** The OpenID Provider's audit trail of a user (no caller: the user concerned is the actor). */
+    recordOidc: (userId: string, event: Parameters<typeof recordOidc>[2]) => recordOidc(ports, userId, event),
+    recordAnonymousThrottle: (input: Parameters<typeof recordAnonymousThrottle>[1]) => recordAnonymousThrottle(ports, input),
     removePersonalAccessToken: bind(ports, removePersonalAccessToken),
     updateHumanUser: bind(ports, updateHumanUser),
     deactivateUser: bind(ports, deactivateUser),

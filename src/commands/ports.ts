@@ -129,6 +129,8 @@ export interface Lookups {
   u2fByCredentialId(credentialId: string): Promise<{ id: string; userId: string } | undefined>;
   /** Which of `roleKeys` the project has (its own roles, project.role.added). */
   existingRoleKeys(projectId: string, roleKeys: readonly string[]): Promise<string[]>;
+  /** The org's lockout threshold (its own lockout policy's maxPasswordAttempts; 0 = no lock, the default). */
+  maxPasswordAttemptsOf(orgId: string): Promise<number>;
 }
 
 /** WebAuthn settings of this server, fixed once it listens (its port may be part of the default origin). */

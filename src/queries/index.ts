@@ -10,6 +10,7 @@ import { listAppKeys } from './app-keys.js';
 import { listEvents, type ListEventsInput } from './events.js';
 import { getMyOrganization, getOrganization } from './orgs.js';
 import { getLoginPolicy } from './login-policy.js';
+import { getLockoutPolicy } from './lockout-policy.js';
 import type { SentText } from '../domain/lists.js';
 import type { ReadModel } from './read-model.js';
 import { getUser, listU2fTokens, myUser } from './users.js';
@@ -35,6 +36,7 @@ export function createQueries(read: ReadModel, clock: Clock) {
     listU2fTokens: (call: Call, input: { userId: string; page?: SentPage }) => listU2fTokens(read, call, { ...input, now: clock.now() }),
     myUser: (call: Call) => myUser(read, call),
     getLoginPolicy: (call: Call) => getLoginPolicy(read, call),
+    getLockoutPolicy: (call: Call) => getLockoutPolicy(read, call),
   };
 }
 

@@ -67,6 +67,10 @@ export interface LoginPolicyView extends Versioned {
   forceMfa: boolean;
 }
 
+export interface LockoutPolicyView extends Versioned {
+  maxPasswordAttempts: number;
+}
+
 export interface OrgView extends Omit<Versioned, 'orgId'> {
   id: string;
   name: string;
@@ -170,6 +174,8 @@ export interface ReadModel extends Lookups {
   liveAppKeys(appId: string, now: Date): Promise<Record<string, unknown>[]>;
   /** Issue 18: one page of the app's keys. */
   appKeysOf(appId: string, page: Page): Promise<Listed<AppKeyListed>>;
+  /** The org's own lockout policy; undefined: the default (no lock) applies. */
+  lockoutPolicyOf(orgId: string): Promise<LockoutPolicyView | undefined>;
   /** The org's own login policy; undefined: the default applies. */
   loginPolicyOf(orgId: string): Promise<LoginPolicyView | undefined>;
   /** The audit log: events matching the search, in position order from the cursor, at most `limit` and `maxBytes` of payload. */

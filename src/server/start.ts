@@ -122,6 +122,7 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
         keyStore: createOidcKeyStore(database),
         keyRotation: config.oidc.keyRotation,
         lifetimes: config.oidc.lifetimes,
+        audit: commands.recordOidc,
         read: readModel,
         rolesOf: async (userId, projectId) => rolesClaim(await readModel.projectRolesOfUser(userId, projectId)),
         mayLogIn: async (userId, projectId) => (await loginAccess(readModel, userId, projectId)).allowed,

@@ -69,6 +69,8 @@ export function createReadModel(database: Pick<Database, 'db' | 'sql'>, observer
     patsOf: (userId, page) => q.listPats(db, userId, page),
     org: (orgId) => q.findOrg(sql, orgId),
     loginPolicyOf: (orgId) => q.findLoginPolicy(sql, orgId),
+    lockoutPolicyOf: (orgId) => q.findLockoutPolicy(sql, orgId),
+    maxPasswordAttemptsOf: async (orgId) => (await q.findLockoutPolicy(sql, orgId))?.maxPasswordAttempts ?? 0,
     events: (search) => q.searchEvents(db, search),
     machineByClientId: (clientId) => q.findMachineByClientId(sql, clientId),
     liveAppKeys: (appId, now) => q.liveAppKeys(db, appId, now),

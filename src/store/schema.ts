@@ -76,6 +76,15 @@ export const loginPolicies = pgTable('login_policies', {
   sequence: integer('sequence').notNull(),
 });
 
+/** An org's own lockout policy (AddCustomLockoutPolicy); an org without a row uses the default (no lock). */
+export const lockoutPolicies = pgTable('lockout_policies', {
+  orgId: text('org_id').primaryKey(),
+  maxPasswordAttempts: integer('max_password_attempts').notNull(),
+  createdAt: timestamptz('created_at').notNull(),
+  changedAt: timestamptz('changed_at').notNull(),
+  sequence: integer('sequence').notNull(),
+});
+
 export const projects = pgTable(
   'projects',
   {

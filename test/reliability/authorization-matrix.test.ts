@@ -472,6 +472,22 @@ const ROWS: Row[] = [
     call: (c) => c.mgmt.updateCustomLoginPolicy({ forceMfa: false }),
     expect: { ...inOrgA(['orgOwner', 'instanceOwner']), otherOrgOwner: 'OK' },
   },
+  // The lockout policy: the same org and permissions as the login policy. 0 (no lock): no login here is locked.
+  {
+    rpc: 'management.GetLockoutPolicy',
+    call: (c) => c.mgmt.getLockoutPolicy({}),
+    expect: { ...inOrgA(['orgOwner', 'instanceOwner']), otherOrgOwner: 'OK' },
+  },
+  {
+    rpc: 'management.AddCustomLockoutPolicy',
+    call: (c) => c.mgmt.addCustomLockoutPolicy({ maxPasswordAttempts: 0 }),
+    expect: { ...inOrgA(['orgOwner']), otherOrgOwner: 'OK', instanceOwner: 'ALREADY_EXISTS' },
+  },
+  {
+    rpc: 'management.UpdateCustomLockoutPolicy',
+    call: (c) => c.mgmt.updateCustomLockoutPolicy({ maxPasswordAttempts: 0 }),
+    expect: { ...inOrgA(['orgOwner', 'instanceOwner']), otherOrgOwner: 'OK' },
+  },
 ];
 
 async function outcome(call: Promise<unknown>): Promise<Outcome> {

@@ -337,6 +337,21 @@ export const REASONS = {
       de: 'Die Organisation {orgId} hat keine eigene Login-Richtlinie (sie verwendet die Vorgabe); lege eine mit AddCustomLoginPolicy an.',
     },
   },
+  // --- lockout policy (issue 17) ------------------------------------------
+  LOCKOUT_POLICY_EXISTS: {
+    code: GrpcCode.AlreadyExists,
+    messages: {
+      en: 'Organization {orgId} already has its own lockout policy; change it with UpdateCustomLockoutPolicy.',
+      de: 'Die Organisation {orgId} hat bereits eine eigene Sperr-Richtlinie; ändere sie mit UpdateCustomLockoutPolicy.',
+    },
+  },
+  LOCKOUT_POLICY_NOT_FOUND: {
+    code: GrpcCode.NotFound,
+    messages: {
+      en: 'Organization {orgId} has no lockout policy of its own (it uses the default: no lock); add one with AddCustomLockoutPolicy.',
+      de: 'Die Organisation {orgId} hat keine eigene Sperr-Richtlinie (sie verwendet die Vorgabe: keine Sperre); lege eine mit AddCustomLockoutPolicy an.',
+    },
+  },
   // --- security key at login (issue 18): each shown in plain words on the key step
   U2F_LOGIN_UNKNOWN_CREDENTIAL: {
     code: GrpcCode.FailedPrecondition,

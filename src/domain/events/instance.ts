@@ -8,4 +8,9 @@ export const INSTANCE_ID = 'default';
 export interface InstanceEventPayloads {
   'instance.added': { defaultOrgId: string };
   'instance.member.added': MemberAddedPayload;
+  /**
+   * The login's per-IP throttle engaged by wrong passwords for names nobody holds (password
+   * spraying; for a known user it is the user's `user.login.throttled`). Never the password or the name.
+   */
+  'instance.login.throttled': { clientId: string; clientIp: string; waitSeconds: number };
 }

@@ -1,4 +1,4 @@
-// Events of an organization: its creation, its members and its login policy.
+// Events of an organization: its creation, its members, its login and lockout policies.
 import type { MemberAddedPayload } from './members.js';
 
 export interface OrgEventPayloads {
@@ -8,4 +8,11 @@ export interface OrgEventPayloads {
   'org.login.policy.added': { forceMfa: boolean };
   /** UpdateCustomLoginPolicy. */
   'org.login.policy.changed': { forceMfa: boolean };
+  /**
+   * AddCustomLockoutPolicy: the org's own lockout policy (the API's maxPasswordAttempts;
+   * named maxAttempts here as a field named "password" would be taken for a secret). 0: no lock.
+   */
+  'org.lockout.policy.added': { maxAttempts: number };
+  /** UpdateCustomLockoutPolicy. */
+  'org.lockout.policy.changed': { maxAttempts: number };
 }

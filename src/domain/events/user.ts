@@ -23,6 +23,23 @@ export interface UserEventPayloads {
   'user.login.succeeded': { clientId: string; amr: string[] };
   /** A wrong password typed at the login for this user (the audit trail of guessing). */
   'user.password.check.failed': { clientId: string };
+  /**
+   * The login's throttle engaged for this user (src/server/oidc/throttle.ts): by its own
+   * wrong passwords (`account`) or by its client IP's (`ip`, then `clientIp`). Never the password.
+   */
+  'user.login.throttled': { clientId: string; by: 'account' | 'ip'; clientIp?: string; waitSeconds: number };
+  /**
+   * The OpenID Provider stored the user's grant for an app (consent, or a first-party login):
+   * the grant's id (a storage key, not a credential) and the scopes granted so far.
+   */
+  'user.oidc.grant.saved': { grantId: string; clientId: string; scope: string };
+  /**
+   * The grant and every token in it revoked: at the revocation endpoint (`revocation`), a reused
+   * refresh token or code (`reuse`), or a logout (`logout`).
+   */
+  'user.oidc.grant.revoked': { grantId: string; clientId: string; reason: 'revocation' | 'reuse' | 'logout' | 'other' };
+  /** One token destroyed (revocation endpoint, reuse detection): its kind and grant, never the token or its id. */
+  'user.oidc.token.revoked': { grantId: string; clientId: string; tokenType: 'access_token' | 'refresh_token' };
   /** `tokenHash`: SHA-256 of the token (base64url); the token itself is never stored. */
   'user.pat.added': { tokenId: string; tokenHash: string; expiresAt: string | null };
   /** RemovePersonalAccessToken: the token stops authenticating (every process within the caller cache's TTL). */
@@ -32,7 +49,11 @@ export interface UserEventPayloads {
   /** The lifecycle (issue 19): only an active user's tokens authenticate. */
   'user.deactivated': Record<string, never>;
   'user.reactivated': Record<string, never>;
-  'user.locked': Record<string, never>;
+  /**
+   * LockUser, or the org's lockout policy (then `maxAttempts`: the threshold
+   * the user's consecutive wrong passwords reached).
+   */
+  'user.locked': { maxAttempts?: number };
   'user.unlocked': Record<string, never>;
   /** RemoveUser: the user, its tokens and memberships go from the read model; its events stay. */
   'user.removed': Record<string, never>;

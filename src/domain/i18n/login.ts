@@ -13,6 +13,10 @@ export const LOGIN_TEXTS = {
   unknownOrWrong: { en: 'The username or the password is wrong.', de: 'Benutzername oder Passwort ist falsch.' },
   noPassword: { en: 'This account cannot sign in with a password.', de: 'Dieses Konto kann sich nicht mit einem Passwort anmelden.' },
   locked: { en: 'This account is locked or deactivated. Ask an administrator.', de: 'Dieses Konto ist gesperrt oder deaktiviert. Wende dich an eine Administratorin oder einen Administrator.' },
+  lockedOut: {
+    en: 'Too many wrong passwords: this account is now locked. Ask an administrator to unlock it.',
+    de: 'Zu viele falsche Passwörter: Dieses Konto ist jetzt gesperrt. Bitte eine Administratorin oder einen Administrator, es zu entsperren.',
+  },
   slowDown: { en: 'Too many attempts. Wait {seconds} seconds and try again.', de: 'Zu viele Versuche. Warte {seconds} Sekunden und versuche es erneut.' },
   changePassword: { en: 'Choose a new password', de: 'Neues Passwort wählen' },
   changeRequired: { en: 'Your password must be changed before you continue.', de: 'Dein Passwort muss geändert werden, bevor du fortfährst.' },

@@ -17,12 +17,24 @@ export interface InstanceState {
 export type InstanceCommand =
   | { kind: 'bootstrap'; defaultOrgId: string; adminUserId: string }
   /** An IAM_OWNER added after bootstrap (the human admin of issue 17, at start). */
-  | { kind: 'addOwner'; userId: string; actor: string };
+  | { kind: 'addOwner'; userId: string; actor: string }
+  /** The login's per-IP throttle engaged for unknown names (the actor: LOGIN_ACTOR). */
+  | { kind: 'recordThrottle'; clientId: string; clientIp: string; waitSeconds: number; actor: string };
+
+/** The creator of events the login records where no user is known. */
+export const LOGIN_ACTOR = 'keyhold-login';
 
 export const instanceDecider: Decider<InstanceState, InstanceCommand, InstanceEventType> = {
   initialState: () => ({ exists: false, defaultOrgId: '' }),
   evolve: (state, event) => (event.type === 'instance.added' ? { exists: true, defaultOrgId: event.payload.defaultOrgId } : state),
   decide: (command, state): NewEvent<InstanceEventType>[] => {
+    if (command.kind === 'recordThrottle') {
+      if (!state.exists) throw new Error('the login records on a bootstrapped instance only');
+      const { clientId, clientIp, waitSeconds } = command;
+      return [
+        { aggregateType: 'instance', aggregateId: INSTANCE_ID, resourceOwner: state.defaultOrgId, creator: command.actor, type: 'instance.login.throttled', payload: { clientId, clientIp, waitSeconds } },
+      ];
+    }
     if (command.kind === 'addOwner') {
       if (!state.exists) throw new Error('an owner is added to a bootstrapped instance only');
       return [

@@ -1,5 +1,5 @@
 // An organization's life: added (optionally with its first admins), members
-// granted roles in it.
+// granted roles in it, its login and lockout policies.
 import type { Decider } from '../decider.js';
 import { KeyholdError } from '../errors/keyhold-error.js';
 import type { EventTypeOf, NewEvent } from '../events/index.js';
@@ -10,7 +10,20 @@ export interface OrgState {
   exists: boolean;
   /** The org's own login policy, once added (AddCustomLoginPolicy). */
   loginPolicy?: LoginPolicy;
+  /** The org's own lockout policy, once added (AddCustomLockoutPolicy). */
+  lockoutPolicy?: LockoutPolicy;
 }
+
+/**
+ * ZITADEL's lockout policy: after `maxPasswordAttempts` consecutive wrong
+ * passwords the user is locked (UnlockUser lifts it); 0 = never.
+ */
+export interface LockoutPolicy {
+  maxPasswordAttempts: number;
+}
+
+/** Off by default (as ZITADEL's): nobody locks an admin out by typing wrong passwords unless an org chose so. */
+export const DEFAULT_LOCKOUT_POLICY: LockoutPolicy = Object.freeze({ maxPasswordAttempts: 0 });
 
 /** ZITADEL's login policy, as far as Keyhold has it: whether a second factor is required. */
 export interface LoginPolicy {
@@ -34,7 +47,11 @@ export type OrgCommand =
   /** AddCustomLoginPolicy: the org's own policy, once. */
   | { kind: 'addLoginPolicy'; policy: LoginPolicy; actor: string }
   /** UpdateCustomLoginPolicy: a change of the org's own policy (the same values again: nothing to record). */
-  | { kind: 'changeLoginPolicy'; policy: LoginPolicy; actor: string };
+  | { kind: 'changeLoginPolicy'; policy: LoginPolicy; actor: string }
+  /** AddCustomLockoutPolicy: the org's own lockout policy, once. */
+  | { kind: 'addLockoutPolicy'; policy: LockoutPolicy; actor: string }
+  /** UpdateCustomLockoutPolicy: a change (the same values again: nothing to record). */
+  | { kind: 'changeLockoutPolicy'; policy: LockoutPolicy; actor: string };
 
 /** The roles an admin of a new org gets: those named, else ORG_OWNER. */
 export function adminRoles(roles: readonly string[]): string[] {
@@ -52,6 +69,9 @@ export function orgDecider(orgId: string): Decider<OrgState, OrgCommand, OrgEven
         case 'org.login.policy.added':
         case 'org.login.policy.changed':
           return { ...state, loginPolicy: { forceMfa: event.payload.forceMfa } };
+        case 'org.lockout.policy.added':
+        case 'org.lockout.policy.changed':
+          return { ...state, lockoutPolicy: { maxPasswordAttempts: event.payload.maxAttempts } };
         default:
           return state;
       }
@@ -80,6 +100,15 @@ export function orgDecider(orgId: string): Decider<OrgState, OrgCommand, OrgEven
           if (!state.loginPolicy) throw new KeyholdError('LOGIN_POLICY_NOT_FOUND', { orgId });
           if (state.loginPolicy.forceMfa === command.policy.forceMfa) return [];
           return [{ ...own(command.actor), type: 'org.login.policy.changed', payload: { forceMfa: command.policy.forceMfa } }];
+        case 'addLockoutPolicy':
+          if (!state.exists) throw new KeyholdError('ORG_NOT_FOUND', { orgId });
+          if (state.lockoutPolicy) throw new KeyholdError('LOCKOUT_POLICY_EXISTS', { orgId });
+          return [{ ...own(command.actor), type: 'org.lockout.policy.added', payload: { maxAttempts: command.policy.maxPasswordAttempts } }];
+        case 'changeLockoutPolicy':
+          if (!state.exists) throw new KeyholdError('ORG_NOT_FOUND', { orgId });
+          if (!state.lockoutPolicy) throw new KeyholdError('LOCKOUT_POLICY_NOT_FOUND', { orgId });
+          if (state.lockoutPolicy.maxPasswordAttempts === command.policy.maxPasswordAttempts) return [];
+          return [{ ...own(command.actor), type: 'org.lockout.policy.changed', payload: { maxAttempts: command.policy.maxPasswordAttempts } }];
       }
     },
   };

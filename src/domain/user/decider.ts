@@ -4,7 +4,7 @@
 // deactivation, locking and removal.
 import type { Decider } from '../decider.js';
 import { KeyholdError } from '../errors/keyhold-error.js';
-import type { EventTypeOf, NewEvent } from '../events/index.js';
+import type { EventPayloads, EventTypeOf, NewEvent } from '../events/index.js';
 import type { MachineAccessTokenType } from '../events/user.js';
 
 type UserEventType = EventTypeOf<'user'>;
@@ -22,6 +22,11 @@ export interface UserState {
   state: 'active' | 'inactive' | 'locked';
   /** A machine user's client id while it has a client secret (GenerateMachineSecret). */
   machineClientId?: string;
+  /**
+   * Wrong passwords since the last successful login or unlock (the lockout
+   * policy's count; the throttle counts by time window instead).
+   */
+  failedPasswordAttempts: number;
 }
 
 /** A password's stored facts: the hash (never the password) and whether it must be changed at the next login. */
@@ -46,6 +51,11 @@ export interface TokenFacts {
   /** ISO-8601, or null for a token that does not expire. */
   expiresAt: string | null;
 }
+
+/** What the OpenID Provider records about a user (never a token, a token's id or a password). */
+export type OidcAuditEvent = {
+  [K in 'user.login.throttled' | 'user.oidc.grant.saved' | 'user.oidc.grant.revoked' | 'user.oidc.token.revoked']: { type: K; payload: EventPayloads[K] };
+}['user.login.throttled' | 'user.oidc.grant.saved' | 'user.oidc.grant.revoked' | 'user.oidc.token.revoked'];
 
 /** Names are in their stored forms (domain/identity: checkUsername, checkDisplayName). */
 export type UserCommand =
@@ -80,7 +90,13 @@ export type UserCommand =
   | ({ kind: 'setPassword'; actor: string } & PasswordFacts)
   /** A login's outcome at the login UI (issue 17): recorded for human users that exist. */
   | { kind: 'recordLogin'; clientId: string; amr: string[]; actor: string }
-  | { kind: 'recordPasswordFailure'; clientId: string; actor: string }
+  /**
+   * `maxPasswordAttempts`: the org's lockout policy (0 or absent: no lock). The
+   * failure that reaches it also locks the user (the state LockUser sets).
+   */
+  | { kind: 'recordPasswordFailure'; clientId: string; actor: string; maxPasswordAttempts?: number }
+  /** The OpenID Provider's audit trail for the user (throttle engaged, grants, revocations): recorded for users that exist. */
+  | { kind: 'recordOidc'; event: OidcAuditEvent; actor: string }
   | { kind: 'removePat'; tokenId: string; actor: string }
   | { kind: 'updateHuman'; username: string; givenName: string; familyName: string; displayName: string; email: string; actor: string }
   | { kind: LifecycleStep; actor: string }
@@ -107,7 +123,7 @@ export function assertPasswordHolder(state: UserState, userId: string): void {
 
 export function userDecider(userId: string): Decider<UserState, UserCommand, UserEventType> {
   return {
-    initialState: () => ({ exists: false, orgId: '', username: '', hasPassword: false, pats: [], state: 'active' }),
+    initialState: () => ({ exists: false, orgId: '', username: '', hasPassword: false, pats: [], state: 'active', failedPasswordAttempts: 0 }),
     evolve: (state, event) => {
       switch (event.type) {
         case 'user.human.added':
@@ -125,8 +141,14 @@ export function userDecider(userId: string): Decider<UserState, UserCommand, Use
         case 'user.deactivated':
           return { ...state, state: 'inactive' };
         case 'user.reactivated':
-        case 'user.unlocked':
           return { ...state, state: 'active' };
+        case 'user.unlocked':
+          // A fresh start: an unlocked user is not locked again by its next wrong password.
+          return { ...state, state: 'active', failedPasswordAttempts: 0 };
+        case 'user.password.check.failed':
+          return { ...state, failedPasswordAttempts: state.failedPasswordAttempts + 1 };
+        case 'user.login.succeeded':
+          return { ...state, failedPasswordAttempts: 0 };
         case 'user.locked':
           return { ...state, state: 'locked' };
         case 'user.machine.secret.set':
@@ -178,7 +200,17 @@ export function userDecider(userId: string): Decider<UserState, UserCommand, Use
         }
         case 'recordPasswordFailure': {
           assertPasswordHolder(state, userId);
-          return [{ ...own(state.orgId), type: 'user.password.check.failed', payload: { clientId: command.clientId } }];
+          const failed: NewEvent<UserEventType> = { ...own(state.orgId), type: 'user.password.check.failed', payload: { clientId: command.clientId } };
+          const max = command.maxPasswordAttempts ?? 0;
+          // Only an active user is locked (a locked or deactivated one stays as it is; its failures still count).
+          if (max > 0 && state.state === 'active' && state.failedPasswordAttempts + 1 >= max) {
+            return [failed, { ...own(state.orgId), type: 'user.locked', payload: { maxAttempts: max } }];
+          }
+          return [failed];
+        }
+        case 'recordOidc': {
+          if (!state.exists) throw new KeyholdError('USER_NOT_FOUND', { userId });
+          return [{ ...own(state.orgId), ...command.event } as NewEvent<UserEventType>];
         }
         case 'removePat': {
           if (!state.exists) throw new KeyholdError('USER_NOT_FOUND', { userId });

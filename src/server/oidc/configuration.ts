@@ -2,6 +2,7 @@
 // adapter on the database, clients from the apps, keys from the key ring,
 // accounts from the users' read model, Keyhold's login UI for interactions.
 // Library behaviour changed beyond configuration lives in extensions.ts only.
+import { keepOrgScope } from './org-scope.js';
 import Provider, { errors } from 'oidc-provider';
 import { API_AUDIENCE_SCOPE } from '../../queries/callers.js';
 import type { ReadModel } from '../../queries/read-model.js';
@@ -213,7 +214,13 @@ export function createProvider(deps: ProviderDeps): Any {
       },
     },
     findAccount: (ctx: Any, id: string) => accountClaims(ctx, id, read, rolesOf),
-    interactions: { url: (_ctx: Any, interaction: Any) => `/ui/login/${interaction.uid}` },
+    interactions: {
+      // The org scope the library dropped is put back for the login first (org-scope.ts).
+      url: async (ctx: Any, interaction: Any) => {
+        await keepOrgScope(ctx, interaction);
+        return `/ui/login/${interaction.uid}`;
+      },
+    },
     clientBasedCORS(_ctx: Any, origin: string, client: Any): boolean {
       const origins = new Set<string>(extra(client, 'keyhold_additional_origins') ?? []);
       for (const uri of client.redirectUris ?? []) {

@@ -9,7 +9,7 @@ import { loginUser, verifyPassword } from '../../queries/passwords.js';
 import type { ReadModel } from '../../queries/read-model.js';
 import { toStatus } from '../status.js';
 import type { LoginPorts, PasswordVerdict } from './login.js';
-import { FREE_FAILURES, ipFailures, waitSeconds, WINDOW_SECONDS } from './throttle.js';
+import { FIRST_DELAY_SECONDS, FREE_FAILURES, ipFailures, waitSeconds, WINDOW_SECONDS } from './throttle.js';
 
 /** THE password check the login uses (one line to swap). */
 export type PasswordCheck = (userId: string, password: string, clientIp: string, clientId: string) => Promise<PasswordVerdict>;
@@ -32,7 +32,7 @@ export function passwordCheckOf(read: Pick<ReadModel, 'passwordOf'>): PasswordCh
 
 export function loginPorts(
   read: Pick<ReadModel, 'usersByLoginName' | 'passwordOf' | 'user' | 'u2fTokensOf'>,
-  commands: Pick<Commands, 'setPassword' | 'recordLogin' | 'useU2f' | 'registerU2f' | 'verifyU2fRegistration'>,
+  commands: Pick<Commands, 'setPassword' | 'recordLogin' | 'recordOidc' | 'recordAnonymousThrottle' | 'useU2f' | 'registerU2f' | 'verifyU2fRegistration'>,
   mayLogIn: LoginPorts['mayLogIn'],
   /** The user's recent wrong passwords, newest first (store/oidc-store.ts recentPasswordFailures). */
   recentFailures: (userId: string, windowSeconds: number) => Promise<Date[]>,
@@ -59,9 +59,21 @@ export function loginPorts(
       if (wait > 0) return { ok: false, reason: 'wrong', retryAfterSeconds: wait };
       const verdict = await check(userId, password, clientIp, clientId);
       if (!verdict.ok && verdict.reason === 'wrong') {
-        byIp.failed(clientIp);
+        const fromIp = byIp.failed(clientIp);
+        if (!userId) {
+          // Spraying names nobody holds: the IP's throttle engaging is the instance's event.
+          if (fromIp === FREE_FAILURES.ip) await commands.recordAnonymousThrottle({ clientId, clientIp, waitSeconds: FIRST_DELAY_SECONDS });
+          return verdict;
+        }
         // A wrong password for a user is an event (the audit trail of guessing; the throttle counts them).
-        if (userId) await commands.recordLogin({ userId, clientId, outcome: 'wrongPassword' });
+        const { locked } = await commands.recordLogin({ userId, clientId, outcome: 'wrongPassword' });
+        // The failure that engages the throttle is an event too (once per streak, not per refused try).
+        const throttled = (by: 'account' | 'ip') =>
+          commands.recordOidc(userId, { type: 'user.login.throttled', payload: { clientId, by, ...(by === 'ip' ? { clientIp } : {}), waitSeconds: FIRST_DELAY_SECONDS } });
+        if (failures.length + 1 === FREE_FAILURES.account) await throttled('account');
+        if (fromIp === FREE_FAILURES.ip) await throttled('ip');
+        // The one that reaches the org's lockout policy locks the user: say so, so the user stops trying.
+        if (locked) return { ok: false, reason: 'lockedOut' };
       }
       return verdict;
     },
@@ -78,7 +90,9 @@ export function loginPorts(
       }
     },
     mayLogIn,
-    loggedIn: (userId, clientId, _clientIp, amr) => commands.recordLogin({ userId, clientId, outcome: 'succeeded', amr }),
+    async loggedIn(userId, clientId, _clientIp, amr) {
+      await commands.recordLogin({ userId, clientId, outcome: 'succeeded', amr });
+    },
     async keysOf(userId, rpId) {
       const tokens = await read.u2fTokensOf(userId);
       return tokens.flatMap((k) => (k.state === 'ready' && k.rpId === rpId && k.credentialId ? [{ credentialId: k.credentialId, transports: k.transports ?? [] }] : []));

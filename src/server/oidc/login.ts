@@ -8,6 +8,7 @@
 // a form token bound to the interaction (HMAC under the cookie key).
 // An unknown username is not revealed: the password step follows anyway and
 // fails as a wrong password would.
+import { ORG_SCOPE_PREFIX, orgScopeIn } from './org-scope.js';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { negotiateLanguage, type Language } from '../../domain/i18n/language.js';
@@ -22,7 +23,8 @@ type Any = any;
 
 export type PasswordVerdict =
   | { ok: true; changeRequired: boolean }
-  | { ok: false; reason: 'wrong' | 'locked' | 'no-password'; retryAfterSeconds?: number };
+  /** `lockedOut`: this wrong password reached the org's lockout policy and locked the account. */
+  | { ok: false; reason: 'wrong' | 'locked' | 'lockedOut' | 'no-password'; retryAfterSeconds?: number };
 
 /** What the login needs from the rest of Keyhold (wired in start.ts). */
 export interface LoginPorts extends KeyStepPorts {
@@ -39,7 +41,7 @@ export interface LoginPorts extends KeyStepPorts {
 }
 
 /** The org scope that picks among users of one name in several orgs (ZITADEL's). */
-export const ORG_SCOPE_PREFIX = 'urn:keyhold:iam:org:id:';
+export { ORG_SCOPE_PREFIX } from './org-scope.js';
 
 interface PendingLogin {
   /** The name typed; the user id when it named one. */
@@ -152,11 +154,7 @@ export function registerLogin(fastify: FastifyInstance, deps: { provider: () => 
     interaction.result = pending ? { keyhold: pending } : undefined;
     await interaction.persist();
   };
-  const orgScope = (interaction: Any): string | undefined =>
-    String(interaction.params?.scope ?? '')
-      .split(' ')
-      .find((s) => s.startsWith(ORG_SCOPE_PREFIX))
-      ?.slice(ORG_SCOPE_PREFIX.length);
+  const orgScope = (interaction: Any): string | undefined => orgScopeIn(interaction.params?.scope)?.slice(ORG_SCOPE_PREFIX.length);
 
   /** Grants what was asked (the consent OIDC needs is given, or none was needed) and finishes the interaction. */
   async function grantAndFinish(req: FastifyRequest, reply: FastifyReply, interaction: Any): Promise<void> {
@@ -267,7 +265,9 @@ export function registerLogin(fastify: FastifyInstance, deps: { provider: () => 
               ? t(lang, 'slowDown', { seconds: verdict.retryAfterSeconds })
               : verdict.reason === 'locked'
                 ? t(lang, 'locked')
-                : t(lang, 'unknownOrWrong');
+                : verdict.reason === 'lockedOut'
+                  ? t(lang, 'lockedOut')
+                  : t(lang, 'unknownOrWrong');
           return show(req, reply, uid, interaction, text);
         }
         if (verdict.changeRequired) {

@@ -23,6 +23,7 @@ import { registerLogin, type LoginPorts } from './login.js';
 import { jwtBearer, jwtUserinfo } from './jwt-userinfo.js';
 import type { ClientReads } from './adapter.js';
 import { verifyMachineJwt } from './machine-clients.js';
+import { auditProvider, type RecordOidc } from './audit.js';
 import type { RolesOf } from './account.js';
 
 /** How often each process looks for a changed key set. */
@@ -47,6 +48,8 @@ export interface OidcDeps {
   keyRotation?: { rotationSeconds: number; aheadSeconds: number };
   /** Token and session lifetimes (config KEYHOLD_*_LIFETIME_SECONDS…); ZITADEL's defaults when not given. */
   lifetimes?: Partial<Lifetimes>;
+  /** Grants and revocations as events of the user (audit.ts); none: not recorded. */
+  audit?: RecordOidc;
 }
 
 /** A predecessor key stays published this long after its successor took over: the longest token it signed, and a margin. */
@@ -121,6 +124,7 @@ export function mountOidc(fastify: FastifyInstance, deps: OidcDeps): OidcMount {
     await checkExtensions(provider, hashClientSecret(secret), secret);
     await checkDeviceFlowExtension(provider, { verificationPath: OIDC_ROUTES.code_verification });
     provider.on('server_error', (_ctx: Any, err: Error) => deps.errors.error(err, { component: 'oidc' }, 'OpenID Provider error'));
+    if (deps.audit) auditProvider(provider, deps.audit, deps.errors);
     current = { provider, handler: provider.callback(), keys };
   }
 

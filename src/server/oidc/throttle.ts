@@ -39,10 +39,13 @@ export function failureCounter(free: number, limit = 100_000) {
       }
       return waitSeconds(entry.count, free, entry.last, now);
     },
-    failed(ip: string): void {
+    /** Counts a failure; answers the key's failures so far (the one that reaches `free` engages the delays). */
+    failed(ip: string): number {
       if (seen.size >= limit) seen.clear();
       const entry = seen.get(ip);
-      seen.set(ip, { count: (entry?.count ?? 0) + 1, last: new Date() });
+      const count = (entry?.count ?? 0) + 1;
+      seen.set(ip, { count, last: new Date() });
+      return count;
     },
   };
 }

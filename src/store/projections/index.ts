@@ -7,6 +7,7 @@ import { appsProjection } from './apps.js';
 import { instancesProjection } from './instances.js';
 import { machineUsersProjection } from './machine-users.js';
 import { loginPoliciesProjection } from './login-policies.js';
+import { lockoutPoliciesProjection } from './lockout-policies.js';
 import { membershipsProjection } from './memberships.js';
 import { orgsProjection } from './orgs.js';
 import { personalAccessTokensProjection } from './personal-access-tokens.js';
@@ -29,6 +30,7 @@ export const projections: readonly Projection[] = [
   machineUsersProjection,
   appKeysProjection,
   loginPoliciesProjection,
+  lockoutPoliciesProjection,
 ];
 
 type AnyEvent = { [K in EventTypeName]: ProjectableEvent<K> }[EventTypeName];

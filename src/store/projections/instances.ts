@@ -10,4 +10,6 @@ export const instancesProjection: Projection = {
   'instance.member.added': (e) => sql`
     update instances set changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence}
     where id = ${e.aggregateId}`,
+  // The login's audit trail: no change of the instance, only its version moves on.
+  'instance.login.throttled': (e) => sql`update instances set sequence = ${e.sequence} where id = ${e.aggregateId}`,
 };

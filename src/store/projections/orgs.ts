@@ -16,4 +16,10 @@ export const orgsProjection: Projection = {
   'org.login.policy.changed': (e) => sql`
     update orgs set changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence}
     where id = ${e.aggregateId}`,
+  'org.lockout.policy.added': (e) => sql`
+    update orgs set changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence}
+    where id = ${e.aggregateId}`,
+  'org.lockout.policy.changed': (e) => sql`
+    update orgs set changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence}
+    where id = ${e.aggregateId}`,
 };

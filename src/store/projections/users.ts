@@ -25,6 +25,11 @@ export const usersProjection: Projection = {
   // A login's outcome is no change of the user: only its version moves on.
   'user.login.succeeded': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
   'user.password.check.failed': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
+  // The OpenID Provider's audit trail (throttle, grants, revocations): only the user's version moves on.
+  'user.login.throttled': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
+  'user.oidc.grant.saved': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
+  'user.oidc.grant.revoked': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
+  'user.oidc.token.revoked': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
   // The token row lives in `personal_access_tokens`; here only the user's version moves on.
   'user.pat.added': (e) => sql`
     update users set changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence}
