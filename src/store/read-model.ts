@@ -68,6 +68,7 @@ export function createReadModel(database: Pick<Database, 'db' | 'sql'>, observer
     patsOf: (userId, page) => q.listPats(db, userId, page),
     org: (orgId) => q.findOrg(sql, orgId),
     loginPolicyOf: (orgId) => q.findLoginPolicy(sql, orgId),
+    unusedRecoveryCodesOf: (userId) => q.unusedRecoveryCodes(sql, userId),
     events: (search) => q.searchEvents(db, search),
     machineByClientId: (clientId) => q.findMachineByClientId(sql, clientId),
     liveAppKeys: (appId, now) => q.liveAppKeys(db, appId, now),

@@ -364,6 +364,17 @@ const ROWS: Row[] = [
     expect: onUserT(['self', 'orgOwner', 'instanceOwner']),
   },
   {
+    // Issue 18 "Lost key": self only — an admin is refused (403) as anyone else.
+    rpc: 'user.GenerateRecoveryCodes',
+    call: (c) => c.user.generateRecoveryCodes({ userId: world.target.userId }),
+    expect: onUserT(['self']),
+  },
+  {
+    rpc: 'user.RemoveAllU2F',
+    call: (c) => c.user.removeAllU2F({ userId: world.target.userId }),
+    expect: onUserT(['self', 'orgOwner', 'instanceOwner']),
+  },
+  {
     rpc: 'user.ListUsers',
     call: (c) => c.user.listUsers({}),
     // Lists what the caller may read (itself at least); v2 takes no org context.
@@ -605,6 +616,7 @@ const NF = 'USER_NOT_FOUND';
 const PM = 'PAT_ONLY_FOR_MACHINE_USERS';
 const MS = 'MACHINE_SECRET_ONLY_FOR_MACHINE_USERS';
 const NA = '–';
+const SO = 'RECOVERY_CODES_SELF_ONLY';
 
 const cw = {} as {
   orgD: string;
@@ -726,6 +738,28 @@ const C_ROWS: CRow[] = [
     grpc: (c, t, p) => c.user.removeU2F({ userId: t.userId, u2fId: p!.u2fId }),
     rest: (t, p) => ['DELETE', `/v2/users/${t.userId}/u2f/${p!.u2fId}`],
     expect: credentialWrite,
+  },
+  {
+    // Issue 18 "Lost key": removes every key and the codes of another user, so containment applies as for RemoveU2F.
+    rpc: 'RemoveAllU2F',
+    prepare: pendingRegistration,
+    grpc: (c, t) => c.user.removeAllU2F({ userId: t.userId }),
+    rest: (t) => ['DELETE', `/v2/users/${t.userId}/u2f`],
+    expect: credentialWrite,
+  },
+  {
+    // Issue 18 "Lost key": the codes are shown to their user only; anyone else who can see the user is refused.
+    rpc: 'GenerateRecoveryCodes',
+    grpc: (c, t) => c.user.generateRecoveryCodes({ userId: t.userId }),
+    rest: (t) => ['POST', `/v2/users/${t.userId}/recovery_codes`, {}],
+    expect: {
+      iamOwner: [SO, SO, OK, SO, SO, SO, SO, SO],
+      orgOwner: [SO, SO, SO, SO, SO, SO, SO, NF],
+      userManager: [SO, SO, SO, SO, SO, SO, SO, NF],
+      projectOwner: [SO, SO, SO, SO, SO, SO, SO, NF],
+      noRole: [SO, SO, SO, SO, SO, SO, SO, NF],
+      self: [NA, OK, OK, OK, OK, OK, OK, OK],
+    },
   },
   {
     rpc: 'GetUserByID',
