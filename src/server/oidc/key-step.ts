@@ -18,6 +18,7 @@ import { renderMessage } from '../../domain/errors/reasons.js';
 import type { Language } from '../../domain/i18n/language.js';
 import { assertionClientData } from '../../domain/webauthn/verify-authentication.js';
 import { keyStepScript } from './key-step-script.js';
+import { recoveryLink } from './recovery-step.js';
 import { escapeHtml, LOGIN_HEADERS, page, SCRIPT_CSP, t } from './pages.js';
 import {
   beginSecondFactor,
@@ -101,6 +102,8 @@ export function keyStep(deps: { ports: KeyStepPorts; flow: LoginFlow; hiddenToke
       `<input type="hidden" id="key-response" name="response"><input type="hidden" id="key-failure" name="failure">` +
       `<button type="button" id="key-start" disabled>${t(lang, enroll ? 'enrollUse' : 'keyUse')}</button></form>` +
       `<noscript><p class="error">${t(lang, 'keyNoScript')}</p></noscript>` +
+      // A user who lost the key: one of the recovery codes instead (recovery-step.ts).
+      (enroll ? '' : recoveryLink(lang, uid)) +
       `<form method="post" action="${BASE}/${escapeHtml(uid)}/restart">${deps.hiddenToken(uid)}<button type="submit" class="secondary">${t(lang, 'notYou', { username: loginName })}</button></form>`
     );
   }
