@@ -106,8 +106,8 @@ export function loginPorts(
       const caller = await selfCaller(userId);
       if (!caller) return { ok: false, problem: 'unknown user' };
       try {
-        await commands.verifyU2fRegistration({ caller }, { userId, u2fId, credential, tokenName });
-        return { ok: true };
+        const { recoveryCodes } = await commands.verifyU2fRegistration({ caller }, { userId, u2fId, credential, tokenName });
+        return { ok: true, recoveryCodes };
       } catch (e) {
         // Every refusal (expired, malformed, already registered…) in the user's language.
         return { ok: false, problem: toStatus(e, lang).error.rawMessage };

@@ -28,7 +28,13 @@ export type SecondFactorStep =
   /** Use one of the user's registered keys (WebAuthn authentication). */
   | 'key'
   /** forceMfa and no key yet: register one first (WebAuthn registration), which then counts as the factor. */
-  | 'enroll';
+  | 'enroll'
+  /**
+   * The key of 'enroll' is registered (the factor is passed) and was the
+   * user's first: its recovery codes were shown once; the login finishes when
+   * the user goes on (issue 18 "Lost key").
+   */
+  | 'codes';
 
 /** One WebAuthn challenge handed out on this login (base64url), until `expiresAt` (ms). */
 export interface LoginChallenge {
