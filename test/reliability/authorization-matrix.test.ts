@@ -560,7 +560,7 @@ describe('authorization matrix (gRPC)', () => {
         ['rpc'.padEnd(38) + CALLERS.map((k) => k.slice(0, 9).padStart(10)).join(''), ...ROWS.map((r) => r.rpc.padEnd(38) + CALLERS.map((k) => short(got[r.rpc][k]).padStart(10)).join(''))].join('\n'),
     );
     expect(got).toEqual(want);
-  }, 120_000);
+  }, 240_000); // 510 calls, one after another: minutes on a machine shared by several test runs
 
   it('the matrix covers every RPC of the five services', () => {
     const all = [ManagementService, UserService, OrganizationService, AuthService, AdminService].flatMap((s) => s.methods.map((m) => `${s.typeName.split('.')[1]}.${m.name}`));
