@@ -843,7 +843,7 @@ async function containmentCells(transport: 'grpc' | 'rest'): Promise<Record<stri
 }
 
 function printContainment(transport: string, got: Record<string, Record<CCaller, string[]>>) {
-  const short = (o: string) => ({ OK: 'ok', PERMISSION_DENIED: '403', PRIVILEGE_ESCALATION: '403-esc', USER_NOT_FOUND: '404', PROJECT_NOT_FOUND: '404-prj', PAT_ONLY_FOR_MACHINE_USERS: '400-pat' })[o] ?? o;
+  const short = (o: string) => ({ OK: 'ok', PERMISSION_DENIED: '403', PRIVILEGE_ESCALATION: '403-esc', USER_NOT_FOUND: '404', PROJECT_NOT_FOUND: '404-prj', PAT_ONLY_FOR_MACHINE_USERS: '400-pat', RECOVERY_CODES_SELF_ONLY: '403-self' })[o] ?? o;
   const lines = [`[containment ${transport}] rows: rpc / caller; columns: ${C_TARGETS.join(', ')}`];
   for (const row of C_ROWS) {
     for (const caller of C_CALLERS) lines.push(`${row.rpc.padEnd(31)} ${caller.padEnd(13)}` + got[row.rpc][caller].map((o) => short(o).padStart(9)).join(''));
