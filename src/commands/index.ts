@@ -33,6 +33,8 @@ import { deactivateUser, lockUser, reactivateUser, removeUser, unlockUser } from
 import { keepWhilePending } from './u2f/keep-pending.js';
 import { registerU2f } from './u2f/register-u2f.js';
 import { removeU2f } from './u2f/remove-u2f.js';
+import { removeAllU2f } from './u2f/remove-all-u2f.js';
+import { generateRecoveryCodes, useRecoveryCode } from './users/recovery-codes.js';
 import { verifyU2fRegistration, type VerifyU2fInput } from './u2f/verify-u2f.js';
 import { useU2f } from './u2f/use-u2f.js';
 
@@ -93,6 +95,11 @@ export function createCommands(ports: Ports) {
     removeAppKey: bind(ports, removeAppKey),
     /** The login's second factor (no caller: the user logging in is the actor). */
     useU2f: (input: Parameters<typeof useU2f>[1]) => useU2f(ports, input),
+    // Issue 18 "Lost key".
+    removeAllU2f: bind(ports, removeAllU2f),
+    generateRecoveryCodes: bind(ports, generateRecoveryCodes),
+    /** A recovery code in place of a key at login (no caller: the user logging in is the actor). */
+    useRecoveryCode: (input: Parameters<typeof useRecoveryCode>[1]) => useRecoveryCode(ports, input),
   };
 }
 

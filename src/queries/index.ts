@@ -13,7 +13,7 @@ import { getLoginPolicy } from './login-policy.js';
 import { getLockoutPolicy } from './lockout-policy.js';
 import type { SentText } from '../domain/lists.js';
 import type { ReadModel } from './read-model.js';
-import { getUser, listU2fTokens, myUser } from './users.js';
+import { getUser, listU2fTokens, myUser, unusedRecoveryCodes } from './users.js';
 
 export type { AppView, OrgView, ProjectView, ReadModel, U2fView, UserView } from './read-model.js';
 export type { ListedU2f } from './users.js';
@@ -34,6 +34,7 @@ export function createQueries(read: ReadModel, clock: Clock) {
       listOrganizations(read, call, input),
     getUser: (call: Call, input: { userId: string }) => getUser(read, call, input),
     listU2fTokens: (call: Call, input: { userId: string; page?: SentPage }) => listU2fTokens(read, call, { ...input, now: clock.now() }),
+    unusedRecoveryCodes: (call: Call, input: { userId: string }) => unusedRecoveryCodes(read, call, input),
     myUser: (call: Call) => myUser(read, call),
     getLoginPolicy: (call: Call) => getLoginPolicy(read, call),
     getLockoutPolicy: (call: Call) => getLockoutPolicy(read, call),

@@ -178,6 +178,8 @@ export interface ReadModel extends Lookups {
   lockoutPolicyOf(orgId: string): Promise<LockoutPolicyView | undefined>;
   /** The org's own login policy; undefined: the default applies. */
   loginPolicyOf(orgId: string): Promise<LoginPolicyView | undefined>;
+  /** Issue 18 "Lost key": how many of the user's recovery codes are unused (0: none). */
+  unusedRecoveryCodesOf(userId: string): Promise<number>;
   /** The audit log: events matching the search, in position order from the cursor, at most `limit` and `maxBytes` of payload. */
   events(search: EventSearch): Promise<StoredEvent[]>;
   /** True once an `instance.added` committed. */

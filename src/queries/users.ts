@@ -29,6 +29,14 @@ export async function listU2fTokens(read: ReadModel, { caller }: Call, input: { 
   return { ...listed, items: listed.items.map((t) => ({ ...t, shown: shownState(t.state, t.expiresAt, input.now) })) };
 }
 
+/** Issue 18 "Lost key": how many of the user's recovery codes are unused (who may list the user's keys may see it). */
+export async function unusedRecoveryCodes(read: ReadModel, { caller }: Call, input: { userId: string }): Promise<number> {
+  const violations = requiredId('userId', input.userId);
+  if (violations.length) throw invalidRequest(violations);
+  const user = await userForCaller(read, caller, input.userId, 'user.read');
+  return read.unusedRecoveryCodesOf(user.id);
+}
+
 /** The caller's own user and its roles ("ROLE" instance-wide, else "ROLE@<scope type>:<scope id>"). */
 export async function myUser(read: ReadModel, { caller }: Call): Promise<{ user: UserView; roles: string[] }> {
   const user = await read.user(caller.userId);

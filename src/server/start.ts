@@ -21,7 +21,7 @@ import { loggerOptions } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { cryptoSecrets, randomIds, systemClock } from './ports.js';
 import { repeatedErrorLog } from './repeated-errors.js';
-import { createOidcKeyStore, createOidcStateStore, recentPasswordFailures } from '../store/oidc-store.js';
+import { createOidcKeyStore, createOidcStateStore, recentPasswordFailures, recentRecoveryCodeFailures } from '../store/oidc-store.js';
 import { loadMasterKey } from './oidc/keys.js';
 import { loginPorts } from './oidc/login-ports.js';
 import { loginAccess, rolesClaim } from '../queries/login-access.js';
@@ -131,7 +131,11 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
           commands,
           (userId, projectId) => loginAccess(readModel, userId, projectId).then((a) => a.allowed),
           (userId, windowSeconds) => recentPasswordFailures(database, userId, windowSeconds),
-          { webauthn: ports.webauthn, forceMfa: async (orgId) => (await readModel.loginPolicyOf(orgId))?.forceMfa ?? false },
+          {
+            webauthn: ports.webauthn,
+            forceMfa: async (orgId) => (await readModel.loginPolicyOf(orgId))?.forceMfa ?? false,
+            recoveryFailures: (userId, windowSeconds) => recentRecoveryCodeFailures(database, userId, windowSeconds),
+          },
         ),
       },
     });

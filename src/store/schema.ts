@@ -85,6 +85,20 @@ export const lockoutPolicies = pgTable('lockout_policies', {
   sequence: integer('sequence').notNull(),
 });
 
+/**
+ * A user's recovery codes (issue 18 "Lost key"): how many of the current set
+ * are unused, for ListU2FTokens. The hashes stay in the user's events (the
+ * login decides on them); no row: no codes.
+ */
+export const userRecoveryCodes = pgTable('user_recovery_codes', {
+  userId: text('user_id').primaryKey(),
+  orgId: text('org_id').notNull(),
+  unused: integer('unused').notNull(),
+  createdAt: timestamptz('created_at').notNull(),
+  changedAt: timestamptz('changed_at').notNull(),
+  sequence: integer('sequence').notNull(),
+});
+
 export const projects = pgTable(
   'projects',
   {

@@ -364,6 +364,17 @@ const ROWS: Row[] = [
     expect: onUserT(['self', 'orgOwner', 'instanceOwner']),
   },
   {
+    // Issue 18 "Lost key": self only — an admin is refused (403) as anyone else.
+    rpc: 'user.GenerateRecoveryCodes',
+    call: (c) => c.user.generateRecoveryCodes({ userId: world.target.userId }),
+    expect: onUserT(['self']),
+  },
+  {
+    rpc: 'user.RemoveAllU2F',
+    call: (c) => c.user.removeAllU2F({ userId: world.target.userId }),
+    expect: onUserT(['self', 'orgOwner', 'instanceOwner']),
+  },
+  {
     rpc: 'user.ListUsers',
     call: (c) => c.user.listUsers({}),
     // Lists what the caller may read (itself at least); v2 takes no org context.
@@ -565,7 +576,7 @@ describe('authorization matrix (gRPC)', () => {
         ['rpc'.padEnd(38) + CALLERS.map((k) => k.slice(0, 9).padStart(10)).join(''), ...ROWS.map((r) => r.rpc.padEnd(38) + CALLERS.map((k) => short(got[r.rpc][k]).padStart(10)).join(''))].join('\n'),
     );
     expect(got).toEqual(want);
-  }, 120_000);
+  }, 240_000); // 510 calls, one after another: minutes on a machine shared by several test runs
 
   it('the matrix covers every RPC of the five services', () => {
     const all = [ManagementService, UserService, OrganizationService, AuthService, AdminService].flatMap((s) => s.methods.map((m) => `${s.typeName.split('.')[1]}.${m.name}`));
@@ -621,6 +632,7 @@ const NF = 'USER_NOT_FOUND';
 const PM = 'PAT_ONLY_FOR_MACHINE_USERS';
 const MS = 'MACHINE_SECRET_ONLY_FOR_MACHINE_USERS';
 const NA = '–';
+const SO = 'RECOVERY_CODES_SELF_ONLY';
 
 const cw = {} as {
   orgD: string;
@@ -744,6 +756,28 @@ const C_ROWS: CRow[] = [
     expect: credentialWrite,
   },
   {
+    // Issue 18 "Lost key": removes every key and the codes of another user, so containment applies as for RemoveU2F.
+    rpc: 'RemoveAllU2F',
+    prepare: pendingRegistration,
+    grpc: (c, t) => c.user.removeAllU2F({ userId: t.userId }),
+    rest: (t) => ['DELETE', `/v2/users/${t.userId}/u2f`],
+    expect: credentialWrite,
+  },
+  {
+    // Issue 18 "Lost key": the codes are shown to their user only; anyone else who can see the user is refused.
+    rpc: 'GenerateRecoveryCodes',
+    grpc: (c, t) => c.user.generateRecoveryCodes({ userId: t.userId }),
+    rest: (t) => ['POST', `/v2/users/${t.userId}/recovery_codes`, {}],
+    expect: {
+      iamOwner: [SO, SO, OK, SO, SO, SO, SO, SO],
+      orgOwner: [SO, SO, SO, SO, SO, SO, SO, NF],
+      userManager: [SO, SO, SO, SO, SO, SO, SO, NF],
+      projectOwner: [SO, SO, SO, SO, SO, SO, SO, NF],
+      noRole: [SO, SO, SO, SO, SO, SO, SO, NF],
+      self: [NA, OK, OK, OK, OK, OK, OK, OK],
+    },
+  },
+  {
     rpc: 'GetUserByID',
     grpc: (c, t) => c.user.getUserByID({ userId: t.userId }),
     rest: (t) => ['GET', `/v2/users/${t.userId}`],
@@ -825,7 +859,7 @@ async function containmentCells(transport: 'grpc' | 'rest'): Promise<Record<stri
 }
 
 function printContainment(transport: string, got: Record<string, Record<CCaller, string[]>>) {
-  const short = (o: string) => ({ OK: 'ok', PERMISSION_DENIED: '403', PRIVILEGE_ESCALATION: '403-esc', USER_NOT_FOUND: '404', PROJECT_NOT_FOUND: '404-prj', PAT_ONLY_FOR_MACHINE_USERS: '400-pat' })[o] ?? o;
+  const short = (o: string) => ({ OK: 'ok', PERMISSION_DENIED: '403', PRIVILEGE_ESCALATION: '403-esc', USER_NOT_FOUND: '404', PROJECT_NOT_FOUND: '404-prj', PAT_ONLY_FOR_MACHINE_USERS: '400-pat', RECOVERY_CODES_SELF_ONLY: '403-self' })[o] ?? o;
   const lines = [`[containment ${transport}] rows: rpc / caller; columns: ${C_TARGETS.join(', ')}`];
   for (const row of C_ROWS) {
     for (const caller of C_CALLERS) lines.push(`${row.rpc.padEnd(31)} ${caller.padEnd(13)}` + got[row.rpc][caller].map((o) => short(o).padStart(9)).join(''));

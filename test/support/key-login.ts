@@ -196,3 +196,15 @@ export async function copyKey(from: VirtualAuthenticator, page: Page, protocol: 
   }
   return copy;
 }
+
+/**
+ * After a first key registered at the login (forceMfa): the page of its
+ * recovery codes, shown once (issue 18 "Lost key"). Answers the codes shown
+ * and goes on ("I saved them, continue").
+ */
+export async function continueAfterCodes(page: Page): Promise<string[]> {
+  await page.getByRole('heading', { name: 'Save your recovery codes' }).waitFor({ timeout: 20_000 });
+  const codes = await page.locator('#recovery-codes code').allTextContents();
+  await page.getByRole('button', { name: 'I saved them, continue' }).click();
+  return codes;
+}

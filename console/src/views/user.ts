@@ -236,7 +236,7 @@ export async function userView(userId: string): Promise<View> {
       ev.preventDefault();
       await busy(save, 'Saving\u2026', async () => {
         try {
-          await users.verifyU2FRegistration({
+          const answer = await users.verifyU2FRegistration({
             userId,
             u2fId,
             tokenName: name.input.value,
@@ -247,6 +247,8 @@ export async function userView(userId: string): Promise<View> {
           naming.replaceChildren();
           status.textContent = `Security key \u201c${name.input.value.trim()}\u201d added.`;
           await reload();
+          // The user's first key (issue 18 "Lost key"): its recovery codes, in this answer only — shown here once.
+          if (answer.recoveryCodes.length) naming.replaceChildren(recoveryCodesCard(answer.recoveryCodes));
           add.focus();
         } catch (e) {
           const problem = describeError(e);
@@ -301,4 +303,15 @@ export async function userView(userId: string): Promise<View> {
       ),
     ),
   };
+}
+
+/** The recovery codes a first key brought (issue 18 "Lost key"): shown once, never fetched again. */
+function recoveryCodesCard(codes: readonly string[]): HTMLElement {
+  return h(
+    'section',
+    { class: 'card narrow', 'aria-labelledby': 'recovery-codes-title', 'data-testid': 'recovery-codes' },
+    h('h3', { id: 'recovery-codes-title' }, 'Save your recovery codes'),
+    h('p', null, 'If you lose your security key, each of these codes signs you in once in its place. Keep them somewhere safe, away from the key: they are shown only now.'),
+    h('ol', { class: 'mono' }, codes.map((c) => h('li', null, c))),
+  );
 }

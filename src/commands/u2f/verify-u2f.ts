@@ -2,13 +2,20 @@
 // to a pending registration and make it a security key. The hot path of the
 // user API: decided on this process's copy of the registration when it has one
 // (the U2F commands' event store keeps them, ../recent-copies.ts).
+//
+// The user's FIRST key (no other ready one) brings a set of recovery codes
+// (issue 18 "Lost key"), written in the same transaction and answered once —
+// but only when the user verifies the key themself: the codes are self-only
+// (../users/recovery-codes.ts), so a key an administrator enrolls for another
+// user brings none; that user generates them (GenerateRecoveryCodes).
 import { invalidRequest, KeyholdError, violation, type FieldViolation } from '../../domain/errors/keyhold-error.js';
 import { requiredId, requiredText } from '../../domain/identity/text-rules.js';
 import { assertVerifiable, u2fDecider, type U2fCommand } from '../../domain/u2f/decider.js';
 import { userForCredentialWrite } from '../access.js';
 import type { Call } from '../caller.js';
 import type { Ports } from '../ports.js';
-import { runCommand } from '../run.js';
+import { runCommands, target } from '../run.js';
+import { newRecoveryCodeSet, recoveryCodesTarget } from '../users/recovery-codes.js';
 import { written, type Written } from '../written.js';
 
 /** Seed spec §2.3: the credential's JSON serialization is 55..1048576 characters. */
@@ -37,7 +44,7 @@ function credentialViolations(credential: unknown): FieldViolation[] {
   return [];
 }
 
-export async function verifyU2fRegistration(ports: Ports, { caller }: Call, input: VerifyU2fInput): Promise<{ written: Written }> {
+export async function verifyU2fRegistration(ports: Ports, { caller }: Call, input: VerifyU2fInput): Promise<{ written: Written; recoveryCodes: string[] }> {
   const violations = [
     ...requiredId('userId', input.userId),
     ...requiredId('u2fId', input.u2fId),
@@ -51,23 +58,27 @@ export async function verifyU2fRegistration(ports: Ports, { caller }: Call, inpu
   const now = () => ports.clock.now();
   // A missing token, or one of another user, is U2F_NOT_FOUND from its events
   // (assertVerifiable, first thing below): no separate read-model lookup.
-  const events = await runCommand(
+  // Self only, and only for the first ready key (this registration is still pending, so not among them).
+  const first = user.id === caller.userId && !(await ports.lookups.u2fOf(user.id)).some((t) => t.state === 'ready' && t.id !== u2fId);
+  const set = first ? newRecoveryCodeSet(user.id, caller.userId) : undefined;
+  const events = await runCommands(
     ports.events,
-    { type: 'u2f', id: u2fId },
-    u2fDecider(u2fId, user.id, now),
-    async (state): Promise<U2fCommand> => {
-      // State first (already verified, expired), then the credential itself.
-      assertVerifiable(state, user.id, now());
-      const result = await ports.verifyRegistration({
-        credential: input.credential,
-        expectedChallenge: state.challenge,
-        expectedOrigins: ports.webauthn().origins,
-        expectedRpId: state.rpId,
-      });
-      if (!result.ok) throw new KeyholdError(result.reason, { u2fId, detail: result.detail });
-      return { kind: 'verify', credential: result.credential, tokenName, actor: caller.userId };
-    },
+    [
+      target({ type: 'u2f', id: u2fId }, u2fDecider(u2fId, user.id, now), async (state): Promise<U2fCommand> => {
+        // State first (already verified, expired), then the credential itself.
+        assertVerifiable(state, user.id, now());
+        const result = await ports.verifyRegistration({
+          credential: input.credential,
+          expectedChallenge: state.challenge,
+          expectedOrigins: ports.webauthn().origins,
+          expectedRpId: state.rpId,
+        });
+        if (!result.ok) throw new KeyholdError(result.reason, { u2fId, detail: result.detail });
+        return { kind: 'verify', credential: result.credential, tokenName, actor: caller.userId };
+      }),
+      ...(set ? [recoveryCodesTarget(user.id, set.command)] : []),
+    ],
     { conflictMetadata: { u2fId } },
   );
-  return { written: written(events, u2fId) };
+  return { written: written(events, u2fId), recoveryCodes: set?.codes ?? [] };
 }

@@ -551,6 +551,35 @@ export const REASONS = {
     code: GrpcCode.NotFound,
     messages: { en: 'Key {keyId} of application {appId} was not found.', de: 'Der Schlüssel {keyId} der Anwendung {appId} wurde nicht gefunden.' },
   },
+  // Issue 18 "Lost key": recovery codes, at the login and on the API.
+  RECOVERY_CODES_SELF_ONLY: {
+    code: GrpcCode.PermissionDenied,
+    messages: {
+      en: 'Recovery codes are shown only to their user: user {userId} must generate them while signed in as themself.',
+      de: 'Wiederherstellungscodes sieht nur ihr Benutzer selbst: der Benutzer {userId} muss sie angemeldet als er selbst erzeugen.',
+    },
+  },
+  RECOVERY_CODE_WRONG: {
+    code: GrpcCode.FailedPrecondition,
+    messages: {
+      en: 'That recovery code is not right, or it was already used. Each code works only once; try another one from your list.',
+      de: 'Dieser Wiederherstellungscode stimmt nicht oder wurde schon verwendet. Jeder Code gilt nur einmal; versuche einen anderen aus deiner Liste.',
+    },
+  },
+  RECOVERY_CODE_MALFORMED: {
+    code: GrpcCode.InvalidArgument,
+    messages: {
+      en: 'That is not a recovery code. A code has 12 letters and digits, like 4f7k2q-9xm3bd.',
+      de: 'Das ist kein Wiederherstellungscode. Ein Code hat 12 Buchstaben und Ziffern, etwa 4f7k2q-9xm3bd.',
+    },
+  },
+  RECOVERY_CODE_SLOW_DOWN: {
+    code: GrpcCode.ResourceExhausted,
+    messages: {
+      en: 'Too many wrong recovery codes. Wait {seconds} seconds, then try again.',
+      de: 'Zu viele falsche Wiederherstellungscodes. Warte {seconds} Sekunden und versuche es dann erneut.',
+    },
+  },
   INTERNAL: {
     code: GrpcCode.Internal,
     messages: {

@@ -65,6 +65,17 @@ export interface UserEventPayloads {
   'user.machine.secret.set': { clientId: string; clientSecretHash: string };
   /** RemoveMachineSecret: the client credentials stop authenticating. */
   'user.machine.secret.removed': Record<string, never>;
+  /**
+   * Recovery codes (issue 18 "Lost key"): a new set, replacing any earlier one.
+   * Only the codes' hashes (domain/user/recovery-codes.ts), never the codes.
+   */
+  'user.recovery.codes.generated': { codeHashes: string[] };
+  /** The code at `index` of the current set answered a login in place of a key: it never works again. */
+  'user.recovery.code.used': { index: number; clientId: string };
+  /** A wrong (or spent) recovery code typed at the login: the audit trail of guessing, counted by the throttle. */
+  'user.recovery.code.check.failed': { clientId: string };
+  /** RemoveAllU2F: with the keys go the codes (the next first key brings a new set). */
+  'user.recovery.codes.removed': Record<string, never>;
 }
 
 /** The access token a machine user gets by client credentials: opaque (BEARER) or a signed JWT. */

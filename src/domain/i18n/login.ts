@@ -63,6 +63,26 @@ export const LOGIN_TEXTS = {
   },
   enrollUse: { en: 'Register my security key', de: 'Meinen Sicherheitsschlüssel registrieren' },
   enrollKeyName: { en: 'Security key (added at sign-in)', de: 'Sicherheitsschlüssel (bei der Anmeldung hinzugefügt)' },
+  // Issue 18 "Lost key".
+  recoveryLink: { en: 'Lost your key? Use a recovery code', de: 'Schlüssel verloren? Wiederherstellungscode verwenden' },
+  recoveryTitle: { en: 'Use a recovery code', de: 'Wiederherstellungscode verwenden' },
+  recoveryPrompt: {
+    en: 'Type one of the recovery codes you saved when you added your first security key, to finish signing in as {username}. Each code works once.',
+    de: 'Gib einen der Wiederherstellungscodes ein, die du beim Hinzufügen deines ersten Sicherheitsschlüssels gespeichert hast, um die Anmeldung als {username} abzuschließen. Jeder Code gilt nur einmal.',
+  },
+  recoveryCode: { en: 'Recovery code', de: 'Wiederherstellungscode' },
+  recoveryUse: { en: 'Continue', de: 'Weiter' },
+  recoveryBack: { en: 'Use my security key instead', de: 'Doch meinen Sicherheitsschlüssel verwenden' },
+  codesTitle: { en: 'Save your recovery codes', de: 'Speichere deine Wiederherstellungscodes' },
+  codesPrompt: {
+    en: 'If you lose your security key, each of these codes signs you in once in its place. Keep them somewhere safe, away from the key: they are shown only now.',
+    de: 'Wenn du deinen Sicherheitsschlüssel verlierst, meldet dich jeder dieser Codes einmal an seiner Stelle an. Bewahre sie sicher und getrennt vom Schlüssel auf: sie werden nur jetzt angezeigt.',
+  },
+  codesShownOnce: {
+    en: 'Your recovery codes were shown when your key was added. If you did not save them, generate new ones once you are signed in.',
+    de: 'Deine Wiederherstellungscodes wurden beim Hinzufügen des Schlüssels angezeigt. Falls du sie nicht gespeichert hast, erzeuge nach der Anmeldung neue.',
+  },
+  codesContinue: { en: 'I saved them, continue', de: 'Gespeichert, weiter' },
 } as const satisfies Record<string, Texts>;
 
 export type LoginText = keyof typeof LOGIN_TEXTS;

@@ -35,7 +35,8 @@ export type U2fCommand =
   /** RegisterU2F at the cap: end this pending registration of the user, for the new one `by`. */
   | { kind: 'replace'; by: string; actor: string }
   | { kind: 'verify'; credential: VerifiedCredential; tokenName: string; actor: string }
-  | { kind: 'remove'; actor: string }
+  /** `ifPresent` (RemoveAllU2F): a key removed or replaced meanwhile is nothing to do, not U2F_NOT_FOUND. */
+  | { kind: 'remove'; actor: string; ifPresent?: boolean }
   /** A login answered by this key (use-u2f): the assertion verified, with the authenticator's counter `signCount`. */
   | { kind: 'use'; signCount: number; clientId: string; actor: string };
 
@@ -124,7 +125,10 @@ export function u2fDecider(u2fId: string, userId: string, now: () => number = Da
         }
         case 'remove':
           // A replaced registration is gone from the user's list: nothing to remove.
-          if (!state.exists || state.replaced || state.userId !== userId) throw new KeyholdError('U2F_NOT_FOUND', { u2fId });
+          if (!state.exists || state.replaced || state.userId !== userId) {
+            if (command.ifPresent) return [];
+            throw new KeyholdError('U2F_NOT_FOUND', { u2fId });
+          }
           return [{ ...base, type: 'u2f.removed', payload: { userId } }];
         case 'use': {
           // A removed key, a pending registration, another user's key: none answers a login.

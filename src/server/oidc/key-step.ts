@@ -18,6 +18,7 @@ import { renderMessage } from '../../domain/errors/reasons.js';
 import type { Language } from '../../domain/i18n/language.js';
 import { assertionClientData } from '../../domain/webauthn/verify-authentication.js';
 import { keyStepScript } from './key-step-script.js';
+import { recoveryLink } from './recovery-step.js';
 import { escapeHtml, LOGIN_HEADERS, page, SCRIPT_CSP, t } from './pages.js';
 import {
   beginSecondFactor,
@@ -43,8 +44,14 @@ export interface KeyStepPorts {
   mfaRequired(userId: string): Promise<boolean>;
   /** RegisterU2F as the user: a registration and its creation options. */
   startEnrollment(userId: string, rpId: string): Promise<{ u2fId: string; options: unknown }>;
-  /** VerifyU2FRegistration as the user; a refusal's text in `lang`. */
-  finishEnrollment(userId: string, u2fId: string, credential: unknown, tokenName: string, lang: Language): Promise<{ ok: true } | { ok: false; problem: string }>;
+  /** VerifyU2FRegistration as the user (with the recovery codes a first key brings); a refusal's text in `lang`. */
+  finishEnrollment(
+    userId: string,
+    u2fId: string,
+    credential: unknown,
+    tokenName: string,
+    lang: Language,
+  ): Promise<{ ok: true; recoveryCodes: string[] } | { ok: false; problem: string }>;
   /** The relying party ids and the ceremony timeout (ms). */
   webauthn(): { rpIds: readonly string[]; timeoutMs: number };
 }
@@ -101,12 +108,31 @@ export function keyStep(deps: { ports: KeyStepPorts; flow: LoginFlow; hiddenToke
       `<input type="hidden" id="key-response" name="response"><input type="hidden" id="key-failure" name="failure">` +
       `<button type="button" id="key-start" disabled>${t(lang, enroll ? 'enrollUse' : 'keyUse')}</button></form>` +
       `<noscript><p class="error">${t(lang, 'keyNoScript')}</p></noscript>` +
+      // A user who lost the key: one of the recovery codes instead (recovery-step.ts).
+      (enroll ? '' : recoveryLink(lang, uid)) +
       `<form method="post" action="${BASE}/${escapeHtml(uid)}/restart">${deps.hiddenToken(uid)}<button type="submit" class="secondary">${t(lang, 'notYou', { username: loginName })}</button></form>`
     );
   }
 
+  /**
+   * After a first key registered at the login: its recovery codes, shown this
+   * once (only in the answer to the registration; the page shown again says
+   * they were shown), and the form that finishes the login.
+   */
+  async function showCodes(reply: FastifyReply, lang: Language, uid: string, codes: readonly string[]): Promise<void> {
+    const list = codes.length
+      ? `<p>${t(lang, 'codesPrompt')}</p><ol id="recovery-codes">${codes.map((c) => `<li><code>${escapeHtml(c)}</code></li>`).join('')}</ol>`
+      : `<p>${t(lang, 'codesShownOnce')}</p>`;
+    const body =
+      `<h1>${t(lang, 'codesTitle')}</h1>${list}` +
+      `<form method="post" action="${BASE}/${escapeHtml(uid)}/key">${deps.hiddenToken(uid)}<button type="submit">${t(lang, 'codesContinue')}</button></form>`;
+    // Never kept by a cache or shown again from history (LOGIN_HEADERS: no-store).
+    await reply.code(200).headers(LOGIN_HEADERS).type('text/html; charset=utf-8').send(page(lang, t(lang, 'codesTitle'), body));
+  }
+
   async function show(req: FastifyRequest, reply: FastifyReply, interaction: Any, lang: Language, loginName: string, error?: U2fLoginReason | { problem: string }): Promise<void> {
     let state = secondFactorOf(interaction)!;
+    if (state.step === 'codes') return showCodes(reply, lang, interaction.uid, []);
     const rpId = rpIdOf(req);
     let options: Any;
     if (state.step === 'enroll') {
@@ -139,6 +165,8 @@ export function keyStep(deps: { ports: KeyStepPorts; flow: LoginFlow; hiddenToke
   async function post(req: FastifyRequest, reply: FastifyReply, interaction: Any, lang: Language, loginName: string): Promise<void> {
     const current = secondFactorOf(interaction);
     if (!current) return void (await reply.code(303).header('location', `${BASE}/${encodeURIComponent(interaction.uid)}`).send());
+    // The key was registered and its codes shown: going on finishes the login with that key.
+    if (current.step === 'codes') return completeSecondFactor(flow, req, reply, interaction, 'hwk');
     const { state, taken } = await takeChallenge(interaction, current);
     const again = (error: U2fLoginReason | { problem: string }) => show(req, reply, interaction, lang, loginName, error);
     const failure = (req.body as Record<string, unknown> | undefined)?.failure;
@@ -153,6 +181,10 @@ export function keyStep(deps: { ports: KeyStepPorts; flow: LoginFlow; hiddenToke
       if (!state.enrollU2fId) return again('U2F_LOGIN_INVALID');
       const done = await ports.finishEnrollment(state.userId, state.enrollU2fId, answer, t(lang, 'enrollKeyName'), lang);
       if (!done.ok) return again({ problem: done.problem });
+      if (done.recoveryCodes.length) {
+        await saveSecondFactor(interaction, { ...state, step: 'codes', challenge: undefined });
+        return showCodes(reply, lang, interaction.uid, done.recoveryCodes);
+      }
       return completeSecondFactor(flow, req, reply, interaction, 'hwk');
     }
     const used = await ports.useKey({ userId: state.userId, clientId: interaction.params.client_id, response: answer, expectedChallenge: taken.value });

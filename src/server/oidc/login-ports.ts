@@ -32,12 +32,19 @@ export function passwordCheckOf(read: Pick<ReadModel, 'passwordOf'>): PasswordCh
 
 export function loginPorts(
   read: Pick<ReadModel, 'usersByLoginName' | 'passwordOf' | 'user' | 'u2fTokensOf'>,
-  commands: Pick<Commands, 'setPassword' | 'recordLogin' | 'recordOidc' | 'recordAnonymousThrottle' | 'useU2f' | 'registerU2f' | 'verifyU2fRegistration'>,
+  commands: Pick<Commands, 'setPassword' | 'recordLogin' | 'recordOidc' | 'recordAnonymousThrottle' | 'useU2f' | 'registerU2f' | 'verifyU2fRegistration' | 'useRecoveryCode'>,
   mayLogIn: LoginPorts['mayLogIn'],
   /** The user's recent wrong passwords, newest first (store/oidc-store.ts recentPasswordFailures). */
   recentFailures: (userId: string, windowSeconds: number) => Promise<Date[]>,
-  /** The security-key step's settings and the org's login policy. */
-  second: { webauthn: () => WebAuthnSettings; forceMfa: (orgId: string) => Promise<boolean> },
+  /**
+   * The security-key step's settings, the org's login policy, and the user's
+   * recent wrong recovery codes, newest first (store/oidc-store.ts recentRecoveryCodeFailures).
+   */
+  second: {
+    webauthn: () => WebAuthnSettings;
+    forceMfa: (orgId: string) => Promise<boolean>;
+    recoveryFailures?: (userId: string, windowSeconds: number) => Promise<Date[]>;
+  },
 ): LoginPorts {
   /** The user acting on its own keys at login, as RegisterU2F / VerifyU2FRegistration over the API would (self needs no permission). */
   const selfCaller = async (userId: string): Promise<Caller | undefined> => {
@@ -46,6 +53,8 @@ export function loginPorts(
   };
   const check = passwordCheckOf(read);
   const byIp = ipFailures();
+  // Recovery codes are throttled as passwords are, on their own counters.
+  const recoveryByIp = ipFailures();
   return {
     async findLoginUser(loginName, orgId) {
       const found = await loginUser(read, loginName, orgId);
@@ -111,13 +120,22 @@ export function loginPorts(
       const caller = await selfCaller(userId);
       if (!caller) return { ok: false, problem: 'unknown user' };
       try {
-        await commands.verifyU2fRegistration({ caller }, { userId, u2fId, credential, tokenName });
-        return { ok: true };
+        const { recoveryCodes } = await commands.verifyU2fRegistration({ caller }, { userId, u2fId, credential, tokenName });
+        return { ok: true, recoveryCodes };
       } catch (e) {
         // Every refusal (expired, malformed, already registered…) in the user's language.
         return { ok: false, problem: toStatus(e, lang).error.rawMessage };
       }
     },
     webauthn: () => second.webauthn(),
+    async useRecoveryCode(userId, typed, clientIp, clientId) {
+      // Throttled before any check: a guess during the delay is not even tried (nor recorded).
+      const failures = second.recoveryFailures ? await second.recoveryFailures(userId, WINDOW_SECONDS) : [];
+      const wait = Math.max(waitSeconds(failures.length, FREE_FAILURES.account, failures[0]), recoveryByIp.wait(clientIp));
+      if (wait > 0) return { ok: false, reason: 'RECOVERY_CODE_SLOW_DOWN', retryAfterSeconds: wait };
+      const used = await commands.useRecoveryCode({ userId, clientId, typed });
+      if (!used.ok && used.reason === 'RECOVERY_CODE_WRONG') recoveryByIp.failed(clientIp);
+      return used;
+    },
   };
 }

@@ -15,6 +15,7 @@ import { negotiateLanguage, type Language } from '../../domain/i18n/language.js'
 import { keyStepScript } from './key-step-script.js';
 import { acrOf } from './acr.js';
 import { keyStep, type KeyStepPorts } from './key-step.js';
+import { recoveryStep, wantsRecovery, type RecoveryStepPorts } from './recovery-step.js';
 import { LOGIN_HEADERS, escapeHtml, page, t } from './pages.js';
 import { secondFactorOf, type LoginFlow } from './second-factor.js';
 
@@ -27,7 +28,7 @@ export type PasswordVerdict =
   | { ok: false; reason: 'wrong' | 'locked' | 'lockedOut' | 'no-password'; retryAfterSeconds?: number };
 
 /** What the login needs from the rest of Keyhold (wired in start.ts). */
-export interface LoginPorts extends KeyStepPorts {
+export interface LoginPorts extends KeyStepPorts, RecoveryStepPorts {
   /** The user a login name names (the username; `orgId` from the org scope when names collide across orgs). */
   findLoginUser(loginName: string, orgId?: string): Promise<{ id: string; username: string } | undefined>;
   /** THE password check (issue 17 part A); also records failures and throttles. */
@@ -99,6 +100,7 @@ export function registerLogin(fastify: FastifyInstance, deps: { provider: () => 
     },
   };
   const keys = keyStep({ ports, flow, hiddenToken: hidden });
+  const recovery = recoveryStep({ ports, flow, hiddenToken: hidden });
   const appName = (client: Any) => client?.clientName ?? client?.client_name ?? client?.clientId ?? '';
 
   function usernameForm(lang: Language, uid: string, app: string, value: string, error?: string): string {
@@ -194,6 +196,8 @@ export function registerLogin(fastify: FastifyInstance, deps: { provider: () => 
     const app = appName(client);
     if (interaction.prompt.name === 'login') {
       const pending = pendingOf(interaction);
+      // The key page's "Use a recovery code" link (issue 18 "Lost key"): only in place of a key the user has.
+      if (pending && secondFactorOf(interaction)?.step === 'key' && wantsRecovery(req)) return recovery.show(req, reply, interaction, lang, pending.loginName);
       if (pending && secondFactorOf(interaction)) return keys.show(req, reply, interaction, lang, pending.loginName);
       if (pending?.mustChange) return void (await html(reply, page(lang, t(lang, 'changePassword'), changeForm(lang, uid, pending.loginName, error))));
       if (pending) return void (await html(reply, page(lang, t(lang, 'title'), passwordForm(lang, uid, app, pending.loginName, error))));
@@ -285,6 +289,9 @@ export function registerLogin(fastify: FastifyInstance, deps: { provider: () => 
       }
       if (step === 'key' && interaction.prompt.name === 'login' && pending && secondFactorOf(interaction)) {
         return keys.post(req, reply, interaction, lang, pending.loginName);
+      }
+      if (step === 'recovery' && interaction.prompt.name === 'login' && pending && secondFactorOf(interaction)) {
+        return recovery.post(req, reply, interaction, lang, pending.loginName);
       }
       if (step === 'consent' && interaction.prompt.name === 'consent') {
         if (field(req.body, 'decision') !== 'allow') {

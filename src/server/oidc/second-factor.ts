@@ -16,15 +16,25 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
 
-/** RFC 8176 values of the second factors Keyhold accepts: hwk (a security key), otp (a one-time code). */
-export type SecondFactorMethod = 'hwk' | 'otp';
+/**
+ * The second factors Keyhold accepts: hwk (a security key), otp (a one-time
+ * code), and a recovery code in place of a key (issue 18 "Lost key"), which
+ * RFC 8176 has no value for: its login says only pwd and mfa.
+ */
+export type SecondFactorMethod = 'hwk' | 'otp' | 'recovery';
 
 /** What the login asks of the user after the password. */
 export type SecondFactorStep =
   /** Use one of the user's registered keys (WebAuthn authentication). */
   | 'key'
   /** forceMfa and no key yet: register one first (WebAuthn registration), which then counts as the factor. */
-  | 'enroll';
+  | 'enroll'
+  /**
+   * The key of 'enroll' is registered (the factor is passed) and was the
+   * user's first: its recovery codes were shown once; the login finishes when
+   * the user goes on (issue 18 "Lost key").
+   */
+  | 'codes';
 
 /** One WebAuthn challenge handed out on this login (base64url), until `expiresAt` (ms). */
 export interface LoginChallenge {
@@ -90,10 +100,10 @@ export async function takeChallenge(interaction: Any, state: SecondFactorState):
 
 const spend = (state: SecondFactorState): string[] => (state.challenge ? [...state.spent, state.challenge.value] : state.spent).slice(-SPENT_KEPT);
 
-/** The amr of a login with the password and `method` (RFC 8176). */
-export const amrWith = (method: SecondFactorMethod): string[] => ['pwd', method, 'mfa'];
+/** The amr of a login with the password and `method` (RFC 8176); a recovery code adds no value of its own. */
+export const amrWith = (method: SecondFactorMethod): string[] => (method === 'recovery' ? ['pwd', 'mfa'] : ['pwd', method, 'mfa']);
 
-/** The factor was checked: the login completes as the state's user with amr ['pwd', method, 'mfa']. */
+/** The factor was checked: the login completes as the state's user with amrWith(method). */
 export async function completeSecondFactor(flow: LoginFlow, req: FastifyRequest, reply: FastifyReply, interaction: Any, method: SecondFactorMethod): Promise<void> {
   const state = secondFactorOf(interaction);
   if (!state) throw new Error('no second factor is pending on this login');

@@ -13,6 +13,7 @@ import { orgsProjection } from './orgs.js';
 import { personalAccessTokensProjection } from './personal-access-tokens.js';
 import type { Handler, ProjectableEvent, Projection } from './projection.js';
 import { projectRolesProjection, projectsProjection, userGrantsProjection } from './projects.js';
+import { recoveryCodesProjection } from './recovery-codes.js';
 import { u2fTokensProjection } from './u2f-tokens.js';
 import { usersProjection } from './users.js';
 
@@ -31,6 +32,7 @@ export const projections: readonly Projection[] = [
   appKeysProjection,
   loginPoliciesProjection,
   lockoutPoliciesProjection,
+  recoveryCodesProjection,
 ];
 
 type AnyEvent = { [K in EventTypeName]: ProjectableEvent<K> }[EventTypeName];

@@ -30,6 +30,11 @@ export const usersProjection: Projection = {
   'user.oidc.grant.saved': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
   'user.oidc.grant.revoked': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
   'user.oidc.token.revoked': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
+  // Recovery codes live in user_recovery_codes (./recovery-codes.ts); here only the user's version moves on.
+  'user.recovery.codes.generated': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
+  'user.recovery.code.used': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
+  'user.recovery.code.check.failed': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
+  'user.recovery.codes.removed': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
   // The token row lives in `personal_access_tokens`; here only the user's version moves on.
   'user.pat.added': (e) => sql`
     update users set changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence}

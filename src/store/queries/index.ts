@@ -3,6 +3,7 @@ export { findInstance, isBootstrapped } from './instance.js';
 export { findOrg } from './orgs.js';
 export { findLoginPolicy } from './login-policies.js';
 export { findLockoutPolicy } from './lockout-policies.js';
+export { unusedRecoveryCodes } from './recovery-codes.js';
 export { existingRoleKeys, findProject, listProjects, projectRolesOfUser } from './projects.js';
 export { findPasswordOf, findUser, findUserByUsername, findUsersByLoginName, type PasswordRow } from './users.js';
 export { findPatByHash, type PatWithUser } from './personal-access-tokens.js';

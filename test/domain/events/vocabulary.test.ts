@@ -46,6 +46,10 @@ const SAMPLES: { [K in EventTypeName]: EventPayloads[K] } = {
   'user.removed': {},
   'user.machine.secret.set': { clientId: 'machine-c', clientSecretHash: 'machine-secret-hash' },
   'user.machine.secret.removed': {},
+  'user.recovery.codes.generated': { codeHashes: ['recovery-hash'] },
+  'user.recovery.code.used': { index: 0, clientId: 'c' },
+  'user.recovery.code.check.failed': { clientId: 'c' },
+  'user.recovery.codes.removed': {},
   'app.added': { projectId: 'p', name: 'App' },
   'app.oidc.config.added': {
     clientId: 'c',

@@ -70,3 +70,14 @@ describe('u2f decider', () => {
     expect(refusal(u2fDecider('k1', 'someone-else', () => NOW), started(), remove).reason).toBe('U2F_NOT_FOUND');
   });
 });
+
+describe('RemoveAllU2F (issue 18 "Lost key")', () => {
+  it('remove ifPresent: a key is removed as by RemoveU2F; one already removed is nothing to do instead of U2F_NOT_FOUND', () => {
+    const history = then(started(), verify);
+    const removed = decide(decider, history, { kind: 'remove', actor: 'admin', ifPresent: true });
+    expect(removed).toEqual([{ ...own, creator: 'admin', type: 'u2f.removed', payload: { userId: 'u1' } }]);
+    const gone = [...history, ...removed];
+    expect(decide(decider, gone, { kind: 'remove', actor: 'admin', ifPresent: true })).toEqual([]);
+    expect(refusal(decider, gone, { kind: 'remove', actor: 'admin' }).reason).toBe('U2F_NOT_FOUND');
+  });
+});

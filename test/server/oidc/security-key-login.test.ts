@@ -9,7 +9,7 @@ import { UserService } from '../../../gen/keyhold/user/v2/user_pb.js';
 import { announceChromiumSkip, chromiumAvailable, launchChromium } from '../../support/chromium.js';
 import { addOrg, inOrg } from '../../support/identity.js';
 import { startTestKeyhold, type TestKeyhold } from '../../support/keyhold.js';
-import { answerWith, appLogin, copyKey, authorizationUrl, catchRedirect, humanUser, keyPage, passwordStep, redeem, registerKey, REDIRECT, shownReason, startApp, stopApp, useKey } from '../../support/key-login.js';
+import { answerWith, appLogin, copyKey, authorizationUrl, catchRedirect, continueAfterCodes, humanUser, keyPage, passwordStep, redeem, registerKey, REDIRECT, shownReason, startApp, stopApp, useKey } from '../../support/key-login.js';
 
 const skip = !chromiumAvailable();
 announceChromiumSkip('security-key login in Chromium');
@@ -129,6 +129,7 @@ describe.skipIf(skip)('login with a security key in Chromium', () => {
     await page.getByRole('heading', { name: 'Add a security key' }).waitFor();
     expect(await page.textContent('main')).toContain('Your organization requires a security key');
     await page.getByRole('button', { name: 'Register my security key' }).click();
+    await continueAfterCodes(page);
     await page.waitForURL(`${REDIRECT}**`);
     expect((await redeem(login, returned()!)).claims()!.amr).toEqual(['pwd', 'hwk', 'mfa']);
     const keys = (await kh.client(UserService, 'grpc').listU2FTokens({ userId: user.userId })).result;
@@ -163,6 +164,7 @@ describe.skipIf(skip)('login with a security key in Chromium', () => {
     const { addVirtualAuthenticator } = await import('../../support/chromium.js');
     await addVirtualAuthenticator(page, { protocol: 'ctap2' });
     await page.getByRole('button', { name: 'Register my security key' }).click();
+    await continueAfterCodes(page);
     await page.waitForURL(`${REDIRECT}**`);
     expect((await redeem(login, returned()!)).claims()!.amr).toEqual(['pwd', 'hwk', 'mfa']);
     await context.close();
