@@ -5,7 +5,7 @@
 import { closeSync, fsyncSync, openSync, rmSync, writeSync } from 'node:fs';
 import { resolve, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import postgres from 'postgres';
 import { sql } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
@@ -19,7 +19,8 @@ import { guardEngine } from './pglite-guard.js';
 import { storageHealth, type StorageHealth } from './storage-health.js';
 import { lockDataDir } from './lock-file.js';
 import { databaseErrorKind, NO_OBSERVER, type StoreObserver } from './observer.js';
-import { PrivateNodeFS, securePgliteDir } from './private-data-dir.js';
+import { securePgliteDir } from './private-data-dir.js';
+import { openPgliteEngine } from './pglite-open.js';
 import { assertPostgresRepaired } from './postgres-repairs.js';
 import { postgresTarget } from './postgres-url.js';
 import { rekeyIdentifiers, type RekeyReport } from './rekey-identifiers.js';
@@ -187,7 +188,7 @@ async function openPglite(dataDir: string, observer: StoreObserver): Promise<Dat
   const lock = lockDataDir(dir);
   let client: PGlite | undefined;
   try {
-    client = await PGlite.create({ fs: new PrivateNodeFS(pgdata) });
+    client = await openPgliteEngine(dir, pgdata);
     const engine = guardEngine(client);
     const pglite = drizzlePglite(client, { schema });
     await migratePglite(pglite, { migrationsFolder });
