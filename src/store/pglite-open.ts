@@ -21,10 +21,21 @@
 //    that do not fit are read back through the OS page cache. Durability is
 //    untouched: the same start parameters as PGlite's defaults otherwise, the
 //    same WAL and the same commits.
+//
+// 3. A template made at install time. Even in a child, initdb peaked at
+//    ~840 MiB (the child's VmHWM) and took most of a first start. `npm run
+//    build` (also run by `npm install`) runs it once into
+//    dist/server/pgdata-template, stamped with the PGlite version and initdb's
+//    settings; a first start copies that directory (owner-only, see above)
+//    instead, with nothing but a restart's memory. Each install makes its own,
+//    so data directories of one install share PostgreSQL's system identifier
+//    (pg_control), which nothing in PGlite or Keyhold reads. Without a fitting
+//    template (a build without it, another PGlite), initdb runs in the child.
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, renameSync, rmSync, rmdirSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, lstatSync, readdirSync, readFileSync, renameSync, rmSync, rmdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { PrivateNodeFS, securePgdata } from './private-data-dir.js';
 
@@ -32,6 +43,8 @@ export const PGLITE_SHARED_BUFFERS = '16MB';
 
 /** PGlite's own start parameters plus Keyhold's memory settings (2. above). */
 export const pgliteStartParams = (): string[] => [...PGlite.defaultStartParams, '-c', `shared_buffers=${PGLITE_SHARED_BUFFERS}`];
+/** initdb's settings: the same buffer pool in postgresql.conf. */
+const INITDB_PARAMS = ['--set', `shared_buffers=${PGLITE_SHARED_BUFFERS}`];
 
 const require = createRequire(import.meta.url);
 
@@ -46,14 +59,10 @@ PGlite.create({ fs: new NodeFS(dir), startParams: JSON.parse(params), initDbStar
   .then(() => process.exit(0), (err) => { process.stderr.write(String(err && err.stack || err)); process.exit(1); });
 `;
 
-/** Runs initdb for `pgdata` in a child process (1. above), when it has no database yet. */
-async function initdbInChild(dataDir: string, pgdata: string): Promise<void> {
-  if (existsSync(join(pgdata, 'PG_VERSION'))) return;
-  // Anything else already in pgdata is left to PGlite's own handling, as before.
-  if (existsSync(pgdata) && readdirSync(pgdata).length > 0) return;
-  const staging = join(dataDir, 'pgdata.initdb');
-  rmSync(staging, { recursive: true, force: true });
-  const args = ['-e', CHILD, require.resolve('@electric-sql/pglite'), require.resolve('@electric-sql/pglite/nodefs'), staging, JSON.stringify(pgliteStartParams()), JSON.stringify(['--set', `shared_buffers=${PGLITE_SHARED_BUFFERS}`])];
+/** Runs initdb into `target` (a new directory) in a child process (1. above). */
+async function initdbInChild(target: string): Promise<void> {
+  rmSync(target, { recursive: true, force: true });
+  const args = ['-e', CHILD, require.resolve('@electric-sql/pglite'), require.resolve('@electric-sql/pglite/nodefs'), target, JSON.stringify(pgliteStartParams()), JSON.stringify(INITDB_PARAMS)];
   const stderr: Buffer[] = [];
   const code = await new Promise<number | null>((resolve, reject) => {
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -61,10 +70,68 @@ async function initdbInChild(dataDir: string, pgdata: string): Promise<void> {
     child.once('error', reject);
     child.once('exit', (c) => resolve(c));
   });
-  if (code !== 0 || !existsSync(join(staging, 'PG_VERSION'))) {
-    rmSync(staging, { recursive: true, force: true });
+  if (code !== 0 || !existsSync(join(target, 'PG_VERSION'))) {
+    rmSync(target, { recursive: true, force: true });
     throw new Error(`PGlite initdb (child process) failed with exit code ${code}: ${Buffer.concat(stderr).toString('utf8').slice(-2000)}`);
   }
+}
+
+/** What a template must have been made with to be used: this PGlite and these initdb settings. */
+function templateStamp(): string {
+  const pkg = JSON.parse(readFileSync(join(dirname(require.resolve('@electric-sql/pglite')), '..', 'package.json'), 'utf8')) as { version: string };
+  return JSON.stringify({ pglite: pkg.version, initdb: INITDB_PARAMS });
+}
+
+// dist/server/ and src/store/ are both two levels below the package root.
+const TEMPLATE_DIR = fileURLToPath(new URL('../../dist/server/pgdata-template', import.meta.url));
+const templateStampFile = (template: string) => `${template}.json`;
+
+/**
+ * Makes the template (3. above) into `template`: `npm run build` calls this
+ * (scripts/build-server.mjs, through dist/server/pglite-template.mjs).
+ */
+export async function writePgdataTemplate(template: string): Promise<void> {
+  await initdbInChild(template);
+  // PGlite wrote 0666 files (./private-data-dir.ts): nobody but the owner may change what every new database starts from.
+  readOnlyForOthers(template);
+  writeFileSync(templateStampFile(template), `${templateStamp()}\n`);
+}
+
+/** Directories 0755, files 0644: the template holds no secret (no Keyhold data yet), only others' writes matter. */
+function readOnlyForOthers(path: string): void {
+  const stat = lstatSync(path);
+  if (stat.isDirectory()) {
+    chmodSync(path, 0o755);
+    for (const name of readdirSync(path)) readOnlyForOthers(join(path, name));
+  } else if (stat.isFile()) chmodSync(path, 0o644);
+}
+
+function usableTemplate(template = TEMPLATE_DIR): string | undefined {
+  try {
+    return existsSync(join(template, 'PG_VERSION')) && readFileSync(templateStampFile(template), 'utf8').trim() === templateStamp() ? template : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Gives a data directory without a database one: a copy of the template, else initdb in a child. */
+async function preparePgdata(dataDir: string, pgdata: string): Promise<void> {
+  if (existsSync(join(pgdata, 'PG_VERSION'))) return;
+  // Anything else already in pgdata is left to PGlite's own handling, as before.
+  if (existsSync(pgdata) && readdirSync(pgdata).length > 0) return;
+  const staging = join(dataDir, 'pgdata.initdb');
+  rmSync(staging, { recursive: true, force: true });
+  const template = usableTemplate();
+  let copied = false;
+  if (template) {
+    try {
+      cpSync(template, staging, { recursive: true });
+      copied = true;
+    } catch {
+      // Unreadable (another user's install?) or half copied: initdb instead, as without a template.
+    }
+  }
+  if (!copied) await initdbInChild(staging);
   securePgdata(staging, dataDir);
   if (existsSync(pgdata)) rmdirSync(pgdata); // empty (checked above)
   renameSync(staging, pgdata);
@@ -72,6 +139,6 @@ async function initdbInChild(dataDir: string, pgdata: string): Promise<void> {
 
 /** Opens PGlite on `pgdata` (made private by securePgliteDir before). */
 export async function openPgliteEngine(dataDir: string, pgdata: string): Promise<PGlite> {
-  await initdbInChild(dataDir, pgdata);
+  await preparePgdata(dataDir, pgdata);
   return PGlite.create({ fs: new PrivateNodeFS(pgdata), startParams: pgliteStartParams() });
 }
