@@ -54,6 +54,8 @@ export interface OpenDatabaseOptions {
   /** postgres://… — when set, PostgreSQL is used and `dataDir` only holds files. */
   databaseUrl?: string;
   dataDir: string;
+  /** PGlite's shared_buffers (default 16MB, ./pglite-open.ts). */
+  pgliteSharedBuffers?: string;
   /** PostgreSQL pool size (default 20). */
   poolSize?: number;
   /** Hears of failed pings (./observer.ts); the event store and the read model take it too. */
@@ -72,7 +74,7 @@ function unavailable(err: unknown, what: string): unknown {
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   const observer = options.observer ?? NO_OBSERVER;
-  return options.databaseUrl ? openPostgres(options.databaseUrl, options.poolSize ?? 20, observer) : openPglite(options.dataDir, observer);
+  return options.databaseUrl ? openPostgres(options.databaseUrl, options.poolSize ?? 20, observer) : openPglite(options.dataDir, options.pgliteSharedBuffers, observer);
 }
 
 /**
@@ -180,7 +182,7 @@ async function migratePostgresLocked(databaseUrl: string): Promise<RekeyReport> 
   }
 }
 
-async function openPglite(dataDir: string, observer: StoreObserver): Promise<Database> {
+async function openPglite(dataDir: string, sharedBuffers: string | undefined, observer: StoreObserver): Promise<Database> {
   const dir = resolve(dataDir);
   const pgdata = join(dir, 'pgdata');
   // Owner-only before anything is written in it, or refuse to start (private-data-dir.ts).
@@ -188,7 +190,7 @@ async function openPglite(dataDir: string, observer: StoreObserver): Promise<Dat
   const lock = lockDataDir(dir);
   let client: PGlite | undefined;
   try {
-    client = await openPgliteEngine(dir, pgdata);
+    client = await openPgliteEngine(dir, pgdata, sharedBuffers);
     const engine = guardEngine(client);
     const pglite = drizzlePglite(client, { schema });
     await migratePglite(pglite, { migrationsFolder });
