@@ -119,14 +119,16 @@ function usableTemplate(template = TEMPLATE_DIR): string | undefined {
   }
 }
 
-/** Gives a data directory without a database one: a copy of the template, else initdb in a child. */
-async function preparePgdata(dataDir: string, pgdata: string): Promise<void> {
+/**
+ * Gives a data directory without a database one: a copy of the template, else
+ * initdb in a child. Exported for tests (`template` undefined: no template).
+ */
+export async function preparePgdata(dataDir: string, pgdata: string, template = usableTemplate()): Promise<void> {
   if (existsSync(join(pgdata, 'PG_VERSION'))) return;
   // Anything else already in pgdata is left to PGlite's own handling, as before.
   if (existsSync(pgdata) && readdirSync(pgdata).length > 0) return;
   const staging = join(dataDir, 'pgdata.initdb');
   rmSync(staging, { recursive: true, force: true });
-  const template = usableTemplate();
   let copied = false;
   if (template) {
     try {
