@@ -29,6 +29,9 @@
 //   BENCH_LABEL         name of this run in the output (default "run")
 //   BENCH_U2F_POOL_MAX  cap on prepared registrations per concurrency level (default 40000)
 //   BENCH_RESULTS_DIR   where the JSON goes (default bench/results; latest.md/json only there)
+//   BENCH_STARTUP       1: also measure start-up and memory of the build (bench/startup.mjs; default);
+//                       0: skip it; only: measure only that (no scenarios, no floors)
+//   BENCH_STARTUP_RUNS  runs per backend and start (first start, restart; default 3)
 import { execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -41,6 +44,7 @@ import type { FloorJob } from './floor.js';
 import type { FloorResult, ScenarioName, ScenarioResult, WorkerReply, WorkerRequest } from './lib/protocol.js';
 import { PEER_SCENARIOS, SURFACE_SCENARIOS, type SurfaceScenario } from './lib/login-surface.js';
 import { surfaceReadme, toMarkdown, type BackendResult, type BenchResult } from './lib/report.js';
+import { measureStartup } from './startup.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const env = process.env;
@@ -72,6 +76,8 @@ const config = {
   resultsDir: env.BENCH_RESULTS_DIR ? path.resolve(env.BENCH_RESULTS_DIR) : undefined,
   loginWarmupMs: Math.max(num(env.BENCH_LOGIN_WARMUP_MS, 5000), num(env.BENCH_WARMUP_MS, 1000)),
   readme: env.BENCH_README ? env.BENCH_README === '1' : !env.BENCH_RESULTS_DIR,
+  startup: (env.BENCH_STARTUP || '1') as '0' | '1' | 'only',
+  startupRuns: num(env.BENCH_STARTUP_RUNS, 3),
 };
 const surfaceSelected = () => config.scenarios.filter((s): s is SurfaceScenario => (SURFACE_SCENARIOS as readonly string[]).includes(s));
 const peerSelected = () => config.scenarios.filter((s): s is SurfaceScenario => PEER_SCENARIOS.includes(s as SurfaceScenario));
@@ -426,8 +432,17 @@ async function main(): Promise<void> {
   };
   log(`Keyhold bench "${config.label}": ${config.backends.join(', ')}; ${config.scenarios.join(', ')} at c=${config.concurrency.join('/')}; ${config.warmupMs}+${config.durationMs} ms each`);
   if (config.cpuProfDir) mkdirSync(config.cpuProfDir, { recursive: true });
-  for (const backend of config.backends) result.backends.push(await benchBackend(backend, tag));
-  if (config.floors && peerSelected().length) result.peer = await benchPeer();
+  if (config.startup !== '0') {
+    // The build, as users run it (`npm start`): made first when a source is newer.
+    const { buildServer, isStale } = await import('../scripts/build-server.mjs');
+    if (isStale()) await buildServer();
+    log(`start-up and memory: ${config.startupRuns} first starts and restarts per backend (bench/startup.mjs)`);
+    result.startup = await measureStartup({ backends: config.backends, runs: config.startupRuns, pgAdminUrl: config.pgAdminUrl, pgSocket: config.pgSocket, log: (line) => log(line) });
+  }
+  if (config.startup !== 'only') {
+    for (const backend of config.backends) result.backends.push(await benchBackend(backend, tag));
+    if (config.floors && peerSelected().length) result.peer = await benchPeer();
+  }
   result.meta.totalSeconds = Math.round((Date.now() - started) / 1000);
 
   const dir = config.resultsDir ?? path.join(root, 'bench/results');

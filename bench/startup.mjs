@@ -1,25 +1,33 @@
 #!/usr/bin/env node
-// Start-up time and idle memory of Keyhold on PGlite, the build against the
-// sources through tsx (README "Operations"). Each run spawns the server,
-// polls GET /healthz every 5 ms until it answers (time from spawn), waits 3 s
-// idle, reads the process's resident set (VmRSS), and stops it with SIGTERM.
-// "first" runs on a new data directory (PGlite's initdb, migrations,
-// bootstrap); "restart" on one that was started before.
+// Start-up time and memory of Keyhold's build (`node bin/keyhold.js`), on
+// PGlite and on PostgreSQL (issue 21, "Memory and start-up"). Each run spawns
+// the server and polls GET /healthz every 5 ms until it answers (time from
+// spawn = "ready"), then waits idle and reads the resident set. While it
+// starts, the resident sets of the server and every process below it are
+// summed every 20 ms, so memory a short-lived child holds counts too.
 //
-//   node bench/startup.mjs [runs=3]      (build first: npm run build)
+//   first    PGlite: a new data directory (initdb, migrations, bootstrap);
+//            PostgreSQL: a new database (createdb; migrations, bootstrap)
+//   restart  the same directory / database again, after a first start
+//
+// Per run: readyMs; peakRssMiB (the server's VmHWM when ready — its own peak
+// since exec); treePeakMiB (largest sampled sum over the server and its
+// children until ready); idleRssMiB (VmRSS after KEYHOLD_BENCH idle wait).
+//
+//   node bench/startup.mjs [--runs 3] [--backends pglite,postgres] [--idle-ms 3000]
+//                          [--json out.json] [--root DIR]...
+// --root (repeatable) measures the build in another checkout; with several,
+// runs alternate between them (before/after in the same conditions).
+// PostgreSQL: BENCH_PG_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres);
+// skipped when it does not answer. `npm run bench` runs this too (bench/run.ts).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const runs = Number(process.argv[2] ?? 3);
-const COMMANDS = {
-  tsx: ['--import', 'tsx', 'src/main.ts'],
-  build: ['bin/keyhold.js'],
-};
+const here = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 const freePort = () =>
   new Promise((resolve) => {
@@ -29,48 +37,216 @@ const freePort = () =>
     });
   });
 
-const rssMiB = (pid) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-async function once(kind, dataDir) {
+/** A field of /proc/<pid>/status in MiB, or 0 when the process is gone. */
+function statusMiB(pid, field) {
+  try {
+    const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** The process and all its descendants (through /proc/<pid>/task/<tid>/children). */
+function tree(pid) {
+  const out = [pid];
+  for (let i = 0; i < out.length; i++) {
+    try {
+      const tasks = readFileSync(`/proc/${out[i]}/task/${out[i]}/children`, 'utf8').trim();
+      if (tasks) out.push(...tasks.split(/\s+/).map(Number));
+    } catch {
+      /* gone */
+    }
+  }
+  return out;
+}
+
+const treeRssMiB = (pid) => tree(pid).reduce((sum, p) => sum + statusMiB(p, 'VmRSS'), 0);
+
+async function once({ root, dataDir, databaseUrl, idleMs }) {
   const port = await freePort();
   const started = performance.now();
-  const child = spawn(process.execPath, COMMANDS[kind], {
+  const child = spawn(process.execPath, ['bin/keyhold.js'], {
     cwd: root,
-    env: { ...process.env, KEYHOLD_PORT: String(port), KEYHOLD_DATA_DIR: dataDir, KEYHOLD_LOG_LEVEL: 'warn' },
+    env: {
+      ...process.env,
+      KEYHOLD_PORT: String(port),
+      KEYHOLD_HOST: '127.0.0.1',
+      KEYHOLD_DATA_DIR: dataDir,
+      KEYHOLD_LOG_LEVEL: 'warn',
+      ...(databaseUrl
+        ? { DATABASE_URL: databaseUrl, KEYHOLD_MASTERKEY: process.env.KEYHOLD_MASTERKEY || 'keyhold-bench-master-key-0123456789abcdef' }
+        : { DATABASE_URL: '' }),
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const exited = new Promise((resolve) => child.once('exit', resolve));
-  let ms;
-  while (ms === undefined) {
+  let treePeak = 0;
+  let ready = false;
+  const sampler = (async () => {
+    while (!ready && child.exitCode === null) {
+      treePeak = Math.max(treePeak, treeRssMiB(child.pid));
+      await sleep(20);
+    }
+  })();
+  let readyMs;
+  while (readyMs === undefined) {
     try {
       const res = await fetch(`http://127.0.0.1:${port}/healthz`);
-      if (res.status === 200) ms = performance.now() - started;
+      if (res.status === 200) readyMs = performance.now() - started;
     } catch {
-      if (child.exitCode !== null) throw new Error(`${kind}: exited with ${child.exitCode} before answering`);
-      await new Promise((r) => setTimeout(r, 5));
+      if (child.exitCode !== null) throw new Error(`exited with ${child.exitCode} before answering`);
+      await sleep(5);
     }
   }
-  await new Promise((r) => setTimeout(r, 3_000));
-  const rss = rssMiB(child.pid);
+  ready = true;
+  await sampler;
+  treePeak = Math.max(treePeak, treeRssMiB(child.pid));
+  const peakRssMiB = statusMiB(child.pid, 'VmHWM');
+  await sleep(idleMs);
+  const idleRssMiB = statusMiB(child.pid, 'VmRSS');
+  const idleTreeMiB = treeRssMiB(child.pid);
   child.kill('SIGTERM');
   await exited;
-  return { ms, rss };
+  const r1 = (x) => Math.round(x * 10) / 10;
+  return { readyMs: Math.round(readyMs), peakRssMiB: r1(peakRssMiB), treePeakMiB: r1(treePeak), idleRssMiB: r1(idleRssMiB), idleTreeMiB: r1(idleTreeMiB) };
 }
 
-const fmt = (xs, unit, digits = 0) => `${xs.map((x) => x.toFixed(digits)).join(', ')} ${unit} (median ${[...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)].toFixed(digits)})`;
-
-for (const kind of Object.keys(COMMANDS)) {
-  for (const phase of ['first', 'restart']) {
-    const results = [];
-    for (let i = 0; i < runs; i++) {
-      const dir = mkdtempSync(path.join(tmpdir(), 'keyhold-startup-'));
+/** A fresh PostgreSQL database, or a reason it cannot be had. */
+async function createDatabase(adminUrl, socketDir) {
+  const { default: postgres } = await import('postgres');
+  const name = `kh_startup_${Date.now().toString(36)}_${process.pid}_${Math.floor(Math.random() * 1e6)}`;
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => {}, connect_timeout: 5 });
+  try {
+    await admin.unsafe(`create database ${name}`);
+  } catch (e) {
+    return `PostgreSQL is not reachable: ${e.message}`;
+  } finally {
+    await admin.end({ timeout: 1 }).catch(() => {});
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  if (socketDir) url.search = `?host=${encodeURIComponent(socketDir)}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const a = postgres(adminUrl, { max: 1, onnotice: () => {} });
       try {
-        if (phase === 'restart') await once(kind, dir);
-        results.push(await once(kind, dir));
+        await a.unsafe(`drop database if exists ${name} with (force)`);
       } finally {
-        rmSync(dir, { recursive: true, force: true });
+        await a.end({ timeout: 5 });
+      }
+    },
+  };
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+/** Median, min and max of each figure over the runs. */
+export function summarize(runs) {
+  const out = {};
+  for (const key of ['readyMs', 'peakRssMiB', 'treePeakMiB', 'idleRssMiB', 'idleTreeMiB']) {
+    const xs = runs.map((r) => r[key]);
+    out[key] = { median: median(xs), min: Math.min(...xs), max: Math.max(...xs) };
+  }
+  return out;
+}
+
+/**
+ * Measures first start and restart on each backend, `runs` times each, for
+ * each root (alternating). Returns { config, results: [{ root, backend, phase, runs, summary } | { backend, skipped }] }.
+ */
+export async function measureStartup({
+  roots = [here],
+  backends = ['pglite', 'postgres'],
+  runs = 3,
+  idleMs = 3000,
+  pgAdminUrl = process.env.BENCH_PG_ADMIN_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
+  pgSocket,
+  log = () => {},
+} = {}) {
+  for (const root of roots) {
+    if (!existsSync(path.join(root, 'dist/server/keyhold.mjs'))) throw new Error(`${root}: not built (npm run build)`);
+  }
+  const results = [];
+  const slot = (root, backend, phase) => {
+    let r = results.find((x) => x.root === root && x.backend === backend && x.phase === phase);
+    if (!r) results.push((r = { root, backend, phase, runs: [] }));
+    return r;
+  };
+  for (const backend of backends) {
+    let skipped;
+    for (let i = 0; i < runs && !skipped; i++) {
+      for (const root of roots) {
+        const dataDir = mkdtempSync(path.join(tmpdir(), 'keyhold-startup-'));
+        let db;
+        try {
+          if (backend === 'postgres') {
+            db = await createDatabase(pgAdminUrl, pgSocket);
+            if (typeof db === 'string') {
+              skipped = db;
+              db = undefined;
+              break;
+            }
+          }
+          const first = await once({ root, dataDir, databaseUrl: db?.url, idleMs });
+          slot(root, backend, 'first').runs.push(first);
+          const restart = await once({ root, dataDir, databaseUrl: db?.url, idleMs });
+          slot(root, backend, 'restart').runs.push(restart);
+          log(`${path.basename(root)} ${backend} #${i + 1}: first ${JSON.stringify(first)}; restart ${JSON.stringify(restart)}`);
+        } finally {
+          rmSync(dataDir, { recursive: true, force: true });
+          await db?.drop().catch(() => {});
+        }
       }
     }
-    console.log(`${kind.padEnd(5)} ${phase.padEnd(7)} to /healthz: ${fmt(results.map((r) => r.ms), 'ms')}; idle RSS: ${fmt(results.map((r) => r.rss), 'MiB')}`);
+    if (skipped) results.push({ backend, skipped });
   }
+  for (const r of results) if (r.runs) r.summary = summarize(r.runs);
+  return { config: { roots, backends, runs, idleMs }, results };
+}
+
+const fmtFigure = (s, digits = 0) => `${(s.median / (digits ? 1000 : 1)).toFixed(digits)} (${(s.min / (digits ? 1000 : 1)).toFixed(digits)}–${(s.max / (digits ? 1000 : 1)).toFixed(digits)})`;
+
+/** One Markdown table: median (min–max) per root, backend and phase. */
+export function startupMarkdown(measured) {
+  const multi = measured.config.roots.length > 1;
+  const lines = [
+    `| ${multi ? 'build | ' : ''}backend | start | to /healthz s | peak RSS MiB (VmHWM) | peak RSS MiB (with children) | idle RSS MiB |`,
+    `|${multi ? '---|' : ''}---|---|--:|--:|--:|--:|`,
+  ];
+  for (const r of measured.results) {
+    if (r.skipped) {
+      lines.push(`| ${multi ? '– | ' : ''}${r.backend} | skipped: ${r.skipped} | | | | |`);
+      continue;
+    }
+    const s = r.summary;
+    lines.push(
+      `| ${multi ? `${path.basename(r.root)} | ` : ''}${r.backend} | ${r.phase} | ${fmtFigure(s.readyMs, 2)} | ${fmtFigure(s.peakRssMiB)} | ${fmtFigure(s.treePeakMiB)} | ${fmtFigure(s.idleRssMiB)} |`,
+    );
+  }
+  return `${lines.join('\n')}\n\nMedian (min–max) of ${measured.config.runs} runs each; idle RSS ${measured.config.idleMs / 1000} s after /healthz first answered.\n`;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const args = process.argv.slice(2);
+  const opt = (name) => {
+    const i = args.indexOf(name);
+    return i >= 0 ? args[i + 1] : undefined;
+  };
+  const roots = args.flatMap((a, i) => (a === '--root' ? [path.resolve(args[i + 1])] : []));
+  const measured = await measureStartup({
+    roots: roots.length ? roots : [here],
+    backends: (opt('--backends') ?? 'pglite,postgres').split(','),
+    runs: Number(opt('--runs') ?? 3),
+    idleMs: Number(opt('--idle-ms') ?? 3000),
+    log: (line) => console.error(line),
+  });
+  if (opt('--json')) writeFileSync(opt('--json'), `${JSON.stringify(measured, null, 2)}\n`);
+  console.log(startupMarkdown(measured));
 }

@@ -13,6 +13,8 @@
 //   dist/server/chunk-*.mjs        the server (code split at main.ts's dynamic import)
 //   dist/server/verify-worker.mjs  src/server/verify-worker.ts: the verification thread's body
 //   dist/server/migrations/        src/store/migrations, copied
+//   dist/server/pgdata-template/   an initdb'd PGlite data directory a first start copies
+//                                  (src/store/pglite-open.ts: a first start without initdb's memory)
 //
 // Paths the code resolves from import.meta.url keep working because
 // dist/server/ sits as deep below the package root as src/server/ and
@@ -22,6 +24,7 @@
 //
 //   node scripts/build-server.mjs            build
 //   node scripts/build-server.mjs --if-stale build only when a source is newer than the last build
+import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -65,6 +68,7 @@ export async function buildServer({ outDir = SERVER_DIST_DIR } = {}) {
       entryPoints: {
         keyhold: path.join(repoRoot, 'src/main.ts'),
         'verify-worker': path.join(repoRoot, 'src/server/verify-worker.ts'),
+        'pglite-template': path.join(repoRoot, 'src/store/pglite-template.ts'),
       },
       outdir: tmp,
       outExtension: { '.js': '.mjs' },
@@ -81,6 +85,8 @@ export async function buildServer({ outDir = SERVER_DIST_DIR } = {}) {
       logLevel: 'warning',
     });
     cpSync(path.join(repoRoot, 'src/store/migrations'), path.join(tmp, 'migrations'), { recursive: true });
+    // initdb once, in a child process of the built code (seconds; the first start of every data directory saves them).
+    execFileSync(process.execPath, [path.join(tmp, 'pglite-template.mjs'), path.join(tmp, 'pgdata-template')], { stdio: 'inherit' });
     writeFileSync(path.join(tmp, STAMP), `${new Date().toISOString()}\n`);
 
     const old = `${outDir}.old-${process.pid}-${Date.now()}`;

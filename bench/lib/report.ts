@@ -2,6 +2,7 @@
 // issue 7's and issue 21's targets, each marked met or missed from the numbers
 // of this run; and the login-surface block of the README's Performance section.
 import type { FloorResult, ScenarioName, ScenarioResult } from './protocol.js';
+import { startupMarkdown, type StartupMeasurement } from '../startup.mjs';
 
 export interface BackendResult {
   backend: 'pglite' | 'postgres';
@@ -29,6 +30,8 @@ export interface BenchResult {
   backends: BackendResult[];
   /** The bare oidc-provider with its in-memory adapter (bench/peer.mjs), same scenarios and concurrencies. */
   peer?: { setup: Record<string, unknown>; scenarios: ScenarioResult[] };
+  /** Start-up time and memory of the build (bench/startup.mjs), when measured. */
+  startup?: StartupMeasurement;
 }
 
 const LABELS: Record<ScenarioName, string> = {
@@ -169,6 +172,27 @@ export function targets(result: BenchResult): TargetCheck[] {
     if (g) checks.push({ target: 'PGlite: AddOIDCApp ≥ 1000/s at c=64', measured: `${fmt(g.opsPerSecond)}/s`, met: g.opsPerSecond >= 1000 });
     if (u) checks.push({ target: 'PGlite: VerifyU2FRegistration ≥ 1000/s at c=64', measured: `${fmt(u.opsPerSecond)}/s`, met: u.opsPerSecond >= 1000 });
   } else unknown('PGlite targets');
+  checks.push(...startupTargets(result.startup));
+  return checks;
+}
+
+/** Issue 21's memory and start-up targets, on the medians. */
+function startupTargets(startup: StartupMeasurement | undefined): TargetCheck[] {
+  if (!startup) return [];
+  const checks: TargetCheck[] = [];
+  const get = (backend: string, phase: string) => startup.results.find((r) => r.backend === backend && r.phase === phase)?.summary;
+  const names = { pglite: 'PGlite', postgres: 'PostgreSQL' } as const;
+  for (const backend of ['pglite', 'postgres'] as const) {
+    const first = get(backend, 'first');
+    const restart = get(backend, 'restart');
+    if (!first || !restart) continue;
+    const idleLimit = backend === 'pglite' ? 250 : 150;
+    const peak = Math.max(first.peakRssMiB.median, first.treePeakMiB.median);
+    checks.push({ target: `${names[backend]}: idle RSS after the first start ≤ ${idleLimit} MiB`, measured: `${fmt(first.idleRssMiB.median)} MiB`, met: first.idleRssMiB.median <= idleLimit });
+    checks.push({ target: `${names[backend]}: peak RSS of a first start ≤ 400 MiB (with child processes)`, measured: `${fmt(peak)} MiB`, met: peak <= 400 });
+    checks.push({ target: `${names[backend]}: restart to ready ≤ 2 s`, measured: `${fmt(restart.readyMs.median / 1000, 2)} s`, met: restart.readyMs.median <= 2000 });
+    checks.push({ target: `${names[backend]}: first start to ready ≤ 6 s`, measured: `${fmt(first.readyMs.median / 1000, 2)} s`, met: first.readyMs.median <= 6000 });
+  }
   return checks;
 }
 
@@ -285,11 +309,12 @@ export function toMarkdown(result: BenchResult): string {
     for (const s of errs) out.push(`- ${LABELS[s.scenario]} c=${s.concurrency}: ${s.errors} errors, e.g. \`${s.errorSamples[0]}\``);
     if (errs.length) out.push('');
   }
+  if (result.startup) out.push('## Start-up and memory (`node bin/keyhold.js`)', '', startupMarkdown(result.startup));
   if (result.peer) {
     out.push('## Bare oidc-provider 9.13.3, in-memory adapter (the peer)', '', ...backendTable({ backend: 'postgres', setup: {}, scenarios: result.peer.scenarios, floors: [] }).map((l) => l.replace(/\| \(floor\) \||\| [^|]* of peer \|/, '| (peer) |')), '');
   }
   out.push('## Login surface (issue 21)', '', ...surfaceTable(result), '');
-  out.push('## Targets (issue 7)', '', '| target | measured | |', '|---|---|---|');
+  out.push('## Targets (issue 7; issue 21: the seed operations as ratios, start-up and memory)', '', '| target | measured | |', '|---|---|---|');
   out.push(...targetRows(targets(result)), '');
   out.push('## Targets (issue 21, login surface)', '', '| target | measured | |', '|---|---|---|');
   out.push(...targetRows(surfaceTargets(result)), '');

@@ -25,6 +25,12 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
     summary: '`postgres://…`: use PostgreSQL instead of PGlite (several Keyholds may share it)',
     more: '. A Unix socket the libpq way: `postgres://user@/db?host=/var/run/postgresql` (cheaper than loopback TCP, see Performance)',
   },
+  {
+    names: ['KEYHOLD_PGLITE_SHARED_BUFFERS'],
+    default: '`16MB`',
+    summary: "PGlite's buffer pool (PostgreSQL's `shared_buffers`), all of it resident from the start",
+    more: '. More keeps more of a large database in memory (faster reads and writes), less keeps the idle process small; see Operations',
+  },
   { names: ['KEYHOLD_ADMIN_PAT_FILE'], default: '`<dataDir>/admin.pat`', summary: "where bootstrap writes the admin's token" },
   { names: ['KEYHOLD_WEBAUTHN_RP_IDS'], default: '`localhost`', summary: 'comma-separated relying party ids; the first is the default' },
   { names: ['KEYHOLD_WEBAUTHN_RP_NAME'], default: '`Keyhold`', summary: 'relying party name shown by authenticators' },

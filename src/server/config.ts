@@ -9,6 +9,8 @@ export interface Config {
   host: string;
   dataDir: string;
   databaseUrl?: string;
+  /** KEYHOLD_PGLITE_SHARED_BUFFERS: PGlite's buffer pool, resident from the start (store/pglite-open.ts). */
+  pgliteSharedBuffers: string;
   adminPatFile: string;
   webauthn: {
     rpIds: string[];
@@ -116,6 +118,12 @@ export function loadConfig(env: Env = process.env): Config {
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL', 'must be a postgres:// or postgresql:// URL');
   }
+  const pgliteSharedBuffers = (env.KEYHOLD_PGLITE_SHARED_BUFFERS || '16MB').trim();
+  const buffers = /^(\d+)(kB|MB|GB)$/.exec(pgliteSharedBuffers);
+  const buffersKb = buffers ? Number(buffers[1]) * { kB: 1, MB: 1024, GB: 1024 * 1024 }[buffers[2] as 'kB' | 'MB' | 'GB'] : NaN;
+  if (!(buffersKb >= 128 && buffersKb <= 4 * 1024 * 1024)) {
+    throw new ConfigError('KEYHOLD_PGLITE_SHARED_BUFFERS', `must be a size from 128kB to 4GB such as 16MB or 128MB, got "${pgliteSharedBuffers}"`);
+  }
   const metrics = (env.KEYHOLD_METRICS || 'on').trim().toLowerCase();
   if (metrics !== 'on' && metrics !== 'off') throw new ConfigError('KEYHOLD_METRICS', `must be "on" or "off", got "${env.KEYHOLD_METRICS}"`);
   const scheme = certFile ? 'https' : 'http';
@@ -166,6 +174,7 @@ export function loadConfig(env: Env = process.env): Config {
     host: env.KEYHOLD_HOST || '127.0.0.1',
     dataDir,
     databaseUrl,
+    pgliteSharedBuffers,
     adminPatFile: path.resolve(env.KEYHOLD_ADMIN_PAT_FILE || path.join(dataDir, 'admin.pat')),
     webauthn: {
       rpIds: rpIds.length ? rpIds : ['localhost'],

@@ -70,7 +70,7 @@ function logRekey({ rekey }: Database, log: Logger): void {
 export async function startKeyhold(config: Config, log: Logger = pino(loggerOptions(config))): Promise<RunningKeyhold> {
   // Keyhold's own registry (metrics.ts); the store reports to it through its observer port.
   const metrics = createMetrics();
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, observer: metrics.store });
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pgliteSharedBuffers: config.pgliteSharedBuffers, observer: metrics.store });
   logRekey(database, log);
   const threads = config.webauthn.verifyThreads > 0 ? verificationThreads(config.webauthn.verifyThreads) : undefined;
   if (threads) metrics.watchVerificationQueue(() => threads.queueDepth());

@@ -5,7 +5,7 @@
 import { closeSync, fsyncSync, openSync, rmSync, writeSync } from 'node:fs';
 import { resolve, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import postgres from 'postgres';
 import { sql } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
@@ -19,7 +19,8 @@ import { guardEngine } from './pglite-guard.js';
 import { storageHealth, type StorageHealth } from './storage-health.js';
 import { lockDataDir } from './lock-file.js';
 import { databaseErrorKind, NO_OBSERVER, type StoreObserver } from './observer.js';
-import { PrivateNodeFS, securePgliteDir } from './private-data-dir.js';
+import { securePgliteDir } from './private-data-dir.js';
+import { openPgliteEngine } from './pglite-open.js';
 import { assertPostgresRepaired } from './postgres-repairs.js';
 import { postgresTarget } from './postgres-url.js';
 import { rekeyIdentifiers, type RekeyReport } from './rekey-identifiers.js';
@@ -53,6 +54,8 @@ export interface OpenDatabaseOptions {
   /** postgres://… — when set, PostgreSQL is used and `dataDir` only holds files. */
   databaseUrl?: string;
   dataDir: string;
+  /** PGlite's shared_buffers (default 16MB, ./pglite-open.ts). */
+  pgliteSharedBuffers?: string;
   /** PostgreSQL pool size (default 20). */
   poolSize?: number;
   /** Hears of failed pings (./observer.ts); the event store and the read model take it too. */
@@ -71,7 +74,7 @@ function unavailable(err: unknown, what: string): unknown {
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   const observer = options.observer ?? NO_OBSERVER;
-  return options.databaseUrl ? openPostgres(options.databaseUrl, options.poolSize ?? 20, observer) : openPglite(options.dataDir, observer);
+  return options.databaseUrl ? openPostgres(options.databaseUrl, options.poolSize ?? 20, observer) : openPglite(options.dataDir, options.pgliteSharedBuffers, observer);
 }
 
 /**
@@ -179,7 +182,7 @@ async function migratePostgresLocked(databaseUrl: string): Promise<RekeyReport> 
   }
 }
 
-async function openPglite(dataDir: string, observer: StoreObserver): Promise<Database> {
+async function openPglite(dataDir: string, sharedBuffers: string | undefined, observer: StoreObserver): Promise<Database> {
   const dir = resolve(dataDir);
   const pgdata = join(dir, 'pgdata');
   // Owner-only before anything is written in it, or refuse to start (private-data-dir.ts).
@@ -187,7 +190,7 @@ async function openPglite(dataDir: string, observer: StoreObserver): Promise<Dat
   const lock = lockDataDir(dir);
   let client: PGlite | undefined;
   try {
-    client = await PGlite.create({ fs: new PrivateNodeFS(pgdata) });
+    client = await openPgliteEngine(dir, pgdata, sharedBuffers);
     const engine = guardEngine(client);
     const pglite = drizzlePglite(client, { schema });
     await migratePglite(pglite, { migrationsFolder });

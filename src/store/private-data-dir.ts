@@ -73,6 +73,11 @@ export function securePgliteDir(dataDir: string, pgdata: string): void {
   sweep(pgdata, dataDir);
 }
 
+/** Makes an existing directory and everything below it owner-only (a pgdata prepared elsewhere, ./pglite-open.ts). */
+export function securePgdata(pgdata: string, dataDir: string): void {
+  sweep(pgdata, dataDir);
+}
+
 // The slice of emscripten's NODEFS this relies on (PGlite 0.5: Module.NODEFS).
 interface NodeOps {
   mknod(parent: unknown, name: string, mode: number, dev: number): unknown;

@@ -12,6 +12,7 @@ describe('loadConfig', () => {
     expect(c.webauthn.rpIds).toEqual(['localhost']);
     expect(c.webauthn.origins).toEqual(['http://localhost:8080']);
     expect(c.databaseUrl).toBeUndefined();
+    expect(c.pgliteSharedBuffers).toBe('16MB');
     expect(c.rateLimit.perSecond).toBe(0);
   });
 
@@ -25,6 +26,9 @@ describe('loadConfig', () => {
     [{ KEYHOLD_LOG_LEVEL: 'loud' }, 'KEYHOLD_LOG_LEVEL'],
     [{ KEYHOLD_WEBAUTHN_ATTESTATION: 'indirect' }, 'KEYHOLD_WEBAUTHN_ATTESTATION'],
     [{ KEYHOLD_REQUEST_TIMEOUT_MS: '1000' }, 'KEYHOLD_HEADERS_TIMEOUT_MS'],
+    [{ KEYHOLD_PGLITE_SHARED_BUFFERS: 'lots' }, 'KEYHOLD_PGLITE_SHARED_BUFFERS'],
+    [{ KEYHOLD_PGLITE_SHARED_BUFFERS: '16' }, 'KEYHOLD_PGLITE_SHARED_BUFFERS'],
+    [{ KEYHOLD_PGLITE_SHARED_BUFFERS: '64kB' }, 'KEYHOLD_PGLITE_SHARED_BUFFERS'],
   ])('%o → ConfigError naming %s', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(new RegExp(`^${variable}: `));

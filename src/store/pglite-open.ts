@@ -1,0 +1,151 @@
+// How Keyhold starts its embedded PostgreSQL (PGlite 0.5.16): the one place
+// that decides PGlite's memory at start-up (issue 21, "Memory and start-up";
+// figures from bench/startup.mjs and a bare PGlite.create on 2 shared cores).
+//
+// 1. initdb runs in a short-lived child process. On a new data directory,
+//    PGlite.create runs initdb inside the calling process: a second PGlite
+//    engine plus initdb's own WebAssembly instance. WebAssembly memory never
+//    shrinks while its instance lives, and the freed instances wait for a full
+//    GC that an idle server never triggers: Keyhold's first start peaked at
+//    891 MiB (VmHWM) and idled at 812 MiB, a restart of the same directory at
+//    373 MiB. In a child, initdb's memory goes back to the system when the
+//    child exits; this process then opens the prepared directory as a restart
+//    does. The child writes to a staging directory inside the (owner-only)
+//    data directory, which is made private and renamed into place only once
+//    initdb succeeded: a start that fails half way leaves no half-made pgdata.
+//
+// 2. shared_buffers = 16MB (PostgreSQL's default, initdb's choice here, is
+//    128MB). In single-user PGlite the buffer pool is ordinary WebAssembly heap,
+//    zeroed at start, so all of it is resident from the first moment: a bare
+//    PGlite restart idled at 313 MiB with 128MB and 168 MiB with 16MB. Pages
+//    that do not fit are read back through the OS page cache. Durability is
+//    untouched: the same start parameters as PGlite's defaults otherwise, the
+//    same WAL and the same commits. The price is speed on a database larger
+//    than the pool: a bare PGlite writing and reading ~100 MB did 26–28 % fewer
+//    inserts/s and 24–52 % fewer indexed reads/s with 16MB than with 128MB, so
+//    KEYHOLD_PGLITE_SHARED_BUFFERS sets it (the command-line setting wins over
+//    postgresql.conf, also in existing data directories).
+//
+// 3. A template made at install time. Even in a child, initdb peaked at
+//    ~840 MiB (the child's VmHWM) and took most of a first start. `npm run
+//    build` (also run by `npm install`) runs it once into
+//    dist/server/pgdata-template, stamped with the PGlite version and initdb's
+//    settings; a first start copies that directory (owner-only, see above)
+//    instead, with nothing but a restart's memory. Each install makes its own,
+//    so data directories of one install share PostgreSQL's system identifier
+//    (pg_control), which nothing in PGlite or Keyhold reads. Without a fitting
+//    template (a build without it, another PGlite), initdb runs in the child.
+import { spawn } from 'node:child_process';
+import { chmodSync, cpSync, existsSync, lstatSync, readdirSync, readFileSync, renameSync, rmSync, rmdirSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import { PrivateNodeFS, securePgdata } from './private-data-dir.js';
+
+/** The default of KEYHOLD_PGLITE_SHARED_BUFFERS. */
+export const PGLITE_SHARED_BUFFERS = '16MB';
+
+/** PGlite's own start parameters plus Keyhold's memory settings (2. above). */
+export const pgliteStartParams = (sharedBuffers = PGLITE_SHARED_BUFFERS): string[] => [...PGlite.defaultStartParams, '-c', `shared_buffers=${sharedBuffers}`];
+/** initdb's settings: the same buffer pool in postgresql.conf. */
+const INITDB_PARAMS = ['--set', `shared_buffers=${PGLITE_SHARED_BUFFERS}`];
+
+const require = createRequire(import.meta.url);
+
+// The child's whole program: plain CommonJS (no TypeScript loader needed, in
+// the build or under tsx/vitest), PGlite's files resolved by this process.
+const CHILD = `
+const [pglite, nodefs, dir, params, initdb] = process.argv.slice(1);
+const { PGlite } = require(pglite);
+const { NodeFS } = require(nodefs);
+PGlite.create({ fs: new NodeFS(dir), startParams: JSON.parse(params), initDbStartParams: JSON.parse(initdb) })
+  .then((pg) => pg.close())
+  .then(() => process.exit(0), (err) => { process.stderr.write(String(err && err.stack || err)); process.exit(1); });
+`;
+
+/** Runs initdb into `target` (a new directory) in a child process (1. above). */
+async function initdbInChild(target: string): Promise<void> {
+  rmSync(target, { recursive: true, force: true });
+  const args = ['-e', CHILD, require.resolve('@electric-sql/pglite'), require.resolve('@electric-sql/pglite/nodefs'), target, JSON.stringify(pgliteStartParams()), JSON.stringify(INITDB_PARAMS)];
+  const stderr: Buffer[] = [];
+  const code = await new Promise<number | null>((resolve, reject) => {
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    child.stderr.on('data', (b: Buffer) => stderr.push(b));
+    child.once('error', reject);
+    child.once('exit', (c) => resolve(c));
+  });
+  if (code !== 0 || !existsSync(join(target, 'PG_VERSION'))) {
+    rmSync(target, { recursive: true, force: true });
+    throw new Error(`PGlite initdb (child process) failed with exit code ${code}: ${Buffer.concat(stderr).toString('utf8').slice(-2000)}`);
+  }
+}
+
+/** What a template must have been made with to be used: this PGlite and these initdb settings. */
+function templateStamp(): string {
+  const pkg = JSON.parse(readFileSync(join(dirname(require.resolve('@electric-sql/pglite')), '..', 'package.json'), 'utf8')) as { version: string };
+  return JSON.stringify({ pglite: pkg.version, initdb: INITDB_PARAMS });
+}
+
+// dist/server/ and src/store/ are both two levels below the package root.
+const TEMPLATE_DIR = fileURLToPath(new URL('../../dist/server/pgdata-template', import.meta.url));
+const templateStampFile = (template: string) => `${template}.json`;
+
+/**
+ * Makes the template (3. above) into `template`: `npm run build` calls this
+ * (scripts/build-server.mjs, through dist/server/pglite-template.mjs).
+ */
+export async function writePgdataTemplate(template: string): Promise<void> {
+  await initdbInChild(template);
+  // PGlite wrote 0666 files (./private-data-dir.ts): nobody but the owner may change what every new database starts from.
+  readOnlyForOthers(template);
+  writeFileSync(templateStampFile(template), `${templateStamp()}\n`);
+}
+
+/** Directories 0755, files 0644: the template holds no secret (no Keyhold data yet), only others' writes matter. */
+function readOnlyForOthers(path: string): void {
+  const stat = lstatSync(path);
+  if (stat.isDirectory()) {
+    chmodSync(path, 0o755);
+    for (const name of readdirSync(path)) readOnlyForOthers(join(path, name));
+  } else if (stat.isFile()) chmodSync(path, 0o644);
+}
+
+function usableTemplate(template = TEMPLATE_DIR): string | undefined {
+  try {
+    return existsSync(join(template, 'PG_VERSION')) && readFileSync(templateStampFile(template), 'utf8').trim() === templateStamp() ? template : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Gives a data directory without a database one: a copy of the template, else
+ * initdb in a child. Exported for tests (`template` undefined: no template).
+ */
+export async function preparePgdata(dataDir: string, pgdata: string, template = usableTemplate()): Promise<void> {
+  if (existsSync(join(pgdata, 'PG_VERSION'))) return;
+  // Anything else already in pgdata is left to PGlite's own handling, as before.
+  if (existsSync(pgdata) && readdirSync(pgdata).length > 0) return;
+  const staging = join(dataDir, 'pgdata.initdb');
+  rmSync(staging, { recursive: true, force: true });
+  let copied = false;
+  if (template) {
+    try {
+      cpSync(template, staging, { recursive: true });
+      copied = true;
+    } catch {
+      // Unreadable (another user's install?) or half copied: initdb instead, as without a template.
+    }
+  }
+  if (!copied) await initdbInChild(staging);
+  securePgdata(staging, dataDir);
+  if (existsSync(pgdata)) rmdirSync(pgdata); // empty (checked above)
+  renameSync(staging, pgdata);
+}
+
+/** Opens PGlite on `pgdata` (made private by securePgliteDir before). */
+export async function openPgliteEngine(dataDir: string, pgdata: string, sharedBuffers = PGLITE_SHARED_BUFFERS): Promise<PGlite> {
+  await preparePgdata(dataDir, pgdata);
+  return PGlite.create({ fs: new PrivateNodeFS(pgdata), startParams: pgliteStartParams(sharedBuffers) });
+}

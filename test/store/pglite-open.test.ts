@@ -1,0 +1,69 @@
+// How a PGlite data directory gets its database (src/store/pglite-open.ts):
+// a copy of the build's template, or initdb in a child process; private
+// modes either way, nothing half-made left behind; shared_buffers as configured.
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { sql } from 'drizzle-orm';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/store/database.js';
+import { preparePgdata } from '../../src/store/pglite-open.js';
+import { securePgliteDir } from '../../src/store/private-data-dir.js';
+import { tempDir } from '../support/databases.js';
+
+const dirs: string[] = [];
+afterAll(async () => {
+  await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+});
+async function dir(): Promise<string> {
+  const d = await tempDir();
+  dirs.push(d);
+  return d;
+}
+
+/** Paths below `root` whose mode lets the group or others in. */
+function shared(root: string): string[] {
+  const out: string[] = [];
+  const walk = (p: string) => {
+    const st = statSync(p);
+    if ((st.mode & 0o077) !== 0) out.push(p);
+    if (st.isDirectory()) for (const n of readdirSync(p)) walk(join(p, n));
+  };
+  walk(root);
+  return out;
+}
+
+const showSharedBuffers = async (db: Awaited<ReturnType<typeof openDatabase>>) =>
+  ((await db.db.execute(sql`show shared_buffers`)) as unknown as { rows: { shared_buffers: string }[] }).rows[0].shared_buffers;
+
+describe('PGlite first start', () => {
+  it('copies the build template: a working database, owner-only, no staging directory left, shared_buffers 16MB', { timeout: 120_000 }, async () => {
+    const dataDir = await dir();
+    const database = await openDatabase({ dataDir });
+    try {
+      expect(await showSharedBuffers(database)).toBe('16MB');
+    } finally {
+      await database.close();
+    }
+    expect(existsSync(join(dataDir, 'pgdata', 'PG_VERSION'))).toBe(true);
+    expect(existsSync(join(dataDir, 'pgdata.initdb'))).toBe(false);
+    expect(shared(join(dataDir, 'pgdata'))).toEqual([]);
+  });
+
+  it('without a template, initdb runs in a child process into the same private layout', { timeout: 180_000 }, async () => {
+    const dataDir = await dir();
+    const pgdata = join(dataDir, 'pgdata');
+    securePgliteDir(dataDir, pgdata);
+    await preparePgdata(dataDir, pgdata, undefined);
+    expect(existsSync(join(pgdata, 'PG_VERSION'))).toBe(true);
+    expect(existsSync(join(dataDir, 'pgdata.initdb'))).toBe(false);
+    expect(shared(pgdata)).toEqual([]);
+    // And it opens as a restart does.
+    const database = await openDatabase({ dataDir, pgliteSharedBuffers: '32MB' });
+    try {
+      expect(await showSharedBuffers(database)).toBe('32MB');
+    } finally {
+      await database.close();
+    }
+  });
+});
