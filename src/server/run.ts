@@ -28,6 +28,14 @@ export async function run(): Promise<void> {
     throw e;
   }
   const log = pino(loggerOptions(config));
+  // Signals are caught from here on: a SIGTERM while Keyhold starts (it may already answer
+  // /healthz) waits for the start to finish and then drains, instead of killing the process
+  // in the middle of a migration or bootstrap.
+  let signalled: NodeJS.Signals | undefined;
+  let onSignal = (signal: NodeJS.Signals) => {
+    signalled ??= signal;
+  };
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => onSignal(signal));
   const keyhold = await startKeyhold(config, log).catch((e: Error) => {
     log.fatal({ err: e }, 'keyhold could not start');
     process.stderr.write(`keyhold: could not start: ${e.message}\n`);
@@ -50,12 +58,11 @@ export async function run(): Promise<void> {
       },
     );
   };
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.on(signal, () => {
-      if (!stopping) log.info({ signal }, 'draining and shutting down');
-      shutDown(0);
-    });
-  }
+  onSignal = (signal) => {
+    if (!stopping) log.info({ signal }, 'draining and shutting down');
+    shutDown(0);
+  };
+  if (signalled) onSignal(signalled);
   // The embedded database stopped after a storage failure (PGlite after a
   // PANIC, store/pglite-guard.ts): this process cannot use it again. Requests
   // meanwhile get 503; exit with EX_TEMPFAIL so that a supervisor restarts

@@ -7,6 +7,7 @@
 // are found from dist/.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -116,6 +117,31 @@ describe('npm start', () => {
     for (let i = 0; i < 100 && alive(); i++) await new Promise((r) => setTimeout(r, 100));
     expect(alive()).toBe(false);
     if (direct) expect(run.output()).toContain('draining and shutting down');
+  }, 60_000);
+
+  it('a SIGTERM as soon as /healthz answers (before the start finished) still drains and exits 0', async () => {
+    const dir = await tempDir('keyhold-early-term-');
+    dirs.push(dir);
+    const port = await new Promise<number>((resolve) => {
+      const probe = net.createServer().listen(0, '127.0.0.1', () => {
+        const { port: p } = probe.address() as net.AddressInfo;
+        probe.close(() => resolve(p));
+      });
+    });
+    const run = npmStart({ KEYHOLD_PORT: String(port), KEYHOLD_DATA_DIR: dir }, true);
+    const deadline = Date.now() + 40_000;
+    let up = false;
+    while (!up && Date.now() < deadline) {
+      up = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+        (r) => r.status === 200,
+        () => false,
+      );
+      if (!up) await new Promise((r) => setTimeout(r, 5));
+    }
+    expect(up, run.output()).toBe(true);
+    process.kill(run.child.pid!, 'SIGTERM');
+    expect(await run.exited, run.output()).toBe(0);
+    expect(run.output()).toContain('draining and shutting down');
   }, 60_000);
 
   it('refuses a bad configuration with the variable named, exit code 2', async () => {
