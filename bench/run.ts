@@ -25,6 +25,7 @@
 //   BENCH_PG_SOCKET     a Unix-socket directory: Keyhold and the insert floor connect through it
 //                       (DATABASE_URL …?host=<dir>); default /var/run/postgresql when PostgreSQL's
 //                       socket is there, else TCP; "tcp" forces TCP
+//   BENCH_LOG_LEVEL     the server's KEYHOLD_LOG_LEVEL (default info, as deployed: one line per request)
 //   BENCH_CPU_PROF      a directory: the server runs with --cpu-prof and writes its profile there
 //   BENCH_LABEL         name of this run in the output (default "run")
 //   BENCH_U2F_POOL_MAX  cap on prepared registrations per concurrency level (default 40000)
@@ -135,7 +136,7 @@ async function startServer(backend: 'pglite' | 'postgres', dataDir: string, data
       // The fixtures keep thousands of registrations pending for 64 users (the
       // VerifyU2F pool); the cap per user (5) only shapes RegisterU2F, which is untimed.
       KEYHOLD_WEBAUTHN_MAX_PENDING: '1000000',
-      KEYHOLD_LOG_LEVEL: 'info',
+      KEYHOLD_LOG_LEVEL: process.env.BENCH_LOG_LEVEL || 'info',
       ...(databaseUrl ? { DATABASE_URL: databaseUrl, KEYHOLD_MASTERKEY: process.env.KEYHOLD_MASTERKEY || 'keyhold-bench-master-key-0123456789abcdef' } : { DATABASE_URL: '' }),
     },
     stdio: ['ignore', out, out],
