@@ -5,8 +5,8 @@
 // one of Keyhold's current keys, `typ` at+jwt, issuer, expiry, the client still
 // an app of Keyhold and the user still there, then the same claims the library
 // gives for an opaque token (account.ts, by the token's scope).
-import { createPublicKey, verify, type JsonWebKey } from 'node:crypto';
 import type { ReadModel } from '../../queries/read-model.js';
+import { checkAccessJwt } from './access-jwt.js';
 import { accountClaims, type RolesOf } from './account.js';
 import { clientMetadata } from './clients.js';
 
@@ -16,14 +16,6 @@ export interface JwtUserinfoDeps {
   read: Pick<ReadModel, 'appByClientId' | 'user'>;
   rolesOf: RolesOf;
 }
-
-const b64json = (part: string): Record<string, unknown> | undefined => {
-  try {
-    return JSON.parse(Buffer.from(part, 'base64url').toString('utf8')) as Record<string, unknown>;
-  } catch {
-    return undefined;
-  }
-};
 
 /** The bearer token of the request when it is a JWT, else undefined (the library answers). */
 export function jwtBearer(authorization: string | undefined): string | undefined {
@@ -42,25 +34,9 @@ const invalid = (description: string): Answer => ({
 });
 
 export async function jwtUserinfo(token: string, deps: JwtUserinfoDeps): Promise<Answer> {
-  const [h, p, s] = token.split('.');
-  const header = b64json(h);
-  const payload = b64json(p);
-  if (!header || !payload) return invalid('invalid token');
-  if (String(header.typ).toLowerCase() !== 'at+jwt') return invalid('not an access token');
-  const jwk = deps.signingKeys().find((k) => k.kid === header.kid && k.alg === header.alg);
-  if (!jwk) return invalid('invalid token');
-  const key = createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' });
-  const signed = Buffer.from(`${h}.${p}`);
-  const signature = Buffer.from(s, 'base64url');
-  const ok =
-    header.alg === 'RS256'
-      ? verify('sha256', signed, key, signature)
-      : header.alg === 'ES256'
-        ? verify('sha256', signed, { key, dsaEncoding: 'ieee-p1363' }, signature)
-        : false;
-  if (!ok) return invalid('invalid token');
-  const now = Math.floor(Date.now() / 1000);
-  if (payload.iss !== deps.issuer() || typeof payload.exp !== 'number' || payload.exp <= now) return invalid('invalid token');
+  const checked = checkAccessJwt(token, deps.issuer(), deps.signingKeys());
+  if (!('payload' in checked)) return invalid(checked.problem === 'not an access token' ? 'not an access token' : 'invalid token');
+  const { payload } = checked;
   if (typeof payload.client_id !== 'string' || typeof payload.sub !== 'string') return invalid('invalid token');
   const scope = typeof payload.scope === 'string' ? payload.scope : '';
   if (!scope.split(' ').includes('openid')) return { status: 403, body: { error: 'insufficient_scope', error_description: 'the token has no openid scope' } };

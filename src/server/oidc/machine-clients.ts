@@ -5,7 +5,7 @@
 // accessTokenType, and act as the machine user there as a PAT does
 // (queries/callers.ts). Everything the provider needs for that is here;
 // configuration.ts, adapter.ts and extensions.ts only call it.
-import { createPublicKey, verify, type JsonWebKey } from 'node:crypto';
+import { checkAccessJwt } from './access-jwt.js';
 import type { MachineClientView } from '../../queries/read-model.js';
 
 /** The resource (RFC 8707) a machine user's access tokens are for: Keyhold's API; their `aud`. */
@@ -59,40 +59,17 @@ export function customizeMachineJwt(client: Any, jwt: Any): boolean {
   return true;
 }
 
-const b64json = (part: string | undefined): Record<string, unknown> | undefined => {
-  try {
-    return JSON.parse(Buffer.from(part ?? '', 'base64url').toString('utf8')) as Record<string, unknown>;
-  } catch {
-    return undefined;
-  }
-};
-
 /**
- * A machine user's JWT access token, checked: signed by one of Keyhold's
- * current keys, `typ` at+jwt, this issuer, not expired, `aud` Keyhold's API.
- * Answers the client id and the user it names, or undefined.
+ * A machine user's JWT access token, checked: a valid Keyhold access JWT
+ * (access-jwt.ts) whose `aud` is Keyhold's API. Answers the client id and the
+ * user it names, or undefined.
  */
 export function verifyMachineJwt(token: string, issuer: string, signingKeys: readonly Record<string, unknown>[]): { clientId: string; userId: string } | undefined {
-  const [h, p, s] = token.split('.');
-  const header = b64json(h);
-  const payload = b64json(p);
-  if (!header || !payload || s === undefined) return undefined;
-  if (String(header.typ).toLowerCase() !== 'at+jwt') return undefined;
-  const jwk = signingKeys.find((k) => k.kid === header.kid && k.alg === header.alg);
-  if (!jwk) return undefined;
-  const { d: _d, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, ...pub } = jwk;
-  const key = createPublicKey({ key: pub as JsonWebKey, format: 'jwk' });
-  const signed = Buffer.from(`${h}.${p}`);
-  const signature = Buffer.from(s, 'base64url');
-  const ok =
-    header.alg === 'RS256'
-      ? verify('sha256', signed, key, signature)
-      : header.alg === 'ES256'
-        ? verify('sha256', signed, { key, dsaEncoding: 'ieee-p1363' }, signature)
-        : false;
-  if (!ok) return undefined;
+  const checked = checkAccessJwt(token, issuer, signingKeys);
+  if (!('payload' in checked)) return undefined;
+  const { payload } = checked;
   const aud = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
-  if (payload.iss !== issuer || typeof payload.exp !== 'number' || payload.exp * 1000 <= Date.now() || !aud.includes(MACHINE_API_RESOURCE)) return undefined;
+  if (!aud.includes(MACHINE_API_RESOURCE)) return undefined;
   if (typeof payload.client_id !== 'string' || typeof payload.sub !== 'string') return undefined;
   return { clientId: payload.client_id, userId: payload.sub };
 }
