@@ -13,6 +13,9 @@
 // one by one again (kinds are bounded by code paths, so this is a safety net).
 import type { Logger } from 'pino';
 
+/** How often a recurring kind of error gets its count line, unless the caller says otherwise. */
+export const REPEATED_ERROR_INTERVAL_MS = 10_000;
+
 export interface RepeatedErrorLog {
   /** Logs `err` at error level with `fields`, or counts it when its kind was logged within the interval. */
   error(err: unknown, fields: Record<string, unknown>, msg: string): void;
@@ -39,7 +42,7 @@ function describe(err: unknown): { type: string; message: string } {
 }
 
 export function repeatedErrorLog(log: Logger, options: RepeatedErrorLogOptions = {}): RepeatedErrorLog {
-  const intervalMs = options.intervalMs ?? 10_000;
+  const intervalMs = options.intervalMs ?? REPEATED_ERROR_INTERVAL_MS;
   const maxKinds = options.maxKinds ?? 1_000;
   const kinds = new Map<string, Kind>();
 
