@@ -1,6 +1,6 @@
 // postinstall: repairs five defects of postgres.js 3.4.9 (the latest release)
 // that a database outage exposes (test/reliability/outage*.test.ts), and makes
-// its socket writes coarser (6, for throughput). Upstream:
+// its socket writes coarser (6) and its pool's queues cheap (8), for throughput. Upstream:
 // porsager/postgres#1066, #1154, #1208 (open), PRs #1168, #1176, #1209.
 //
 // 1. A connection that closes while a small write waits for its setImmediate
@@ -63,6 +63,15 @@
 //    an opening connection forgets a reservation given that way (it expects
 //    it on the list), so the reservation waited forever
 //    (test/reliability/outage-driver: appends hung in reserve()).
+//
+// 8. Not a defect but a cost that grows with uptime under load: the pool's
+//    queues (queue.js) leave a shifted-out slot empty in their array until the
+//    queue drains completely, and `remove` searched the whole array. Every
+//    query moves its connection between queues (index.js `move` → remove), and
+//    under steady load the busy queue never drains, so each query scanned every
+//    slot ever pushed: `remove` was 8.5% of the server's CPU after 30 s of
+//    introspection at c=64 (bench/profile.ts, issue 21). It now searches only
+//    the live part, and a queue drops its dead slots once they are half of it.
 //
 // The fix: drop the timer and the buffer when the socket goes; refuse queries
 // on a closed connection, or in a transaction whose connection closed, with
@@ -180,9 +189,26 @@ const indexFixes = [
   ],
 ];
 
+const queueFixes = [
+  // 8: see the header.
+  [
+    '    remove: (x) => {\n      const index = xs.indexOf(x)\n      return index === -1\n        ? null\n        : (xs.splice(index, 1), x)\n    },\n',
+    '    remove: (x) => { // keyhold (8): the live part only; the slots before index are shifted out\n' +
+      '      const at = xs.indexOf(x, index)\n' +
+      '      return at === -1\n        ? null\n        : (xs.splice(at, 1), x)\n    },\n',
+  ],
+  [
+    '      } else {\n        xs[index - 1] = undefined\n      }\n',
+    '      } else if (index >= 1024 && index * 2 >= xs.length) { // keyhold (8): drop the dead slots\n' +
+      '        xs = xs.slice(index)\n        index = 0\n' +
+      '      } else {\n        xs[index - 1] = undefined\n      }\n',
+  ],
+];
+
 const targets = [
   ['connection.js', connectionFixes],
   ['index.js', indexFixes],
+  ['queue.js', queueFixes],
 ];
 
 let root;

@@ -15,7 +15,7 @@ import { dirname, join } from 'node:path';
 export const REPAIR_MARKER = '/* keyhold: patched (scripts/patch-postgres-js.mjs) */';
 
 /** The files of the ES-module build Keyhold loads (`import postgres from 'postgres'`) that the repairs change. */
-const REPAIRED_FILES = ['src/connection.js', 'src/index.js'];
+const REPAIRED_FILES = ['src/connection.js', 'src/index.js', 'src/queue.js'];
 
 /** The directory of the installed postgres package. */
 export function postgresPackageRoot(): string {
