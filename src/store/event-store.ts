@@ -8,7 +8,7 @@ import { aggregateKey, AGGREGATE_OF, type ExpectedSequence, type NewEvent, type 
 import { StorageUnavailable, toStoreError } from './errors.js';
 import { projectionStatements } from './projections/index.js';
 import { toDate, type SqlStatement } from './sql.js';
-import { groupCommitter, type GroupCommitOptions } from './group-commit.js';
+import { GROUP_COMMIT_BY_DRIVER, groupCommitter } from './group-commit.js';
 import { databaseErrorKind, NO_OBSERVER, type StoreObserver } from './observer.js';
 
 export type { EventStore } from '../commands/ports.js';
@@ -105,22 +105,6 @@ function numbered(newEvents: readonly NewEvent[], expected: readonly ExpectedSeq
   });
 }
 
-/**
- * How appends share transactions under load (./group-commit.ts), per driver.
- * One transaction at a time measured best on PostgreSQL too (bench, AddOIDCApp
- * gRPC c=64, two runs each): 1 slot 1,788–2,050/s with ~20 appends per
- * transaction; 2 slots 1,447–1,482/s (the second slot takes whatever arrived
- * meanwhile: ~6 per transaction); no sharing (20 slots of 1) 1,175–1,288/s.
- * A transaction normally takes ~20 ms under that load; one that takes 100 ms
- * is stuck behind something (a lock, a dead connection), and then more may
- * run beside it, leaving the rest of the pool (20) to reads. PGlite runs one
- * statement batch at a time anyway.
- */
-const GROUP_COMMIT: Record<Database['kind'], GroupCommitOptions> = {
-  pglite: { maxBatch: 64, maxInFlight: 1, stallMs: 100 },
-  postgres: { maxBatch: 64, maxInFlight: 8, stallMs: 100 },
-};
-
 /** `observer` hears of appends, group-commit transactions and database errors (./observer.ts). */
 export function createEventStore(
   database: Pick<Database, 'sql' | 'kind'> & Partial<Pick<Database, 'storage'>>,
@@ -128,7 +112,7 @@ export function createEventStore(
 ): EventStore {
   const client = database.sql;
   const storage = database.storage;
-  const atomic = groupCommitter(client, { ...GROUP_COMMIT[database.kind], onTransaction: (appends) => observer.transaction(appends) });
+  const atomic = groupCommitter(client, { ...GROUP_COMMIT_BY_DRIVER[database.kind], onTransaction: (appends) => observer.transaction(appends) });
   const listeners = new Set<(events: readonly StoredEvent[]) => void>();
 
   /**

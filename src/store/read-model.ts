@@ -53,7 +53,7 @@ export function createReadModel(database: Pick<Database, 'db' | 'sql'>, observer
     projectsOf: (orgId) => q.listProjects(db, orgId),
     app: async (appId) => (await q.findApp(db, appId)) as AppView | undefined,
     appsOf: async (projectId) => (await q.listApps(db, projectId)) as AppView[],
-    appByClientId: async (clientId) => (await q.findAppByClientId(db, clientId)) as AppView | undefined,
+    appByClientId: async (clientId) => (await q.findAppByClientId(sql, clientId)) as AppView | undefined,
     user,
     usersByLoginName: (username, orgId, limit) => q.findUsersByLoginName(db, username, orgId, limit),
     passwordOf: (userId) => q.findPasswordOf(sql, userId),

@@ -398,7 +398,9 @@ export function eventStoreContract(driver: string, open: () => Promise<FreshData
         config: { appType: 'WEB' },
         sequence: 2,
       });
-      expect((await q.findAppByClientId(db, 'client-' + userId))?.id).toBe(appAdded.aggregateId);
+      // The token endpoint's plain-SQL finder reads the same row as drizzle's.
+      expect(await q.findAppByClientId(database.sql, 'client-' + userId)).toEqual(app);
+      expect(await q.findAppByClientId(database.sql, 'client-nobody')).toBeUndefined();
       await store.append(
         [event('app.oidc.secret.changed', 'app', appAdded.aggregateId, { clientSecretHash: 'h2' }, orgId)],
         [{ aggregateType: 'app', aggregateId: appAdded.aggregateId, sequence: 2 }],

@@ -28,6 +28,17 @@ for (const [engine, fresh, skip] of [
       expect(await stores[1]!.find('ReplayDetection', 'jti-1')).toMatchObject({ iss: 'client' });
     });
 
+    it('saved for 0 seconds (in its assertion\'s last second): refused again at once, and it still expires', async () => {
+      const store = createOidcStateStore(db.database);
+      expect(await store.insertNew('ReplayDetection', 'jti-last-second', { jti: 'jti-last-second', iss: 'client' }, 0)).toBe(true);
+      expect(await store.insertNew('ReplayDetection', 'jti-last-second', { jti: 'jti-last-second', iss: 'client' }, 0)).toBe(false);
+      const [row] = await db.database.sql.query<{ expiring: boolean }>({
+        text: `select expires_at is not null and expires_at <= now() + interval '2 seconds' as expiring from oidc_payloads where key = 'jti-last-second'`,
+        params: [],
+      });
+      expect(row?.expiring).toBe(true);
+    });
+
     it('an expired record is replaced: the jti is accepted again', async () => {
       const store = createOidcStateStore(db.database);
       expect(await store.insertNew('ReplayDetection', 'jti-old', { jti: 'jti-old', iss: 'client' }, 60)).toBe(true);
