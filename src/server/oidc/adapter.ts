@@ -13,6 +13,7 @@ import type { ReadModel } from '../../queries/read-model.js';
 import type { OidcPayload, OidcStateStore } from '../../store/oidc-store.js';
 import { clientMetadata, UnsupportedClient, usesAppKeys } from './clients.js';
 import { seal, unseal } from './keys.js';
+import { MACHINE_CLIENT_ID_PREFIX } from '../../commands/users/machine-secret.js';
 import { machineClientMetadata } from './machine-clients.js';
 
 /** What the adapter reads: apps, and (issue 18) machine users' client credentials and apps' keys. */
@@ -23,6 +24,22 @@ export const DEVICE_CODE_GRACE_SECONDS = 600;
 
 const SEALED_ID = 'keyholdSealedId';
 const SEALED_DEVICE_CODE = 'keyholdSealedDeviceCode';
+
+/**
+ * The name of the field of `value` (at any depth) whose name or text contains
+ * U+0000, or undefined when none does; `at` names `value` itself.
+ */
+export function nulField(value: unknown, at = 'value'): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? at : undefined;
+  if (Array.isArray(value)) return value.reduce<string | undefined>((found, v) => found ?? nulField(v, at), undefined);
+  if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      const found = k.includes('\u0000') ? at : nulField(v, k);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
 
 export function adapterClass(store: OidcStateStore, read: ClientReads, sealKey: Buffer) {
   /** The stored form: no device code in clear. */
@@ -54,20 +71,31 @@ export function adapterClass(store: OidcStateStore, read: ClientReads, sealKey: 
         if (!(await store.insertNew(this.model, id, payload, expiresIn ?? 60))) throw new errors.InvalidClientAuth('client assertion tokens must only be used once');
         return;
       }
+      // A client's parameters (nonce, state, login_hint, …) travel in what is stored; the database
+      // cannot hold U+0000 in JSON, and it is in no legitimate value: refused as the client's error.
+      const nul = nulField(payload);
+      if (nul) throw new errors.InvalidRequest(`${nul}: contains the NUL character (U+0000)`);
       const keep = this.model === 'DeviceCode' && expiresIn !== undefined ? Math.max(expiresIn, 0) + DEVICE_CODE_GRACE_SECONDS : expiresIn;
       await store.upsert(this.model, id, sealed(this.model, id, payload), keep);
     }
 
     async find(id: string): Promise<OidcPayload | undefined> {
+      // Nothing is stored under an id with U+0000 (upsert refuses it), and the database refuses
+      // it in a query: a client_id or token like that is simply unknown.
+      if (id.includes('\u0000')) return undefined;
       if (this.model === 'Client') {
-        const app = await read.appByClientId(id);
-        // Not an app's: a machine user's client credentials (issue 18), while it is active.
-        if (!app) {
+        // A machine user's client credentials (issue 18), while it is active. Their client ids
+        // carry a prefix no app's id has, so each kind costs one read (the client is read on
+        // every token, introspection and revocation request).
+        const machineClient = async () => {
           const machine = await read.machineByClientId(id);
           return machine?.state === 'active' ? (machineClientMetadata(machine) as OidcPayload) : undefined;
-        }
+        };
+        if (id.startsWith(MACHINE_CLIENT_ID_PREFIX)) return machineClient();
+        const app = await read.appByClientId(id);
+        if (!app) return machineClient();
         // A deactivated app (DeactivateApp) is no client until it is reactivated: unknown to the provider.
-        if (!app || app.state !== 'active') return undefined;
+        if (app.state !== 'active') return undefined;
         try {
           const keys = usesAppKeys(app) ? await read.liveAppKeys(app.id, new Date()) : [];
           return clientMetadata(app, keys) as OidcPayload | undefined;
@@ -80,11 +108,11 @@ export function adapterClass(store: OidcStateStore, read: ClientReads, sealKey: 
     }
 
     async findByUid(uid: string) {
-      return opened(await store.findByUid(this.model, uid));
+      return uid.includes('\u0000') ? undefined : opened(await store.findByUid(this.model, uid));
     }
 
     async findByUserCode(userCode: string) {
-      return opened(await store.findByUserCode(this.model, userCode));
+      return userCode.includes('\u0000') ? undefined : opened(await store.findByUserCode(this.model, userCode));
     }
 
     consume(id: string) {
