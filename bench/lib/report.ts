@@ -165,15 +165,37 @@ export function targets(result: BenchResult): TargetCheck[] {
         });
       }
     } else unknown('PostgreSQL: VerifyU2FRegistration at c=64');
+    // Issue 21: the seed operations as ratios of the same run's floors (they hold on any machine).
+    checks.push(...ratioTargets('PostgreSQL', [
+      [g, 'AddOIDCApp gRPC', 'the raw-append floor', floor(pg, 'insert-oidc', 64), 0.75],
+      [u, 'VerifyU2FRegistration', 'the raw-verify floor', v, 0.6],
+    ]));
   } else unknown('PostgreSQL targets');
   if (lite) {
     const g = scenario(lite, 'oidc-grpc', 64);
     const u = scenario(lite, 'u2f-grpc', 64);
     if (g) checks.push({ target: 'PGlite: AddOIDCApp ≥ 1000/s at c=64', measured: `${fmt(g.opsPerSecond)}/s`, met: g.opsPerSecond >= 1000 });
     if (u) checks.push({ target: 'PGlite: VerifyU2FRegistration ≥ 1000/s at c=64', measured: `${fmt(u.opsPerSecond)}/s`, met: u.opsPerSecond >= 1000 });
+    checks.push(...ratioTargets('PGlite', [
+      [g, 'AddOIDCApp gRPC', 'its own append floor', floor(lite, 'insert-oidc', 64), 0.5],
+      [u, 'VerifyU2FRegistration', 'its own append floor', floor(lite, 'insert-u2f', 64), 0.5],
+    ]));
   } else unknown('PGlite targets');
   checks.push(...startupTargets(result.startup));
   return checks;
+}
+
+/** Issue 21's ratio targets of the seed operations at c=64: [scenario, its name, the floor's name, the floor, share]. */
+function ratioTargets(backend: string, rows: [ScenarioResult | undefined, string, string, FloorResult | undefined, number][]): TargetCheck[] {
+  return rows.flatMap(([s, name, floorName, f, share]) =>
+    s && f
+      ? [{
+          target: `${backend}: ${name} ≥ ${Math.round(share * 100)}% of ${floorName} at c=64`,
+          measured: `${pct(s.opsPerSecond, f.opsPerSecond)} (${fmt(s.opsPerSecond)} vs ${fmt(f.opsPerSecond)}/s)`,
+          met: atLeast(s.opsPerSecond, f.opsPerSecond, share),
+        }]
+      : [],
+  );
 }
 
 /** Issue 21's memory and start-up targets, on the medians. */
