@@ -305,27 +305,38 @@ describe.skipIf(!available)('Keyhold console in headless Chromium', () => {
     expect(await row.count()).toBe(1);
     await authenticator.remove();
 
-    // Nobody touches the key: the prompt runs out (what a cancelled prompt also gives, NotAllowedError).
-    const untouched = await page.context().newCDPSession(page);
-    await untouched.send('WebAuthn.enable', { enableUI: false });
-    const idle = await untouched.send('WebAuthn.addVirtualAuthenticator', {
-      options: { protocol: 'ctap2', transport: 'usb', hasUserVerification: false, automaticPresenceSimulation: false },
-    });
-    await addKey.click();
-    await page.locator('[data-testid=key-error] [data-kind=cancelled]').waitFor({ timeout: REGISTRATION_TIMEOUT_MS + 5_000 });
-    expect(await text(page, '[data-testid=key-error]')).toMatch(/cancelled or timed out/);
-    await untouched.send('WebAuthn.removeVirtualAuthenticator', { authenticatorId: idle.authenticatorId });
-
-    // A registration left open longer than its lifetime: "expired", in words.
-    const slow = await addVirtualAuthenticator(page, { protocol: 'u2f' });
-    const started = Date.now();
-    await addKey.click();
-    await page.getByLabel('Key name').waitFor();
-    await page.waitForTimeout(Math.max(0, REGISTRATION_TIMEOUT_MS + 300 - (Date.now() - started)));
-    await page.getByRole('button', { name: 'Save key' }).click();
-    await page.locator('[data-testid=key-error] [data-kind=expired]').waitFor();
-    expect(await text(page, '[data-testid=key-error]')).toMatch(/expired/);
-    await slow.remove();
+    // Two refusals that each wait out a registration's lifetime, side by side on two pages of the
+    // same user (one wait instead of two: ~12 s less per run).
+    const second = await newPage('en-US');
+    await signIn(second);
+    await second.goto(page.url());
+    await second.getByRole('heading', { level: 1, name: 'Ada Lovelace' }).waitFor();
+    await Promise.all([
+      (async () => {
+        // Nobody touches the key: the prompt runs out (what a cancelled prompt also gives, NotAllowedError).
+        const untouched = await page.context().newCDPSession(page);
+        await untouched.send('WebAuthn.enable', { enableUI: false });
+        const idle = await untouched.send('WebAuthn.addVirtualAuthenticator', {
+          options: { protocol: 'ctap2', transport: 'usb', hasUserVerification: false, automaticPresenceSimulation: false },
+        });
+        await addKey.click();
+        await page.locator('[data-testid=key-error] [data-kind=cancelled]').waitFor({ timeout: REGISTRATION_TIMEOUT_MS + 5_000 });
+        expect(await text(page, '[data-testid=key-error]')).toMatch(/cancelled or timed out/);
+        await untouched.send('WebAuthn.removeVirtualAuthenticator', { authenticatorId: idle.authenticatorId });
+      })(),
+      (async () => {
+        // A registration left open longer than its lifetime: "expired", in words.
+        const slow = await addVirtualAuthenticator(second, { protocol: 'u2f' });
+        const started = Date.now();
+        await second.getByRole('button', { name: 'Add security key' }).click();
+        await second.getByLabel('Key name').waitFor();
+        await second.waitForTimeout(Math.max(0, REGISTRATION_TIMEOUT_MS + 300 - (Date.now() - started)));
+        await second.getByRole('button', { name: 'Save key' }).click();
+        await second.locator('[data-testid=key-error] [data-kind=expired]').waitFor();
+        expect(await text(second, '[data-testid=key-error]')).toMatch(/expired/);
+        await slow.remove();
+      })(),
+    ]);
 
     // Remove the key.
     page.once('dialog', (d) => void d.accept());
@@ -333,7 +344,7 @@ describe.skipIf(!available)('Keyhold console in headless Chromium', () => {
     await page.locator('[data-testid=no-keys]').waitFor();
     const { result } = await kh.client(UserService).listU2FTokens({ userId });
     expect(result.filter((t) => t.state === U2FState.U2F_STATE_READY)).toHaveLength(0);
-  }, 120_000); // two waits of a registration's lifetime (cancelled, expired)
+  }, 120_000); // a registration's lifetime waited out (cancelled and expired, side by side)
 
   it('calls the API only over gRPC-Web (application/grpc-web+proto), with the token only in the authorization header', () => {
     expect(calls.length).toBeGreaterThan(20);

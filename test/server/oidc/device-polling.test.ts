@@ -24,6 +24,9 @@ describe('device polling', () => {
   let base: string;
   let config: oidc.Configuration;
   let clientId: string;
+  /** The expiry test's code, started before the other tests so that their time counts toward its lifetime. */
+  let expiring: oidc.DeviceAuthorizationResponse;
+  let expiringAt: number;
 
   /** One poll as a device sends it: the token endpoint's status and JSON answer. */
   async function poll(deviceCode: string): Promise<{ status: number; body: Record<string, any> }> {
@@ -45,6 +48,8 @@ describe('device polling', () => {
       grantTypes: ['OIDC_GRANT_TYPE_DEVICE_CODE'],
     }));
     config = await oidc.discovery(new URL(base), clientId, undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] });
+    expiring = await oidc.initiateDeviceAuthorization(config, { scope: 'openid' });
+    expiringAt = Date.now();
   }, 60_000);
   afterAll(async () => kh?.close());
 
@@ -81,25 +86,6 @@ describe('device polling', () => {
     }
   }, 30_000);
 
-  it('a code that ran out answers expired_token (kept past its expiry), and its page says so', async () => {
-    const started = await oidc.initiateDeviceAuthorization(config, { scope: 'openid' });
-    await new Promise((r) => setTimeout(r, (LIFETIME + 1) * 1000));
-    const late = await poll(started.device_code);
-    expect(late).toMatchObject({ status: 400, body: { error: 'expired_token' } });
-    // openid-client's poller ends with it too.
-    await expect(oidc.pollDeviceAuthorizationGrant(config, started)).rejects.toMatchObject({ error: 'expired_token' });
-    // The user who types the code now is told it expired (the page's form, as a browser without script sends it).
-    const page = await fetch(`${base}/ui/login/device`, { headers: { 'accept-language': 'en' } });
-    const cookies = page.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
-    const xsrf = /name="xsrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? '';
-    const typed = await fetch(`${base}/ui/login/device`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: cookies, 'accept-language': 'en' },
-      body: new URLSearchParams({ xsrf, user_code: started.user_code }),
-    });
-    expect(await typed.text()).toContain('This code has expired. Start the sign-in on your device again.');
-  }, 30_000);
-
   it('bad input gets a clear 4xx or the page with its message, never a 500', async () => {
     const form = (body: Record<string, string>) => ({ method: 'POST', redirect: 'manual' as const, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(body) });
     const answers = await Promise.all([
@@ -121,6 +107,26 @@ describe('device polling', () => {
     const stale = await fetch(`${base}/ui/login/device`, { ...form({ user_code: 'BCDF-GHJK', xsrf: 'stale' }), headers: { 'content-type': 'application/x-www-form-urlencoded', cookie } });
     expect(stale.status).toBe(400);
     expect(await stale.text()).toContain('This form has expired. Enter the code again.');
+  }, 30_000);
+
+  // Last on purpose: its code was started in beforeAll, so its lifetime runs out while the tests above run.
+  it('a code that ran out answers expired_token (kept past its expiry), and its page says so', async () => {
+    const started = expiring;
+    await new Promise((r) => setTimeout(r, Math.max(0, expiringAt + (LIFETIME + 1) * 1000 - Date.now())));
+    const late = await poll(started.device_code);
+    expect(late).toMatchObject({ status: 400, body: { error: 'expired_token' } });
+    // openid-client's poller ends with it too.
+    await expect(oidc.pollDeviceAuthorizationGrant(config, started)).rejects.toMatchObject({ error: 'expired_token' });
+    // The user who types the code now is told it expired (the page's form, as a browser without script sends it).
+    const page = await fetch(`${base}/ui/login/device`, { headers: { 'accept-language': 'en' } });
+    const cookies = page.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    const xsrf = /name="xsrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? '';
+    const typed = await fetch(`${base}/ui/login/device`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: cookies, 'accept-language': 'en' },
+      body: new URLSearchParams({ xsrf, user_code: started.user_code }),
+    });
+    expect(await typed.text()).toContain('This code has expired. Start the sign-in on your device again.');
   }, 30_000);
 });
 
