@@ -3,19 +3,17 @@
 //
 // Resolved callers are cached, because without it every request pays two
 // queries before its own work (bench: the largest share of the round trips of
-// AddOIDCApp). The cache is small and short-lived on purpose:
-// - keyed by the token's SHA-256 hash (the plaintext is not kept), bounded to
-//   MAX_ENTRIES, oldest evicted first; only valid tokens are cached, so random
-//   tokens neither fill it nor are remembered as invalid (a new token works at once);
-// - the token's expiry is checked on every use, so an expired token is refused
-//   at the same instant as without the cache;
-// - any membership, token or user-lifecycle event appended by this process clears it at once
-//   (an in-flight lookup that began before such an event is not stored);
-// - entries live TTL_MS = 1 s, which bounds how long a change written by another
-//   Keyhold process sharing the PostgreSQL takes to show here.
+// AddOIDCApp). The cache (./fresh-cache.ts: found values only, TTL, cleared on
+// this process's appends) is keyed by the token's SHA-256 hash (the plaintext
+// is not kept); only valid tokens are cached; the token's expiry is checked on
+// every use, so an expired token is refused at the same instant as without the
+// cache; any membership, token or user-lifecycle event appended by this
+// process clears it; TTL_MS = 1 s bounds how long a change written by another
+// Keyhold process sharing the PostgreSQL takes to show here.
 import type { Caller } from '../commands/caller.js';
 import type { EventTypeName, StoredEvent } from '../domain/events/index.js';
 import { hashToken } from '../domain/identity/tokens.js';
+import { freshCache } from './fresh-cache.js';
 import type { ReadModel } from './read-model.js';
 
 /** A bearer token → its caller, or undefined when the token is unknown or expired. */
@@ -42,8 +40,6 @@ interface Entry {
   caller: Caller;
   /** The token's own expiry (ms since epoch), or Infinity. */
   expiresAt: number;
-  /** When this entry stops being trusted (TTL). */
-  freshUntil: number;
 }
 
 export function tokenResolver(
@@ -54,70 +50,31 @@ export function tokenResolver(
     onAppended?: (listener: (events: readonly StoredEvent[]) => void) => unknown;
   } = {},
 ): ResolveToken {
-  const ttlMs = options.ttlMs ?? TTL_MS;
-  const cache = new Map<string, Entry>();
-  const inFlight = new Map<string, Promise<Entry | undefined>>();
-  let generation = 0;
+  const cache = freshCache<Entry>(
+    async (hash) => {
+      const found = await read.patByHash(hash);
+      // A deactivated or locked user's tokens do not authenticate (a removed user has none).
+      if (!found || found.user.state !== 'active') return undefined;
+      const rows = await read.membershipsOf(found.user.id);
+      return {
+        caller: {
+          userId: found.user.id,
+          orgId: found.user.orgId,
+          tokenId: found.pat.id,
+          memberships: rows.map((m) => ({ scopeType: m.scopeType, scopeId: m.scopeId, orgId: m.orgId, roles: m.roles })),
+        },
+        expiresAt: found.pat.expiresAt ? found.pat.expiresAt.getTime() : Infinity,
+      };
+    },
+    { ttlMs: options.ttlMs ?? TTL_MS, maxEntries: MAX_ENTRIES },
+  );
   options.onAppended?.((events) => {
-    if (events.some((e) => IDENTITY_EVENTS.has(e.type as EventTypeName))) {
-      generation++;
-      cache.clear();
-      inFlight.clear();
-    }
+    if (events.some((e) => IDENTITY_EVENTS.has(e.type as EventTypeName))) cache.clear();
   });
-
-  async function lookup(hash: string): Promise<Entry | undefined> {
-    const found = await read.patByHash(hash);
-    // A deactivated or locked user's tokens do not authenticate (a removed user has none).
-    if (!found || found.user.state !== 'active') return undefined;
-    const rows = await read.membershipsOf(found.user.id);
-    return {
-      caller: {
-        userId: found.user.id,
-        orgId: found.user.orgId,
-        tokenId: found.pat.id,
-        memberships: rows.map((m) => ({ scopeType: m.scopeType, scopeId: m.scopeId, orgId: m.orgId, roles: m.roles })),
-      },
-      expiresAt: found.pat.expiresAt ? found.pat.expiresAt.getTime() : Infinity,
-      freshUntil: 0,
-    };
-  }
-
-  function load(hash: string): Promise<Entry | undefined> {
-    // Concurrent first uses of one token share one lookup.
-    let pending = inFlight.get(hash);
-    if (!pending) {
-      const startedIn = generation;
-      pending = lookup(hash).then(
-        (entry) => {
-          if (inFlight.get(hash) === pending) inFlight.delete(hash);
-          if (entry && startedIn === generation) {
-            entry.freshUntil = Date.now() + ttlMs;
-            if (cache.size >= MAX_ENTRIES) cache.delete(cache.keys().next().value!);
-            cache.set(hash, entry);
-          }
-          return entry;
-        },
-        (err) => {
-          if (inFlight.get(hash) === pending) inFlight.delete(hash);
-          throw err;
-        },
-      );
-      inFlight.set(hash, pending);
-    }
-    return pending;
-  }
 
   return async (token) => {
     if (token.length > 256) return undefined;
-    const hash = hashToken(token);
-    const now = Date.now();
-    let entry = cache.get(hash);
-    if (entry && entry.freshUntil <= now) {
-      cache.delete(hash);
-      entry = undefined;
-    }
-    entry ??= await load(hash);
+    const entry = await cache.get(hashToken(token));
     if (!entry || entry.expiresAt <= Date.now()) return undefined;
     return entry.caller;
   };

@@ -1,0 +1,54 @@
+// The OpenID Provider reads its client — an app, or a machine user's client
+// credentials — on every token, introspection, revocation and userinfo request,
+// and 8 times in one password login (counted on the store's client). Those
+// reads are cached here (./fresh-cache.ts: found clients only, so a new app
+// works at once everywhere; each entry trusted for CLIENT_TTL_MS; this
+// process's own changes to an app or a machine user clear it at once).
+//
+// What another process changes (RemoveApp, DeactivateApp, a new secret, a
+// deactivated machine user) shows here within CLIENT_TTL_MS — the same bound
+// as a PAT's caller (./callers.ts). An app's keys (private_key_jwt) are not
+// cached: they are read with the time of each request, as keys expire.
+//
+// Measured (bench, PostgreSQL, c=64, paired runs on one machine): see the
+// README's "What changed on the login surface" and issue 21's note.
+import type { EventTypeName, StoredEvent } from '../domain/events/index.js';
+import { freshCache } from './fresh-cache.js';
+import type { ReadModel } from './read-model.js';
+
+export const CLIENT_TTL_MS = 1_000;
+const MAX_CLIENTS = 10_000;
+
+/** A machine user's events that change its client credentials (an app's are all `app.*`). */
+const MACHINE_CLIENT_EVENTS: ReadonlySet<EventTypeName> = new Set<EventTypeName>([
+  'user.machine.secret.set',
+  'user.machine.secret.removed',
+  'user.deactivated',
+  'user.reactivated',
+  'user.locked',
+  'user.unlocked',
+  'user.removed',
+]);
+
+const changesAClient = (e: StoredEvent) => e.type.startsWith('app.') || MACHINE_CLIENT_EVENTS.has(e.type as EventTypeName);
+
+export type ClientLookups = Pick<ReadModel, 'appByClientId' | 'machineByClientId'>;
+
+export function cachedClientLookups(
+  read: ClientLookups,
+  options: {
+    ttlMs?: number;
+    /** The event store's onAppended: this process's appends. */
+    onAppended?: (listener: (events: readonly StoredEvent[]) => void) => unknown;
+  } = {},
+): ClientLookups {
+  const ttlMs = options.ttlMs ?? CLIENT_TTL_MS;
+  const apps = freshCache((clientId) => read.appByClientId(clientId), { ttlMs, maxEntries: MAX_CLIENTS });
+  const machines = freshCache((clientId) => read.machineByClientId(clientId), { ttlMs, maxEntries: MAX_CLIENTS });
+  options.onAppended?.((events) => {
+    if (!events.some(changesAClient)) return;
+    apps.clear();
+    machines.clear();
+  });
+  return { appByClientId: (clientId) => apps.get(clientId), machineByClientId: (clientId) => machines.get(clientId) };
+}
