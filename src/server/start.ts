@@ -6,6 +6,7 @@ import { createServices } from '../api/services.js';
 import { createCommands } from '../commands/index.js';
 import type { Ports, WebAuthnSettings } from '../commands/ports.js';
 import { verifyRegistration } from '../domain/webauthn/index.js';
+import { cachedClientLookups } from '../queries/client-cache.js';
 import { tokenResolver, withOidcAccessTokens } from '../queries/callers.js';
 import { createQueries } from '../queries/index.js';
 import type { ReadModel } from '../queries/read-model.js';
@@ -123,7 +124,8 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
         keyRotation: config.oidc.keyRotation,
         lifetimes: config.oidc.lifetimes,
         audit: commands.recordOidc,
-        read: readModel,
+        // The provider's client reads, cached (queries/client-cache.ts); everything else read as is.
+        read: { ...readModel, ...cachedClientLookups(readModel, { onAppended: (listener) => events.onAppended?.(listener) }) },
         rolesOf: async (userId, projectId) => rolesClaim(await readModel.projectRolesOfUser(userId, projectId)),
         mayLogIn: async (userId, projectId) => (await loginAccess(readModel, userId, projectId)).allowed,
         login: loginPorts(
