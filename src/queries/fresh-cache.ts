@@ -5,8 +5,9 @@
 // - only found values are kept: an unknown key is asked again each time, so a
 //   key created a moment ago (here or in another process) works at once, and
 //   random keys neither fill the cache nor are remembered as unknown;
-// - an entry is trusted for `ttlMs`, which bounds how long a change made by
-//   another Keyhold process sharing the PostgreSQL takes to show here;
+// - an entry is trusted for `ttlMs` from the start of its read, which bounds
+//   how long a change made by another Keyhold process sharing the PostgreSQL
+//   takes to show here;
 // - `clear()` (called on this process's own appends) drops everything at once,
 //   and a lookup that began before it is not stored;
 // - concurrent first lookups of one key share one read;
@@ -33,6 +34,8 @@ export function freshCache<V>(load: (key: string) => Promise<V | undefined>, opt
     let pending = inFlight.get(key);
     if (pending) return pending;
     const startedIn = generation;
+    // The TTL counts from the read's start: what it answers may be that old already.
+    const readAt = Date.now();
     const settle = () => {
       if (inFlight.get(key) === pending) inFlight.delete(key);
     };
@@ -41,7 +44,7 @@ export function freshCache<V>(load: (key: string) => Promise<V | undefined>, opt
         settle();
         if (value !== undefined && startedIn === generation && (options.keep?.(value) ?? true)) {
           if (entries.size >= options.maxEntries) entries.delete(entries.keys().next().value!);
-          entries.set(key, { value, freshUntil: Date.now() + options.ttlMs });
+          entries.set(key, { value, freshUntil: readAt + options.ttlMs });
         }
         return value;
       },

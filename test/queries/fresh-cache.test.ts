@@ -11,8 +11,10 @@ function counted<V>(answer: (key: string) => V | undefined) {
   const gate = { hold: false };
   const load = async (key: string) => {
     reads.push(key);
+    // What the database had when the read began, however late it arrives.
+    const value = answer(key);
     if (gate.hold) await new Promise<void>((r) => (release = r));
-    return answer(key);
+    return value;
   };
   return { reads, load, gate, release: () => release?.() };
 }
@@ -22,11 +24,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 describe('freshCache', () => {
   it('keeps a found value for its TTL, then reads it again', async () => {
     const { reads, load } = counted((k) => `v-${k}`);
-    const cache = freshCache(load, { ttlMs: 60, maxEntries: 10 });
+    const cache = freshCache(load, { ttlMs: 200, maxEntries: 10 });
     expect(await cache.get('a')).toBe('v-a');
     expect(await cache.get('a')).toBe('v-a');
     expect(reads).toEqual(['a']);
-    await sleep(80);
+    await sleep(250);
     expect(await cache.get('a')).toBe('v-a');
     expect(reads).toEqual(['a', 'a']);
   });
@@ -49,18 +51,24 @@ describe('freshCache', () => {
     version = 2;
     cache.clear();
     expect(await cache.get('a')).toBe('v2');
-    // A read in flight when the change lands answers what it read, but is not kept.
+    // A read in flight when the change lands answers what it read (v2), but is not kept.
     c.gate.hold = true;
     cache.clear();
     const inFlight = cache.get('a');
     await sleep(5);
     version = 3;
     cache.clear();
-    c.release();
-    expect(await inFlight).toBe('v3');
+    // After clear() a new lookup does not join the read in flight: it reads again.
     c.gate.hold = false;
     expect(await cache.get('a')).toBe('v3');
+    c.release();
+    expect(await inFlight).toBe('v2');
+    version = 4;
+    // The later read (v3) is kept; the stale one that finished after it did not replace it.
+    expect(await cache.get('a')).toBe('v3');
     expect(c.reads).toEqual(['a', 'a', 'a', 'a']);
+    cache.clear();
+    expect(await cache.get('a')).toBe('v4');
   });
 
   it('concurrent first reads of one key share one read; a failed read is not kept', async () => {
@@ -116,10 +124,12 @@ describe('cachedClientLookups', () => {
       await both();
     }
     expect(reads).toHaveLength(2);
-    for (const change of ['app.deactivated', 'app.oidc.secret.changed', 'app.removed', 'user.machine.secret.set', 'user.machine.secret.removed', 'user.deactivated', 'user.removed']) {
+    const changes = ['app.deactivated', 'app.oidc.secret.changed', 'app.removed', 'user.machine.secret.set', 'user.machine.secret.removed', 'user.deactivated', 'user.reactivated', 'user.locked', 'user.unlocked', 'user.removed'];
+    for (const change of changes) {
+      const before = reads.length;
       listener!([event('u2f.used'), event(change)]);
       await both();
+      expect(reads.length - before, change).toBe(2);
     }
-    expect(reads).toHaveLength(2 + 7 * 2);
   });
 });

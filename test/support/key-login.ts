@@ -20,12 +20,9 @@ export const PASSWORD = 'a long and memorable passphrase';
  */
 export let REDIRECT = '';
 let appServer: Server | undefined;
-const returns: string[] = [];
 
 export async function startApp(): Promise<void> {
   appServer = createServer((req, res) => {
-    const url = new URL(req.url ?? '/', REDIRECT);
-    if (url.pathname === '/callback') returns.push(url.href);
     res.writeHead(200, { 'content-type': 'text/html' }).end('<p>app</p>');
   });
   await new Promise<void>((resolve) => appServer!.listen(0, '127.0.0.1', resolve));
@@ -116,10 +113,17 @@ export async function authorizationUrl(config: oidc.Configuration, extra: Record
   return { config, url, verifier, nonce };
 }
 
-/** `returned()` is the URL Keyhold last sent a browser back to the app with (since this call). */
-export async function catchRedirect(_page: Page): Promise<() => string | undefined> {
-  returns.length = 0;
-  return () => returns[returns.length - 1];
+/**
+ * `returned()` is the URL Keyhold last sent this page back to the app with (since this call):
+ * the page's own navigation requests to the callback, so logins running side by side in other
+ * pages (it.concurrent) never hand each other their codes.
+ */
+export async function catchRedirect(page: Page): Promise<() => string | undefined> {
+  const seen: string[] = [];
+  page.on('request', (request) => {
+    if (request.isNavigationRequest() && new URL(request.url()).pathname === '/callback' && request.url().startsWith(REDIRECT)) seen.push(request.url());
+  });
+  return () => seen[seen.length - 1];
 }
 
 /** Username and password on the login page, up to the next page. */

@@ -52,12 +52,18 @@ describe('withTrustAnchors', () => {
       events.push('a3 start');
     });
 
-    await new Promise((r) => setTimeout(r, 10));
-    expect(events).toEqual(['a1 start', 'a2 start']);
-    releaseA2.resolve();
-    await new Promise((r) => setTimeout(r, 10));
-    expect(events).toEqual(['a1 start', 'a2 start', 'a2 sees a']); // b1 still waits for a1
-    releaseA1.resolve();
+    try {
+      await new Promise((r) => setTimeout(r, 10));
+      expect(events).toEqual(['a1 start', 'a2 start']);
+      releaseA2.resolve();
+      await new Promise((r) => setTimeout(r, 10));
+      expect(events).toEqual(['a1 start', 'a2 start', 'a2 sees a']); // b1 still waits for a1
+    } finally {
+      // Released even when an expectation fails: the anchors' queue is module state, and the
+      // next test file in this worker (vitest isolate: false) verifies through it.
+      releaseA1.resolve();
+      releaseA2.resolve();
+    }
     await Promise.all([a1, a2, b1, a3]);
     expect(events).toEqual(['a1 start', 'a2 start', 'a2 sees a', 'a1 sees a', 'b1 start, sees b', 'a3 start']);
   });
