@@ -34,6 +34,13 @@ const LIBRARY_DEFAULTS = new Map(
   FORMATS_WITH_CERTIFICATES.map((fmt) => [fmt, SettingsService.getRootCertificates({ identifier: fmt })]),
 );
 
+/**
+ * SimpleWebAuthn's own roots for a format, as captured at import (before this module, the only
+ * writer, changed anything). Exported for tests: SettingsService itself holds whatever the last
+ * call applied.
+ */
+export const libraryRootCertificates = (fmt: AttestationFormat): readonly string[] => LIBRARY_DEFAULTS.get(fmt) ?? [];
+
 /** undefined stands for SimpleWebAuthn's defaults. */
 let applied: TrustAnchors | undefined = undefined;
 let running = 0;

@@ -4,13 +4,14 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { SettingsService } from '@simplewebauthn/server';
-import { withTrustAnchors, type TrustAnchors } from '../../../src/domain/webauthn/trust-anchors.js';
+import { libraryRootCertificates, withTrustAnchors, type TrustAnchors } from '../../../src/domain/webauthn/trust-anchors.js';
 import { verifyRegistration } from '../../../src/domain/webauthn/index.js';
 import { GLOBALSIGN_ROOT_R2, W3C_SPEC_TEST_CA } from './fixtures/trust-anchors.js';
 
 const packedRoots = () => SettingsService.getRootCertificates({ identifier: 'packed' });
 const appleRoots = () => SettingsService.getRootCertificates({ identifier: 'apple' });
-const APPLE_DEFAULTS = appleRoots();
+// Not read from SettingsService at import: it holds what the last call in this worker applied.
+const APPLE_DEFAULTS = libraryRootCertificates('apple');
 
 function deferred() {
   let resolve!: () => void;
