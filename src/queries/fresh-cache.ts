@@ -18,14 +18,12 @@ export interface FreshCache<V> {
   clear(): void;
 }
 
-export interface FreshCacheOptions<V> {
+export interface FreshCacheOptions {
   ttlMs: number;
   maxEntries: number;
-  /** Whether a found value may be kept (default: all); one that may not is read on every use. */
-  keep?: (value: V) => boolean;
 }
 
-export function freshCache<V>(load: (key: string) => Promise<V | undefined>, options: FreshCacheOptions<V>): FreshCache<V> {
+export function freshCache<V>(load: (key: string) => Promise<V | undefined>, options: FreshCacheOptions): FreshCache<V> {
   const entries = new Map<string, { value: V; freshUntil: number }>();
   const inFlight = new Map<string, Promise<V | undefined>>();
   let generation = 0;
@@ -42,7 +40,7 @@ export function freshCache<V>(load: (key: string) => Promise<V | undefined>, opt
     pending = load(key).then(
       (value) => {
         settle();
-        if (value !== undefined && startedIn === generation && (options.keep?.(value) ?? true)) {
+        if (value !== undefined && startedIn === generation) {
           if (entries.size >= options.maxEntries) entries.delete(entries.keys().next().value!);
           entries.set(key, { value, freshUntil: readAt + options.ttlMs });
         }
