@@ -255,6 +255,8 @@ describe.skipIf(!available)('Keyhold console: manage what was created', () => {
     await page.getByRole('button', { name: 'Deactivate user' }).click();
     await stateIs('deactivated');
     await page.getByRole('link', { name: 'Users', exact: true }).first().click();
+    // The list, not the user's page still showing: its lifecycle section is labelled "State" too.
+    await page.getByRole('heading', { level: 1, name: 'Users' }).waitFor();
     await page.getByLabel('State').selectOption({ label: 'Deactivated' });
     await rangeIs(page, 'users', '1\u20131 of 1 users');
     expect(await page.locator('[data-testid=users] tbody th').allTextContents()).toEqual(['walker-07']);
