@@ -12,8 +12,8 @@
 // m=19456 KiB, t=2, p=1 (OWASP Password Storage Cheat Sheet). @node-rs/argon2
 // hashes on libuv's thread pool, off the event loop. A hash never leaves the
 // user's events (SECRET_FIELDS) and its read-model row.
+import { createRequire } from 'node:module';
 import { hash, verify } from '@node-rs/argon2';
-import { dictionary } from '@zxcvbn-ts/language-common';
 import { violation, type FieldViolation } from '../errors/keyhold-error.js';
 import { charLength } from './identifiers.js';
 
@@ -23,9 +23,17 @@ export const PASSWORD_MAX_LENGTH = 256;
 /** OWASP's argon2id parameters (Algorithm.Argon2id is 2; the const enum is not importable under isolatedModules). */
 export const ARGON2_OPTIONS = { algorithm: 2, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
 
+// The list is loaded on first use, not at start-up: importing the package costs
+// ~14 MiB of heap (its ~1.3 MB of source and every dictionary in it), the set
+// ~3 MiB more, and a server that never sets a password never needs them
+// (issue 21: PGlite's idle RSS after a first start). A synchronous require of
+// the package's CommonJS build keeps the rule synchronous; the first password
+// checked after a start pays for it once (~30 ms of loading and building).
+const load = createRequire(import.meta.url);
 let common: ReadonlySet<string> | undefined;
-/** The common-password list, as a set (built on first use). */
-const commonPasswords = (): ReadonlySet<string> => (common ??= new Set(dictionary['passwords-common']));
+/** The common-password list, as a set (loaded and built on first use). */
+const commonPasswords = (): ReadonlySet<string> =>
+  (common ??= new Set((load('@zxcvbn-ts/language-common') as typeof import('@zxcvbn-ts/language-common')).dictionary['passwords-common']));
 
 /** The form a password is hashed and compared in. */
 export const normalizePassword = (password: string): string => password.normalize('NFC');
