@@ -359,8 +359,12 @@ describe.skipIf(!available)('Keyhold console: manage what was created', () => {
     const page = await signedInPage('#/events');
     await page.getByRole('heading', { level: 1, name: 'Audit log' }).waitFor();
     const types = () => page.locator('[data-testid=events] tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-type')));
+    // The button is busy (aria-busy) from the click until the page shows the answer, so waiting it
+    // out makes each step below read its own answer, not the last one still on the page (two steps
+    // wait for the same text as the step before them).
     const show = async () => {
       await page.getByRole('button', { name: 'Show events' }).click();
+      await page.locator('button:not([aria-busy])', { hasText: 'Show events' }).waitFor();
       await page.locator('[data-testid=events-range]', { hasText: 'Page 1' }).waitFor();
     };
 
