@@ -10,15 +10,25 @@
 // RS256 signatures, rotateRefreshToken, resource indicators (a machine's tokens
 // for one API resource, opaque or JWT), introspection, userinfo, client secrets
 // by client_secret_basic. Plain JavaScript: no loader between it and Node.
+//
+// Its login (the bench's `login` scenario): the least a login UI over this
+// library must do, as pages of the same shape as Keyhold's so the same
+// load generator drives both — username form → password form (argon2id verify
+// with Keyhold's parameters, passed in as `argon2`, against a hash made at
+// start) → interactionFinished → the consent interaction granted at once →
+// code → code exchange with PKCE. No form token checks, no audit, no lockout,
+// no policies: what is left beside the hash is the library's own per-request
+// work, which the login target (80 % of the argon2id floor) must fit in too.
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import http from 'node:http';
+import { hash as argon2Hash, verify as argon2Verify } from '@node-rs/argon2';
 import Provider from 'oidc-provider';
 // The library's own in-memory adapter and its LRU, but not capped at 1,000 entries (its default): a
 // run issues hundreds of thousands of tokens, and the cap evicted the prepared grants and chains.
 import MemoryAdapter from 'oidc-provider/lib/adapters/memory_adapter.js';
 import LRU from 'oidc-provider/lib/helpers/lru.js';
 
-const { port, chains } = JSON.parse(process.argv[2] ?? '{}');
+const { port, chains, argon2, password } = JSON.parse(process.argv[2] ?? '{}');
 const issuer = `http://localhost:${port}`;
 const secret = () => randomBytes(32).toString('base64url');
 const RESOURCE = 'urn:bench:api';
@@ -49,6 +59,7 @@ const provider = new Provider(issuer, {
       redirect_uris: [REDIRECT_URI],
     },
   ],
+  interactions: { url: (_ctx, interaction) => `/ui/login/${interaction.uid}` },
   jwks: { keys: [{ ...rsa, kid: 'rs', use: 'sig', alg: 'RS256' }, { ...ec, kid: 'es', use: 'sig', alg: 'ES256' }] },
   cookies: { keys: [secret()] },
   routes: {
@@ -99,10 +110,62 @@ async function chain(i) {
   return { accessToken, refreshToken };
 }
 
-const server = http.createServer(provider.callback());
+// Every login user's password hash (one per process: the same work per verify as one per user).
+const storedHash = password ? await argon2Hash(password, argon2) : '';
+
+const form = (uid, step, fields) =>
+  `<!doctype html><title>Sign in</title><form method="post" action="/ui/login/${uid}/${step}"><input type="hidden" name="form_token" value="-">${fields}<button>Next</button></form>`;
+
+function readForm(req) {
+  return new Promise((resolve, reject) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (c) => (body += c));
+    req.on('end', () => resolve(Object.fromEntries(new URLSearchParams(body))));
+    req.on('error', reject);
+  });
+}
+
+/** The login pages at /ui/login/<uid>[/<step>]. */
+async function login(req, res, uid, step) {
+  const page = (html) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
+  const again = () => res.writeHead(303, { location: `/ui/login/${uid}` }).end();
+  const interaction = await provider.interactionDetails(req, res);
+  if (interaction.uid !== uid) return res.writeHead(400).end();
+  const pending = interaction.result?.pending;
+  if (interaction.prompt.name === 'consent') {
+    const grant = new provider.Grant({ accountId: interaction.session.accountId, clientId: interaction.params.client_id });
+    const details = interaction.prompt.details;
+    if (details.missingOIDCScope) grant.addOIDCScope(details.missingOIDCScope.join(' '));
+    if (details.missingOIDCClaims) grant.addOIDCClaims(details.missingOIDCClaims);
+    return provider.interactionFinished(req, res, { consent: { grantId: await grant.save() } }, { mergeWithLastSubmission: true });
+  }
+  if (!step) return page(pending ? form(uid, 'password', '<input name="password" type="password">') : form(uid, 'username', '<input name="username">'));
+  const body = await readForm(req);
+  if (step === 'username') {
+    interaction.result = { pending: { loginName: body.username } };
+    await interaction.persist();
+    return again();
+  }
+  if (step === 'password' && pending && (await argon2Verify(storedHash, body.password ?? ''))) {
+    return provider.interactionFinished(req, res, { login: { accountId: pending.loginName } }, { mergeWithLastSubmission: false });
+  }
+  return again();
+}
+
+const callback = provider.callback();
+const server = http.createServer((req, res) => {
+  const m = /^\/ui\/login\/([\w-]+)(?:\/(\w+))?$/.exec(req.url ?? '');
+  if (!m) return callback(req, res);
+  login(req, res, m[1], m[2]).catch((e) => {
+    console.error('[peer] login', e);
+    if (!res.headersSent) res.writeHead(500).end();
+  });
+});
 server.listen(port, '127.0.0.1', async () => {
   const made = [];
   for (let i = 0; i < chains; i++) made.push(await chain(i));
-  process.send({ port, target: { kind: 'peer', baseUrl: issuer, ...clients, chains: made } });
+  const logins = password ? { loginUsers: Array.from({ length: 64 }, (_, i) => `peer-login-${i}`), password } : {};
+  process.send({ port, target: { kind: 'peer', baseUrl: issuer, ...clients, chains: made, ...logins } });
 });
 process.on('SIGTERM', () => server.close(() => process.exit(0)));

@@ -15,7 +15,8 @@
 //                       login surface (issue 21): cc-bearer, cc-jwt, refresh, introspect, userinfo, login,
 //                       login-key (default all)
 //   BENCH_FLOORS        0 to skip the floors (default 1): raw verify, raw append, argon2id verify, and
-//                       the bare oidc-provider peer (bench/peer.mjs) for the token requests
+//                       the bare oidc-provider peer (bench/peer.mjs) for the token requests and the
+//                       password login
 //   BENCH_LOGIN_WARMUP_MS  warm-up of the two login scenarios (default 5000, at least BENCH_WARMUP_MS):
 //                       their callers all start at once and, sharing the CPU, finish their first
 //                       logins together seconds later; the window must start after that
@@ -43,7 +44,8 @@ import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import type { FloorJob } from './floor.js';
 import type { FloorResult, ScenarioName, ScenarioResult, WorkerReply, WorkerRequest } from './lib/protocol.js';
-import { PEER_SCENARIOS, SURFACE_SCENARIOS, type SurfaceScenario } from './lib/login-surface.js';
+import { LOGIN_PASSWORD, PEER_SCENARIOS, SURFACE_SCENARIOS, type SurfaceScenario } from './lib/login-surface.js';
+import { ARGON2_OPTIONS } from '../src/domain/identity/passwords.js';
 import { surfaceReadme, toMarkdown, type BackendResult, type BenchResult } from './lib/report.js';
 import { measureStartup } from './startup.mjs';
 
@@ -363,7 +365,9 @@ async function benchBackend(backend: 'pglite' | 'postgres', tag: string): Promis
 async function benchPeer(): Promise<BenchResult['peer']> {
   const port = await freePort();
   const t = Date.now();
-  const child = fork(path.join(root, 'bench/peer.mjs'), [JSON.stringify({ port, chains: chainCount() })], { cwd: root, stdio: 'inherit' });
+  // Its login verifies the same password with Keyhold's argon2id parameters (one place: passwords.ts).
+  const args = { port, chains: chainCount(), argon2: ARGON2_OPTIONS, password: LOGIN_PASSWORD };
+  const child = fork(path.join(root, 'bench/peer.mjs'), [JSON.stringify(args)], { cwd: root, stdio: 'inherit' });
   const ready = await new Promise<{ port: number; target: unknown }>((resolve, reject) => {
     child.once('message', (m) => resolve(m as { port: number; target: unknown }));
     child.once('exit', (code) => reject(new Error(`the peer exited with ${code} while starting`)));

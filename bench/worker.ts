@@ -25,7 +25,7 @@ import { cpuDelta, cpuSeconds, cpuSecondsByName, machineBusySeconds, peakRssByte
 import { Samples, summarize } from './lib/stats.js';
 import { connectGrpcH2, type GrpcH2Client } from './lib/grpc-h2.js';
 import type { PendingCredential, ScenarioName, ScenarioResult, WorkerReply, WorkerRequest } from './lib/protocol.js';
-import { prepareChains, REDIRECT_URI, SURFACE_SCENARIOS, surfaceOperation, type SurfaceScenario, type SurfaceTarget } from './lib/login-surface.js';
+import { LOGIN_PASSWORD, prepareChains, REDIRECT_URI, SURFACE_SCENARIOS, surfaceOperation, type SurfaceScenario, type SurfaceTarget } from './lib/login-surface.js';
 
 let baseUrl = '';
 let token = '';
@@ -43,7 +43,6 @@ let nameCounter = 0;
 const pool: PendingCredential[] = [];
 /** The login surface's fixtures (issue 21): Keyhold's, or the peer's after `retarget`. */
 let surface: SurfaceTarget | undefined;
-const BENCH_PASSWORD = 'a long bench passphrase 4711';
 let poolNext = 0;
 
 function init(req: Extract<WorkerRequest, { cmd: 'init' }>): void {
@@ -164,7 +163,7 @@ async function surfaceFixtures(req: Extract<WorkerRequest, { cmd: 'surface-fixtu
         username,
         profile: { givenName: 'Bench', familyName: 'Login' },
         email: { email: `${username}@example.com` },
-        password: { password: BENCH_PASSWORD, changeRequired: false },
+        password: { password: LOGIN_PASSWORD, changeRequired: false },
       }),
     ).userId;
   const loginUsers = Array.from({ length: req.users }, (_, i) => `bench-${runTag}-login-${i}`);
@@ -189,7 +188,7 @@ async function surfaceFixtures(req: Extract<WorkerRequest, { cmd: 'surface-fixtu
     chains: [],
     loginUsers,
     keyUsers,
-    password: BENCH_PASSWORD,
+    password: LOGIN_PASSWORD,
     origin,
   };
   surface.chains = await prepareChains(surface, req.chains);

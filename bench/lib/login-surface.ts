@@ -4,17 +4,20 @@
 // rotation), introspection and userinfo with prepared access tokens, and whole
 // authorization-code logins without a browser (password; password + security
 // key answered by a software authenticator). Timed requests go through
-// node:http with a keep-alive agent; the logins through fetch with a cookie
-// jar per login (test/support/oidc-login.ts), as a browser without script would.
+// node:http with a keep-alive agent; the logins too, with a cookie jar per
+// login (./http-browser.ts), as a browser without script would.
 import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
-import { browser, formAction, formToken, logIn, type Browser } from '../../test/support/oidc-login.js';
+import { formAction, formToken, logIn, type Browser } from '../../test/support/oidc-login.js';
+import { httpBrowser } from './http-browser.js';
 import type { SoftAuthenticator } from '../../test/support/soft-authenticator.js';
 
 export const SURFACE_SCENARIOS = ['cc-bearer', 'cc-jwt', 'refresh', 'introspect', 'userinfo', 'login', 'login-key'] as const;
 export type SurfaceScenario = (typeof SURFACE_SCENARIOS)[number];
-/** What the peer serves too (no login UI there). */
-export const PEER_SCENARIOS: readonly SurfaceScenario[] = ['cc-bearer', 'cc-jwt', 'refresh', 'introspect', 'userinfo'];
+/** What the peer serves too: its login is the least a login over the library does (bench/peer.mjs); no security keys there. */
+export const PEER_SCENARIOS: readonly SurfaceScenario[] = ['cc-bearer', 'cc-jwt', 'refresh', 'introspect', 'userinfo', 'login'];
+/** The login users' password, on Keyhold and the peer (the argon2id work does not depend on it). */
+export const LOGIN_PASSWORD = 'a long bench passphrase 4711';
 
 export const ROUTES = { authorize: '/oauth/v2/authorize', token: '/oauth/v2/token', introspect: '/oauth/v2/introspect', userinfo: '/oidc/v1/userinfo' };
 export const REDIRECT_URI = 'https://app.example.com/auth/callback';
@@ -99,7 +102,7 @@ async function redeem(t: SurfaceTarget, back: URL, verifier: string): Promise<Re
 /** A whole login with the password: authorize → username → password (→ consent) → callback → code exchange. */
 export async function passwordLogin(t: SurfaceTarget, username: string, offline = false): Promise<Record<string, unknown>> {
   const { verifier, challenge } = pkce();
-  const b = browser(t.baseUrl);
+  const b = httpBrowser(t.baseUrl);
   // offline_access needs prompt=consent (OIDC Core 11): the login then passes the consent page.
   const url = authorizeUrl(t, challenge, offline ? 'openid profile offline_access' : 'openid profile', offline ? { prompt: 'consent' } : {});
   const back = await logIn(b, url, username, t.password!, { consent: offline });
@@ -111,7 +114,7 @@ const unescapeHtml = (s: string) => s.replace(/&(quot|amp|lt|gt|#39);/g, (_m, e:
 /** A whole login with password and security key: the key page's challenge answered by the user's software authenticator. */
 export async function keyLogin(t: SurfaceTarget, user: { username: string; key: SoftAuthenticator }): Promise<Record<string, unknown>> {
   const { verifier, challenge } = pkce();
-  const b: Browser = browser(t.baseUrl);
+  const b: Browser = httpBrowser(t.baseUrl);
   let step = await b.follow(authorizeUrl(t, challenge, 'openid profile'));
   const submit = async (name: string, form: Record<string, string>) => {
     const action = step.html && formAction(step.html, name);

@@ -79,6 +79,9 @@ function ratios(b: BackendResult, s: ScenarioResult, peer?: BenchResult['peer'])
     const floorCpuMs = f && f.opsPerSecond > 0 ? (f.cpuPercent * 10) / f.opsPerSecond : undefined;
     parts.push(`${pct(s.opsPerSecond, f?.opsPerSecond)} of argon2id`);
     if (s.ops > 0) parts.push(times(s.serverCpuMsPerOp, floorCpuMs));
+    // The peer's password login: what the library itself leaves of the floor (bench/peer.mjs).
+    const p = peerOf(peer, 'login', s.concurrency);
+    if (p) parts.push(`${pct(s.opsPerSecond, p.opsPerSecond)} of peer login`);
   } else if (SURFACE.includes(s.scenario)) {
     const p = peerOf(peer, s.scenario, s.concurrency);
     parts.push(`${pct(s.opsPerSecond, p?.opsPerSecond)} of peer`);
@@ -243,7 +246,10 @@ export function surfaceTargets(result: BenchResult): TargetCheck[] {
     for (const name of LOGINS) {
       const s = scenario(pg, name, C);
       const f = floor(pg, 'argon2', C);
-      if (s && f) checks.push({ target: `PostgreSQL: ${LABELS[name]} ≥ 80% of the argon2id floor`, measured: `${pct(s.opsPerSecond, f.opsPerSecond)} (${fmt(s.opsPerSecond)} vs ${fmt(f.opsPerSecond)}/s)`, met: atLeast(s.opsPerSecond, f.opsPerSecond, 0.8) });
+      // With the bare library's own login beside it: the part of the floor no login over oidc-provider gets past.
+      const p = peerOf(result.peer, 'login', C);
+      const library = p ? `; the bare oidc-provider's login ${pct(p.opsPerSecond, f?.opsPerSecond)}` : '';
+      if (s && f) checks.push({ target: `PostgreSQL: ${LABELS[name]} ≥ 80% of the argon2id floor`, measured: `${pct(s.opsPerSecond, f.opsPerSecond)} (${fmt(s.opsPerSecond)} vs ${fmt(f.opsPerSecond)}/s${library})`, met: atLeast(s.opsPerSecond, f.opsPerSecond, 0.8) });
     }
     for (const name of SURFACE.filter((n) => !LOGINS.includes(n))) {
       const s = scenario(pg, name, C);
@@ -275,13 +281,21 @@ function surfaceTable(result: BenchResult): string[] {
     }
   }
   for (const s of (result.peer?.scenarios ?? []).filter((x) => x.concurrency === 64)) {
-    lines.push(`| bare oidc-provider (memory) | ${LABELS[s.scenario]} | ${fmt(s.opsPerSecond)} | ${fmt(s.latency.p50Ms, 1)} / ${fmt(s.latency.p99Ms, 1)} | ${fmt(s.serverCpuPercent)}% (${fmt(s.serverCpuMsPerOp, 2)}) | ${fmt(s.serverPeakRssMiB)} MiB | (peer) |`);
+    lines.push(`| bare oidc-provider (memory) | ${LABELS[s.scenario]} | ${fmt(s.opsPerSecond)} | ${fmt(s.latency.p50Ms, 1)} / ${fmt(s.latency.p99Ms, 1)} | ${fmt(s.serverCpuPercent)}% (${fmt(s.serverCpuMsPerOp, 2)}) | ${fmt(s.serverPeakRssMiB)} MiB | (peer)${peerLoginShare(result, s)} |`);
   }
   for (const b of result.backends.filter((x) => !x.skipped)) {
     const f = floor(b, 'argon2', 64);
     if (f) lines.push(`| ${b.backend === 'pglite' ? 'PGlite' : 'PostgreSQL'} run | argon2id verify, one process | ${fmt(f.opsPerSecond)} | ${fmt(f.latency.p50Ms, 1)} / ${fmt(f.latency.p99Ms, 1)} | ${fmt(f.cpuPercent)}% | | (floor) |`);
   }
   return lines;
+}
+
+/** The peer's login against the argon2id floor of the PostgreSQL run (the one the login targets are judged on). */
+function peerLoginShare(result: BenchResult, s: ScenarioResult): string {
+  if (s.scenario !== 'login') return '';
+  const pg = result.backends.find((b) => b.backend === 'postgres' && !b.skipped) ?? result.backends.find((b) => !b.skipped);
+  const f = pg && floor(pg, 'argon2', s.concurrency);
+  return f ? ` · ${pct(s.opsPerSecond, f.opsPerSecond)} of argon2id` : '';
 }
 
 const README_START = '<!-- bench:login-surface:start (written by npm run bench) -->';
@@ -333,7 +347,7 @@ export function toMarkdown(result: BenchResult): string {
   }
   if (result.startup) out.push('## Start-up and memory (`node bin/keyhold.js`)', '', startupMarkdown(result.startup));
   if (result.peer) {
-    out.push('## Bare oidc-provider 9.13.3, in-memory adapter (the peer)', '', ...backendTable({ backend: 'postgres', setup: {}, scenarios: result.peer.scenarios, floors: [] }).map((l) => l.replace(/\| \(floor\) \||\| [^|]* of peer \|/, '| (peer) |')), '');
+    out.push('## Bare oidc-provider 9.13.3, in-memory adapter (the peer)', '', ...backendTable({ backend: 'postgres', setup: {}, scenarios: result.peer.scenarios, floors: [] }).map((l) => l.replace(/\| \(floor\) \||\| [^|]* of (peer|argon2id) \|/, '| (peer) |')), '');
   }
   out.push('## Login surface (issue 21)', '', ...surfaceTable(result), '');
   out.push('## Targets (issue 7; issue 21: the seed operations as ratios, start-up and memory)', '', '| target | measured | |', '|---|---|---|');
