@@ -17,6 +17,7 @@ import type { KeySet } from './keys.js';
 import { renderErrorPage, renderLogoutPage, renderLoggedOutPage } from './pages.js';
 import { ACR_VALUES, authenticationClaims } from './acr.js';
 import { accountClaims, ROLES_CLAIM, ROLES_SCOPE, type RolesOf } from './account.js';
+import { firstPartyGrant, grantsWithoutConsentPage } from './first-party-grant.js';
 
 /** ZITADEL's endpoint paths (issue 17), so its users feel at home. */
 export const OIDC_ROUTES = {
@@ -230,14 +231,15 @@ export function createProvider(deps: ProviderDeps): Any {
       return origins.has(origin);
     },
     renderError: renderErrorPage,
-    // An existing grant is reused only while the user may still log in to the app's project
-    // (projectRoleCheck / hasProjectCheck); otherwise the login UI runs and says why not.
+    // A grant is reused, or made for a first-party login without a consent page (first-party-grant.ts),
+    // only while the user may log in to the app's project (projectRoleCheck / hasProjectCheck);
+    // otherwise the login UI runs and says why not.
     async loadExistingGrant(ctx: Any) {
       const grantId = ctx.oidc.result?.consent?.grantId || ctx.oidc.session.grantIdFor(ctx.oidc.client.clientId);
-      if (!grantId) return undefined;
+      if (!grantId && !grantsWithoutConsentPage(ctx)) return undefined;
       const projectId = extra(ctx.oidc.client, 'keyhold_project_id');
       if (projectId && ctx.oidc.session.accountId && !(await mayLogIn(ctx.oidc.session.accountId, projectId))) return undefined;
-      return ctx.oidc.provider.Grant.find(grantId);
+      return grantId ? ctx.oidc.provider.Grant.find(grantId) : firstPartyGrant(ctx);
     },
     rotateRefreshToken: true,
     ttl: {

@@ -4,11 +4,12 @@
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestKeyhold, type TestKeyhold } from '../../support/keyhold.js';
-import { addApp, browser, formAction, logIn } from '../../support/oidc-login.js';
+import { addApp, browser, formAction, formToken, logIn, type Browser } from '../../support/oidc-login.js';
 
 let kh: TestKeyhold;
 let base: string;
 let config: oidc.Configuration;
+let projectId: string;
 const REDIRECT = 'http://localhost:5177/cb';
 const USERNAME = 'prompt.user';
 const PASSWORD = 'asked only when it must be 9';
@@ -16,7 +17,7 @@ const PASSWORD = 'asked only when it must be 9';
 beforeAll(async () => {
   kh = await startTestKeyhold();
   base = `http://localhost:${kh.port}`;
-  const projectId = (await kh.rest('POST', '/management/v1/projects', { name: 'Prompts' })).body.id;
+  projectId = (await kh.rest('POST', '/management/v1/projects', { name: 'Prompts' })).body.id;
   const user = await kh.rest('POST', '/v2/users/human', {
     username: USERNAME,
     profile: { givenName: 'P', familyName: 'Rompt' },
@@ -76,5 +77,55 @@ describe('prompt and max_age', () => {
     const back = await logIn(b, url, USERNAME, PASSWORD);
     const tokens = await oidc.authorizationCodeGrant(config, back, { pkceCodeVerifier: verifier, maxAge: 1 });
     expect(tokens.claims()!.auth_time!).toBeGreaterThanOrEqual(before - 1);
+  });
+
+  describe('consent only when asked (first-party-grant.ts)', () => {
+    /** Username and password through the forms; the answer to the password (no redirect followed). */
+    async function passwordStep(b: Browser, url: URL): Promise<Response> {
+      const step = await b.follow(url);
+      const named = await b.request(new URL(formAction(step.html!, 'username')!, step.url), { form: { form_token: formToken(step.html!), username: USERNAME } });
+      const page = await b.follow(new URL(named.headers.get('location')!, step.url));
+      return b.request(new URL(formAction(page.html!, 'password')!, page.url), { form: { form_token: formToken(page.html!), username: USERNAME, password: PASSWORD } });
+    }
+
+    it('the password returns to the app through one resume; the grant holds the asked scopes', async () => {
+      const b = browser(base);
+      const { url, verifier } = await authorize({ scope: 'openid email' });
+      const done = await passwordStep(b, url);
+      expect(done.status).toBe(303);
+      const resume = new URL(done.headers.get('location')!, base);
+      expect(resume.pathname).toMatch(/^\/oauth\/v2\/authorize\//);
+      // No consent interaction in between: the resume answers with the app's redirect and its code.
+      const back = await b.request(resume);
+      expect(back.status).toBe(303);
+      const app = new URL(back.headers.get('location')!);
+      expect(app.origin + app.pathname).toBe(REDIRECT);
+      const tokens = await oidc.authorizationCodeGrant(config, app, { pkceCodeVerifier: verifier });
+      const info = await oidc.fetchUserInfo(config, tokens.access_token, tokens.claims()!.sub);
+      // The email scope's claims granted without a page; the profile scope's, not asked, not granted.
+      expect(info).toMatchObject({ email: 'prompt@example.com', email_verified: expect.any(Boolean) });
+      expect(info.given_name).toBeUndefined();
+    });
+
+    it('prompt=consent still shows the consent page after the password', async () => {
+      const b = browser(base);
+      const done = await passwordStep(b, (await authorize({ prompt: 'consent' })).url);
+      const page = await b.follow(new URL(done.headers.get('location')!, base));
+      expect(page.left).toBeUndefined();
+      expect(formAction(page.html!, 'consent')).toBeTruthy();
+    });
+
+    it('a second app of the session: prompt=none answers a code (single sign-on, no consent to ask)', async () => {
+      const b = browser(base);
+      await logIn(b, (await authorize()).url, USERNAME, PASSWORD);
+      const other = await addApp(kh, projectId, { redirectUris: [REDIRECT], authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE', appType: 'OIDC_APP_TYPE_USER_AGENT', devMode: true });
+      const otherConfig = await oidc.discovery(new URL(base), other.clientId, undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] });
+      const verifier = oidc.randomPKCECodeVerifier();
+      const url = oidc.buildAuthorizationUrl(otherConfig, { redirect_uri: REDIRECT, scope: 'openid', prompt: 'none', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' });
+      const silent = await b.follow(url);
+      expect(silent.left?.searchParams.get('error')).toBeNull();
+      const tokens = await oidc.authorizationCodeGrant(otherConfig, silent.left!, { pkceCodeVerifier: verifier });
+      expect(tokens.claims()?.aud).toBe(other.clientId);
+    });
   });
 });
