@@ -1,7 +1,7 @@
 import { and, asc, eq } from 'drizzle-orm';
 import type { Db } from '../database.js';
 import { u2fTokens, type U2fRow } from '../schema.js';
-import { sql, type SqlRunner } from '../sql.js';
+import { sql, toDate, type SqlRunner } from '../sql.js';
 
 export async function findU2f(db: Db, id: string): Promise<U2fRow | undefined> {
   const [row] = await db.select().from(u2fTokens).where(eq(u2fTokens.id, id)).limit(1);
@@ -25,6 +25,31 @@ export function listU2fOfUser(db: Db, userId: string): Promise<U2fRow[]> {
     .from(u2fTokens)
     .where(eq(u2fTokens.userId, userId))
     .orderBy(asc(u2fTokens.createdAt), asc(u2fTokens.id));
+}
+
+/** What the login asks of a user's tokens (U2fView): every one, pending and ready, oldest first. */
+export interface U2fListRow {
+  id: string;
+  userId: string;
+  orgId: string;
+  state: 'pending' | 'ready';
+  rpId: string;
+  credentialId: string | null;
+  expiresAt: Date;
+  name: string | null;
+  format: string | null;
+  aaguid: string | null;
+  transports: string[] | null;
+  createdAt: Date;
+}
+
+/** Hot path (the password step of every login: which keys to ask for): plain SQL, see ../sql.ts. */
+export async function listU2fViewsOfUser(db: SqlRunner, userId: string): Promise<U2fListRow[]> {
+  const rows = await db.query<U2fListRow>(sql`
+    select id, user_id as "userId", org_id as "orgId", state, rp_id as "rpId", credential_id as "credentialId", expires_at as "expiresAt",
+      name, format, aaguid, transports, created_at as "createdAt"
+    from u2f_tokens where user_id = ${userId} order by created_at, id`);
+  return rows.map((r) => ({ ...r, expiresAt: toDate(r.expiresAt), createdAt: toDate(r.createdAt) }));
 }
 
 /** Credential ids (base64url) of the user's ready tokens for one RP ID — WebAuthn's excludeCredentials. */

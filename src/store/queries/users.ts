@@ -8,13 +8,18 @@ import { sql, withDates, type SqlRunner } from '../sql.js';
 const { passwordHash: _hash, passwordChangeRequired: _changeRequired, ...publicColumns } = getTableColumns(users);
 export const userColumns = publicColumns;
 
-/** Hot path (every VerifyU2FRegistration): plain SQL, see ../sql.ts. */
-export async function findUser(db: SqlRunner, id: string): Promise<UserRow | undefined> {
-  const [row] = await db.query<UserRow>(sql`
-    select id, org_id as "orgId", kind, username, username_key as "usernameKey", given_name as "givenName", family_name as "familyName",
+/** The public columns (userColumns) as plain SQL selects them, named as UserRow names them. */
+const USER_SELECT = `select id, org_id as "orgId", kind, username, username_key as "usernameKey", given_name as "givenName", family_name as "familyName",
       display_name as "displayName", email, name, description, state, created_at as "createdAt",
       changed_at as "changedAt", sequence
-    from users where id = ${id}`);
+    from users`;
+const USER_BY_ID = `${USER_SELECT} where id = $1`;
+const USERS_BY_KEY = `${USER_SELECT} where username_key = $1 order by created_at, id limit $2`;
+const USERS_BY_KEY_IN_ORG = `${USER_SELECT} where username_key = $1 and org_id = $3 order by created_at, id limit $2`;
+
+/** Hot path (every VerifyU2FRegistration): plain SQL, see ../sql.ts. */
+export async function findUser(db: SqlRunner, id: string): Promise<UserRow | undefined> {
+  const [row] = await db.query<UserRow>({ text: USER_BY_ID, params: [id] });
   return withDates(row);
 }
 
@@ -48,13 +53,10 @@ export async function findPasswordOf(db: SqlRunner, userId: string): Promise<Pas
 /**
  * The users whose username has this spelling's key — in `orgId` only when given —
  * at most `limit` (the login needs to tell one from several), oldest first.
+ * Hot path (the username step of every login): plain SQL, see ../sql.ts.
  */
-export async function findUsersByLoginName(db: Db, username: string, orgId: string | undefined, limit: number): Promise<UserRow[]> {
-  const key = eq(users.usernameKey, usernameKey(username));
-  return db
-    .select(userColumns)
-    .from(users)
-    .where(orgId === undefined ? key : and(key, eq(users.orgId, orgId)))
-    .orderBy(users.createdAt, users.id)
-    .limit(limit);
+export async function findUsersByLoginName(db: SqlRunner, username: string, orgId: string | undefined, limit: number): Promise<UserRow[]> {
+  const params = [usernameKey(username), limit];
+  const rows = await db.query<UserRow>(orgId === undefined ? { text: USERS_BY_KEY, params } : { text: USERS_BY_KEY_IN_ORG, params: [...params, orgId] });
+  return rows.map((r) => withDates(r)!);
 }
