@@ -6,6 +6,8 @@ import { createServices } from '../api/services.js';
 import { createCommands } from '../commands/index.js';
 import type { Ports, WebAuthnSettings } from '../commands/ports.js';
 import { verifyRegistration } from '../domain/webauthn/index.js';
+import type { StoredEvent } from '../domain/events/index.js';
+import { cachedAccountReads } from '../queries/account-cache.js';
 import { cachedClientLookups } from '../queries/client-cache.js';
 import { tokenResolver, withOidcAccessTokens } from '../queries/callers.js';
 import { createQueries } from '../queries/index.js';
@@ -99,11 +101,13 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
     // Before listening: a missing or unreadable master key stops the start here.
     const oidcState = createOidcStateStore(database);
     const masterKey = await loadMasterKey({ ...config.oidc, embedded: database.kind === 'pglite' });
+    const onAppended = (listener: (events: readonly StoredEvent[]) => void) => events.onAppended?.(listener);
+    const accounts = cachedAccountReads(readModel, { onAppended });
     const app = await buildApp({
       config,
       log,
       services: createServices({ commands, queries: createQueries(readModel, systemClock) }),
-      resolveToken: withOidcAccessTokens(tokenResolver(readModel, { onAppended: (listener) => events.onAppended?.(listener) }), {
+      resolveToken: withOidcAccessTokens(tokenResolver(readModel, { onAppended }), {
         findAccessToken: (token) => oidcState.find('AccessToken', token),
         grantExists: async (grantId) => (await oidcState.find('Grant', grantId)) !== undefined,
         read: readModel,
@@ -124,18 +128,18 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
         keyRotation: config.oidc.keyRotation,
         lifetimes: config.oidc.lifetimes,
         audit: commands.recordOidc,
-        // The provider's client reads, cached (queries/client-cache.ts); everything else read as is.
-        read: { ...readModel, ...cachedClientLookups(readModel, { onAppended: (listener) => events.onAppended?.(listener) }) },
+        // The provider's client and account reads, cached (queries/client-cache.ts, queries/account-cache.ts); everything else read as is.
+        read: { ...readModel, ...cachedClientLookups(readModel, { onAppended }), user: accounts.user },
         rolesOf: async (userId, projectId) => rolesClaim(await readModel.projectRolesOfUser(userId, projectId)),
         mayLogIn: async (userId, projectId) => (await loginAccess(readModel, userId, projectId)).allowed,
         login: loginPorts(
-          readModel,
+          { ...readModel, user: accounts.user },
           commands,
           (userId, projectId) => loginAccess(readModel, userId, projectId).then((a) => a.allowed),
           (userId, windowSeconds) => recentPasswordFailures(database, userId, windowSeconds),
           {
             webauthn: ports.webauthn,
-            forceMfa: async (orgId) => (await readModel.loginPolicyOf(orgId))?.forceMfa ?? false,
+            forceMfa: accounts.forceMfaOf,
             recoveryFailures: (userId, windowSeconds) => recentRecoveryCodeFailures(database, userId, windowSeconds),
           },
         ),

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { freshCache } from '../../src/queries/fresh-cache.js';
 import { cachedClientLookups } from '../../src/queries/client-cache.js';
+import { cachedAccountReads } from '../../src/queries/account-cache.js';
 import type { StoredEvent } from '../../src/domain/events/index.js';
 
 function counted<V>(answer: (key: string) => V | undefined) {
@@ -131,5 +132,53 @@ describe('cachedClientLookups', () => {
       await both();
       expect(reads.length - before, change).toBe(2);
     }
+  });
+});
+
+describe('cachedAccountReads', () => {
+  const event = (type: string) => ({ type }) as unknown as StoredEvent;
+
+  function reads() {
+    const log: string[] = [];
+    let policy: { forceMfa: boolean } | undefined;
+    let listener: ((events: readonly StoredEvent[]) => void) | undefined;
+    const accounts = cachedAccountReads(
+      {
+        user: async (id) => (log.push(`user ${id}`), { id } as never),
+        loginPolicyOf: async (orgId) => (log.push(`policy ${orgId}`), policy as never),
+      },
+      { ttlMs: 60_000, onAppended: (l) => (listener = l) },
+    );
+    return { log, accounts, setPolicy: (p: typeof policy) => (policy = p), emit: (...types: string[]) => listener!(types.map(event)) };
+  }
+
+  it("a login's own events leave the user cached; every other change of a user clears it", async () => {
+    const { log, accounts, emit } = reads();
+    await accounts.user('u1');
+    await accounts.user('u1');
+    expect(log).toEqual(['user u1']);
+    // What a login appends (its success, its grant, a throttle…) only moves the user's version on.
+    emit('user.login.succeeded', 'user.oidc.grant.saved', 'user.password.check.failed', 'user.login.throttled', 'user.recovery.code.used', 'app.added');
+    await accounts.user('u1');
+    expect(log).toHaveLength(1);
+    for (const change of ['user.deactivated', 'user.locked', 'user.removed', 'user.human.changed', 'user.password.changed', 'user.pat.added']) {
+      const before = log.length;
+      emit('user.login.succeeded', change);
+      await accounts.user('u1');
+      expect(log.length - before, change).toBe(1);
+    }
+  });
+
+  it('an org without a policy of its own (no force MFA) is an answer kept too; a policy change clears it', async () => {
+    const { log, accounts, setPolicy, emit } = reads();
+    expect(await accounts.forceMfaOf('o1')).toBe(false);
+    expect(await accounts.forceMfaOf('o1')).toBe(false);
+    expect(log).toEqual(['policy o1']);
+    setPolicy({ forceMfa: true });
+    emit('user.human.changed', 'org.lockout.policy.added');
+    expect(await accounts.forceMfaOf('o1')).toBe(false);
+    emit('org.login.policy.added');
+    expect(await accounts.forceMfaOf('o1')).toBe(true);
+    expect(log).toEqual(['policy o1', 'policy o1']);
   });
 });
