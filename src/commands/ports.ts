@@ -10,6 +10,8 @@ import type { RegistrationVerificationInput, RegistrationVerificationResult } fr
 export interface EventStore {
   /** The aggregate's events in sequence order; [] for an aggregate that does not exist. */
   load(aggregateType: AggregateType, aggregateId: string): Promise<StoredEvent[]>;
+  /** The aggregate's events after `sequence`, in sequence order (a kept fold's tail: ./folded-states.ts). */
+  loadAfter?(aggregateType: AggregateType, aggregateId: string, sequence: number): Promise<StoredEvent[]>;
   /**
    * Append `events` in one transaction and project them into the read models.
    * Each event's aggregate needs an entry in `expected` (its current sequence,

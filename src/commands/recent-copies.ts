@@ -93,6 +93,8 @@ export function withRecentCopies(inner: EventStore, keptWhile: (last: StoredEven
       copies.loaded(aggregateType, aggregateId, history);
       return history;
     },
+    // A tail is no history: it passes the copies by.
+    loadAfter: inner.loadAfter?.bind(inner),
     async append(events, expected) {
       const appended = await inner.append(events, expected);
       if (!watchesAppends) copies.appended(appended);

@@ -19,9 +19,14 @@
 //   brings the load, the decider then sees the aggregate and says why.)
 // - A read-model unique index that refuses the append becomes its 409 reason
 //   (./conflicts.ts).
+// - An aggregate whose decider names its fold (Decider.foldKey) is decided on
+//   this process's kept fold and the events after it, loaded each time
+//   (./folded-states.ts): as fresh as a whole load, without reading and
+//   folding a history that grows without end.
 import type { Decider } from '../domain/decider.js';
 import { aggregateKey, lastSequence, type AggregateType, type NewEvent, type StoredEvent } from '../domain/events/index.js';
 import { conflictError } from './conflicts.js';
+import { foldedStates, type FoldedStates } from './folded-states.js';
 import { ConcurrencyConflict, UniqueViolation, type CopyingEventStore, type EventStore } from './ports.js';
 
 export const MAX_ATTEMPTS = 10;
@@ -146,22 +151,69 @@ async function assumptionBehind(
   return behind;
 }
 
+/** What a target is decided on: its state, and the sequence the append expects it at. */
+interface Basis {
+  state: unknown;
+  sequence: number;
+}
+
+// Per event store (its queue owner, as the queues): the kept folds (./folded-states.ts).
+const folds = new WeakMap<EventStore, FoldedStates>();
+const foldsOf = (store: EventStore): FoldedStates => {
+  const owner = queueOwner(store);
+  let kept = folds.get(owner);
+  if (!kept) folds.set(owner, (kept = foldedStates()));
+  return kept;
+};
+
+const fold = (decider: Target['decider'], history: readonly StoredEvent[], from: unknown = decider.initialState()) =>
+  history.reduce<unknown>((s, e) => decider.evolve(s, e), from);
+
+/**
+ * The target's basis: on `history` when it is given (assumed or confirmed);
+ * else on this process's kept fold and the events after it, when the decider
+ * names its fold; else on a load. A load's fold is kept for the next command.
+ */
+async function basisOf(store: EventStore, t: Target, history: readonly StoredEvent[] | undefined): Promise<Basis> {
+  if (history) return { state: fold(t.decider, history), sequence: lastSequence(history) };
+  const { type, id } = t.aggregate;
+  const foldKey = t.decider.foldKey;
+  if (!foldKey || !store.loadAfter) {
+    const loaded = await store.load(type, id);
+    return { state: fold(t.decider, loaded), sequence: lastSequence(loaded) };
+  }
+  const kept = foldsOf(store).get(foldKey, type, id);
+  const tail = kept ? await store.loadAfter(type, id, kept.sequence) : await store.load(type, id);
+  const basis = { state: fold(t.decider, tail, kept ? kept.state : undefined), sequence: tail.length ? lastSequence(tail) : (kept?.sequence ?? 0) };
+  if (basis.sequence > 0) foldsOf(store).keep(foldKey, type, id, basis);
+  return basis;
+}
+
+/** After an append: each named fold moves on by what was appended to its aggregate (committed, on the basis it was decided on). */
+function keepFolds(store: EventStore, targets: readonly Target[], bases: readonly Basis[], appended: readonly StoredEvent[]): void {
+  targets.forEach((t, i) => {
+    const foldKey = t.decider.foldKey;
+    if (!foldKey || !store.loadAfter) return;
+    const own = appended.filter((e) => e.aggregateType === t.aggregate.type && e.aggregateId === t.aggregate.id);
+    if (own.length === 0) return;
+    foldsOf(store).keep(foldKey, t.aggregate.type, t.aggregate.id, { state: fold(t.decider, own, bases[i]!.state), sequence: lastSequence(own) });
+  });
+}
+
 async function attempts(store: EventStore, targets: readonly Target[], options: RunOptions): Promise<StoredEvent[]> {
   // Histories loaded to confirm an outcome decided on an assumption that turned out behind: the next attempt decides on them.
   let confirmed: (StoredEvent[] | undefined)[] = [];
 
   for (let attempt = 1; ; attempt++) {
     const assumed = targets.map((t) => (attempt === 1 ? (t.creates ? NO_EVENTS : copyOf(store, t.aggregate)) : undefined));
-    const histories: readonly (readonly StoredEvent[])[] = assumed.every((h) => h !== undefined)
-      ? (assumed as readonly (readonly StoredEvent[])[])
-      : await Promise.all(targets.map((t, i) => assumed[i] ?? confirmed[i] ?? store.load(t.aggregate.type, t.aggregate.id)));
+    const bases = await Promise.all(targets.map((t, i) => basisOf(store, t, assumed[i] ?? confirmed[i])));
     confirmed = [];
 
     const events: NewEvent[] = [];
     try {
       for (let i = 0; i < targets.length; i++) {
         const { decider, command } = targets[i]!;
-        const state = histories[i]!.reduce<unknown>((s, e) => decider.evolve(s, e), decider.initialState());
+        const state = bases[i]!.state;
         const effective = typeof command === 'function' ? await (command as (s: unknown) => Promise<unknown>)(state) : command;
         events.push(...decider.decide(effective, state));
       }
@@ -174,10 +226,12 @@ async function attempts(store: EventStore, targets: readonly Target[], options: 
       return [];
     }
     try {
-      return await store.append(
+      const appended = await store.append(
         events,
-        targets.map((t, i) => ({ aggregateType: t.aggregate.type, aggregateId: t.aggregate.id, sequence: lastSequence(histories[i]!) })),
+        targets.map((t, i) => ({ aggregateType: t.aggregate.type, aggregateId: t.aggregate.id, sequence: bases[i]!.sequence })),
       );
+      keepFolds(store, targets, bases, appended);
+      return appended;
     } catch (e) {
       if (e instanceof UniqueViolation) throw conflictError(e, options.conflictMetadata);
       if (!(e instanceof ConcurrencyConflict) || attempt >= MAX_ATTEMPTS) throw e;

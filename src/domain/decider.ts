@@ -11,4 +11,12 @@ export interface Decider<State, Command, Type extends EventTypeName = EventTypeN
   evolve: (state: State, event: StoredEvent<Type>) => State;
   /** The events the command causes; throws a KeyholdError when it is not allowed in this state. */
   decide: (command: Command, state: State) => NewEvent<Type>[];
+  /**
+   * Names the fold (initialState + evolve): deciders with the same foldKey fold
+   * an aggregate's events into the same state, whichever instance folds them.
+   * With one, the runner may keep an aggregate's folded state between commands
+   * and fold only the events after it (src/commands/folded-states.ts): for
+   * aggregates whose history grows without end (a user's logins).
+   */
+  foldKey?: string;
 }

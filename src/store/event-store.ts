@@ -51,6 +51,13 @@ const loadStatement = (aggregateType: string, aggregateId: string): SqlStatement
   params: [aggregateType, aggregateId],
 });
 
+const loadAfterStatement = (aggregateType: string, aggregateId: string, sequence: number): SqlStatement => ({
+  text: `select aggregate_type as "aggregateType", aggregate_id as "aggregateId", sequence, type, payload,
+           resource_owner as "resourceOwner", creator, created_at as "createdAt", position
+         from events where aggregate_type = $1 and aggregate_id = $2 and sequence > $3 order by sequence`,
+  params: [aggregateType, aggregateId, sequence],
+});
+
 // One text per row count (appends write 1–3 events), so each is prepared once per connection.
 const insertTexts: string[] = [];
 function insertText(rowCount: number): string {
@@ -125,22 +132,25 @@ export function createEventStore(
     return stored(rows, inserted as Returned[]);
   }
 
+  async function loaded(statement: SqlStatement): Promise<StoredEvent[]> {
+    try {
+      const rows = await client.query<LoadedRow>(statement);
+      return rows.map(toStored);
+    } catch (err) {
+      const mapped = toStoreError(err);
+      observer.databaseError(databaseErrorKind(mapped));
+      throw mapped;
+    }
+  }
+
   return {
     onAppended(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
 
-    async load(aggregateType, aggregateId) {
-      try {
-        const rows = await client.query<LoadedRow>(loadStatement(aggregateType, aggregateId));
-        return rows.map(toStored);
-      } catch (err) {
-        const mapped = toStoreError(err);
-        observer.databaseError(databaseErrorKind(mapped));
-        throw mapped;
-      }
-    },
+    load: (aggregateType, aggregateId) => loaded(loadStatement(aggregateType, aggregateId)),
+    loadAfter: (aggregateType, aggregateId, sequence) => loaded(loadAfterStatement(aggregateType, aggregateId, sequence)),
 
     async append(newEvents, expected) {
       if (newEvents.length === 0) return [];

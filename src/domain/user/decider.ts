@@ -123,6 +123,8 @@ export function assertPasswordHolder(state: UserState, userId: string): void {
 
 export function userDecider(userId: string): Decider<UserState, UserCommand, UserEventType> {
   return {
+    // A user's history grows with every login; its fold holds no secret (token ids, not tokens), so it may be kept.
+    foldKey: 'user',
     initialState: () => ({ exists: false, orgId: '', username: '', hasPassword: false, pats: [], state: 'active', failedPasswordAttempts: 0 }),
     evolve: (state, event) => {
       switch (event.type) {
