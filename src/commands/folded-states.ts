@@ -7,11 +7,12 @@
 // Why: a user's history grows with every login (its success, the grant the
 // login stored: two events), and every login ran two commands on it, each
 // loading and folding all of it. A user with 20,000 events (10,000 logins)
-// took ~180–220 ms per login instead of ~36 ms, most of it on the event loop
-// (scratch measurement on PostgreSQL; README "Performance", login surface),
-// and wrong passwords add events too, so anyone could slow a user's logins
-// down. With a kept fold a command loads what was appended since — usually
-// nothing, or the login's own events.
+// took a median 187 ms per login (CPU 197 ms, most of it on the event loop)
+// against 51 ms for a new user, and wrong passwords add events too, so anyone
+// could slow a user's logins down. With a kept fold a command loads what was
+// appended since — usually nothing, or the login's own events: 38 ms against
+// 35 (bench/long-history.ts, PostgreSQL; README "Performance"). The first
+// command on a user after a start still loads all of it, once.
 //
 // A state is kept only from committed events (a load, or an append that
 // succeeded on top of the state it was decided on), so it is never ahead of
