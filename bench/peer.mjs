@@ -15,8 +15,8 @@
 // library must do, as pages of the same shape as Keyhold's so the same
 // load generator drives both — username form → password form (argon2id verify
 // with Keyhold's parameters, passed in as `argon2`, against a hash made at
-// start) → interactionFinished → the consent interaction granted at once →
-// code → code exchange with PKCE. No form token checks, no audit, no lockout,
+// start) → interactionFinished → the grant made without a consent
+// interaction (loadExistingGrant, as Keyhold's) → code → code exchange with PKCE. No form token checks, no audit, no lockout,
 // no policies: what is left beside the hash is the library's own per-request
 // work, which the login target (80 % of the argon2id floor) must fit in too.
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
@@ -60,6 +60,16 @@ const provider = new Provider(issuer, {
     },
   ],
   interactions: { url: (_ctx, interaction) => `/ui/login/${interaction.uid}` },
+  // First-party: the grant of what was asked, without a consent interaction (as Keyhold's first-party-grant.ts).
+  async loadExistingGrant(ctx) {
+    const grantId = ctx.oidc.result?.consent?.grantId || ctx.oidc.session.grantIdFor(ctx.oidc.client.clientId);
+    if (grantId) return ctx.oidc.provider.Grant.find(grantId);
+    if (ctx.oidc.prompts.has('consent') || !['authorization', 'resume'].includes(ctx.oidc.route) || !ctx.oidc.result?.login) return undefined;
+    const grant = new ctx.oidc.provider.Grant({ accountId: ctx.oidc.session.accountId, clientId: ctx.oidc.client.clientId });
+    grant.addOIDCScope([...ctx.oidc.requestParamOIDCScopes].join(' '));
+    await grant.save();
+    return grant;
+  },
   jwks: { keys: [{ ...rsa, kid: 'rs', use: 'sig', alg: 'RS256' }, { ...ec, kid: 'es', use: 'sig', alg: 'ES256' }] },
   cookies: { keys: [secret()] },
   routes: {

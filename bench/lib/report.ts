@@ -80,7 +80,7 @@ function ratios(b: BackendResult, s: ScenarioResult, peer?: BenchResult['peer'])
     parts.push(`${pct(s.opsPerSecond, f?.opsPerSecond)} of argon2id`);
     if (s.ops > 0) parts.push(times(s.serverCpuMsPerOp, floorCpuMs));
     // The peer's password login: what the library itself leaves of the floor (bench/peer.mjs).
-    const p = peerOf(peer, 'login', s.concurrency);
+    const p = s.scenario === 'login' ? peerOf(peer, 'login', s.concurrency) : undefined;
     if (p) parts.push(`${pct(s.opsPerSecond, p.opsPerSecond)} of peer login`);
   } else if (SURFACE.includes(s.scenario)) {
     const p = peerOf(peer, s.scenario, s.concurrency);

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { freshCache } from '../../src/queries/fresh-cache.js';
 import { cachedClientLookups } from '../../src/queries/client-cache.js';
 import { cachedAccountReads } from '../../src/queries/account-cache.js';
-import type { StoredEvent } from '../../src/domain/events/index.js';
+import { AGGREGATE_OF, type EventTypeName, type StoredEvent } from '../../src/domain/events/index.js';
+import { usersProjection } from '../../src/store/projections/users.js';
 
 function counted<V>(answer: (key: string) => V | undefined) {
   const reads: string[] = [];
@@ -166,6 +167,27 @@ describe('cachedAccountReads', () => {
       emit('user.login.succeeded', change);
       await accounts.user('u1');
       expect(log.length - before, change).toBe(1);
+    }
+  });
+
+  it('every user event clears it but those the users projection answers with nothing but a new version', async () => {
+    const { log, accounts, emit } = reads();
+    const userTypes = (Object.keys(AGGREGATE_OF) as EventTypeName[]).filter((t) => AGGREGATE_OF[t] === 'user');
+    expect(userTypes.length).toBeGreaterThan(20);
+    const versionOnly = (type: EventTypeName) => {
+      const project = usersProjection[type];
+      if (!project) return false;
+      // Any field a statement reads is some text (the statements are only built, never run).
+      const payload = new Proxy({}, { get: () => 'x' });
+      const statement = project({ aggregateId: 'u1', sequence: 7, payload, createdAt: null } as never);
+      return (Array.isArray(statement) ? statement : [statement]).every((s) => /^update users set sequence = \$1 where id = \$2$/.test(s.text.trim()));
+    };
+    await accounts.user('u1');
+    for (const type of userTypes) {
+      const before = log.length;
+      emit(type);
+      await accounts.user('u1');
+      expect(log.length - before, type).toBe(versionOnly(type) ? 0 : 1);
     }
   });
 

@@ -236,10 +236,13 @@ export function createProvider(deps: ProviderDeps): Any {
     // otherwise the login UI runs and says why not.
     async loadExistingGrant(ctx: Any) {
       const grantId = ctx.oidc.result?.consent?.grantId || ctx.oidc.session.grantIdFor(ctx.oidc.client.clientId);
-      if (!grantId && !grantsWithoutConsentPage(ctx)) return undefined;
+      const firstParty = grantsWithoutConsentPage(ctx);
+      if (!grantId && !firstParty) return undefined;
       const projectId = extra(ctx.oidc.client, 'keyhold_project_id');
       if (projectId && ctx.oidc.session.accountId && !(await mayLogIn(ctx.oidc.session.accountId, projectId))) return undefined;
-      return grantId ? ctx.oidc.provider.Grant.find(grantId) : firstPartyGrant(ctx);
+      // A session's grant that expired or was revoked is replaced as a first grant would be.
+      const existing = grantId ? await ctx.oidc.provider.Grant.find(grantId) : undefined;
+      return existing ?? (firstParty ? firstPartyGrant(ctx) : undefined);
     },
     rotateRefreshToken: true,
     ttl: {

@@ -19,20 +19,40 @@
 // Where the consent interaction still has work to do, it still runs: a
 // requested consent page, a native app (its consent check always asks, for the
 // "you may close this window" page), and every route but the authorization
-// endpoint and its resume (the device flow's pages).
+// endpoint and its resume (the device flow's pages). And the grant is made
+// only where no login can follow on the same request (prompt=login, max_age,
+// id_token_hint): there the session's account may not be the one that logs in,
+// and a grant stored for it would be an event of a user who never asked.
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
 
 const ROUTES = new Set(['authorization', 'resume']);
 
-/** Whether this request would pass the consent interaction without a page of its own. */
-export function grantsWithoutConsentPage(ctx: Any): boolean {
-  const { oidc } = ctx;
-  return ROUTES.has(oidc.route) && !oidc.prompts.has('consent') && oidc.client.applicationType !== 'native' && !oidc.params.authorization_details;
+/**
+ * Whether the login prompt may still ask for a login on this request (the
+ * grant is then made after it, not for the session's account before it):
+ * not when the login just happened; otherwise when the app asks for one
+ * (prompt=login), or its max_age or id_token_hint may.
+ */
+function loginMayFollow(oidc: Any): boolean {
+  if (oidc.result?.login) return false;
+  return oidc.prompts.has('login') || oidc.params.max_age !== undefined || oidc.params.id_token_hint !== undefined || oidc.params.claims !== undefined;
 }
 
-/** A saved grant of what this authorization request asks, for the session's account. */
+/** Whether this request would pass the consent interaction without a page of its own, with no login to come. */
+export function grantsWithoutConsentPage(ctx: Any): boolean {
+  const { oidc } = ctx;
+  return (
+    ROUTES.has(oidc.route) &&
+    !oidc.prompts.has('consent') &&
+    oidc.client.applicationType !== 'native' &&
+    !oidc.params.authorization_details &&
+    !loginMayFollow(oidc)
+  );
+}
+
+/** A saved grant of what this authorization request asks, for the session's account; undefined when it asks for nothing grantable. */
 export async function firstPartyGrant(ctx: Any): Promise<Any> {
   const { oidc } = ctx;
   const grant = new oidc.provider.Grant({ accountId: oidc.session.accountId, clientId: oidc.client.clientId });
@@ -43,6 +63,8 @@ export async function firstPartyGrant(ctx: Any): Promise<Any> {
     const granted = requested.filter((s: string) => server.scopes.has(s));
     if (granted.length) grant.addResourceScope(indicator, granted.join(' '));
   }
+  // Nothing to grant (only scopes no resource knows): the library's own refusal follows, with no empty grant stored.
+  if (!scopes.length && !Object.keys(grant.resources ?? {}).length) return undefined;
   await grant.save();
   return grant;
 }

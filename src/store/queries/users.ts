@@ -9,7 +9,7 @@ const { passwordHash: _hash, passwordChangeRequired: _changeRequired, ...publicC
 export const userColumns = publicColumns;
 
 /** The public columns (userColumns) as plain SQL selects them, named as UserRow names them. */
-const USER_SELECT = `select id, org_id as "orgId", kind, username, username_key as "usernameKey", given_name as "givenName", family_name as "familyName",
+const USER_SELECT = `select id, org_id as "orgId", kind, username, username_key as "usernameKey", login_name_key as "loginNameKey", given_name as "givenName", family_name as "familyName",
       display_name as "displayName", email, name, description, state, created_at as "createdAt",
       changed_at as "changedAt", sequence
     from users`;

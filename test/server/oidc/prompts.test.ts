@@ -115,6 +115,37 @@ describe('prompt and max_age', () => {
       expect(formAction(page.html!, 'consent')).toBeTruthy();
     });
 
+    it('prompt=login over a session stores no grant for the session’s user before the login', async () => {
+      const b = browser(base);
+      await logIn(b, (await authorize()).url, USERNAME, PASSWORD);
+      const other = await addApp(kh, projectId, { redirectUris: [REDIRECT], authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE', appType: 'OIDC_APP_TYPE_USER_AGENT', devMode: true });
+      const otherConfig = await oidc.discovery(new URL(base), other.clientId, undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] });
+      const grantsFor = async (clientId: string) =>
+        (await kh.database.sql.query<{ payload: { clientId: string } }>({ text: `select payload from events where type = 'user.oidc.grant.saved'`, params: [] })).filter((r) => r.payload.clientId === clientId).length;
+      const verifier = oidc.randomPKCECodeVerifier();
+      const url = oidc.buildAuthorizationUrl(otherConfig, { redirect_uri: REDIRECT, scope: 'openid', prompt: 'login', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' });
+      // The login page: whoever signs in there may not be the session's user, so nothing is granted yet.
+      const page = await b.follow(url);
+      expect(formAction(page.html!, 'username') ?? formAction(page.html!, 'password')).toBeTruthy();
+      expect(await grantsFor(other.clientId)).toBe(0);
+      // Signed in: the grant of the one who did, at the resume.
+      const back = await logIn(b, url, USERNAME, PASSWORD);
+      expect(back.searchParams.get('code')).toBeTruthy();
+      expect(await grantsFor(other.clientId)).toBe(1);
+    });
+
+    it('prompt=none to an app of a project the user may not log in to (projectRoleCheck): no code, consent_required', async () => {
+      const b = browser(base);
+      await logIn(b, (await authorize()).url, USERNAME, PASSWORD);
+      const checked = (await kh.rest('POST', '/management/v1/projects', { name: 'Checked', projectRoleCheck: true })).body.id;
+      const app = await addApp(kh, checked, { redirectUris: [REDIRECT], authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE', appType: 'OIDC_APP_TYPE_USER_AGENT', devMode: true });
+      const checkedConfig = await oidc.discovery(new URL(base), app.clientId, undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] });
+      const url = oidc.buildAuthorizationUrl(checkedConfig, { redirect_uri: REDIRECT, scope: 'openid', prompt: 'none', code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()), code_challenge_method: 'S256' });
+      const silent = await b.follow(url);
+      expect(silent.left?.searchParams.get('code')).toBeNull();
+      expect(silent.left?.searchParams.get('error')).toBe('consent_required');
+    });
+
     it('a second app of the session: prompt=none answers a code (single sign-on, no consent to ask)', async () => {
       const b = browser(base);
       await logIn(b, (await authorize()).url, USERNAME, PASSWORD);
