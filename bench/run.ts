@@ -474,6 +474,16 @@ async function main(): Promise<void> {
   log(`wrote ${path.relative(root, file)}${config.resultsDir ? '' : ' and bench/results/latest.md'} in ${result.meta.totalSeconds} s`);
 }
 
+// `node --import tsx bench/run.ts --readme <result.json>`: write a stored run's block into README.md again.
+if (process.argv[2] === '--readme') {
+  const file = path.resolve(process.argv[3]!);
+  const readme = path.join(root, 'README.md');
+  const updated = surfaceReadme(readFileSync(readme, 'utf8'), JSON.parse(readFileSync(file, 'utf8')) as BenchResult, path.relative(root, file));
+  if (!updated) throw new Error('README.md has no bench block, or the run has no login-surface figures');
+  writeFileSync(readme, updated);
+  process.exit(0);
+}
+
 // `node --import tsx bench/run.ts --render <result.json>`: print the Markdown of a stored result.
 if (process.argv[2] === '--render') {
   process.stdout.write(toMarkdown(JSON.parse(readFileSync(process.argv[3], 'utf8')) as BenchResult));

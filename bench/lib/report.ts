@@ -117,13 +117,15 @@ function backendTable(b: BackendResult, peer?: BenchResult['peer']): string[] {
   return lines;
 }
 
+const FLOOR_LABELS: Record<FloorResult['floor'], string> = {
+  verify: 'raw verifyRegistration, one process',
+  'insert-oidc': 'raw append: AddOIDCApp rows',
+  'insert-u2f': 'raw append: VerifyU2F rows',
+  argon2: 'argon2id verify (Keyhold’s parameters), one process',
+};
+
 function floorTable(b: BackendResult): string[] {
-  const names: Record<FloorResult['floor'], string> = {
-    verify: 'raw verifyRegistration, one process',
-    'insert-oidc': 'raw append: AddOIDCApp rows',
-    'insert-u2f': 'raw append: VerifyU2F rows',
-    argon2: 'argon2id verify (Keyhold’s parameters), one process',
-  };
+  const names = FLOOR_LABELS;
   const lines = ['| floor | conc. | ops/s | p50 ms | p99 ms | CPU | db CPU | other CPU |', '|---|--:|--:|--:|--:|--:|--:|--:|'];
   for (const f of b.floors) {
     lines.push(
@@ -301,7 +303,31 @@ function peerLoginShare(result: BenchResult, s: ScenarioResult): string {
 const README_START = '<!-- bench:login-surface:start (written by npm run bench) -->';
 const README_END = '<!-- bench:login-surface:end -->';
 
-/** README.md with the block between the markers replaced by this run's login-surface table and targets; undefined without markers or figures. */
+/** The seed operations at c=64, one row per operation and backend, with the floors of the same run beside them. */
+function seedTable(result: BenchResult): string[] {
+  const lines = ['| backend | operation (c=64) | ops/s | p50 / p99 ms | server CPU (ms/op) | vs. floors (same run) |', '|---|---|--:|--:|--:|---|'];
+  for (const b of result.backends.filter((x) => !x.skipped)) {
+    const name = b.backend === 'pglite' ? 'PGlite' : 'PostgreSQL';
+    for (const op of ['oidc-grpc', 'oidc-rest', 'u2f-grpc'] as const) {
+      const s = scenario(b, op, 64);
+      if (s) lines.push(`| ${name} | ${LABELS[op]} | ${fmt(s.opsPerSecond)} | ${fmt(s.latency.p50Ms, 1)} / ${fmt(s.latency.p99Ms, 1)} | ${fmt(s.serverCpuPercent)}% (${fmt(s.serverCpuMsPerOp, 2)}) | ${ratios(b, s)} |`);
+    }
+    const floors = (['insert-oidc', 'insert-u2f', 'verify'] as const).map((f) => floor(b, f, 64)).filter((f): f is FloorResult => f !== undefined);
+    const noop = [scenario(b, 'healthz-grpc', 64), scenario(b, 'healthz-rest', 64)].filter((x): x is ScenarioResult => x !== undefined);
+    if (floors.length || noop.length) {
+      const parts = [...floors.map((f) => `${FLOOR_LABELS[f.floor]} ${fmt(f.opsPerSecond)}/s`), ...noop.map((x) => `${LABELS[x.scenario]} ${fmt(x.opsPerSecond)}/s`)];
+      lines.push(`| ${name} run | floors: ${parts.join('; ')} | | | | (floor) |`);
+    }
+  }
+  return lines;
+}
+
+/**
+ * README.md with the block between the markers replaced by this run's figures
+ * and issue 21's targets — the login surface, the seed operations against
+ * their floors, start-up and memory — each met or missed; undefined without
+ * markers or figures.
+ */
 export function surfaceReadme(readme: string, result: BenchResult, file: string): string | undefined {
   const start = readme.indexOf(README_START);
   const end = readme.indexOf(README_END);
@@ -318,6 +344,15 @@ export function surfaceReadme(readme: string, result: BenchResult, file: string)
     '| target (issue 21, c=64) | measured | |',
     '|---|---|---|',
     ...targetRows(surfaceTargets(result)),
+    '',
+    'The seed operations in the same run:',
+    '',
+    ...seedTable(result),
+    '',
+    ...(result.startup ? ['Start-up and memory of the build (`node bin/keyhold.js`):', '', startupMarkdown(result.startup).trimEnd(), ''] : []),
+    '| target (issue 7; issue 21: the seed operations as ratios, start-up and memory) | measured | |',
+    '|---|---|---|',
+    ...targetRows(targets(result)),
     '',
     README_END,
   ].join('\n');
