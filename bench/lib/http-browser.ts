@@ -1,6 +1,6 @@
 // The logins' browser in the load process: test/support/oidc-login.ts's
-// Browser (a cookie jar, redirects followed by hand) over node:http with a
-// keep-alive agent, instead of fetch.
+// browser (a cookie jar, redirects followed by hand) sending over node:http
+// with a keep-alive agent, instead of fetch.
 //
 // Why: the load process shares the machine's two cores with the server, and
 // fetch (undici) cost ~3.6 ms of the load process's CPU per login (25% of a
@@ -9,7 +9,7 @@
 // comparison. The timed token requests already go through node:http, and the
 // timed gRPC calls through node:http2, for the same reason.
 import http from 'node:http';
-import { CookieJar, type Browser } from '../../test/support/oidc-login.js';
+import { browser, type Browser, type Send } from '../../test/support/oidc-login.js';
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1024 });
 
@@ -20,50 +20,20 @@ function answer(res: http.IncomingMessage, body: string): Response {
   return { status: res.statusCode ?? 0, headers, text: async () => body } as unknown as Response;
 }
 
-export function httpBrowser(base: string): Browser {
-  const jar = new CookieJar();
-  const origin = new URL(base).origin;
-  const request: Browser['request'] = (url, init = {}) => {
-    const u = new URL(url, base);
-    const headers: Record<string, string> = { host: u.host, ...init.headers };
-    const cookie = jar.header(u);
-    if (cookie) headers.cookie = cookie;
-    let body: string | undefined;
-    if (init.form) {
-      body = new URLSearchParams(init.form).toString();
-      headers['content-type'] = 'application/x-www-form-urlencoded';
-      headers['content-length'] = String(Buffer.byteLength(body));
-    }
-    return new Promise<Response>((resolve, reject) => {
-      const host = u.hostname === 'localhost' ? '127.0.0.1' : u.hostname;
-      const req = http.request({ agent, host, port: u.port, method: init.method ?? (init.form ? 'POST' : 'GET'), path: u.pathname + u.search, headers }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (text += c));
-        res.on('end', () => {
-          const r = answer(res, text);
-          jar.take(r);
-          resolve(r);
-        });
-        res.on('error', reject);
-      });
-      req.on('error', reject);
-      req.end(body);
+const sendWithNodeHttp: Send = (url, method, headers, body) =>
+  new Promise<Response>((resolve, reject) => {
+    const host = url.hostname === 'localhost' ? '127.0.0.1' : url.hostname;
+    const head: Record<string, string> = { host: url.host, ...headers };
+    if (body !== undefined) head['content-length'] = String(Buffer.byteLength(body));
+    const req = http.request({ agent, host, port: url.port, method, path: url.pathname + url.search, headers: head }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c));
+      res.on('end', () => resolve(answer(res, text)));
+      res.on('error', reject);
     });
-  };
-  const follow: Browser['follow'] = async (start) => {
-    let url = new URL(start, base);
-    for (let i = 0; i < 20; i++) {
-      if (url.origin !== origin) return { left: url, url };
-      const res = await request(url);
-      const location = res.headers.get('location');
-      if (res.status >= 300 && res.status < 400 && location) {
-        url = new URL(location, url);
-        continue;
-      }
-      return { page: res, html: await res.text(), url };
-    }
-    throw new Error('too many redirects');
-  };
-  return { jar, request, follow };
-}
+    req.on('error', reject);
+    req.end(body);
+  });
+
+export const httpBrowser = (base: string): Browser => browser(base, {}, sendWithNodeHttp);

@@ -35,7 +35,13 @@ export interface Browser {
   follow(url: URL | string): Promise<{ left?: URL; page?: Response; html?: string; url: URL }>;
 }
 
-export function browser(base: string, headers: Record<string, string> = {}): Browser {
+/** One request as a browser sends it: the URL, its method, its headers (the cookies added) and its body. */
+export type Send = (url: URL, method: string, headers: Record<string, string>, body: string | undefined) => Promise<Response>;
+
+const sendWithFetch: Send = (url, method, headers, body) => fetch(url, { method, headers, body, redirect: 'manual' });
+
+/** A browser over `send` (fetch by default; the bench's over node:http): its cookie jar, its redirects followed by hand. */
+export function browser(base: string, headers: Record<string, string> = {}, send: Send = sendWithFetch): Browser {
   const jar = new CookieJar();
   const origin = new URL(base).origin;
   const request: Browser['request'] = async (url, init = {}) => {
@@ -48,7 +54,7 @@ export function browser(base: string, headers: Record<string, string> = {}): Bro
       h['content-type'] = 'application/x-www-form-urlencoded';
       body = new URLSearchParams(init.form).toString();
     }
-    const res = await fetch(u, { method: init.method ?? (init.form ? 'POST' : 'GET'), headers: h, body, redirect: 'manual' });
+    const res = await send(u, init.method ?? (init.form ? 'POST' : 'GET'), h, body);
     jar.take(res);
     return res;
   };

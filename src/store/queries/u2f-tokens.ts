@@ -1,4 +1,5 @@
 import { and, asc, eq } from 'drizzle-orm';
+import type { U2fView } from '../../queries/read-model.js';
 import type { Db } from '../database.js';
 import { u2fTokens, type U2fRow } from '../schema.js';
 import { sql, toDate, type SqlRunner } from '../sql.js';
@@ -27,25 +28,12 @@ export function listU2fOfUser(db: Db, userId: string): Promise<U2fRow[]> {
     .orderBy(asc(u2fTokens.createdAt), asc(u2fTokens.id));
 }
 
-/** What the login asks of a user's tokens (U2fView): every one, pending and ready, oldest first. */
-export interface U2fListRow {
-  id: string;
-  userId: string;
-  orgId: string;
-  state: 'pending' | 'ready';
-  rpId: string;
-  credentialId: string | null;
-  expiresAt: Date;
-  name: string | null;
-  format: string | null;
-  aaguid: string | null;
-  transports: string[] | null;
-  createdAt: Date;
-}
-
-/** Hot path (the password step of every login: which keys to ask for): plain SQL, see ../sql.ts. */
-export async function listU2fViewsOfUser(db: SqlRunner, userId: string): Promise<U2fListRow[]> {
-  const rows = await db.query<U2fListRow>(sql`
+/**
+ * The user's tokens as the read model answers them (U2fView): every one, pending and ready, oldest first.
+ * Hot path (the password step of every login: which keys to ask for): plain SQL, see ../sql.ts.
+ */
+export async function listU2fViewsOfUser(db: SqlRunner, userId: string): Promise<U2fView[]> {
+  const rows = await db.query<U2fView>(sql`
     select id, user_id as "userId", org_id as "orgId", state, rp_id as "rpId", credential_id as "credentialId", expires_at as "expiresAt",
       name, format, aaguid, transports, created_at as "createdAt"
     from u2f_tokens where user_id = ${userId} order by created_at, id`);
