@@ -6,9 +6,10 @@
 // interaction of its own after the login.
 //
 // Why: that interaction cost every login two more requests (a second resume
-// and a page of the login UI that only granted and went on) and ~13 SQL
-// statements — a new interaction stored, read twice and deleted, the session
-// read — of the login's 85 (bench: PostgreSQL, c=64, README "Performance").
+// and a page of the login UI that only granted and went on) and 26 of its 85
+// SQL statements — a new interaction stored, read twice and deleted, sessions
+// and the project's access read again (counted with log_statement = all);
+// logins 60–76 → 86–88/s at c=64 on PostgreSQL (README "Performance", step 5).
 //
 // The grant holds what the consent prompt's checks would have found missing
 // from an empty grant — the requested OIDC scopes and resource scopes
