@@ -159,12 +159,16 @@ interface Basis {
 
 // Per event store (its queue owner, as the queues): the kept folds (./folded-states.ts).
 const folds = new WeakMap<EventStore, FoldedStates>();
-const foldsOf = (store: EventStore): FoldedStates => {
+
+/** The folds this target's decider may keep in this store: only a named fold, on a store that loads tails. */
+function keptFoldsOf(store: EventStore, t: Target): { foldKey: string; kept: FoldedStates } | undefined {
+  const foldKey = t.decider.foldKey;
+  if (!foldKey || !store.loadAfter) return undefined;
   const owner = queueOwner(store);
   let kept = folds.get(owner);
   if (!kept) folds.set(owner, (kept = foldedStates()));
-  return kept;
-};
+  return { foldKey, kept };
+}
 
 const fold = (decider: Target['decider'], history: readonly StoredEvent[], from: unknown = decider.initialState()) =>
   history.reduce<unknown>((s, e) => decider.evolve(s, e), from);
@@ -177,26 +181,21 @@ const fold = (decider: Target['decider'], history: readonly StoredEvent[], from:
 async function basisOf(store: EventStore, t: Target, history: readonly StoredEvent[] | undefined): Promise<Basis> {
   if (history) return { state: fold(t.decider, history), sequence: lastSequence(history) };
   const { type, id } = t.aggregate;
-  const foldKey = t.decider.foldKey;
-  if (!foldKey || !store.loadAfter) {
-    const loaded = await store.load(type, id);
-    return { state: fold(t.decider, loaded), sequence: lastSequence(loaded) };
-  }
-  const kept = foldsOf(store).get(foldKey, type, id);
-  const tail = kept ? await store.loadAfter(type, id, kept.sequence) : await store.load(type, id);
-  const basis = { state: fold(t.decider, tail, kept ? kept.state : undefined), sequence: tail.length ? lastSequence(tail) : (kept?.sequence ?? 0) };
-  if (basis.sequence > 0) foldsOf(store).keep(foldKey, type, id, basis);
+  const folded = keptFoldsOf(store, t);
+  const kept = folded?.kept.get(folded.foldKey, type, id);
+  const events = kept ? await store.loadAfter!(type, id, kept.sequence) : await store.load(type, id);
+  const basis = { state: fold(t.decider, events, kept ? kept.state : undefined), sequence: events.length ? lastSequence(events) : (kept?.sequence ?? 0) };
+  if (folded && basis.sequence > 0) folded.kept.keep(folded.foldKey, type, id, basis);
   return basis;
 }
 
 /** After an append: each named fold moves on by what was appended to its aggregate (committed, on the basis it was decided on). */
 function keepFolds(store: EventStore, targets: readonly Target[], bases: readonly Basis[], appended: readonly StoredEvent[]): void {
   targets.forEach((t, i) => {
-    const foldKey = t.decider.foldKey;
-    if (!foldKey || !store.loadAfter) return;
-    const own = appended.filter((e) => e.aggregateType === t.aggregate.type && e.aggregateId === t.aggregate.id);
-    if (own.length === 0) return;
-    foldsOf(store).keep(foldKey, t.aggregate.type, t.aggregate.id, { state: fold(t.decider, own, bases[i]!.state), sequence: lastSequence(own) });
+    const folded = keptFoldsOf(store, t);
+    const own = folded ? appended.filter((e) => e.aggregateType === t.aggregate.type && e.aggregateId === t.aggregate.id) : [];
+    if (!folded || own.length === 0) return;
+    folded.kept.keep(folded.foldKey, t.aggregate.type, t.aggregate.id, { state: fold(t.decider, own, bases[i]!.state), sequence: lastSequence(own) });
   });
 }
 

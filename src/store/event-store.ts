@@ -44,19 +44,11 @@ function toStored(row: LoadedRow): StoredEvent {
   return { ...row, position: BigInt(row.position), createdAt: toDate(row.createdAt) } as StoredEvent;
 }
 
-const loadStatement = (aggregateType: string, aggregateId: string): SqlStatement => ({
-  text: `select aggregate_type as "aggregateType", aggregate_id as "aggregateId", sequence, type, payload,
+const LOAD_SELECT = `select aggregate_type as "aggregateType", aggregate_id as "aggregateId", sequence, type, payload,
            resource_owner as "resourceOwner", creator, created_at as "createdAt", position
-         from events where aggregate_type = $1 and aggregate_id = $2 order by sequence`,
-  params: [aggregateType, aggregateId],
-});
-
-const loadAfterStatement = (aggregateType: string, aggregateId: string, sequence: number): SqlStatement => ({
-  text: `select aggregate_type as "aggregateType", aggregate_id as "aggregateId", sequence, type, payload,
-           resource_owner as "resourceOwner", creator, created_at as "createdAt", position
-         from events where aggregate_type = $1 and aggregate_id = $2 and sequence > $3 order by sequence`,
-  params: [aggregateType, aggregateId, sequence],
-});
+         from events where aggregate_type = $1 and aggregate_id = $2`;
+const LOAD = `${LOAD_SELECT} order by sequence`;
+const LOAD_AFTER = `${LOAD_SELECT} and sequence > $3 order by sequence`;
 
 // One text per row count (appends write 1–3 events), so each is prepared once per connection.
 const insertTexts: string[] = [];
@@ -149,8 +141,8 @@ export function createEventStore(
       return () => listeners.delete(listener);
     },
 
-    load: (aggregateType, aggregateId) => loaded(loadStatement(aggregateType, aggregateId)),
-    loadAfter: (aggregateType, aggregateId, sequence) => loaded(loadAfterStatement(aggregateType, aggregateId, sequence)),
+    load: (aggregateType, aggregateId) => loaded({ text: LOAD, params: [aggregateType, aggregateId] }),
+    loadAfter: (aggregateType, aggregateId, sequence) => loaded({ text: LOAD_AFTER, params: [aggregateType, aggregateId, sequence] }),
 
     async append(newEvents, expected) {
       if (newEvents.length === 0) return [];
