@@ -4,6 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { freshCache } from '../../src/queries/fresh-cache.js';
 import { cachedClientLookups } from '../../src/queries/client-cache.js';
 import { cachedAccountReads } from '../../src/queries/account-cache.js';
+import { tokenResolver } from '../../src/queries/callers.js';
+import { hashToken } from '../../src/domain/identity/tokens.js';
 import { AGGREGATE_OF, type EventTypeName, type StoredEvent } from '../../src/domain/events/index.js';
 import { usersProjection } from '../../src/store/projections/users.js';
 
@@ -202,5 +204,19 @@ describe('cachedAccountReads', () => {
     emit('org.login.policy.added');
     expect(await accounts.forceMfaOf('o1')).toBe(true);
     expect(log).toEqual(['policy o1', 'policy o1']);
+  });
+});
+
+describe('tokenResolver', () => {
+  it('keys its cache by the token’s SHA-256: the token itself is neither read with nor kept', async () => {
+    const asked: string[] = [];
+    const found = { pat: { id: 'p1', expiresAt: null }, user: { id: 'u1', orgId: 'o1', state: 'active' } };
+    const resolve = tokenResolver({ patByHash: async (hash) => (asked.push(hash), found as never), membershipsOf: async () => [] }, { ttlMs: 60_000 });
+    const token = `kh_${'t'.repeat(40)}`;
+    expect((await resolve(token))?.userId).toBe('u1');
+    expect((await resolve(token))?.userId).toBe('u1');
+    // One read, under the hash; the second answer came from the cache, found by the same key.
+    expect(asked).toEqual([hashToken(token)]);
+    expect(asked[0]).not.toContain(token.slice(3));
   });
 });
