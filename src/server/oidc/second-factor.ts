@@ -12,6 +12,7 @@
 // A page of another factor adds its amr value to SecondFactorMethod and its
 // step under /ui/login/:uid/<step> (registered from login.ts).
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { saveIfStored } from './single-use.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
@@ -91,11 +92,18 @@ export async function issueChallenge(interaction: Any, state: SecondFactorState,
   return next;
 }
 
-/** Takes the current challenge (single use): it is spent whatever the answer turns out to be. */
+/** Where the challenge the page shows is stored in the interaction (for saveIfStored). */
+const CHALLENGE_PATH = ['result', 'keyhold', 'secondFactor', 'challenge', 'value'];
+
+/**
+ * Takes the current challenge (single use): it is spent whatever the answer
+ * turns out to be. Of answers arriving at once, only the one whose save still
+ * finds the challenge stored takes it; the others get none (a replay).
+ */
 export async function takeChallenge(interaction: Any, state: SecondFactorState): Promise<{ state: SecondFactorState; taken?: LoginChallenge }> {
   const next: SecondFactorState = { ...state, challenge: undefined, spent: spend(state) };
-  await saveSecondFactor(interaction, next);
-  return { state: next, taken: state.challenge };
+  const took = await saveIfStored([{ path: CHALLENGE_PATH, equals: state.challenge?.value ?? null }], () => saveSecondFactor(interaction, next));
+  return { state: next, taken: took ? state.challenge : undefined };
 }
 
 const spend = (state: SecondFactorState): string[] => (state.challenge ? [...state.spent, state.challenge.value] : state.spent).slice(-SPENT_KEPT);
