@@ -126,6 +126,28 @@ function revived(model: string, id: string | undefined, rows: StoredRow[]): Oidc
   return payload;
 }
 
+/**
+ * replaceIf's statement for `n` expectations, each a plain condition on the
+ * row. Plain, because PostgreSQL checks the conditions again on the row a
+ * concurrent writer changed meanwhile (READ COMMITTED): a subquery over the
+ * expectations turned into a join was not checked again, and two processes
+ * both replaced the row.
+ */
+const replaceIfTexts = new Map<number, string>();
+function replaceIfText(n: number): string {
+  let text = replaceIfTexts.get(n);
+  if (text === undefined) {
+    const conditions = Array.from({ length: n }, (_, i) => ` and (payload #>> $${8 + 2 * i}::text::text[]) is not distinct from $${9 + 2 * i}::text`).join('');
+    text = `update oidc_payloads set payload = $3::text::jsonb, grant_id = $4, uid = $5, user_code = $6, expires_at = $7::text::timestamptz
+      where model = $1 and key = $2 and (expires_at is null or expires_at > now())${conditions} returning key`;
+    replaceIfTexts.set(n, text);
+  }
+  return text;
+}
+
+/** A path of names as PostgreSQL's text[] literal (each element quoted). */
+const textArray = (path: readonly string[]) => `{${path.map((p) => `"${p.replace(/["\\]/g, '\\$&')}"`).join(',')}}`;
+
 /** When a row stored now for `expiresIn` seconds expires, as the text timestamptz parameters take. */
 const expiry = (expiresIn: number | undefined) => (expiresIn ? new Date(Date.now() + expiresIn * 1000).toISOString() : null);
 
@@ -205,15 +227,9 @@ export function createOidcStateStore({ db, sql: client, kind }: Pick<Database, '
     async replaceIf(model, id, payload, expiresIn, expected) {
       const stored: OidcPayload = { ...payload };
       if (BEARER_MODELS.has(model)) delete stored.jti;
-      // Every expectation met: no element of the list whose path holds another text than it says.
-      const replaced = await write(sql`
-        update oidc_payloads set payload = ${JSON.stringify(stored)}::text::jsonb, grant_id = ${payload.grantId ?? null}, uid = ${payload.uid ?? null},
-          user_code = ${payload.userCode ?? null}, expires_at = ${expiry(expiresIn)}::text::timestamptz
-        where model = ${model} and key = ${keyOf(model, id)} and (expires_at is null or expires_at > now())
-          and not exists (
-            select 1 from jsonb_array_elements(${JSON.stringify(expected)}::text::jsonb) as e
-            where (payload #>> array(select jsonb_array_elements_text(e -> 'path'))) is distinct from (e ->> 'equals'))
-        returning key`);
+      const params: unknown[] = [model, keyOf(model, id), JSON.stringify(stored), payload.grantId ?? null, payload.uid ?? null, payload.userCode ?? null, expiry(expiresIn)];
+      for (const e of expected) params.push(textArray(e.path), e.equals);
+      const replaced = await write({ text: replaceIfText(expected.length), params });
       return replaced.length === 1;
     },
     async destroy(model, id) {

@@ -85,15 +85,27 @@ export function beginSecondFactor(interaction: Any, userId: string, step: Second
   return saveSecondFactor(interaction, { userId, step, passwordAt: now, spent: [] });
 }
 
-/** Hands out a fresh challenge (the previous one is spent) and saves it. */
-export async function issueChallenge(interaction: Any, state: SecondFactorState, challenge: LoginChallenge): Promise<SecondFactorState> {
+/** Where the state is stored in the interaction (saveIfStored's paths). */
+const STATE_PATH = ['result', 'keyhold', 'secondFactor'];
+const CHALLENGE_PATH = [...STATE_PATH, 'challenge', 'value'];
+
+/**
+ * Hands out a fresh challenge (the previous one is spent) and saves it —
+ * only while the stored login is still at this second factor with the
+ * challenge `state` has: undefined when another request moved it on
+ * meanwhile (took the challenge and finished the login, or showed a newer
+ * one), which this save must not undo.
+ */
+export async function issueChallenge(interaction: Any, state: SecondFactorState, challenge: LoginChallenge): Promise<SecondFactorState | undefined> {
   const next: SecondFactorState = { ...state, challenge, spent: spend(state) };
-  await saveSecondFactor(interaction, next);
-  return next;
+  return (await saveIfStored(still(state), () => saveSecondFactor(interaction, next))) ? next : undefined;
 }
 
-/** Where the challenge the page shows is stored in the interaction (for saveIfStored). */
-const CHALLENGE_PATH = ['result', 'keyhold', 'secondFactor', 'challenge', 'value'];
+/** The stored login is still at `state`'s second factor, showing `state`'s challenge (or none). */
+const still = (state: SecondFactorState) => [
+  { path: [...STATE_PATH, 'userId'], equals: state.userId },
+  { path: CHALLENGE_PATH, equals: state.challenge?.value ?? null },
+];
 
 /**
  * Takes the current challenge (single use): it is spent whatever the answer
@@ -101,8 +113,9 @@ const CHALLENGE_PATH = ['result', 'keyhold', 'secondFactor', 'challenge', 'value
  * finds the challenge stored takes it; the others get none (a replay).
  */
 export async function takeChallenge(interaction: Any, state: SecondFactorState): Promise<{ state: SecondFactorState; taken?: LoginChallenge }> {
+  if (!state.challenge) return { state };
   const next: SecondFactorState = { ...state, challenge: undefined, spent: spend(state) };
-  const took = await saveIfStored([{ path: CHALLENGE_PATH, equals: state.challenge?.value ?? null }], () => saveSecondFactor(interaction, next));
+  const took = await saveIfStored(still(state), () => saveSecondFactor(interaction, next));
   return { state: next, taken: took ? state.challenge : undefined };
 }
 
