@@ -248,6 +248,9 @@ export function createOidcStateStore({ db, sql: client, kind }: Pick<Database, '
     async recordDevicePoll(deviceCode, baseIntervalSeconds, expiresAt) {
       const key = sha256(deviceCode);
       return db.transaction(async (tx) => {
+        // The row first, so that the select below locks it even on the code's first poll: without a
+        // row there is nothing to lock, and first polls arriving together were each the first.
+        await tx.insert(oidcPayloads).values({ model: DEVICE_POLL_MODEL, key, payload: {}, expiresAt }).onConflictDoNothing();
         const [row] = await tx
           .select({ payload: oidcPayloads.payload })
           .from(oidcPayloads)

@@ -1,6 +1,6 @@
 // The OpenID Provider store's one-time writes (src/store/oidc-store.ts):
 // consume, replaceIf, destroy and revokeGrant are each one conditional
-// statement, so of 8 requests through two stores (two Keyhold processes'
+// statement, and a device code's poll is counted under a row lock, so of 8 requests through two stores (two Keyhold processes'
 // worth of connections and shared transactions) on one database exactly one
 // wins, round after round; on PGlite and PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -63,6 +63,14 @@ for (const [engine, fresh, skip] of [
       await stores[0]!.upsert('Interaction', 'old', { jti: 'old' }, 60);
       await db.database.sql.query({ text: `update oidc_payloads set expires_at = now() - interval '1 second' where model = 'Interaction' and key = 'old'`, params: [] });
       expect(await stores[0]!.replaceIf('Interaction', 'old', { jti: 'old', late: true }, 60, [])).toBe(false);
+    });
+
+    it('recordDevicePoll: of 8 first polls of a device code at once exactly one is in time, the others too soon', async () => {
+      const until = new Date(Date.now() + 60_000);
+      for (let round = 0; round < ROUNDS; round++) {
+        const polls = await Promise.all(range(AT_ONCE).map((i) => through(i).recordDevicePoll(`device-code-${round}`, 5, until)));
+        expect(polls.filter((p) => !p.slowDown)).toHaveLength(1);
+      }
     });
 
     it('destroy and revokeGrant: exactly one of 8 at once deletes, and is told what it deleted; the grant goes with all its artifacts', async () => {
