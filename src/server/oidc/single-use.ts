@@ -20,6 +20,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import Provider, { errors } from 'oidc-provider';
 import type { OidcPayload, OidcStateStore, StoredExpectation } from '../../store/oidc-store.js';
+import { ExtensionCheckFailed } from './extensions.js';
 import { noteDeletedGrant } from './revoked-grants.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -93,6 +94,20 @@ function deviceCodeStep(payload: OidcPayload): readonly StoredExpectation[] | un
 const SAVE_STEPS: Readonly<Record<string, { expected: (payload: OidcPayload) => readonly StoredExpectation[] | undefined; refused: () => unknown }>> = {
   DeviceCode: { expected: deviceCodeStep, refused: () => new DeviceCodeTaken() },
 };
+
+/** The device code's fields DEVICE_CODE_STEPS read, as the library stores them. */
+const DEVICE_CODE_FIELDS = ['inFlight', 'accountId', 'error'];
+
+/**
+ * Proves at start that the library still stores a device code's progress
+ * under the fields the steps read: renamed, every save would pass as the
+ * code's first and the steps would silently guard nothing.
+ */
+export function checkSingleUse(provider: Any): void {
+  const stored = new Set<string>(provider.DeviceCode?.IN_PAYLOAD ?? []);
+  const missing = DEVICE_CODE_FIELDS.filter((f) => !stored.has(f));
+  if (missing.length) throw new ExtensionCheckFailed(`DeviceCode no longer stores ${missing.join(', ')} (single-use.ts DEVICE_CODE_STEPS)`);
+}
 
 /** Set around one save by saveIfStored. */
 const expectedBySave = new AsyncLocalStorage<readonly StoredExpectation[]>();
