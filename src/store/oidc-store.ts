@@ -46,9 +46,26 @@ export interface OidcStateStore {
   find(model: string, id: string): Promise<OidcPayload | undefined>;
   findByUid(model: string, uid: string): Promise<OidcPayload | undefined>;
   findByUserCode(model: string, userCode: string): Promise<OidcPayload | undefined>;
-  consume(model: string, id: string): Promise<void>;
-  destroy(model: string, id: string): Promise<void>;
+  /**
+   * Marks the artifact consumed unless it already is, in one conditional
+   * statement: of any number of requests (in any process) consuming one
+   * artifact at once, exactly one gets true. False also when it is gone.
+   */
+  consume(model: string, id: string): Promise<boolean>;
+  /**
+   * Replaces a stored artifact only while its payload still holds what
+   * `expected` says (compare-and-set, one statement): true when replaced;
+   * false when another request changed it first, or it is gone or expired.
+   */
+  replaceIf(model: string, id: string, payload: OidcPayload, expiresInSeconds: number | undefined, expected: readonly StoredExpectation[]): Promise<boolean>;
+  /** Deletes the artifact; resolves with what this call deleted (undefined: it was gone already). */
+  destroy(model: string, id: string): Promise<OidcPayload | undefined>;
   revokeByGrantId(grantId: string): Promise<void>;
+  /**
+   * Deletes a grant and every artifact issued under it, in one statement;
+   * resolves with the grant this call deleted (undefined: it was gone already).
+   */
+  revokeGrant(grantId: string): Promise<OidcPayload | undefined>;
   /**
    * Records a token-endpoint poll of a pending device code (RFC 8628 §3.5,
    * domain/oidc/device-poll.ts), atomically across processes; kept, under the
@@ -58,6 +75,12 @@ export interface OidcStateStore {
   recordDevicePoll(deviceCode: string, baseIntervalSeconds: number, expiresAt: Date): Promise<{ slowDown: boolean; intervalSeconds: number }>;
   /** Deletes rows expired before `before`, at most `limit`; resolves with how many. */
   deleteExpired(before: Date, limit: number): Promise<number>;
+}
+
+/** One field of a stored payload (its path of names) and the text it must hold; null: absent. */
+export interface StoredExpectation {
+  path: readonly string[];
+  equals: string | null;
 }
 
 export interface StoredOidcKey {
@@ -102,6 +125,28 @@ function revived(model: string, id: string | undefined, rows: StoredRow[]): Oidc
   if (row.consumed !== null) payload.consumed = Number(row.consumed);
   return payload;
 }
+
+/**
+ * replaceIf's statement for `n` expectations, each a plain condition on the
+ * row. Plain, because PostgreSQL checks the conditions again on the row a
+ * concurrent writer changed meanwhile (READ COMMITTED): a subquery over the
+ * expectations turned into a join was not checked again, and two processes
+ * both replaced the row.
+ */
+const replaceIfTexts = new Map<number, string>();
+function replaceIfText(n: number): string {
+  let text = replaceIfTexts.get(n);
+  if (text === undefined) {
+    const conditions = Array.from({ length: n }, (_, i) => ` and (payload #>> $${8 + 2 * i}::text::text[]) is not distinct from $${9 + 2 * i}::text`).join('');
+    text = `update oidc_payloads set payload = $3::text::jsonb, grant_id = $4, uid = $5, user_code = $6, expires_at = $7::text::timestamptz
+      where model = $1 and key = $2 and (expires_at is null or expires_at > now())${conditions} returning key`;
+    replaceIfTexts.set(n, text);
+  }
+  return text;
+}
+
+/** A path of names as PostgreSQL's text[] literal (each element quoted). */
+const textArray = (path: readonly string[]) => `{${path.map((p) => `"${p.replace(/["\\]/g, '\\$&')}"`).join(',')}}`;
 
 /** When a row stored now for `expiresIn` seconds expires, as the text timestamptz parameters take. */
 const expiry = (expiresIn: number | undefined) => (expiresIn ? new Date(Date.now() + expiresIn * 1000).toISOString() : null);
@@ -171,17 +216,41 @@ export function createOidcStateStore({ db, sql: client, kind }: Pick<Database, '
       return revived(model, undefined, rows);
     },
     async consume(model, id) {
-      await write(sql`update oidc_payloads set consumed_at = now() where model = ${model} and key = ${keyOf(model, id)}`);
+      // The condition is checked again on the row once a concurrent consumer's lock is released
+      // (PostgreSQL re-reads an updated row under READ COMMITTED): that one's commit makes this one lose.
+      const taken = await write(sql`
+        update oidc_payloads set consumed_at = now()
+        where model = ${model} and key = ${keyOf(model, id)} and consumed_at is null
+        returning key`);
+      return taken.length === 1;
+    },
+    async replaceIf(model, id, payload, expiresIn, expected) {
+      const stored: OidcPayload = { ...payload };
+      if (BEARER_MODELS.has(model)) delete stored.jti;
+      const params: unknown[] = [model, keyOf(model, id), JSON.stringify(stored), payload.grantId ?? null, payload.uid ?? null, payload.userCode ?? null, expiry(expiresIn)];
+      for (const e of expected) params.push(textArray(e.path), e.equals);
+      const replaced = await write({ text: replaceIfText(expected.length), params });
+      return replaced.length === 1;
     },
     async destroy(model, id) {
-      await write(sql`delete from oidc_payloads where model = ${model} and key = ${keyOf(model, id)}`);
+      const gone = (await write(sql`delete from oidc_payloads where model = ${model} and key = ${keyOf(model, id)} returning payload`)) as { payload: unknown }[];
+      return gone[0]?.payload as OidcPayload | undefined;
     },
     async revokeByGrantId(grantId) {
       await write(sql`delete from oidc_payloads where grant_id = ${grantId}`);
     },
+    async revokeGrant(grantId) {
+      const gone = (await write(sql`
+        delete from oidc_payloads where grant_id = ${grantId} or (model = 'Grant' and key = ${grantId})
+        returning model, payload`)) as { model: string; payload: unknown }[];
+      return gone.find((r) => r.model === 'Grant')?.payload as OidcPayload | undefined;
+    },
     async recordDevicePoll(deviceCode, baseIntervalSeconds, expiresAt) {
       const key = sha256(deviceCode);
       return db.transaction(async (tx) => {
+        // The row first, so that the select below locks it even on the code's first poll: without a
+        // row there is nothing to lock, and first polls arriving together were each the first.
+        await tx.insert(oidcPayloads).values({ model: DEVICE_POLL_MODEL, key, payload: {}, expiresAt }).onConflictDoNothing();
         const [row] = await tx
           .select({ payload: oidcPayloads.payload })
           .from(oidcPayloads)

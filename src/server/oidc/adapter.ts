@@ -15,6 +15,8 @@ import { clientMetadata, UnsupportedClient, usesAppKeys } from './clients.js';
 import { seal, unseal } from './keys.js';
 import { MACHINE_CLIENT_ID_PREFIX } from '../../commands/users/machine-secret.js';
 import { machineClientMetadata } from './machine-clients.js';
+import { noteDeletedGrant } from './revoked-grants.js';
+import { answerReplay, goneAnswer, saveCondition } from './single-use.js';
 
 /** What the adapter reads: apps, and (issue 18) machine users' client credentials and apps' keys. */
 export type ClientReads = Pick<ReadModel, 'appByClientId' | 'machineByClientId' | 'liveAppKeys'>;
@@ -76,7 +78,10 @@ export function adapterClass(store: OidcStateStore, read: ClientReads, sealKey: 
       const nul = nulField(payload);
       if (nul) throw new errors.InvalidRequest(`${nul}: contains the NUL character (U+0000)`);
       const keep = this.model === 'DeviceCode' && expiresIn !== undefined ? Math.max(expiresIn, 0) + DEVICE_CODE_GRACE_SECONDS : expiresIn;
-      await store.upsert(this.model, id, sealed(this.model, id, payload), keep);
+      // A one-time step (single-use.ts): stored only while the stored record is where this request found it.
+      const condition = saveCondition(this.model, payload);
+      if (!condition) return store.upsert(this.model, id, sealed(this.model, id, payload), keep);
+      if (!(await store.replaceIf(this.model, id, sealed(this.model, id, payload), keep, condition.expected))) throw condition.refused();
     }
 
     async find(id: string): Promise<OidcPayload | undefined> {
@@ -115,12 +120,18 @@ export function adapterClass(store: OidcStateStore, read: ClientReads, sealKey: 
       return userCode.includes('\u0000') ? undefined : opened(await store.findByUserCode(this.model, userCode));
     }
 
-    consume(id: string) {
-      return store.consume(this.model, id);
+    /** Exactly one request consumes a record; any other is its replay (single-use.ts answerReplay throws). */
+    async consume(id: string): Promise<void> {
+      if (!(await store.consume(this.model, id))) await answerReplay(store, this.model, id);
     }
 
-    destroy(id: string) {
-      return store.destroy(this.model, id);
+    async destroy(id: string): Promise<void> {
+      const deleted = await store.destroy(this.model, id);
+      // Whose grant this was, for the audit of its revocation (revoked-grants.ts).
+      if (deleted && this.model === 'Grant') noteDeletedGrant(id, deleted);
+      // A one-time record (the interaction at its resume): the request that did not delete it does not go on.
+      const answer = deleted ? undefined : goneAnswer(this.model);
+      if (answer) throw answer;
     }
 
     revokeByGrantId(grantId: string) {

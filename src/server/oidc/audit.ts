@@ -10,6 +10,7 @@
 // only its kind, its grant's id and the client.
 import type { OidcAuditEvent } from '../../domain/user/decider.js';
 import type { RepeatedErrorLog } from '../repeated-errors.js';
+import { deletedGrantOwner } from './revoked-grants.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
@@ -33,6 +34,9 @@ function ownerOf(ctx: Any, grantId: string): { accountId?: string; clientId?: st
     const e = entities[kind];
     if (e?.grantId === grantId) return { accountId: e.accountId, clientId: e.clientId };
   }
+  // A replayed code's request holds no record of it: the grant it deleted says whose it was.
+  const deleted = deletedGrantOwner(ctx, grantId);
+  if (deleted) return deleted;
   const session = ctx?.oidc?.session;
   const authorizations: Record<string, { grantId?: string }> = session?.authorizations ?? {};
   const clientId = Object.entries(authorizations).find(([, a]) => a?.grantId === grantId)?.[0];

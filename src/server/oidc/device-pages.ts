@@ -29,6 +29,8 @@ const REFUSALS: Readonly<Record<string, DeviceText>> = {
   ExpiredError: 'expired',
   AlreadyUsedError: 'used',
   AbortedError: 'denied',
+  // Confirmed or denied by another request at the same moment (single-use.ts).
+  DeviceCodeTaken: 'used',
 };
 
 function problemOf(lang: Language, out: Any, err: Any): string | undefined {

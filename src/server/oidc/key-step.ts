@@ -148,7 +148,9 @@ export function keyStep(deps: { ports: KeyStepPorts; flow: LoginFlow; hiddenToke
         timeout: ports.webauthn().timeoutMs,
       });
     }
-    await issueChallenge(interaction, state, { value: String(options.challenge), expiresAt: expiryOf(interaction) });
+    const issued = await issueChallenge(interaction, state, { value: String(options.challenge), expiresAt: expiryOf(interaction) });
+    // Another request moved this login on meanwhile (second-factor.ts): the login's page as it is now.
+    if (!issued) return void (await reply.code(303).header('location', `${BASE}/${encodeURIComponent(interaction.uid)}`).headers(LOGIN_HEADERS).send());
     await send(reply, page(lang, t(lang, state.step === 'enroll' ? 'enrollTitle' : 'keyTitle'), body(lang, interaction.uid, state, loginName, options, error), script.path));
   }
 

@@ -24,6 +24,7 @@ import { jwtBearer, jwtUserinfo } from './jwt-userinfo.js';
 import type { ClientReads } from './adapter.js';
 import { verifyMachineJwt } from './machine-clients.js';
 import { auditProvider, type RecordOidc } from './audit.js';
+import { checkSingleUse } from './single-use.js';
 import type { RolesOf } from './account.js';
 
 /** How often each process looks for a changed key set. */
@@ -123,6 +124,7 @@ export function mountOidc(fastify: FastifyInstance, deps: OidcDeps): OidcMount {
     const secret = generateClientSecret();
     await checkExtensions(provider, hashClientSecret(secret), secret);
     await checkDeviceFlowExtension(provider, { verificationPath: OIDC_ROUTES.code_verification });
+    checkSingleUse(provider);
     provider.on('server_error', (_ctx: Any, err: Error) => deps.errors.error(err, { component: 'oidc' }, 'OpenID Provider error'));
     if (deps.audit) auditProvider(provider, deps.audit, deps.errors);
     current = { provider, handler: provider.callback(), keys };

@@ -12,6 +12,7 @@
 // A page of another factor adds its amr value to SecondFactorMethod and its
 // step under /ui/login/:uid/<step> (registered from login.ts).
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { saveIfStored } from './single-use.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
@@ -84,18 +85,38 @@ export function beginSecondFactor(interaction: Any, userId: string, step: Second
   return saveSecondFactor(interaction, { userId, step, passwordAt: now, spent: [] });
 }
 
-/** Hands out a fresh challenge (the previous one is spent) and saves it. */
-export async function issueChallenge(interaction: Any, state: SecondFactorState, challenge: LoginChallenge): Promise<SecondFactorState> {
+/** Where the state is stored in the interaction (saveIfStored's paths). */
+const STATE_PATH = ['result', 'keyhold', 'secondFactor'];
+const CHALLENGE_PATH = [...STATE_PATH, 'challenge', 'value'];
+
+/**
+ * Hands out a fresh challenge (the previous one is spent) and saves it —
+ * only while the stored login is still at this second factor with the
+ * challenge `state` has: undefined when another request moved it on
+ * meanwhile (took the challenge and finished the login, or showed a newer
+ * one), which this save must not undo.
+ */
+export async function issueChallenge(interaction: Any, state: SecondFactorState, challenge: LoginChallenge): Promise<SecondFactorState | undefined> {
   const next: SecondFactorState = { ...state, challenge, spent: spend(state) };
-  await saveSecondFactor(interaction, next);
-  return next;
+  return (await saveIfStored(still(state), () => saveSecondFactor(interaction, next))) ? next : undefined;
 }
 
-/** Takes the current challenge (single use): it is spent whatever the answer turns out to be. */
+/** The stored login is still at `state`'s second factor, showing `state`'s challenge (or none). */
+const still = (state: SecondFactorState) => [
+  { path: [...STATE_PATH, 'userId'], equals: state.userId },
+  { path: CHALLENGE_PATH, equals: state.challenge?.value ?? null },
+];
+
+/**
+ * Takes the current challenge (single use): it is spent whatever the answer
+ * turns out to be. Of answers arriving at once, only the one whose save still
+ * finds the challenge stored takes it; the others get none (a replay).
+ */
 export async function takeChallenge(interaction: Any, state: SecondFactorState): Promise<{ state: SecondFactorState; taken?: LoginChallenge }> {
+  if (!state.challenge) return { state };
   const next: SecondFactorState = { ...state, challenge: undefined, spent: spend(state) };
-  await saveSecondFactor(interaction, next);
-  return { state: next, taken: state.challenge };
+  const took = await saveIfStored(still(state), () => saveSecondFactor(interaction, next));
+  return { state: next, taken: took ? state.challenge : undefined };
 }
 
 const spend = (state: SecondFactorState): string[] => (state.challenge ? [...state.spent, state.challenge.value] : state.spent).slice(-SPENT_KEPT);

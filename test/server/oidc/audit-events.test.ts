@@ -101,6 +101,20 @@ describe('audit events of the OpenID Provider', () => {
     expect(events.find((e) => e.type === 'user.oidc.grant.revoked')!.payload).toMatchObject({ clientId: app.clientId, reason: 'reuse' });
   }, 60_000);
 
+  it('a code redeemed a second time revokes the grant, recorded with the reason reuse', async () => {
+    const userId = await addUser('code-reused');
+    const app = await addApp(kh, projectId, { redirectUris: [REDIRECT], authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC', devMode: true });
+    const config = await oidc.discovery(new URL(base), app.clientId, undefined, oidc.ClientSecretBasic(app.clientSecret!), { execute: [oidc.allowInsecureRequests] });
+    const verifier = oidc.randomPKCECodeVerifier();
+    const url = oidc.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope: 'openid', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', state: 's' });
+    const back = await logIn(browser(base), url, 'code-reused', PASSWORD);
+    const tokens = await oidc.authorizationCodeGrant(config, back, { pkceCodeVerifier: verifier, expectedState: 's' });
+    await expect(oidc.authorizationCodeGrant(config, back, { pkceCodeVerifier: verifier, expectedState: 's' })).rejects.toMatchObject({ error: 'invalid_grant' });
+    expect(await oidc.tokenIntrospection(config, tokens.access_token)).toMatchObject({ active: false });
+    const events = await auditOf(userId, (e) => typesOf(e).includes('user.oidc.grant.revoked'));
+    expect(events.find((e) => e.type === 'user.oidc.grant.revoked')?.payload).toMatchObject({ clientId: app.clientId, reason: 'reuse' });
+  }, 60_000);
+
   it('the wrong password that engages the throttle is recorded (by account), once, without the password', async () => {
     const userId = await addUser('throttled');
     const app = await addApp(kh, projectId, { redirectUris: [REDIRECT], authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE', appType: 'OIDC_APP_TYPE_USER_AGENT', devMode: true });

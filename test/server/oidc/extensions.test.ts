@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { generateClientSecret, hashClientSecret } from '../../../src/domain/oidc/index.js';
 import { applyDeviceFlowExtension, applyExtensions, checkExtensions, ExtensionCheckFailed } from '../../../src/server/oidc/extensions.js';
+import { checkSingleUse } from '../../../src/server/oidc/single-use.js';
 
 /** A stand-in for a changed library: a Client class whose parts can be taken away. */
 function fakeProvider(opts: { withoutCompare?: boolean; withoutInvalidate?: boolean; schemaRefusesNothing?: boolean; ignoresPrototype?: boolean; idTokenSetsIat?: boolean; withoutIdToken?: boolean }) {
@@ -101,5 +102,12 @@ describe('extension self-check', () => {
     expect(() => applyDeviceFlowExtension(fakeProvider({}), options)).toThrow(/DeviceCode\.find is gone/);
     const withCode = Object.assign(fakeProvider({}), { DeviceCode: { find: async () => undefined } });
     expect(() => applyDeviceFlowExtension(withCode, options)).toThrow(/Client\.prototype\.grantTypeAllowed is gone/);
+  });
+
+  it("a device code stored without the fields its one-time steps read is refused at start (single-use.ts)", () => {
+    const stored = ['jti', 'consumed', 'accountId', 'error', 'params', 'userCode', 'inFlight'];
+    expect(() => checkSingleUse({ DeviceCode: { IN_PAYLOAD: stored } })).not.toThrow();
+    expect(() => checkSingleUse({ DeviceCode: { IN_PAYLOAD: stored.filter((f) => f !== 'inFlight') } })).toThrow(ExtensionCheckFailed);
+    expect(() => checkSingleUse({ DeviceCode: { IN_PAYLOAD: ['jti'] } })).toThrow(/DeviceCode no longer stores inFlight, accountId, error/);
   });
 });

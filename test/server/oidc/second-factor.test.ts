@@ -30,8 +30,8 @@ describe('second factor state', () => {
   it('a challenge is taken once; a new one spends the one before; the newest few are remembered', async () => {
     const i = interaction();
     await beginSecondFactor(i, 'u1', 'key');
-    let state = await issueChallenge(i, secondFactorOf(i)!, { value: 'c1', expiresAt: 5 });
-    state = await issueChallenge(i, state, { value: 'c2', expiresAt: 6 });
+    let state = (await issueChallenge(i, secondFactorOf(i)!, { value: 'c1', expiresAt: 5 }))!;
+    state = (await issueChallenge(i, state, { value: 'c2', expiresAt: 6 }))!;
     expect(state.spent).toEqual(['c1']);
     const taken = await takeChallenge(i, state);
     expect(taken.taken).toEqual({ value: 'c2', expiresAt: 6 });
@@ -40,7 +40,7 @@ describe('second factor state', () => {
     const again = await takeChallenge(i, secondFactorOf(i)!);
     expect(again.taken).toBeUndefined();
     let s = secondFactorOf(i)!;
-    for (let n = 0; n < SPENT_KEPT + 5; n++) s = await issueChallenge(i, s, { value: `x${n}`, expiresAt: 0 });
+    for (let n = 0; n < SPENT_KEPT + 5; n++) s = (await issueChallenge(i, s, { value: `x${n}`, expiresAt: 0 }))!;
     expect(s.spent.length).toBe(SPENT_KEPT);
   });
 
