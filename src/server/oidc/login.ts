@@ -217,7 +217,7 @@ export function registerLogin(fastify: FastifyInstance, deps: { provider: () => 
     return expired(reply, lang);
   }
 
-  const clientIp = (req: FastifyRequest) => req.socket?.remoteAddress ?? '';
+  const clientIp = (req: FastifyRequest) => req.ip ?? '';
   const field = (body: unknown, name: string): string => {
     const v = (body as Record<string, unknown> | undefined)?.[name];
     return typeof v === 'string' ? v.slice(0, MAX_FIELD) : '';

@@ -108,7 +108,7 @@ export function mountOidc(fastify: FastifyInstance, deps: OidcDeps): OidcMount {
     const basic = /^basic\s/i.test(req.headers.authorization ?? '');
     const handler = current.handler;
     const raw = reply.raw;
-    secretTransport.run({ basic, ip: req.socket?.remoteAddress ?? '', throttle: secretThrottle, setHeader: (n, v) => raw.setHeader(n, v) }, () => handler(req.raw, raw));
+    secretTransport.run({ basic, ip: req.ip ?? '', throttle: secretThrottle, setHeader: (n, v) => raw.setHeader(n, v) }, () => handler(req.raw, raw));
   });
 
   const getProvider = () => {

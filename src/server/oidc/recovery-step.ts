@@ -66,7 +66,7 @@ export function recoveryStep(deps: { ports: RecoveryStepPorts; flow: LoginFlow; 
     if (!state || state.step !== 'key') return void (await reply.code(303).header('location', `${BASE}/${encodeURIComponent(interaction.uid)}`).send());
     const raw = (req.body as Record<string, unknown> | undefined)?.code;
     const typed = typeof raw === 'string' ? raw.slice(0, MAX_CODE + 1) : '';
-    const verdict = await ports.useRecoveryCode(state.userId, typed, req.socket?.remoteAddress ?? '', interaction.params.client_id);
+    const verdict = await ports.useRecoveryCode(state.userId, typed, req.ip ?? '', interaction.params.client_id);
     if (!verdict.ok) return show(req, reply, interaction, lang, loginName, { reason: verdict.reason, seconds: verdict.retryAfterSeconds });
     return completeSecondFactor(flow, req, reply, interaction, 'recovery');
   }
