@@ -40,6 +40,21 @@ export type Send = (url: URL, method: string, headers: Record<string, string>, b
 
 const sendWithFetch: Send = (url, method, headers, body) => fetch(url, { method, headers, body, redirect: 'manual' });
 
+/**
+ * Sends a browser's requests to `address` whatever host they name: what DNS
+ * does for an issuer's host name (KEYHOLD_ISSUER=http://keyhold.test) the test
+ * cannot resolve. The browser itself stays on the issuer's URLs.
+ */
+export function sendTo(address: string, send: Send = sendWithFetch): Send {
+  const to = new URL(address);
+  return (url, method, headers, body) => {
+    const there = new URL(url);
+    there.protocol = to.protocol;
+    there.host = to.host;
+    return send(there, method, headers, body);
+  };
+}
+
 /** A browser over `send` (fetch by default; the bench's over node:http): its cookie jar, its redirects followed by hand. */
 export function browser(base: string, headers: Record<string, string> = {}, send: Send = sendWithFetch): Browser {
   const jar = new CookieJar();

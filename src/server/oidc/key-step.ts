@@ -19,6 +19,7 @@ import type { Language } from '../../domain/i18n/language.js';
 import { assertionClientData } from '../../domain/webauthn/verify-authentication.js';
 import { keyStepScript } from './key-step-script.js';
 import { recoveryLink } from './recovery-step.js';
+import { loginUrl } from './login-url.js';
 import { escapeHtml, LOGIN_HEADERS, page, SCRIPT_CSP, t } from './pages.js';
 import {
   beginSecondFactor,
@@ -84,7 +85,7 @@ export interface KeyStep {
   script(reply: FastifyReply): Promise<void>;
 }
 
-export function keyStep(deps: { ports: KeyStepPorts; flow: LoginFlow; hiddenToken: (uid: string) => string; now?: () => number }): KeyStep {
+export function keyStep(deps: { ports: KeyStepPorts; flow: LoginFlow; hiddenToken: (uid: string) => string; issuer: () => string; now?: () => number }): KeyStep {
   const { ports, flow } = deps;
   const now = deps.now ?? Date.now;
   const script = keyStepScript();
@@ -164,7 +165,7 @@ export function keyStep(deps: { ports: KeyStepPorts; flow: LoginFlow; hiddenToke
 
   async function post(req: FastifyRequest, reply: FastifyReply, interaction: Any, lang: Language, loginName: string): Promise<void> {
     const current = secondFactorOf(interaction);
-    if (!current) return void (await reply.code(303).header('location', `${BASE}/${encodeURIComponent(interaction.uid)}`).send());
+    if (!current) return void (await reply.code(303).header('location', loginUrl(deps.issuer(), interaction.uid)).send());
     // The key was registered and its codes shown: going on finishes the login with that key.
     if (current.step === 'codes') return completeSecondFactor(flow, req, reply, interaction, 'hwk');
     const { state, taken } = await takeChallenge(interaction, current);
@@ -200,7 +201,7 @@ export function keyStep(deps: { ports: KeyStepPorts; flow: LoginFlow; hiddenToke
       return flow.finishLogin(req, reply, interaction, userId, ['pwd']);
     }
     await beginSecondFactor(interaction, userId, step, now());
-    await reply.code(303).header('location', `${BASE}/${encodeURIComponent(interaction.uid)}`).headers(LOGIN_HEADERS).send();
+    await reply.code(303).header('location', loginUrl(deps.issuer(), interaction.uid)).headers(LOGIN_HEADERS).send();
   }
 
   return {

@@ -4,7 +4,8 @@
 // under /oauth/v2/ is client input too).
 import { OIDC_ROUTES } from './configuration.js';
 
-const DISCOVERY = '/.well-known/openid-configuration';
+export const DISCOVERY_PATH = '/.well-known/openid-configuration';
+const DISCOVERY = DISCOVERY_PATH;
 const KNOWN = new Set<string>([DISCOVERY, ...Object.values(OIDC_ROUTES)]);
 /** The device sign-in pages the library serves (its code_verification route, and /<uid> to resume after the login). */
 const DEVICE = OIDC_ROUTES.code_verification;

@@ -4,7 +4,8 @@
 // is proven by every Keyhold start in the other tests.)
 import { describe, expect, it } from 'vitest';
 import { generateClientSecret, hashClientSecret } from '../../../src/domain/oidc/index.js';
-import { applyDeviceFlowExtension, applyExtensions, checkExtensions, ExtensionCheckFailed } from '../../../src/server/oidc/extensions.js';
+import Provider from 'oidc-provider';
+import { applyDeviceFlowExtension, applyExtensions, applyIssuerRequests, checkExtensions, checkIssuerRequests, ExtensionCheckFailed } from '../../../src/server/oidc/extensions.js';
 
 /** A stand-in for a changed library: a Client class whose parts can be taken away. */
 function fakeProvider(opts: { withoutCompare?: boolean; withoutInvalidate?: boolean; schemaRefusesNothing?: boolean; ignoresPrototype?: boolean; idTokenSetsIat?: boolean; withoutIdToken?: boolean }) {
@@ -101,5 +102,25 @@ describe('extension self-check', () => {
     expect(() => applyDeviceFlowExtension(fakeProvider({}), options)).toThrow(/DeviceCode\.find is gone/);
     const withCode = Object.assign(fakeProvider({}), { DeviceCode: { find: async () => undefined } });
     expect(() => applyDeviceFlowExtension(withCode, options)).toThrow(/Client\.prototype\.grantTypeAllowed is gone/);
+  });
+});
+
+describe('the issuer decides the request host and protocol (7.)', () => {
+  const issuer = 'https://login.example.com';
+
+  it("passes on the library as pinned: discovery asked with a foreign Host advertises the issuer's URLs", async () => {
+    const provider = new Provider(issuer, {});
+    applyIssuerRequests(provider, issuer);
+    await expect(checkIssuerRequests(provider, issuer)).resolves.toBeUndefined();
+  });
+
+  it('fails loudly when the URLs come from the request again (a library that reads the host elsewhere)', async () => {
+    const provider = new Provider(issuer, {});
+    await expect(checkIssuerRequests(provider, issuer)).rejects.toThrow(ExtensionCheckFailed);
+    await expect(checkIssuerRequests(provider, issuer)).rejects.toThrow(/discovery asked with a foreign Host advertises .*keyhold-self-check\.invalid/);
+    applyIssuerRequests(provider, issuer);
+    // Pinned, then href taken from the Host header again by a changed library.
+    Object.defineProperty((provider as any).request, 'href', { get(this: any) { return `http://${this.get('host')}${this.originalUrl}`; }, configurable: true });
+    await expect(checkIssuerRequests(provider, issuer)).rejects.toThrow(/jwks_uri=http:\/\/keyhold-self-check\.invalid\/jwks/);
   });
 });
