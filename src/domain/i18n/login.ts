@@ -43,6 +43,10 @@ export const LOGIN_TEXTS = {
     en: 'Register the exact URI at the app (management API: UpdateOIDCAppConfig, or the console), or send one of the registered ones.',
     de: 'Registriere genau diese URI bei der App (Management-API oder Konsole) oder sende eine der registrierten.',
   },
+  redirectWhereListed: {
+    en: "The app's developer finds its registered redirect URIs in the Keyhold console or with the management API (GetAppByID): register this URI there, or send one of those.",
+    de: 'Die Entwicklerin oder der Entwickler der App findet die registrierten Redirect-URIs in der Keyhold-Konsole oder über die Management-API (GetAppByID): dort diese URI registrieren oder eine der registrierten senden.',
+  },
   redirectDiffers: { en: 'Closest registered URI differs at character {at}: “{registered}”.', de: 'Die ähnlichste registrierte URI weicht ab Zeichen {at} ab: „{registered}“.' },
   logoutTitle: { en: 'Sign out', de: 'Abmelden' },
   logoutQuestion: { en: 'Do you want to sign out of Keyhold?', de: 'Möchtest du dich von Keyhold abmelden?' },
