@@ -47,7 +47,7 @@
 //    - a request to the code page's form or its resume path without the
 //      session cookie is sent to the code page (303): the library renders its
 //      error into a session it never saved and then fails to persist it (a 500).
-// 7. The request's host and protocol are the issuer's (applyIssuerRequests,
+// 8. The request's host and protocol are the issuer's (applyIssuerRequests,
 //    its own self-check checkIssuerRequests): the library builds every URL it
 //    advertises or redirects to from koa's `ctx.href` (urlFor: discovery, the
 //    login's returnTo, the device and logout forms) and marks cookies Secure by
@@ -365,7 +365,7 @@ export async function checkDeviceFlowExtension(provider: Any, options: Pick<Devi
   }
 }
 
-/** 7.: this provider's requests are the issuer's, whatever Host, :authority or X-Forwarded-* they carry. */
+/** 8.: this provider's requests are the issuer's, whatever Host, :authority or X-Forwarded-* they carry. */
 export function applyIssuerRequests(provider: Any, issuer: string): void {
   const { host, protocol } = new URL(issuer);
   const request = provider.request;
@@ -381,7 +381,7 @@ export function applyIssuerRequests(provider: Any, issuer: string): void {
 const FOREIGN_HOST = 'keyhold-self-check.invalid';
 
 /**
- * Proves 7. takes hold on this provider, at start: discovery asked with a
+ * Proves 8. takes hold on this provider, at start: discovery asked with a
  * foreign Host, X-Forwarded-Host and -Proto advertises only the issuer's URLs,
  * and a context made for the login is as secure as the issuer.
  */

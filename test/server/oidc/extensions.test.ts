@@ -105,7 +105,7 @@ describe('extension self-check', () => {
   });
 });
 
-describe('the issuer decides the request host and protocol (7.)', () => {
+describe('the issuer decides the request host and protocol (8.)', () => {
   const issuer = 'https://login.example.com';
 
   it("passes on the library as pinned: discovery asked with a foreign Host advertises the issuer's URLs", async () => {
