@@ -2,8 +2,8 @@
 // KEYHOLD_ISSUER=https://localhost:<proxy port> and the proxy trusted: a whole
 // login in Chromium through the proxy — discovery's endpoints are https at the
 // proxy, every cookie is Secure (the session cookie __Host-), the last
-// redirect reaches the app with its code, and openid-client redeems it at the
-// proxy's token endpoint.
+// redirect reaches the app with its code, openid-client redeems it at the
+// proxy's token endpoint, and signing out clears the session cookie.
 import * as oidc from 'openid-client';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -74,6 +74,12 @@ describe.skipIf(skip)('behind a TLS-terminating proxy', () => {
     expect(back.searchParams.get('iss')).toBe(proxy.url);
     const tokens = await oidc.authorizationCodeGrant(config, back, { pkceCodeVerifier: verifier, expectedState: 'proxied' });
     expect(tokens.claims()).toMatchObject({ iss: proxy.url, sub: user.userId, amr: ['pwd'] });
+
+    // Signing out clears the __Host- session cookie (a deletion must be Secure too, or the browser keeps it).
+    await page.goto(`${proxy.url}/oidc/v1/end_session`);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByText('You are signed out.').waitFor();
+    expect((await context.cookies()).map((c) => c.name)).not.toContain('__Host-keyhold_session');
     await context.close();
   }, 90_000);
 });
