@@ -1,8 +1,9 @@
 // Mounts oidc-provider inside Keyhold's one fastify listener: requests to its
 // paths (discovery, /oauth/v2/…, /oidc/v1/…) are hijacked before fastify
 // parses a body and handed to the provider's Node handler, with `originalUrl`
-// set so discovery advertises the paths as the client sees them. The login UI
-// (login.ts) is plain fastify routes under /ui/login/.
+// set so discovery advertises the paths as the client sees them; the host and
+// scheme of every URL the provider makes are the issuer's (extensions.ts 8.).
+// The login UI (login.ts) is plain fastify routes under /ui/login/.
 //
 // The provider is made once the port is known (its default issuer names it)
 // and made again when the key set in the database changes (keys.ts; checked
