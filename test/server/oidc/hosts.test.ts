@@ -1,14 +1,14 @@
 // Configuration, not the request: every URL Keyhold advertises or redirects to
 // is the issuer's, whatever Host, X-Forwarded-Host or -Proto a client sends;
 // discovery and the key set say how long they may be cached; X-Forwarded-For
-// is believed from a trusted proxy only (the address of the rate limit and the
-// login's throttle); the wrong-redirect-URI page lists the registered URIs only
+// is believed from a trusted proxy only (the address of the rate limit, the
+// login's and the token endpoint's throttles); the wrong-redirect-URI page lists the registered URIs only
 // for a devMode app. Plain HTTP (node:http, which sends the Host it is given).
 import { createClient, ConnectError, Code, type Interceptor } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManagementService } from '../../../gen/keyhold/management/v1/management_pb.js';
-import { FREE_FAILURES } from '../../../src/server/oidc/throttle.js';
+import { FREE_CLIENT_FAILURES, FREE_FAILURES } from '../../../src/server/oidc/throttle.js';
 import { startTestKeyhold, type TestKeyhold } from '../../support/keyhold.js';
 import { addApp, browser, formAction, formToken, logIn, sendOverHttp, sendWithNodeHttp, type Send } from '../../support/oidc-login.js';
 
@@ -153,6 +153,43 @@ describe('X-Forwarded-For from a trusted proxy only (KEYHOLD_TRUSTED_PROXIES=127
     for (let i = 0; i < FREE_FAILURES.ip; i++) expect(await spray(`198.51.100.${100 + i}`)).toContain('The username or the password is wrong.');
     expect(await spray('198.51.100.250')).toMatch(/Too many attempts/);
     expect(await throttledIps()).toEqual(['203.0.113.7', direct]);
+  }, 120_000);
+});
+
+describe("the token endpoint's client-secret throttle behind a trusted proxy", () => {
+  let kh: TestKeyhold;
+  let base: string;
+  beforeAll(async () => {
+    kh = await startTestKeyhold({ env: { KEYHOLD_TRUSTED_PROXIES: '127.0.0.1' } });
+    base = `http://localhost:${kh.port}`;
+  }, 60_000);
+  afterAll(async () => kh?.close());
+
+  it('wrong secrets spread over clients slow the forwarded client behind the proxy, and the peer itself otherwise', async () => {
+    const projectId = (await kh.rest('POST', '/management/v1/projects', { name: 'Secrets behind a proxy' })).body.id;
+    const confidential = () => addApp(kh, projectId, { redirectUris: [REDIRECT], authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC', devMode: true });
+    const token = async (from: string, forwardedFor: string, clientId: string, secret: string) => {
+      const basic = `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+      const body = new URLSearchParams({ grant_type: 'authorization_code', code: 'no-such-code', redirect_uri: REDIRECT }).toString();
+      return (await sendOverHttp({ localAddress: from })(new URL(`${base}/oauth/v2/token`), 'POST', { authorization: basic, 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': forwardedFor }, body)).status;
+    };
+    /** FREE_CLIENT_FAILURES.ip wrong secrets, each client below its own allowance; `forwardedFor(i)` names the client of the i-th. */
+    const spray = async (from: string, forwardedFor: (i: number) => string) => {
+      for (let n = 0; n < FREE_CLIENT_FAILURES.ip; ) {
+        const app = await confidential();
+        for (let i = 0; i < FREE_CLIENT_FAILURES.client - 1 && n < FREE_CLIENT_FAILURES.ip; i++, n++) expect(await token(from, forwardedFor(n), app.clientId, `wrong-${i}`)).toBe(401);
+      }
+    };
+    await spray('127.0.0.1', () => '203.0.113.50');
+    const fresh = await confidential();
+    expect(await token('127.0.0.1', '203.0.113.50', fresh.clientId, fresh.clientSecret!)).toBe(429);
+    // The right secret from another client behind the proxy is checked (the code is what is wrong).
+    expect(await token('127.0.0.1', '203.0.113.51', fresh.clientId, fresh.clientSecret!)).toBe(400);
+
+    const direct = '127.0.0.26';
+    await spray(direct, (i) => `198.51.100.${i + 1}`);
+    const other = await confidential();
+    expect(await token(direct, '198.51.100.200', other.clientId, other.clientSecret!)).toBe(429);
   }, 120_000);
 });
 
