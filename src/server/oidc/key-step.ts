@@ -157,21 +157,27 @@ export function keyStep(deps: { ports: KeyStepPorts; flow: LoginFlow; hiddenToke
     if (state.step === 'codes') return showCodes(reply, lang, interaction.uid, []);
     // Decided again on every page: a key registered or removed meanwhile changes what this login may ask.
     const decided = await decide(state.userId);
-    if (decided && decided.step !== state.step) {
+    if (!decided) {
+      // Nothing beyond the password any more (the keys were removed, forceMfa turned off): the password again.
+      await saveSecondFactor(interaction, undefined);
+      return void (await reply.code(303).header('location', loginUrl(deps.issuer(), interaction.uid)).headers(LOGIN_HEADERS).send());
+    }
+    if (decided.step !== state.step) {
       state = { ...state, step: decided.step, enrollU2fId: undefined };
       await saveSecondFactor(interaction, state);
     }
-    if (state.step === 'refused') return showRefusal(reply, lang, interaction.uid, loginName, decided?.keys ?? []);
+    if (state.step === 'refused') return showRefusal(reply, lang, interaction.uid, loginName, decided.keys);
     let options: Any;
     if (state.step === 'enroll') {
       const started = await ports.startEnrollment(state.userId, loginIds()[0]!);
       options = started.options;
       state = { ...state, enrollU2fId: started.u2fId };
     } else {
-      const usable = keysForLogin(decided?.keys ?? [], loginIds());
+      // 'key' was decided just now: some of the keys work here.
+      const usable = keysForLogin(decided.keys, loginIds())!;
       options = await generateAuthenticationOptions({
-        rpID: usable?.rpId ?? loginIds()[0] ?? '',
-        allowCredentials: (usable?.keys ?? []).map((k) => ({ id: k.credentialId, transports: k.transports as Any })),
+        rpID: usable.rpId,
+        allowCredentials: usable.keys.map((k) => ({ id: k.credentialId, transports: k.transports as Any })),
         userVerification: 'discouraged',
         timeout: ports.webauthn().timeoutMs,
       });

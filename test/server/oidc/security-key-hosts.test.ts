@@ -124,6 +124,13 @@ describe('security keys and relying-party ids at the login', () => {
     const again = await b.follow(step.url);
     expect(again.page!.status).toBe(403);
     expect(again.html).toContain('data-refusal="key-elsewhere"');
+    // Once an administrator removed the keys, the page asks for the password again, which then finishes with it alone.
+    await kh.client(UserService, 'grpc').removeAllU2F({ userId: user.userId });
+    const retyped = await b.follow(step.url);
+    expect(retyped.html).toContain('autocomplete="current-password"');
+    const sent = await b.request(new URL(formAction(retyped.html!, 'password')!, retyped.url), { form: { form_token: formToken(retyped.html!), username: user.username, password: PASSWORD } });
+    const back = (await b.follow(new URL(sent.headers.get('location')!, retyped.url))).left!;
+    expect(await amrOf(issuer, back)).toEqual(['pwd']);
   });
 
   it('forceMfa: a user with a key elsewhere is not offered enrolment, so whoever holds only the password adds no key', async () => {
