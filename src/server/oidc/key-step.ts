@@ -1,4 +1,4 @@
-// The login's security-key step (issue 18), after the password. What the user
+// The login's security-key step, after the password. What the user
 // must pass is decided from ALL of the user's ready keys, wherever they work
 // (relying-parties.ts), never from the request's Host:
 // - a user with keys the login can use (their RP id is one the issuer's host
