@@ -32,6 +32,7 @@ import type { Metrics, Protocol } from './metrics.js';
 import { REQUEST_ID_HEADER, requestKey, requestTracker, type RequestRecord } from './requests.js';
 import { mountOidc, type OidcDeps, type OidcMount } from './oidc/mount.js';
 import { isOidcPath, oidcRouteOf } from './oidc/paths.js';
+import { trustedProxies } from './trusted-proxies.js';
 
 export interface AppOptions {
   config: Config;
@@ -100,7 +101,10 @@ export async function buildApp(opts: AppOptions): Promise<KeyholdApp> {
   // Every protocol's path below runs these: a call past its deadline never starts (deadline.ts).
   const services = opts.services.map(withDeadlines);
   let listener!: Listener;
+  // X-Forwarded-For of these peers only (trusted-proxies.ts): `req.ip` is the client's address everywhere.
+  const proxies = trustedProxies(config.trustedProxies ?? []);
   const fastify = Fastify({
+    trustProxy: proxies.any ? (address: string) => proxies.trusts(address) : false,
     loggerInstance: log,
     // Per-request info lines cost throughput and say little; failures are logged where they happen.
     logController: new LogController({ disableRequestLogging: true }),
@@ -190,7 +194,8 @@ export async function buildApp(opts: AppOptions): Promise<KeyholdApp> {
   // And the request's record, for the error mapping (its id) and its log line (the caller).
   const contextValuesOf = (req: FastifyRequest) => {
     const record = records.get(req.raw);
-    const values = createContextValues().set(clientAddressKey, listener.remoteAddress(req.raw)).set(requestKey, record);
+    const address = proxies.clientAddress(listener.remoteAddress(req.raw), req.headers['x-forwarded-for']);
+    const values = createContextValues().set(clientAddressKey, address).set(requestKey, record);
     if (record) record.context = values;
     return values;
   };
@@ -226,7 +231,7 @@ export async function buildApp(opts: AppOptions): Promise<KeyholdApp> {
       services: served,
       interceptors,
       readMaxBytes: config.bodyLimitBytes,
-      contextValuesOf: (stream) => createContextValues().set(clientAddressKey, listener.streamAddress(stream)),
+      contextValuesOf: (stream, headers) => createContextValues().set(clientAddressKey, proxies.clientAddress(listener.streamAddress(stream), headers['x-forwarded-for'])),
       closing: () => closing,
       tracker,
     }),

@@ -32,9 +32,19 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
     more: '. More keeps more of a large database in memory (faster reads and writes), less keeps the idle process small; see Operations',
   },
   { names: ['KEYHOLD_ADMIN_PAT_FILE'], default: '`<dataDir>/admin.pat`', summary: "where bootstrap writes the admin's token" },
-  { names: ['KEYHOLD_WEBAUTHN_RP_IDS'], default: '`localhost`', summary: 'comma-separated relying party ids; the first is the default' },
+  {
+    names: ['KEYHOLD_WEBAUTHN_RP_IDS'],
+    default: "the issuer's host",
+    summary: 'comma-separated relying party ids; the first is the default',
+    more: ' (`localhost` without `KEYHOLD_ISSUER`). Each needs an origin on its host or below it; the login uses the keys of the RP ids its issuer\'s host belongs to',
+  },
   { names: ['KEYHOLD_WEBAUTHN_RP_NAME'], default: '`Keyhold`', summary: 'relying party name shown by authenticators' },
-  { names: ['KEYHOLD_WEBAUTHN_ORIGINS'], default: '`http://localhost:<port>`', summary: 'comma-separated origins allowed in WebAuthn client data' },
+  {
+    names: ['KEYHOLD_WEBAUTHN_ORIGINS'],
+    default: "the issuer's origin",
+    summary: 'comma-separated origins allowed in WebAuthn client data',
+    more: ' (`http://localhost:<port>` without `KEYHOLD_ISSUER`)',
+  },
   { names: ['KEYHOLD_WEBAUTHN_ATTESTATION'], default: '`none`', summary: '`none` or `direct` attestation requested from authenticators' },
   { names: ['KEYHOLD_WEBAUTHN_TIMEOUT_MS'], default: '`300000`', summary: 'how long a security-key registration may take (1000…600000)' },
   {
@@ -59,7 +69,13 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
     names: ['KEYHOLD_ISSUER'],
     default: '`http://localhost:<port>`',
     summary: 'the OpenID Provider\'s issuer URL (discovery at `<issuer>/.well-known/openid-configuration`)',
-    more: '; set it to the public URL when Keyhold is behind a proxy or on another host',
+    more: '; set it to the public URL when Keyhold is behind a proxy or on another host. Every URL Keyhold advertises or redirects to is made from it, never from the request\'s `Host`; an origin, no path. https: every cookie `Secure`, the session cookie `__Host-`',
+  },
+  {
+    names: ['KEYHOLD_TRUSTED_PROXIES'],
+    default: '—',
+    summary: 'comma-separated addresses and CIDR ranges (IPv4, IPv6) of proxies whose `X-Forwarded-For` is believed',
+    more: ': the client address of throttles and rate limits. Nobody else\'s; without it every request\'s address is its peer\'s',
   },
   {
     names: ['KEYHOLD_MASTERKEY'],

@@ -1,8 +1,11 @@
 // Configuration from the environment (README "Configuration"). Parsed once at
 // start; a bad value stops the process with a message naming the variable.
 import path from 'node:path';
+import { isIP } from 'node:net';
 import { DEFAULT_MAX_PENDING_PER_USER } from '../domain/u2f/decider.js';
+import { originsOfRpId } from '../domain/webauthn/relying-party.js';
 import { DEFAULT_LIMITS, type ListenerLimits } from './listener.js';
+import { parseProxyRange, type ProxyRange } from './trusted-proxies.js';
 
 export interface Config {
   port: number;
@@ -20,7 +23,7 @@ export interface Config {
     timeoutMs: number;
     /** Worker threads that verify registrations; 0 verifies on the event loop (server/verification-threads.ts). */
     verifyThreads: number;
-    /** True when origins were not configured: the WebAuthn settings name the port listened on instead (start.ts webauthnSettings). */
+    /** True when neither origins nor the issuer were configured: the WebAuthn settings name the port listened on instead (start.ts webauthnSettings). */
     originsDefaulted: boolean;
     /** Pending registrations per user; RegisterU2F beyond it replaces the oldest (domain/u2f/decider.ts). */
     maxPendingPerUser: number;
@@ -28,6 +31,8 @@ export interface Config {
     expiredKeptMs: number;
   };
   corsOrigins: string[];
+  /** KEYHOLD_TRUSTED_PROXIES: the only peers whose X-Forwarded-For is believed (trusted-proxies.ts); none by default. */
+  trustedProxies: ProxyRange[];
   tls?: { certFile: string; keyFile: string };
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Largest accepted request body; must exceed the 1 MiB credential bound plus framing. */
@@ -138,7 +143,13 @@ export function loadConfig(env: Env = process.env): Config {
   if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
     throw new ConfigError('KEYHOLD_HEADERS_TIMEOUT_MS', `must not exceed KEYHOLD_REQUEST_TIMEOUT_MS (${limits.requestTimeoutMs}), got ${limits.headersTimeoutMs}`);
   }
-  const issuer = env.KEYHOLD_ISSUER ? issuerUrl(env.KEYHOLD_ISSUER) : undefined;
+  const issuer = env.KEYHOLD_ISSUER ? issuerUrl(env.KEYHOLD_ISSUER, scheme) : undefined;
+  const parties = relyingParties(rpIds, origins, issuer, `${scheme}://localhost:${port}`);
+  const trustedProxies = list(env.KEYHOLD_TRUSTED_PROXIES).map((entry) => {
+    const range = parseProxyRange(entry);
+    if (!range) throw new ConfigError('KEYHOLD_TRUSTED_PROXIES', `"${entry}" is not an IPv4 or IPv6 address or CIDR range (e.g. 10.0.0.7, 10.0.0.0/8, fd00::/8)`);
+    return range;
+  });
   const masterKey = env.KEYHOLD_MASTERKEY || undefined;
   if (masterKey !== undefined && [...masterKey].length < 32) {
     throw new ConfigError('KEYHOLD_MASTERKEY', 'must be at least 32 characters (e.g. `openssl rand -base64 32`)');
@@ -177,17 +188,18 @@ export function loadConfig(env: Env = process.env): Config {
     pgliteSharedBuffers,
     adminPatFile: path.resolve(env.KEYHOLD_ADMIN_PAT_FILE || path.join(dataDir, 'admin.pat')),
     webauthn: {
-      rpIds: rpIds.length ? rpIds : ['localhost'],
-      origins: origins.length ? origins : [`${scheme}://localhost:${port}`],
+      rpIds: parties.rpIds,
+      origins: parties.origins,
       rpName: env.KEYHOLD_WEBAUTHN_RP_NAME || 'Keyhold',
       attestation,
       timeoutMs: integer(env, 'KEYHOLD_WEBAUTHN_TIMEOUT_MS', 300_000, 1_000, 600_000),
       verifyThreads: integer(env, 'KEYHOLD_WEBAUTHN_VERIFY_THREADS', 1, 0, 64),
-      originsDefaulted: origins.length === 0,
+      originsDefaulted: parties.originsDefaulted,
       maxPendingPerUser: integer(env, 'KEYHOLD_WEBAUTHN_MAX_PENDING', DEFAULT_MAX_PENDING_PER_USER, 1, 1_000_000),
       expiredKeptMs: integer(env, 'KEYHOLD_WEBAUTHN_EXPIRED_KEPT_MS', 3_600_000, 0, 30 * 86_400_000),
     },
     corsOrigins,
+    trustedProxies,
     tls: certFile && keyFile ? { certFile, keyFile } : undefined,
     logLevel,
     bodyLimitBytes: 2 * 1024 * 1024,
@@ -201,11 +213,44 @@ export function loadConfig(env: Env = process.env): Config {
   };
 }
 
-/** KEYHOLD_ISSUER: an http(s) URL without query or fragment; kept without a trailing slash. */
-function issuerUrl(value: string): string {
+/**
+ * KEYHOLD_ISSUER: an http(s) origin, kept without a trailing slash. Every URL
+ * Keyhold advertises or redirects to is made from it, and Keyhold serves at the
+ * root of its host: a path would be advertised where nothing answers. A port
+ * that speaks TLS itself is reached over https, so its issuer is https too.
+ */
+function issuerUrl(value: string, scheme: 'http' | 'https'): string {
   const url = URL.parse(value);
   if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.search || url.hash || url.username || url.password) {
     throw new ConfigError('KEYHOLD_ISSUER', `"${value}" is not an issuer URL like https://login.example.com (http or https, no query or fragment)`);
   }
-  return url.href.replace(/\/$/, '');
+  if (url.pathname !== '/') {
+    throw new ConfigError('KEYHOLD_ISSUER', `"${value}" has a path: Keyhold serves discovery, its endpoints and the login at the root of its host, so the issuer is an origin like https://login.example.com`);
+  }
+  if (scheme === 'https' && url.protocol === 'http:') {
+    throw new ConfigError('KEYHOLD_ISSUER', `"${value}" is http while the port speaks TLS (KEYHOLD_TLS_CERT): use https://${url.host}`);
+  }
+  return url.origin;
+}
+
+/**
+ * The WebAuthn RP ids and origins. By default the issuer's host and origin (the
+ * login is served there); without an issuer, or when its host is an address
+ * (no RP id can be one), `localhost` and the port's own origin. An RP id none of
+ * the origins belongs to could never see its keys used: refused.
+ */
+function relyingParties(rpIds: string[], origins: string[], issuer: string | undefined, localOrigin: string) {
+  const issuerHost = issuer ? new URL(issuer).hostname : undefined;
+  const issuerDomain = issuerHost && isIP(issuerHost.replace(/^\[|\]$/g, '')) === 0 ? issuerHost : undefined;
+  const ids = rpIds.length ? rpIds : [issuerDomain ?? 'localhost'];
+  const allowed = origins.length ? origins : issuerDomain ? [issuer!] : [localOrigin];
+  for (const id of ids) {
+    if (originsOfRpId(id, allowed).length === 0) {
+      throw new ConfigError(
+        'KEYHOLD_WEBAUTHN_RP_IDS',
+        `"${id}" has no origin on its host or below it in KEYHOLD_WEBAUTHN_ORIGINS (${origins.length ? '' : 'default: '}${allowed.join(', ')}): a key registered for it could never be used; add such an origin or remove the RP id`,
+      );
+    }
+  }
+  return { rpIds: ids, origins: allowed, originsDefaulted: origins.length === 0 && !issuerDomain };
 }

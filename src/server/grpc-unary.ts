@@ -45,7 +45,7 @@ export interface GrpcUnaryOptions {
   services: readonly RegisteredService[];
   interceptors: Interceptor[];
   readMaxBytes: number;
-  contextValuesOf: (stream: http2.ServerHttp2Stream) => ContextValues;
+  contextValuesOf: (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders) => ContextValues;
   /** While true (shutdown), every call goes the general way. */
   closing: () => boolean;
   /** Each call's record: its id, log line and metrics (requests.ts). */
@@ -113,7 +113,7 @@ export function createGrpcUnaryHandler(options: GrpcUnaryOptions): StreamHandler
     request.quiet = route.service.typeName === HEALTH_SERVICE;
     stream.once('close', () => options.tracker.end(request, 200, stream.headersSent));
     // Read while the stream is alive: a reset clears stream.session.
-    const contextValues = (request.context = options.contextValuesOf(stream).set(requestKey, request));
+    const contextValues = (request.context = options.contextValuesOf(stream, headers).set(requestKey, request));
     const chunks: Buffer[] = [];
     let size = 0;
     let refused = false;

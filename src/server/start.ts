@@ -28,6 +28,8 @@ import { createOidcKeyStore, createOidcStateStore, recentPasswordFailures, recen
 import { loadMasterKey } from './oidc/keys.js';
 import { loginPorts } from './oidc/login-ports.js';
 import { loginAccess, rolesClaim } from '../queries/login-access.js';
+import { readyKeysByRpId } from '../store/queries/u2f-tokens.js';
+import { relyingPartyWarnings } from './oidc/relying-parties.js';
 
 export interface RunningKeyhold {
   url: string;
@@ -151,6 +153,8 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
     webauthn = webauthnSettings(config, port);
     const issuer = config.oidc.issuer ?? `${config.tls ? 'https' : 'http'}://localhost:${port}`;
     await app.oidc?.start(issuer, masterKey);
+    // Security keys the login cannot take, said once at start (relying-parties.ts): counts and RP ids only.
+    for (const w of relyingPartyWarnings(issuer, webauthn, await readyKeysByRpId(database.sql))) log.warn(w.fields, w.message);
     await ensureConsoleApp(readModel, events, issuer, log);
     const housekeeping = startHousekeeping({
       deleteExpired: expiredRegistrationSweeper(database, metrics.store),

@@ -35,9 +35,48 @@ describe('loadConfig', () => {
   });
 
   it('lists are trimmed; origins are normalised; TLS switches the default origin to https', () => {
-    const c = loadConfig({ KEYHOLD_WEBAUTHN_RP_IDS: ' a.example , b.example ', KEYHOLD_CORS_ORIGINS: 'https://app.example/', KEYHOLD_TLS_CERT: 'c', KEYHOLD_TLS_KEY: 'k', KEYHOLD_PORT: '8443' });
+    const c = loadConfig({ KEYHOLD_WEBAUTHN_RP_IDS: ' a.example , b.example ', KEYHOLD_WEBAUTHN_ORIGINS: 'https://a.example/, https://login.b.example', KEYHOLD_CORS_ORIGINS: 'https://app.example/' });
     expect(c.webauthn.rpIds).toEqual(['a.example', 'b.example']);
+    expect(c.webauthn.origins).toEqual(['https://a.example', 'https://login.b.example']);
     expect(c.corsOrigins).toEqual(['https://app.example']);
-    expect(c.webauthn.origins).toEqual(['https://localhost:8443']);
+    expect(loadConfig({ KEYHOLD_TLS_CERT: 'c', KEYHOLD_TLS_KEY: 'k', KEYHOLD_PORT: '8443' }).webauthn.origins).toEqual(['https://localhost:8443']);
+  });
+});
+
+describe('the issuer, relying parties and proxies', () => {
+  it("the WebAuthn RP id and origin default to the issuer's host and origin (an address host keeps localhost)", () => {
+    const c = loadConfig({ KEYHOLD_ISSUER: 'https://Login.Example.com/' });
+    expect(c.oidc.issuer).toBe('https://login.example.com');
+    expect(c.webauthn.rpIds).toEqual(['login.example.com']);
+    expect(c.webauthn.origins).toEqual(['https://login.example.com']);
+    expect(c.webauthn.originsDefaulted).toBe(false);
+    const byAddress = loadConfig({ KEYHOLD_ISSUER: 'http://127.0.0.1:8080' });
+    expect(byAddress.webauthn.rpIds).toEqual(['localhost']);
+    expect(byAddress.webauthn.originsDefaulted).toBe(true);
+  });
+
+  it.each([
+    [{ KEYHOLD_ISSUER: 'https://login.example.com/auth' }, 'KEYHOLD_ISSUER', /has a path/],
+    [{ KEYHOLD_ISSUER: 'http://login.example.com', KEYHOLD_TLS_CERT: 'c', KEYHOLD_TLS_KEY: 'k' }, 'KEYHOLD_ISSUER', /use https:\/\/login\.example\.com/],
+    [{ KEYHOLD_WEBAUTHN_RP_IDS: 'example.com' }, 'KEYHOLD_WEBAUTHN_RP_IDS', /"example\.com" has no origin .*default: http:\/\/localhost:8080/],
+    [{ KEYHOLD_WEBAUTHN_RP_IDS: 'example.com,other.example', KEYHOLD_WEBAUTHN_ORIGINS: 'https://login.example.com' }, 'KEYHOLD_WEBAUTHN_RP_IDS', /"other\.example" has no origin/],
+    [{ KEYHOLD_WEBAUTHN_RP_IDS: 'example.com', KEYHOLD_WEBAUTHN_ORIGINS: 'https://notexample.com' }, 'KEYHOLD_WEBAUTHN_RP_IDS', /"example\.com" has no origin/],
+    [{ KEYHOLD_TRUSTED_PROXIES: '10.0.0.1, proxy.internal' }, 'KEYHOLD_TRUSTED_PROXIES', /"proxy\.internal" is not/],
+    [{ KEYHOLD_TRUSTED_PROXIES: '10.0.0.0/33' }, 'KEYHOLD_TRUSTED_PROXIES', /"10\.0\.0\.0\/33" is not/],
+    [{ KEYHOLD_TRUSTED_PROXIES: 'fd00::/129' }, 'KEYHOLD_TRUSTED_PROXIES', /"fd00::\/129" is not/],
+    [{ KEYHOLD_TRUSTED_PROXIES: '10.0.0.0/8/8' }, 'KEYHOLD_TRUSTED_PROXIES', /is not/],
+  ])('%o → ConfigError naming %s', (env, variable, problem) => {
+    expect(() => loadConfig(env)).toThrow(new RegExp(`^${variable}: `));
+    expect(() => loadConfig(env)).toThrow(problem);
+  });
+
+  it('trusted proxies: addresses and CIDR ranges of both families; none by default', () => {
+    expect(loadConfig({}).trustedProxies).toEqual([]);
+    expect(loadConfig({ KEYHOLD_TRUSTED_PROXIES: ' 127.0.0.1 , 10.0.0.0/8, ::1, fd00::/8 ' }).trustedProxies).toEqual([
+      { address: '127.0.0.1' },
+      { address: '10.0.0.0', prefix: 8 },
+      { address: '::1' },
+      { address: 'fd00::', prefix: 8 },
+    ]);
   });
 });

@@ -1,6 +1,7 @@
 // Drives Keyhold's login UI over plain HTTP the way a browser without
 // JavaScript does: fetch with a cookie jar, following redirects by hand,
 // submitting the forms it finds. Used by test/server/oidc/.
+import http from 'node:http';
 import type { TestKeyhold } from './keyhold.js';
 
 export class CookieJar {
@@ -39,6 +40,48 @@ export interface Browser {
 export type Send = (url: URL, method: string, headers: Record<string, string>, body: string | undefined) => Promise<Response>;
 
 const sendWithFetch: Send = (url, method, headers, body) => fetch(url, { method, headers, body, redirect: 'manual' });
+
+/**
+ * Sends over node:http, so a `host` header the test sets goes out as it is
+ * (fetch always sends the URL's host), from `localAddress` when given (a
+ * loopback address of its own: another client, or another proxy, to Keyhold).
+ */
+export const sendOverHttp = (opts: { localAddress?: string } = {}): Send => (url, method, headers, body) =>
+  new Promise<Response>((resolve, reject) => {
+    const head: Record<string, string> = { host: url.host, ...headers };
+    if (body !== undefined) head['content-length'] = String(Buffer.byteLength(body));
+    // Keyhold listens on 127.0.0.1 (KEYHOLD_HOST's default): localhost there, not on ::1.
+    const req = http.request({ host: url.hostname === 'localhost' ? '127.0.0.1' : url.hostname, port: url.port, method, path: url.pathname + url.search, headers: head, localAddress: opts.localAddress, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const answer = new Headers();
+        for (let i = 0; i < res.rawHeaders.length; i += 2) answer.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
+        const status = res.statusCode ?? 0;
+        resolve(new Response(status === 204 || status === 304 ? null : Buffer.concat(chunks), { status, headers: answer }));
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+
+export const sendWithNodeHttp: Send = sendOverHttp();
+
+/**
+ * Sends a browser's requests to `address` whatever host they name: what DNS
+ * does for an issuer's host name (KEYHOLD_ISSUER=http://keyhold.test) the test
+ * cannot resolve. The browser itself stays on the issuer's URLs.
+ */
+export function sendTo(address: string, send: Send = sendWithFetch): Send {
+  const to = new URL(address);
+  return (url, method, headers, body) => {
+    const there = new URL(url);
+    there.protocol = to.protocol;
+    there.host = to.host;
+    return send(there, method, headers, body);
+  };
+}
 
 /** A browser over `send` (fetch by default; the bench's over node:http): its cookie jar, its redirects followed by hand. */
 export function browser(base: string, headers: Record<string, string> = {}, send: Send = sendWithFetch): Browser {

@@ -43,6 +43,10 @@ export const LOGIN_TEXTS = {
     en: 'Register the exact URI at the app (management API: UpdateOIDCAppConfig, or the console), or send one of the registered ones.',
     de: 'Registriere genau diese URI bei der App (Management-API oder Konsole) oder sende eine der registrierten.',
   },
+  redirectWhereListed: {
+    en: "The app's developer finds its registered redirect URIs in the Keyhold console or with the management API (GetAppByID): register this URI there, or send one of those.",
+    de: 'Die Entwicklerin oder der Entwickler der App findet die registrierten Redirect-URIs in der Keyhold-Konsole oder über die Management-API (GetAppByID): dort diese URI registrieren oder eine der registrierten senden.',
+  },
   redirectDiffers: { en: 'Closest registered URI differs at character {at}: “{registered}”.', de: 'Die ähnlichste registrierte URI weicht ab Zeichen {at} ab: „{registered}“.' },
   logoutTitle: { en: 'Sign out', de: 'Abmelden' },
   logoutQuestion: { en: 'Do you want to sign out of Keyhold?', de: 'Möchtest du dich von Keyhold abmelden?' },
@@ -63,6 +67,19 @@ export const LOGIN_TEXTS = {
   },
   enrollUse: { en: 'Register my security key', de: 'Meinen Sicherheitsschlüssel registrieren' },
   enrollKeyName: { en: 'Security key (added at sign-in)', de: 'Sicherheitsschlüssel (bei der Anmeldung hinzugefügt)' },
+  keyElsewhereTitle: { en: 'Sign in where your security key works', de: 'Dort anmelden, wo dein Sicherheitsschlüssel gilt' },
+  keyElsewhere: {
+    en: 'The security key of {username} is registered for another address and cannot be used here, so this sign-in cannot finish. It works at:',
+    de: 'Der Sicherheitsschlüssel von {username} ist für eine andere Adresse registriert und kann hier nicht verwendet werden, daher kann diese Anmeldung nicht abgeschlossen werden. Er gilt bei:',
+  },
+  keyRetired: {
+    en: '{rpId}, which this Keyhold no longer accepts: ask an administrator',
+    de: '{rpId}, was dieses Keyhold nicht mehr akzeptiert: wende dich an eine Administratorin oder einen Administrator',
+  },
+  enrollUnavailable: {
+    en: 'Your organization requires a security key, but none can be registered at this address. Ask an administrator.',
+    de: 'Deine Organisation verlangt einen Sicherheitsschlüssel, aber an dieser Adresse kann keiner registriert werden. Wende dich an eine Administratorin oder einen Administrator.',
+  },
   // Issue 18 "Lost key".
   recoveryLink: { en: 'Lost your key? Use a recovery code', de: 'Schlüssel verloren? Wiederherstellungscode verwenden' },
   recoveryTitle: { en: 'Use a recovery code', de: 'Wiederherstellungscode verwenden' },

@@ -9,7 +9,7 @@ import type { ReadModel } from '../../queries/read-model.js';
 import type { OidcStateStore } from '../../store/oidc-store.js';
 import { adapterClass, DEVICE_CODE_GRACE_SECONDS } from './adapter.js';
 import { KEYHOLD_CLIENT_PROPERTIES, RESPONSE_TYPES } from './clients.js';
-import { applyDeviceFlowExtension, applyExtensions, clockSkewOf } from './extensions.js';
+import { applyDeviceFlowExtension, applyExtensions, applyIssuerRequests, clockSkewOf } from './extensions.js';
 import { renderDeviceDone, renderUserCodeConfirm, renderUserCodeInput } from './device-pages.js';
 import { customizeMachineJwt, MACHINE_API_RESOURCE, machineResourceServer, machineUserOf } from './machine-clients.js';
 import type { ClientReads } from './adapter.js';
@@ -18,6 +18,8 @@ import { renderErrorPage, renderLogoutPage, renderLoggedOutPage } from './pages.
 import { ACR_VALUES, authenticationClaims } from './acr.js';
 import { accountClaims, ROLES_CLAIM, ROLES_SCOPE, type RolesOf } from './account.js';
 import { firstPartyGrant, grantsWithoutConsentPage } from './first-party-grant.js';
+import { loginUrl } from './login-url.js';
+import { providerCookies } from './cookies.js';
 
 /** ZITADEL's endpoint paths (issue 17), so its users feel at home. */
 export const OIDC_ROUTES = {
@@ -92,12 +94,8 @@ export function createProvider(deps: ProviderDeps): Any {
     adapter: adapterClass(store, read, deps.sealKey),
     clients: [],
     jwks: { keys: keys.signing },
-    cookies: {
-      keys: keys.cookieKeys,
-      names: { session: 'keyhold_session', interaction: 'keyhold_interaction', resume: 'keyhold_resume' },
-      long: { signed: true, httpOnly: true, sameSite: 'lax' },
-      short: { signed: true, httpOnly: true, sameSite: 'lax' },
-    },
+    // Secure and prefixed when the issuer is https (cookies.ts).
+    cookies: providerCookies(issuer, keys.cookieKeys),
     routes: OIDC_ROUTES,
     responseTypes: RESPONSE_TYPES,
     scopes: ['openid', 'offline_access', 'profile', 'email', ROLES_SCOPE, API_AUDIENCE_SCOPE],
@@ -219,7 +217,7 @@ export function createProvider(deps: ProviderDeps): Any {
       // The org scope the library dropped is put back for the login first (org-scope.ts).
       url: async (ctx: Any, interaction: Any) => {
         await keepOrgScope(ctx, interaction);
-        return `/ui/login/${interaction.uid}`;
+        return loginUrl(issuer, interaction.uid);
       },
     },
     clientBasedCORS(_ctx: Any, origin: string, client: Any): boolean {
@@ -259,6 +257,7 @@ export function createProvider(deps: ProviderDeps): Any {
     },
   });
   applyExtensions(provider);
+  applyIssuerRequests(provider, issuer);
   applyDeviceFlowExtension(provider, {
     deviceAuthorizationPath: OIDC_ROUTES.device_authorization,
     tokenPath: OIDC_ROUTES.token,

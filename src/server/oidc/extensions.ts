@@ -47,6 +47,16 @@
 //    - a request to the code page's form or its resume path without the
 //      session cookie is sent to the code page (303): the library renders its
 //      error into a session it never saved and then fails to persist it (a 500).
+// 8. The request's host and protocol are the issuer's (applyIssuerRequests,
+//    its own self-check checkIssuerRequests): the library builds every URL it
+//    advertises or redirects to from koa's `ctx.href` (urlFor: discovery, the
+//    login's returnTo, the device and logout forms) and marks cookies Secure by
+//    `ctx.secure` — both from the request's Host (or :authority) and, with
+//    `proxy`, X-Forwarded-*. On this provider's request prototype (Koa's
+//    `app.request`, from which every ctx.request of the app is made, also the
+//    contexts interactionDetails/interactionResult make) `host` and `protocol`
+//    are the configured issuer's, whatever a client sent; `proxy` stays off, so
+//    no X-Forwarded-* header is read by the library at all.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
@@ -252,7 +262,7 @@ export function applyDeviceFlowExtension(provider: Any, options: DeviceFlowOptio
     if ((codePage ? ctx.method !== 'GET' : ctx.path.startsWith(`${options.verificationPath}/`)) && !ctx.cookies.get(provider.cookieName('session'))) {
       ctx.status = 303;
       ctx.set('cache-control', 'no-store');
-      ctx.redirect(options.verificationPath);
+      ctx.redirect(new URL(options.verificationPath, provider.issuer).href);
       return;
     }
     if (ctx.path === options.verificationPath && ctx.method === 'GET' && ctx.querystring) {
@@ -299,11 +309,15 @@ export function applyDeviceFlowExtension(provider: Any, options: DeviceFlowOptio
 }
 
 /** One GET through the provider's own handler, in process (no socket): what a browser would get. */
-function getInProcess(handler: (req: IncomingMessage, res: ServerResponse) => void, url: string): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+function getInProcess(
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+  url: string,
+  headers: Record<string, string> = { host: 'localhost', accept: 'text/html' },
+): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   const req = new IncomingMessage(new Socket());
   req.method = 'GET';
   req.url = url;
-  req.headers = { host: 'localhost', accept: 'text/html' };
+  req.headers = headers;
   req.push(null);
   const res = new ServerResponse(req);
   const chunks: Buffer[] = [];
@@ -341,11 +355,57 @@ export async function checkDeviceFlowExtension(provider: Any, options: Pick<Devi
   // verification_uri_complete: Keyhold's page, prefilled, no script, the strict CSP.
   const answer = await getInProcess(provider.callback(), `${options.verificationPath}?user_code=BCDF-GHJK`);
   const cookie = ([] as string[]).concat((answer.headers['set-cookie'] as string[] | string | undefined) ?? []);
-  const session = cookie.map((c) => /^keyhold_session=([^;]+)/.exec(c)?.[1]).find(Boolean);
+  const sessionCookie = `${provider.cookieName('session')}=`;
+  const session = cookie.map((c) => (c.startsWith(sessionCookie) ? c.slice(sessionCookie.length).split(';')[0] : undefined)).find(Boolean);
   if (session) await provider.Session.adapter.destroy(session);
   const stray = await getInProcess(provider.callback(), `${options.verificationPath}/keyhold-self-check`);
   if (stray.status !== 303) throw new ExtensionCheckFailed(`a device resume without a session is answered ${stray.status}, not sent to the code page`);
   if (answer.status !== 200 || /<script/i.test(answer.body) || !answer.body.includes('value="BCDF-GHJK"') || !String(answer.headers['content-security-policy'] ?? '').includes("default-src 'none'")) {
     throw new ExtensionCheckFailed(`the device code page for a verification_uri_complete link is not Keyhold's script-free page (status ${answer.status})`);
+  }
+}
+
+/** 8.: this provider's requests are the issuer's, whatever Host, :authority or X-Forwarded-* they carry. */
+export function applyIssuerRequests(provider: Any, issuer: string): void {
+  const { host, protocol } = new URL(issuer);
+  const request = provider.request;
+  if (!request || typeof request !== 'object' || !('host' in request) || !('protocol' in request)) throw new ExtensionCheckFailed('Provider#request (Koa\'s app.request) is gone');
+  provider.proxy = false;
+  Object.defineProperties(request, {
+    host: { get: () => host, configurable: true },
+    protocol: { get: () => protocol.slice(0, -1), configurable: true },
+  });
+}
+
+/** A host no request of Keyhold's may make a URL of (the self-check sends it in every header that could name one). */
+const FOREIGN_HOST = 'keyhold-self-check.invalid';
+
+/**
+ * Proves 8. takes hold on this provider, at start: discovery asked with a
+ * foreign Host, X-Forwarded-Host and -Proto advertises only the issuer's URLs,
+ * and a context made for the login is as secure as the issuer.
+ */
+export async function checkIssuerRequests(provider: Any, issuer: string): Promise<void> {
+  const otherProtocol = issuer.startsWith('https:') ? 'http' : 'https';
+  const foreign = { host: FOREIGN_HOST, 'x-forwarded-host': FOREIGN_HOST, 'x-forwarded-proto': otherProtocol, accept: 'application/json' };
+  const answer = await getInProcess(provider.callback(), '/.well-known/openid-configuration', foreign);
+  let discovery: Record<string, unknown> = {};
+  try {
+    discovery = JSON.parse(answer.body);
+  } catch {
+    // judged below
+  }
+  const urls = Object.entries(discovery).filter(([name, value]) => name.endsWith('_endpoint') || name === 'jwks_uri' || (name === 'issuer' && typeof value === 'string'));
+  const stray = urls.filter(([, value]) => typeof value !== 'string' || (value !== issuer && !value.startsWith(`${issuer}/`)));
+  if (answer.status !== 200 || urls.length < 4 || stray.length > 0) {
+    throw new ExtensionCheckFailed(`discovery asked with a foreign Host advertises ${stray.length ? stray.map(([n, v]) => `${n}=${String(v)}`).join(', ') : `no endpoints (status ${answer.status})`}, not the issuer's URLs only`);
+  }
+  const req = new IncomingMessage(new Socket());
+  req.method = 'GET';
+  req.url = '/ui/login/keyhold-self-check';
+  req.headers = foreign;
+  const ctx = provider.createContext(req, new ServerResponse(req));
+  if (ctx.secure !== issuer.startsWith('https:') || !String(ctx.href).startsWith(`${issuer}/`)) {
+    throw new ExtensionCheckFailed(`a request context's href and secure come from the request (${String(ctx.href)}, secure ${String(ctx.secure)}), not from the issuer`);
   }
 }

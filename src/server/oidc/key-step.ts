@@ -1,11 +1,16 @@
-// The login's security-key step (issue 18), after the password:
-// - a user with ready keys for this RP ID is asked for one: the page runs the
-//   WebAuthn authentication ceremony (generateAuthenticationOptions here,
-//   @simplewebauthn/browser's startAuthentication in key-step-script.ts) with
-//   allowCredentials = those keys, userVerification "discouraged";
-// - a user without a key, in an org whose login policy has forceMfa, registers
-//   one first (RegisterU2F / VerifyU2FRegistration as the user itself), which
-//   then is the second factor.
+// The login's security-key step, after the password. What the user
+// must pass is decided from ALL of the user's ready keys, wherever they work
+// (relying-parties.ts), never from the request's Host:
+// - a user with keys the login can use (their RP id is one the issuer's host
+//   belongs to) is asked for one: the page runs the WebAuthn authentication
+//   ceremony (generateAuthenticationOptions here, @simplewebauthn/browser's
+//   startAuthentication in key-step-script.ts) with allowCredentials = those
+//   keys, userVerification "discouraged";
+// - a user whose keys work only elsewhere is refused, told where they work;
+// - a user without any key, in an org whose login policy has forceMfa,
+//   registers one first (RegisterU2F / VerifyU2FRegistration as the user
+//   itself), which then is the second factor — only while the user has no
+//   ready key at all, checked again before the registration is accepted.
 // Each page shows a fresh challenge, bound to this login (the interaction,
 // second-factor.ts), expiring after the WebAuthn timeout and never after the
 // login itself, taken by the first answer (single use). Every refusal is a
@@ -19,6 +24,8 @@ import type { Language } from '../../domain/i18n/language.js';
 import { assertionClientData } from '../../domain/webauthn/verify-authentication.js';
 import { keyStepScript } from './key-step-script.js';
 import { recoveryLink } from './recovery-step.js';
+import { loginUrl } from './login-url.js';
+import { keysForLogin, loginRpIds, whereKeysWork, type ReadyKey, type RelyingParties } from './relying-parties.js';
 import { escapeHtml, LOGIN_HEADERS, page, SCRIPT_CSP, t } from './pages.js';
 import {
   beginSecondFactor,
@@ -36,8 +43,8 @@ type Any = any;
 
 /** What the key step needs from the rest of Keyhold (login-ports.ts). */
 export interface KeyStepPorts {
-  /** The user's ready keys for this RP ID (allowCredentials). */
-  keysOf(userId: string, rpId: string): Promise<Array<{ credentialId: string; transports: string[] }>>;
+  /** Every ready key of the user, under whichever RP id it was registered. */
+  keysOf(userId: string): Promise<ReadyKey[]>;
   /** THE check of an answer (the use-u2f command). */
   useKey(input: UseU2fInput): Promise<UseU2fResult>;
   /** Whether the user's org requires a second factor (login policy forceMfa). */
@@ -52,8 +59,8 @@ export interface KeyStepPorts {
     tokenName: string,
     lang: Language,
   ): Promise<{ ok: true; recoveryCodes: string[] } | { ok: false; problem: string }>;
-  /** The relying party ids and the ceremony timeout (ms). */
-  webauthn(): { rpIds: readonly string[]; timeoutMs: number };
+  /** The relying party ids, the origins and the ceremony timeout (ms). */
+  webauthn(): RelyingParties & { timeoutMs: number };
 }
 
 const BASE = '/ui/login';
@@ -67,12 +74,6 @@ const BROWSER_FAILURES: Readonly<Record<string, U2fLoginReason>> = {
   SecurityError: 'U2F_LOGIN_WRONG_ORIGIN',
 };
 
-/** The configured RP ID this page's host belongs to (the host itself or a parent domain); the first one otherwise. */
-export function rpIdFor(host: string, rpIds: readonly string[]): string {
-  const name = host.replace(/:\d+$/, '').replace(/^\[|\]$/g, '').toLowerCase();
-  return rpIds.find((id) => name === id || name.endsWith(`.${id}`)) ?? rpIds[0]!;
-}
-
 export interface KeyStep {
   /** The password was right: ask for a key, have one registered (forceMfa), or finish with ['pwd']. */
   afterPassword(req: FastifyRequest, reply: FastifyReply, interaction: Any, userId: string): Promise<void>;
@@ -84,11 +85,19 @@ export interface KeyStep {
   script(reply: FastifyReply): Promise<void>;
 }
 
-export function keyStep(deps: { ports: KeyStepPorts; flow: LoginFlow; hiddenToken: (uid: string) => string; now?: () => number }): KeyStep {
+export function keyStep(deps: { ports: KeyStepPorts; flow: LoginFlow; hiddenToken: (uid: string) => string; issuer: () => string; now?: () => number }): KeyStep {
   const { ports, flow } = deps;
   const now = deps.now ?? Date.now;
   const script = keyStepScript();
-  const rpIdOf = (req: FastifyRequest) => rpIdFor(String(req.headers.host ?? ''), ports.webauthn().rpIds);
+  /** The RP ids whose keys this login (served at the issuer) can use. */
+  const loginIds = () => loginRpIds(deps.issuer(), ports.webauthn());
+  /** What the user must pass to finish here; undefined: nothing beyond the password. */
+  async function decide(userId: string): Promise<{ step: 'key' | 'enroll' | 'refused'; keys: ReadyKey[] } | undefined> {
+    const keys = await ports.keysOf(userId);
+    if (keys.length > 0) return { step: keysForLogin(keys, loginIds()) ? 'key' : 'refused', keys };
+    if (!(await ports.mfaRequired(userId))) return undefined;
+    return { step: loginIds().length > 0 ? 'enroll' : 'refused', keys };
+  }
   /** Until the WebAuthn timeout, never after the login (the interaction) itself. */
   const expiryOf = (interaction: Any) => Math.min(now() + ports.webauthn().timeoutMs, typeof interaction.exp === 'number' ? interaction.exp * 1000 : Infinity);
 
@@ -130,20 +139,45 @@ export function keyStep(deps: { ports: KeyStepPorts; flow: LoginFlow; hiddenToke
     await reply.code(200).headers(LOGIN_HEADERS).type('text/html; charset=utf-8').send(page(lang, t(lang, 'codesTitle'), body));
   }
 
+  /** The login ends here: where the user's keys work, or that no key can be registered at this address. */
+  async function showRefusal(reply: FastifyReply, lang: Language, uid: string, loginName: string, keys: readonly ReadyKey[]): Promise<void> {
+    const where = whereKeysWork(keys, ports.webauthn());
+    const items = where.map(({ rpId, origins }) => `<li>${origins.length ? origins.map((o) => `<code>${escapeHtml(o)}</code>`).join(', ') : t(lang, 'keyRetired', { rpId })}</li>`);
+    const text = where.length
+      ? `<p class="error" role="alert" data-refusal="key-elsewhere">${t(lang, 'keyElsewhere', { username: loginName })}</p><ul id="key-elsewhere">${items.join('')}</ul>`
+      : `<p class="error" role="alert" data-refusal="no-enrollment-here">${t(lang, 'enrollUnavailable')}</p>`;
+    const body =
+      `<h1>${t(lang, 'keyElsewhereTitle')}</h1>${text}` +
+      `<form method="post" action="${BASE}/${escapeHtml(uid)}/restart">${deps.hiddenToken(uid)}<button type="submit" class="secondary">${t(lang, 'notYou', { username: loginName })}</button></form>`;
+    await reply.code(403).headers(LOGIN_HEADERS).type('text/html; charset=utf-8').send(page(lang, t(lang, 'keyElsewhereTitle'), body));
+  }
+
   async function show(req: FastifyRequest, reply: FastifyReply, interaction: Any, lang: Language, loginName: string, error?: U2fLoginReason | { problem: string }): Promise<void> {
     let state = secondFactorOf(interaction)!;
     if (state.step === 'codes') return showCodes(reply, lang, interaction.uid, []);
-    const rpId = rpIdOf(req);
+    // Decided again on every page: a key registered or removed meanwhile changes what this login may ask.
+    const decided = await decide(state.userId);
+    if (!decided) {
+      // Nothing beyond the password any more (the keys were removed, forceMfa turned off): the password again.
+      await saveSecondFactor(interaction, undefined);
+      return void (await reply.code(303).header('location', loginUrl(deps.issuer(), interaction.uid)).headers(LOGIN_HEADERS).send());
+    }
+    if (decided.step !== state.step) {
+      state = { ...state, step: decided.step, enrollU2fId: undefined };
+      await saveSecondFactor(interaction, state);
+    }
+    if (state.step === 'refused') return showRefusal(reply, lang, interaction.uid, loginName, decided.keys);
     let options: Any;
     if (state.step === 'enroll') {
-      const started = await ports.startEnrollment(state.userId, rpId);
+      const started = await ports.startEnrollment(state.userId, loginIds()[0]!);
       options = started.options;
       state = { ...state, enrollU2fId: started.u2fId };
     } else {
-      const keys = await ports.keysOf(state.userId, rpId);
+      // 'key' was decided just now: some of the keys work here.
+      const usable = keysForLogin(decided.keys, loginIds())!;
       options = await generateAuthenticationOptions({
-        rpID: rpId,
-        allowCredentials: keys.map((k) => ({ id: k.credentialId, transports: k.transports as Any })),
+        rpID: usable.rpId,
+        allowCredentials: usable.keys.map((k) => ({ id: k.credentialId, transports: k.transports as Any })),
         userVerification: 'discouraged',
         timeout: ports.webauthn().timeoutMs,
       });
@@ -166,9 +200,10 @@ export function keyStep(deps: { ports: KeyStepPorts; flow: LoginFlow; hiddenToke
 
   async function post(req: FastifyRequest, reply: FastifyReply, interaction: Any, lang: Language, loginName: string): Promise<void> {
     const current = secondFactorOf(interaction);
-    if (!current) return void (await reply.code(303).header('location', `${BASE}/${encodeURIComponent(interaction.uid)}`).send());
+    if (!current) return void (await reply.code(303).header('location', loginUrl(deps.issuer(), interaction.uid)).send());
     // The key was registered and its codes shown: going on finishes the login with that key.
     if (current.step === 'codes') return completeSecondFactor(flow, req, reply, interaction, 'hwk');
+    if (current.step === 'refused') return show(req, reply, interaction, lang, loginName);
     const { state, taken } = await takeChallenge(interaction, current);
     const again = (error: U2fLoginReason | { problem: string }) => show(req, reply, interaction, lang, loginName, error);
     const failure = (req.body as Record<string, unknown> | undefined)?.failure;
@@ -181,6 +216,8 @@ export function keyStep(deps: { ports: KeyStepPorts; flow: LoginFlow; hiddenToke
     if (now() > taken.expiresAt) return again('U2F_LOGIN_EXPIRED');
     if (state.step === 'enroll') {
       if (!state.enrollU2fId) return again('U2F_LOGIN_INVALID');
+      // A key became ready since the page was shown: no further key is added by whoever holds the password.
+      if ((await ports.keysOf(state.userId)).length > 0) return show(req, reply, interaction, lang, loginName);
       const done = await ports.finishEnrollment(state.userId, state.enrollU2fId, answer, t(lang, 'enrollKeyName'), lang);
       if (!done.ok) return again({ problem: done.problem });
       if (done.recoveryCodes.length) {
@@ -195,14 +232,13 @@ export function keyStep(deps: { ports: KeyStepPorts; flow: LoginFlow; hiddenToke
   }
 
   async function afterPassword(req: FastifyRequest, reply: FastifyReply, interaction: Any, userId: string): Promise<void> {
-    const keys = await ports.keysOf(userId, rpIdOf(req));
-    const step = keys.length > 0 ? 'key' : (await ports.mfaRequired(userId)) ? 'enroll' : undefined;
-    if (!step) {
+    const decided = await decide(userId);
+    if (!decided) {
       await saveSecondFactor(interaction, undefined);
       return flow.finishLogin(req, reply, interaction, userId, ['pwd']);
     }
-    await beginSecondFactor(interaction, userId, step, now());
-    await reply.code(303).header('location', `${BASE}/${encodeURIComponent(interaction.uid)}`).headers(LOGIN_HEADERS).send();
+    await beginSecondFactor(interaction, userId, decided.step, now());
+    await reply.code(303).header('location', loginUrl(deps.issuer(), interaction.uid)).headers(LOGIN_HEADERS).send();
   }
 
   return {

@@ -88,6 +88,19 @@ function newSigningKey(alg: (typeof SIGNING_ALGS)[number], master: Buffer, now: 
   return { kid, use: 'sig', alg, publicJwk: pub, sealed: seal(master, JSON.stringify(priv)), createdAt: now, activeFrom, retireAt: null };
 }
 
+/** The longest a client caches discovery or the key set (seconds). */
+export const PUBLIC_MAX_AGE_SECONDS = 300;
+
+/**
+ * How long a client may cache /oauth/v2/keys: half the lead a successor is
+ * published with before it signs (every process sees it within a quarter of
+ * that lead, mount.ts), so a set cached just before the successor appeared
+ * is refreshed before the successor signs; at most PUBLIC_MAX_AGE_SECONDS.
+ */
+export function keySetMaxAge(aheadSeconds: number | undefined): number {
+  return aheadSeconds === undefined ? PUBLIC_MAX_AGE_SECONDS : Math.min(PUBLIC_MAX_AGE_SECONDS, Math.floor(aheadSeconds / 2));
+}
+
 export interface RotationPolicy {
   /** How long a key signs before its successor takes over. */
   rotationSeconds: number;

@@ -102,9 +102,9 @@ export function loginPorts(
     async loggedIn(userId, clientId, _clientIp, amr) {
       await commands.recordLogin({ userId, clientId, outcome: 'succeeded', amr });
     },
-    async keysOf(userId, rpId) {
+    async keysOf(userId) {
       const tokens = await read.u2fTokensOf(userId);
-      return tokens.flatMap((k) => (k.state === 'ready' && k.rpId === rpId && k.credentialId ? [{ credentialId: k.credentialId, transports: k.transports ?? [] }] : []));
+      return tokens.flatMap((k) => (k.state === 'ready' && k.credentialId ? [{ credentialId: k.credentialId, transports: k.transports ?? [], rpId: k.rpId }] : []));
     },
     useKey: (input) => commands.useU2f(input),
     async mfaRequired(userId) {

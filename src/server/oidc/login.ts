@@ -18,6 +18,7 @@ import { keyStep, type KeyStepPorts } from './key-step.js';
 import { recoveryStep, wantsRecovery, type RecoveryStepPorts } from './recovery-step.js';
 import { LOGIN_HEADERS, escapeHtml, page, t } from './pages.js';
 import { secondFactorOf, type LoginFlow } from './second-factor.js';
+import { loginUrl } from './login-url.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
@@ -67,7 +68,7 @@ const MAX_FIELD = 1024;
 
 const keyStepScriptPath = () => keyStepScript().path;
 
-export function registerLogin(fastify: FastifyInstance, deps: { provider: () => Any; ports: LoginPorts; cookieKey: () => string }): void {
+export function registerLogin(fastify: FastifyInstance, deps: { provider: () => Any; ports: LoginPorts; cookieKey: () => string; issuer: () => string }): void {
   const { ports } = deps;
   const formToken = (uid: string) => createHmac('sha256', deps.cookieKey()).update(`keyhold login form ${uid}`).digest('base64url');
   const tokenOk = (uid: string, sent: unknown) => {
@@ -99,8 +100,8 @@ export function registerLogin(fastify: FastifyInstance, deps: { provider: () => 
       return finish(req, reply, interaction, { login });
     },
   };
-  const keys = keyStep({ ports, flow, hiddenToken: hidden });
-  const recovery = recoveryStep({ ports, flow, hiddenToken: hidden });
+  const keys = keyStep({ ports, flow, hiddenToken: hidden, issuer: deps.issuer });
+  const recovery = recoveryStep({ ports, flow, hiddenToken: hidden, issuer: deps.issuer });
   const appName = (client: Any) => client?.clientName ?? client?.client_name ?? client?.clientId ?? '';
 
   function usernameForm(lang: Language, uid: string, app: string, value: string, error?: string): string {
@@ -217,7 +218,7 @@ export function registerLogin(fastify: FastifyInstance, deps: { provider: () => 
     return expired(reply, lang);
   }
 
-  const clientIp = (req: FastifyRequest) => req.socket?.remoteAddress ?? '';
+  const clientIp = (req: FastifyRequest) => req.ip ?? '';
   const field = (body: unknown, name: string): string => {
     const v = (body as Record<string, unknown> | undefined)?.[name];
     return typeof v === 'string' ? v.slice(0, MAX_FIELD) : '';
@@ -246,7 +247,7 @@ export function registerLogin(fastify: FastifyInstance, deps: { provider: () => 
       const lang = languageOf(req, interaction);
       if (!interaction || !tokenOk(uid, field(req.body, 'form_token'))) return expired(reply, lang);
       const pending = pendingOf(interaction);
-      const again = () => reply.code(303).header('location', `${BASE}/${encodeURIComponent(uid)}`).send();
+      const again = () => reply.code(303).header('location', loginUrl(deps.issuer(), uid)).send();
 
       if (step === 'restart') {
         await setPending(interaction, undefined);

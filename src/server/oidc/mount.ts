@@ -1,8 +1,9 @@
 // Mounts oidc-provider inside Keyhold's one fastify listener: requests to its
 // paths (discovery, /oauth/v2/…, /oidc/v1/…) are hijacked before fastify
 // parses a body and handed to the provider's Node handler, with `originalUrl`
-// set so discovery advertises the paths as the client sees them. The login UI
-// (login.ts) is plain fastify routes under /ui/login/.
+// set so discovery advertises the paths as the client sees them; the host and
+// scheme of every URL the provider makes are the issuer's (extensions.ts 8.).
+// The login UI (login.ts) is plain fastify routes under /ui/login/.
 //
 // The provider is made once the port is known (its default issuer names it)
 // and made again when the key set in the database changes (keys.ts; checked
@@ -15,9 +16,9 @@ import type { OidcKeyStore, OidcStateStore } from '../../store/oidc-store.js';
 import { generateClientSecret, hashClientSecret } from '../../domain/oidc/index.js';
 import type { RepeatedErrorLog } from '../repeated-errors.js';
 import { createProvider, LIFETIMES, OIDC_ROUTES, type Lifetimes } from './configuration.js';
-import { isOidcPath } from './paths.js';
-import { checkDeviceFlowExtension, checkExtensions, secretTransport } from './extensions.js';
-import { loadKeySet, rotateKeys, stateSealKey, type KeySet, type RotationPolicy } from './keys.js';
+import { DISCOVERY_PATH, isOidcPath } from './paths.js';
+import { checkDeviceFlowExtension, checkExtensions, checkIssuerRequests, secretTransport } from './extensions.js';
+import { keySetMaxAge, loadKeySet, PUBLIC_MAX_AGE_SECONDS, rotateKeys, stateSealKey, type KeySet, type RotationPolicy } from './keys.js';
 import { clientSecretThrottle } from './throttle.js';
 import { registerLogin, type LoginPorts } from './login.js';
 import { jwtBearer, jwtUserinfo } from './jwt-userinfo.js';
@@ -77,6 +78,11 @@ export function mountOidc(fastify: FastifyInstance, deps: OidcDeps): OidcMount {
   // Wrong client secrets, per client id and IP, for every provider this process builds.
   const secretThrottle = clientSecretThrottle();
   const lifetimes: Lifetimes = { ...LIFETIMES, ...deps.lifetimes };
+  // Public and cacheable: discovery changes only with the configuration; the key set within the rotation's lead (keys.ts).
+  const cacheable: Readonly<Record<string, string>> = {
+    [DISCOVERY_PATH]: `public, max-age=${PUBLIC_MAX_AGE_SECONDS}`,
+    [OIDC_ROUTES.jwks]: `public, max-age=${keySetMaxAge(deps.keyRotation?.aheadSeconds)}`,
+  };
 
   // First of the hooks: before CORS and the API headers, and before any body is read.
   fastify.addHook('onRequest', (req, reply, done) => {
@@ -109,14 +115,16 @@ export function mountOidc(fastify: FastifyInstance, deps: OidcDeps): OidcMount {
     const basic = /^basic\s/i.test(req.headers.authorization ?? '');
     const handler = current.handler;
     const raw = reply.raw;
-    secretTransport.run({ basic, ip: req.socket?.remoteAddress ?? '', throttle: secretThrottle, setHeader: (n, v) => raw.setHeader(n, v) }, () => handler(req.raw, raw));
+    const cacheControl = req.method === 'GET' || req.method === 'HEAD' ? cacheable[path] : undefined;
+    if (cacheControl) raw.setHeader('cache-control', cacheControl);
+    secretTransport.run({ basic, ip: req.ip ?? '', throttle: secretThrottle, setHeader: (n, v) => raw.setHeader(n, v) }, () => handler(req.raw, raw));
   });
 
   const getProvider = () => {
     if (!current) throw new Error('the OpenID Provider has not started');
     return current.provider;
   };
-  registerLogin(fastify, { provider: getProvider, ports: deps.login, cookieKey: () => current?.keys.cookieKeys[0] ?? '' });
+  registerLogin(fastify, { provider: getProvider, ports: deps.login, cookieKey: () => current?.keys.cookieKeys[0] ?? '', issuer: () => issuer });
 
   async function build(keys: KeySet): Promise<void> {
     const sealKey = stateSealKey(master!);
@@ -125,6 +133,7 @@ export function mountOidc(fastify: FastifyInstance, deps: OidcDeps): OidcMount {
     await checkExtensions(provider, hashClientSecret(secret), secret);
     await checkDeviceFlowExtension(provider, { verificationPath: OIDC_ROUTES.code_verification });
     checkSingleUse(provider);
+    await checkIssuerRequests(provider, issuer);
     provider.on('server_error', (_ctx: Any, err: Error) => deps.errors.error(err, { component: 'oidc' }, 'OpenID Provider error'));
     if (deps.audit) auditProvider(provider, deps.audit, deps.errors);
     current = { provider, handler: provider.callback(), keys };

@@ -68,7 +68,12 @@ function firstDifference(a: string, b: string): number {
   return i + 1;
 }
 
-/** oidc-provider's renderError: a page a developer can act on (the redirect_uri case names the registered URIs). */
+/**
+ * oidc-provider's renderError: a page a developer can act on. An unregistered
+ * redirect_uri: for a devMode app the registered URIs and where the closest
+ * one differs; for any other app only where its developer finds them — anyone
+ * who knows a client id may send this request, and the list is the app's.
+ */
 export async function renderErrorPage(ctx: Any, out: { error: string; error_description?: string }, error: Any): Promise<void> {
   const lang = langOf(ctx);
   const client = ctx.oidc?.client;
@@ -77,12 +82,17 @@ export async function renderErrorPage(ctx: Any, out: { error: string; error_desc
   if (out.error_description) body += `<p>${escapeHtml(out.error_description)}</p>`;
   if (out.error === 'invalid_redirect_uri' && client) {
     const registered: string[] = [...(client.redirectUris ?? []), ...(client.keyholdRedirectGlobs ?? client.keyhold_redirect_globs ?? [])];
+    const devMode = Boolean(client.keyholdDevMode ?? client.keyhold_dev_mode);
     body += `<p>${t(lang, 'redirectMismatch')}</p>`;
     if (sent) body += `<p>${t(lang, 'redirectSent')} <code>${escapeHtml(sent)}</code></p>`;
+    if (!devMode) {
+      send(ctx, page(lang, t(lang, 'errorTitle'), `${body}<p>${t(lang, 'redirectWhereListed')}</p>`), ctx.status);
+      return;
+    }
     body += registered.length
       ? `<p>${t(lang, 'redirectRegistered')}</p><ul>${registered.map((u) => `<li><code>${escapeHtml(u)}</code></li>`).join('')}</ul>`
       : `<p>${t(lang, 'redirectNoneRegistered')}</p>`;
-    if (sent && registered.length && (client.keyholdDevMode ?? client.keyhold_dev_mode)) {
+    if (sent && registered.length) {
       const closest = registered
         .map((u) => ({ u, at: firstDifference(u, sent) }))
         .sort((a, b) => b.at - a.at)[0];

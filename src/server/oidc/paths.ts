@@ -4,13 +4,13 @@
 // under /oauth/v2/ is client input too).
 import { OIDC_ROUTES } from './configuration.js';
 
-const DISCOVERY = '/.well-known/openid-configuration';
-const KNOWN = new Set<string>([DISCOVERY, ...Object.values(OIDC_ROUTES)]);
+export const DISCOVERY_PATH = '/.well-known/openid-configuration';
+const KNOWN = new Set<string>([DISCOVERY_PATH, ...Object.values(OIDC_ROUTES)]);
 /** The device sign-in pages the library serves (its code_verification route, and /<uid> to resume after the login). */
 const DEVICE = OIDC_ROUTES.code_verification;
 
 export const isOidcPath = (path: string): boolean =>
-  path === DISCOVERY || path.startsWith('/oauth/v2/') || path.startsWith('/oidc/v1/') || path === DEVICE || path.startsWith(`${DEVICE}/`);
+  path === DISCOVERY_PATH || path.startsWith('/oauth/v2/') || path.startsWith('/oidc/v1/') || path === DEVICE || path.startsWith(`${DEVICE}/`);
 
 /** "POST /oauth/v2/token" for a route of the provider; the prefix alone for any other path under it. */
 export function oidcRouteOf(method: string, path: string): string {

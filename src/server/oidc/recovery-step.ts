@@ -11,6 +11,7 @@ import { renderMessage } from '../../domain/errors/reasons.js';
 import type { Language } from '../../domain/i18n/language.js';
 import { escapeHtml, LOGIN_HEADERS, page, t } from './pages.js';
 import { completeSecondFactor, secondFactorOf, type LoginFlow } from './second-factor.js';
+import { loginUrl } from './login-url.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
@@ -41,7 +42,7 @@ export interface RecoveryStep {
   post(req: FastifyRequest, reply: FastifyReply, interaction: Any, lang: Language, loginName: string): Promise<void>;
 }
 
-export function recoveryStep(deps: { ports: RecoveryStepPorts; flow: LoginFlow; hiddenToken: (uid: string) => string }): RecoveryStep {
+export function recoveryStep(deps: { ports: RecoveryStepPorts; flow: LoginFlow; hiddenToken: (uid: string) => string; issuer: () => string }): RecoveryStep {
   const { ports, flow } = deps;
 
   async function show(req: FastifyRequest, reply: FastifyReply, interaction: Any, lang: Language, loginName: string, error?: { reason: RecoveryRefusal; seconds?: number }): Promise<void> {
@@ -63,10 +64,10 @@ export function recoveryStep(deps: { ports: RecoveryStepPorts; flow: LoginFlow; 
   async function post(req: FastifyRequest, reply: FastifyReply, interaction: Any, lang: Language, loginName: string): Promise<void> {
     const state = secondFactorOf(interaction);
     // Only in place of a key the user has (not while registering a first one).
-    if (!state || state.step !== 'key') return void (await reply.code(303).header('location', `${BASE}/${encodeURIComponent(interaction.uid)}`).send());
+    if (!state || state.step !== 'key') return void (await reply.code(303).header('location', loginUrl(deps.issuer(), interaction.uid)).send());
     const raw = (req.body as Record<string, unknown> | undefined)?.code;
     const typed = typeof raw === 'string' ? raw.slice(0, MAX_CODE + 1) : '';
-    const verdict = await ports.useRecoveryCode(state.userId, typed, req.socket?.remoteAddress ?? '', interaction.params.client_id);
+    const verdict = await ports.useRecoveryCode(state.userId, typed, req.ip ?? '', interaction.params.client_id);
     if (!verdict.ok) return show(req, reply, interaction, lang, loginName, { reason: verdict.reason, seconds: verdict.retryAfterSeconds });
     return completeSecondFactor(flow, req, reply, interaction, 'recovery');
   }

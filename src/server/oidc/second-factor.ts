@@ -35,7 +35,14 @@ export type SecondFactorStep =
    * user's first: its recovery codes were shown once; the login finishes when
    * the user goes on (issue 18 "Lost key").
    */
-  | 'codes';
+  | 'codes'
+  /**
+   * The user has a second factor this login cannot take: keys that work only at
+   * another address (or under an RP id no longer configured), or forceMfa and a
+   * login where no key can be registered. The login ends here, saying where the
+   * key works; it never finishes with the password alone (relying-parties.ts).
+   */
+  | 'refused';
 
 /** One WebAuthn challenge handed out on this login (base64url), until `expiresAt` (ms). */
 export interface LoginChallenge {

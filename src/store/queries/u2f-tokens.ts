@@ -67,3 +67,10 @@ export async function deleteExpiredRegistrations(db: SqlRunner, expiredBefore: D
     select count(*)::int as n from gone`);
   return Number(row?.n ?? 0);
 }
+
+/** How many ready keys each RP id holds (the start-up check of keys under RP ids no longer configured). */
+export async function readyKeysByRpId(db: SqlRunner): Promise<Array<{ rpId: string; keys: number }>> {
+  const rows = await db.query<{ rpId: string; keys: number | string }>(sql`
+    select rp_id as "rpId", count(*) as keys from u2f_tokens where state = 'ready' group by rp_id order by rp_id`);
+  return rows.map((r) => ({ rpId: r.rpId, keys: Number(r.keys) }));
+}

@@ -208,7 +208,7 @@ describe('devMode and authMethodType', () => {
       const url = new URL(`${base}/oauth/v2/authorize`);
       url.search = new URLSearchParams({ client_id: app.clientId, redirect_uri: 'http://localhost:5174/preview/pr-17', response_type: 'code', scope: 'openid', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGjSstw-cM', code_challenge_method: 'S256' }).toString();
       const res = await fetch(url, { redirect: 'manual' });
-      if (devMode) expect(res.headers.get('location')).toMatch(/^\/ui\/login\//);
+      if (devMode) expect(res.headers.get('location')).toMatch(new RegExp(`^${base}/ui/login/`));
       else expect(res.status).toBe(400);
     }
   });
@@ -219,7 +219,7 @@ describe('devMode and authMethodType', () => {
     url.search = new URLSearchParams({ client_id: app.clientId, redirect_uri: 'https://a.example/cb', response_type: 'code', scope: 'openid' }).toString();
     const res = await fetch(url, { redirect: 'manual' });
     expect(res.status).toBe(303);
-    expect(res.headers.get('location')).toMatch(/^\/ui\/login\//);
+    expect(res.headers.get('location')).toMatch(new RegExp(`^${base}/ui/login/`));
   });
 });
 

@@ -11,7 +11,7 @@ import { ConfigError, loadConfig } from '../../../src/server/config.js';
 import { startKeyhold, type RunningKeyhold } from '../../../src/server/start.js';
 import { announcePostgresSkip, postgresAvailable, TEST_MASTER_KEY, tempDir } from '../../support/databases.js';
 import { startTestKeyhold, type TestKeyhold } from '../../support/keyhold.js';
-import { addApp, browser, formAction, formToken } from '../../support/oidc-login.js';
+import { addApp, browser, formAction, formToken, sendTo } from '../../support/oidc-login.js';
 
 /**
  * Long enough for the slow_down test's four polls on a loaded machine (3 s was not: a code
@@ -100,7 +100,7 @@ describe('device polling', () => {
     const statuses = answers.map((a) => a.status);
     expect(statuses).toEqual([400, 400, 400, 400, 303, 200, 303]);
     // Without the page's session: back to the code page.
-    expect(answers[4]!.headers.get('location')).toBe('/ui/login/device');
+    expect(answers[4]!.headers.get('location')).toBe(`${base}/ui/login/device`);
     // With the session but without the form's token: the page says the form expired.
     const page = await fetch(`${base}/ui/login/device`);
     const cookie = page.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
@@ -161,13 +161,14 @@ describe.skipIf(!postgresAvailable)('device flow across two processes on one Pos
     expect((await pollAt(baseB)).error).toBe('slow_down');
 
     // The user, on process A's pages, without script: the code, the confirmation, the login.
-    const user = browser(baseA);
+    // The browser at the issuer's URLs (every redirect names them), its requests reaching A.
+    const user = browser(ISSUER, {}, sendTo(baseA));
     const codePage = await (await user.request('/ui/login/device')).text();
     const xsrf = /name="xsrf" value="([^"]+)"/.exec(codePage)![1]!;
     const confirm = await (await user.request('/ui/login/device', { form: { xsrf, user_code: started.user_code } })).text();
     expect(confirm).toContain(started.user_code);
     const toLogin = await user.request('/ui/login/device', { form: { xsrf: /name="xsrf" value="([^"]+)"/.exec(confirm)![1]!, user_code: started.user_code, confirm: 'yes' } });
-    let step = await user.follow(new URL(toLogin.headers.get('location')!, baseA));
+    let step = await user.follow(new URL(toLogin.headers.get('location')!, ISSUER));
     const submit = async (name: string, form: Record<string, string>) => {
       const res = await user.request(new URL(formAction(step.html!, name)!, step.url), { form: { form_token: formToken(step.html!), ...form } });
       step = await user.follow(new URL(res.headers.get('location')!, step.url));

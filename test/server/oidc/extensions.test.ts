@@ -4,7 +4,8 @@
 // is proven by every Keyhold start in the other tests.)
 import { describe, expect, it } from 'vitest';
 import { generateClientSecret, hashClientSecret } from '../../../src/domain/oidc/index.js';
-import { applyDeviceFlowExtension, applyExtensions, checkExtensions, ExtensionCheckFailed } from '../../../src/server/oidc/extensions.js';
+import Provider from 'oidc-provider';
+import { applyDeviceFlowExtension, applyExtensions, applyIssuerRequests, checkExtensions, checkIssuerRequests, ExtensionCheckFailed } from '../../../src/server/oidc/extensions.js';
 import { checkSingleUse } from '../../../src/server/oidc/single-use.js';
 
 /** A stand-in for a changed library: a Client class whose parts can be taken away. */
@@ -109,5 +110,25 @@ describe('extension self-check', () => {
     expect(() => checkSingleUse({ DeviceCode: { IN_PAYLOAD: stored } })).not.toThrow();
     expect(() => checkSingleUse({ DeviceCode: { IN_PAYLOAD: stored.filter((f) => f !== 'inFlight') } })).toThrow(ExtensionCheckFailed);
     expect(() => checkSingleUse({ DeviceCode: { IN_PAYLOAD: ['jti'] } })).toThrow(/DeviceCode no longer stores inFlight, accountId, error/);
+  });
+});
+
+describe('the issuer decides the request host and protocol (8.)', () => {
+  const issuer = 'https://login.example.com';
+
+  it("passes on the library as pinned: discovery asked with a foreign Host advertises the issuer's URLs", async () => {
+    const provider = new Provider(issuer, {});
+    applyIssuerRequests(provider, issuer);
+    await expect(checkIssuerRequests(provider, issuer)).resolves.toBeUndefined();
+  });
+
+  it('fails loudly when the URLs come from the request again (a library that reads the host elsewhere)', async () => {
+    const provider = new Provider(issuer, {});
+    await expect(checkIssuerRequests(provider, issuer)).rejects.toThrow(ExtensionCheckFailed);
+    await expect(checkIssuerRequests(provider, issuer)).rejects.toThrow(/discovery asked with a foreign Host advertises .*keyhold-self-check\.invalid/);
+    applyIssuerRequests(provider, issuer);
+    // Pinned, then href taken from the Host header again by a changed library.
+    Object.defineProperty((provider as any).request, 'href', { get(this: any) { return `http://${this.get('host')}${this.originalUrl}`; }, configurable: true });
+    await expect(checkIssuerRequests(provider, issuer)).rejects.toThrow(/jwks_uri=http:\/\/keyhold-self-check\.invalid\/jwks/);
   });
 });

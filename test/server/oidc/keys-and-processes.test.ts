@@ -15,7 +15,7 @@ import { ConfigError, loadConfig } from '../../../src/server/config.js';
 import { startKeyhold, type RunningKeyhold } from '../../../src/server/start.js';
 import { announcePostgresSkip, postgresAvailable, tempDir, TEST_MASTER_KEY } from '../../support/databases.js';
 import { startTestKeyhold, type TestKeyhold } from '../../support/keyhold.js';
-import { addApp, browser, logIn } from '../../support/oidc-login.js';
+import { addApp, browser, logIn, sendTo } from '../../support/oidc-login.js';
 
 describe('master key', () => {
   it('with DATABASE_URL and no KEYHOLD_MASTERKEY the configuration is refused, naming the variable', () => {
@@ -80,7 +80,8 @@ describe.skipIf(!postgresAvailable)('two processes on one PostgreSQL', () => {
     const app = await addApp(a, projectId, { redirectUris: ['http://localhost:5173/cb'], authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC', devMode: true });
 
     const verifier = oidc.randomPKCECodeVerifier();
-    const authorize = new URL(`${baseA}/oauth/v2/authorize`);
+    // The browser at the issuer's URLs (every redirect names them), its requests reaching A.
+    const authorize = new URL(`${ISSUER}/oauth/v2/authorize`);
     authorize.search = new URLSearchParams({
       client_id: app.clientId,
       redirect_uri: 'http://localhost:5173/cb',
@@ -90,7 +91,7 @@ describe.skipIf(!postgresAvailable)('two processes on one PostgreSQL', () => {
       code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
       code_challenge_method: 'S256',
     }).toString();
-    const back = await logIn(browser(baseA), authorize, 'twin', 'two processes one login');
+    const back = await logIn(browser(ISSUER, {}, sendTo(baseA)), authorize, 'twin', 'two processes one login');
     expect(back.searchParams.get('iss')).toBe(ISSUER);
 
     const token = await fetch(`${baseB}/oauth/v2/token`, {
@@ -120,9 +121,9 @@ describe.skipIf(!postgresAvailable)('two processes on one PostgreSQL', () => {
     /** A code from a login on A, with its PKCE verifier. */
     const codeFromA = async () => {
       const verifier = oidc.randomPKCECodeVerifier();
-      const authorize = new URL(`http://localhost:${a.port}/oauth/v2/authorize`);
+      const authorize = new URL(`${ISSUER}/oauth/v2/authorize`);
       authorize.search = new URLSearchParams({ client_id: app.clientId, redirect_uri: REDIRECT, response_type: 'code', scope: 'openid', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' }).toString();
-      const back = await logIn(browser(`http://localhost:${a.port}`), authorize, 'twin-off', 'two processes one switch');
+      const back = await logIn(browser(ISSUER, {}, sendTo(`http://localhost:${a.port}`)), authorize, 'twin-off', 'two processes one switch');
       return { code: back.searchParams.get('code')!, verifier };
     };
     const exchangeOnB = async ({ code, verifier }: { code: string; verifier: string }) => {

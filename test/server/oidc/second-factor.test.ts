@@ -1,7 +1,7 @@
 // The "password done, second factor pending" state (second-factor.ts) on a
-// stand-in interaction, and the key step's RP ID choice (key-step.ts rpIdFor).
+// stand-in interaction, and which keys a login can use (relying-parties.ts).
 import { describe, expect, it } from 'vitest';
-import { rpIdFor } from '../../../src/server/oidc/key-step.js';
+import { keysForLogin, loginRpIds, relyingPartyWarnings, whereKeysWork } from '../../../src/server/oidc/relying-parties.js';
 import { amrWith, beginSecondFactor, issueChallenge, saveSecondFactor, secondFactorOf, SPENT_KEPT, takeChallenge } from '../../../src/server/oidc/second-factor.js';
 
 function interaction() {
@@ -51,11 +51,31 @@ describe('second factor state', () => {
   });
 });
 
-describe('rpIdFor', () => {
-  it('the configured RP ID the host is, or is under; the first one otherwise', () => {
-    expect(rpIdFor('localhost:8080', ['localhost'])).toBe('localhost');
-    expect(rpIdFor('login.example.com', ['other.org', 'example.com'])).toBe('example.com');
-    expect(rpIdFor('evil-example.com', ['other.org', 'example.com'])).toBe('other.org');
-    expect(rpIdFor('[::1]:8080', ['localhost', '::1'])).toBe('::1');
+describe('relying parties of the login', () => {
+  const parties = { rpIds: ['example.com', 'login.example.com', 'other.org'], origins: ['https://login.example.com', 'https://app.other.org'] };
+  const key = (rpId: string, credentialId = rpId) => ({ credentialId, transports: [], rpId });
+
+  it("the issuer's host decides, never a request: the configured RP ids it is or is under, when its origin is configured", () => {
+    expect(loginRpIds('https://login.example.com', parties)).toEqual(['example.com', 'login.example.com']);
+    expect(loginRpIds('https://evil-example.com', { ...parties, origins: [...parties.origins, 'https://evil-example.com'] })).toEqual([]);
+    // The page's answers would not verify: its origin is no configured origin.
+    expect(loginRpIds('https://sso.example.com', parties)).toEqual([]);
+    expect(loginRpIds('http://localhost:8080', { rpIds: ['localhost'], origins: ['http://localhost:8080'] })).toEqual(['localhost']);
+  });
+
+  it('the ceremony takes the keys of one usable RP id; keys elsewhere are named with their origins, or as no longer configured', () => {
+    const ids = loginRpIds('https://login.example.com', parties);
+    expect(keysForLogin([key('other.org'), key('login.example.com', 'a'), key('login.example.com', 'b')], ids)).toEqual({ rpId: 'login.example.com', keys: [key('login.example.com', 'a'), key('login.example.com', 'b')] });
+    expect(keysForLogin([key('other.org')], ids)).toBeUndefined();
+    expect(whereKeysWork([key('other.org'), key('gone.example'), key('other.org', 'x')], parties)).toEqual([
+      { rpId: 'gone.example', origins: [] },
+      { rpId: 'other.org', origins: ['https://app.other.org'] },
+    ]);
+  });
+
+  it('start-up warnings: a login that cannot use keys, and keys under RP ids no longer configured (counts only)', () => {
+    expect(relyingPartyWarnings('https://login.example.com', parties, [{ rpId: 'example.com', keys: 3 }])).toEqual([]);
+    const warned = relyingPartyWarnings('https://sso.example.com', parties, [{ rpId: 'gone.example', keys: 2 }, { rpId: 'other.org', keys: 1 }]);
+    expect(warned.map((w) => w.fields)).toEqual([{ issuer: 'https://sso.example.com', rpIds: parties.rpIds, origins: parties.origins }, { rpId: 'gone.example', keys: 2 }]);
   });
 });
