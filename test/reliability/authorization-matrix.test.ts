@@ -203,6 +203,13 @@ const ROWS: Row[] = [
     expect: inOrgA(['projectOwner', 'orgOwner', 'instanceOwner']),
   },
   {
+    // Tokens for Keyhold's own API act as whoever signs in: only the instance owner lets an app have them,
+    // not the app's org or project owner (who may create and edit it).
+    rpc: 'management.SetAppAPIAccess',
+    call: (c) => c.mgmt.setAppAPIAccess({ projectId: world.p1, appId: world.app1, allowed: true }),
+    expect: inOrgA(['instanceOwner']),
+  },
+  {
     rpc: 'management.AddProject',
     call: (c) => c.mgmt.addProject({ name: unique('project') }),
     // B's owner creates one in its own org B.

@@ -1,6 +1,7 @@
 // An OIDC application's life: added with its configuration (AddOIDCApp: two
 // events on a new aggregate), renamed, its configuration replaced, its client
-// secret regenerated, deactivated and reactivated, removed. Every
+// secret regenerated, deactivated and reactivated, allowed or not to obtain
+// tokens for Keyhold's own API (an instance administrator's call), removed. Every
 // command names the project the caller addressed: an app of another project is
 // "not found", as for no app at all.
 import type { Decider } from '../decider.js';
@@ -27,6 +28,10 @@ export interface AppState {
   clientId: string;
   /** Ids of the app's keys not removed (AddAppKey; expired ones included). */
   keys: readonly string[];
+  /** May obtain access tokens for Keyhold's API (SetAppAPIAccess); off until allowed. */
+  apiAccess: boolean;
+  /** SetAppAPIAccess was ever decided (the console's app is allowed once, not again after a refusal). */
+  apiAccessDecided: boolean;
 }
 
 export type AppCommand =
@@ -55,7 +60,13 @@ export type AppCommand =
   | { kind: 'remove'; projectId: string; actor: string }
   /** AddAppKey: the public half of a key made for the app (its private half goes to the caller only). */
   | { kind: 'addKey'; projectId: string; keyId: string; type: AppKeyType; publicKey: PublicJwk; expiresAt: string; actor: string }
-  | { kind: 'removeKey'; projectId: string; keyId: string; actor: string };
+  | { kind: 'removeKey'; projectId: string; keyId: string; actor: string }
+  /**
+   * SetAppAPIAccess. `unlessDecided`: nothing is written when the access was
+   * ever set (how every start allows the console's own app without undoing an
+   * administrator's later refusal).
+   */
+  | { kind: 'setApiAccess'; projectId: string; allowed: boolean; actor: string; unlessDecided?: boolean };
 
 /** What becomes of the stored secret when the auth method changes to `next`. */
 export function secretAfterChange(hasSecret: boolean, next: OidcAuthMethodType): AppSecretAfterChange {
@@ -65,7 +76,19 @@ export function secretAfterChange(hasSecret: boolean, next: OidcAuthMethodType):
 
 export function appDecider(appId: string): Decider<AppState, AppCommand, AppEventType> {
   return {
-    initialState: () => ({ created: false, exists: false, projectId: '', orgId: '', name: '', active: false, hasSecret: false, clientId: '', keys: [] }),
+    initialState: () => ({
+      created: false,
+      exists: false,
+      projectId: '',
+      orgId: '',
+      name: '',
+      active: false,
+      hasSecret: false,
+      clientId: '',
+      keys: [],
+      apiAccess: false,
+      apiAccessDecided: false,
+    }),
     evolve: (state, event) => {
       switch (event.type) {
         case 'app.added':
@@ -98,6 +121,8 @@ export function appDecider(appId: string): Decider<AppState, AppCommand, AppEven
           return { ...state, keys: [...state.keys, event.payload.keyId] };
         case 'app.key.removed':
           return { ...state, keys: state.keys.filter((k) => k !== event.payload.keyId) };
+        case 'app.api.access.changed':
+          return { ...state, apiAccess: event.payload.allowed, apiAccessDecided: true };
         case 'app.removed':
           return { ...state, exists: false, keys: [] };
         default:
@@ -149,6 +174,9 @@ export function appDecider(appId: string): Decider<AppState, AppCommand, AppEven
         case 'removeKey':
           if (!state.keys.includes(command.keyId)) throw new KeyholdError('APP_KEY_NOT_FOUND', { appId, keyId: command.keyId });
           return [{ ...base, type: 'app.key.removed', payload: { keyId: command.keyId } }];
+        case 'setApiAccess':
+          if (command.unlessDecided && state.apiAccessDecided) return [];
+          return [{ ...base, type: 'app.api.access.changed', payload: { allowed: command.allowed } }];
       }
     },
   };

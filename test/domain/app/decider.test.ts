@@ -127,9 +127,24 @@ describe('app decider', () => {
       change(config()),
       { kind: 'deactivate', projectId: 'p1', actor: 'a' },
       { kind: 'reactivate', projectId: 'p1', actor: 'a' },
+      { kind: 'setApiAccess', projectId: 'p1', allowed: true, actor: 'a' },
     ] as AppCommand[]) {
       expect(refusal(decider, removed, command).reason).toBe('APP_NOT_FOUND');
       expect(refusal(decider, added(), { ...command, projectId: 'p2' }).reason).toBe('APP_NOT_FOUND');
     }
+  });
+
+  it('SetAppAPIAccess: off until allowed; each call one event; unlessDecided writes only when it was never set', () => {
+    const allow = (extra: Partial<AppCommand> = {}) => ({ kind: 'setApiAccess', projectId: 'p1', allowed: true, actor: 'iam', ...extra }) as AppCommand;
+    const allowed = decide(decider, added(), allow());
+    expect(allowed).toEqual([{ aggregateType: 'app', aggregateId: APP, type: 'app.api.access.changed', payload: { allowed: true }, resourceOwner: 'org', creator: 'iam' }]);
+    // Once allowed, the console's start-up allowance writes nothing; a refusal that follows is kept.
+    expect(decide(decider, [...added(), ...allowed], allow({ unlessDecided: true }))).toEqual([]);
+    const refused = [...added(), ...allowed, ...decide(decider, [...added(), ...allowed], allow({ allowed: false }))];
+    expect(decide(decider, refused, allow({ unlessDecided: true }))).toEqual([]);
+    // Never decided: the allowance is written.
+    expect(decide(decider, added(), allow({ unlessDecided: true }))[0]!.payload).toEqual({ allowed: true });
+    // A repeated call writes again, as the app's other settings do.
+    expect(decide(decider, [...added(), ...allowed], allow())).toHaveLength(1);
   });
 });
