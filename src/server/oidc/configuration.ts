@@ -18,6 +18,7 @@ import { renderErrorPage, renderLogoutPage, renderLoggedOutPage } from './pages.
 import { ACR_VALUES, authenticationClaims } from './acr.js';
 import { accountClaims, ROLES_CLAIM, ROLES_SCOPE, type RolesOf } from './account.js';
 import { firstPartyGrant, grantsWithoutConsentPage } from './first-party-grant.js';
+import { deviceAsksApiAudience, PROVIDER_SCOPES } from './api-audience.js';
 
 /** ZITADEL's endpoint paths (issue 17), so its users feel at home. */
 export const OIDC_ROUTES = {
@@ -100,7 +101,8 @@ export function createProvider(deps: ProviderDeps): Any {
     },
     routes: OIDC_ROUTES,
     responseTypes: RESPONSE_TYPES,
-    scopes: ['openid', 'offline_access', 'profile', 'email', ROLES_SCOPE, API_AUDIENCE_SCOPE],
+    // Each app's client metadata narrows these (api-audience.ts: the API audience only for allowed apps).
+    scopes: [...PROVIDER_SCOPES],
     // How the user authenticated (acr.ts): acr_values_supported in discovery; amr/acr in tokens.
     acrValues: [...ACR_VALUES],
     extraTokenClaims: authenticationClaims,
@@ -235,6 +237,8 @@ export function createProvider(deps: ProviderDeps): Any {
     // only while the user may log in to the app's project (projectRoleCheck / hasProjectCheck);
     // otherwise the login UI runs and says why not.
     async loadExistingGrant(ctx: Any) {
+      // A device sign-in asking for Keyhold's API reuses no grant: its consent page comes every time (api-audience.ts).
+      if (deviceAsksApiAudience(ctx)) return undefined;
       const grantId = ctx.oidc.result?.consent?.grantId || ctx.oidc.session.grantIdFor(ctx.oidc.client.clientId);
       const firstParty = grantsWithoutConsentPage(ctx);
       if (!grantId && !firstParty) return undefined;

@@ -1,0 +1,347 @@
+// Keyhold's management API as a protected resource (the scope
+// urn:keyhold:iam:api:aud), end to end with real clients — openid-client for
+// the grants, the login UI over HTTP with a cookie jar — on PGlite and on
+// PostgreSQL: only apps an instance administrator allowed may obtain it
+// (others: invalid_scope), never without the consent page the first time
+// (prompt=none: consent_required), a device sign-in lists every scope in words
+// and passes the consent page too, and the token acts with the roles its user
+// holds at each call.
+import * as oidc from 'openid-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postgresAvailable } from '../../support/databases.js';
+import { restReason } from '../../support/errors.js';
+import { startTestKeyhold, type TestKeyhold } from '../../support/keyhold.js';
+import { addApp, browser, formAction, formToken, type AppCreated, type Browser } from '../../support/oidc-login.js';
+
+const API = 'urn:keyhold:iam:api:aud';
+const REDIRECT = 'http://127.0.0.1:5199/cb';
+const ADMIN_PASSWORD = 'the instance owner signs in 28';
+const PLAIN_PASSWORD = 'a user without any role 28';
+/** The warning's first sentence as the page's HTML has it. */
+const API_WARNING = 'asks to act as you on Keyhold&#39;s management API.';
+
+for (const engine of ['pglite', 'postgres'] as const) {
+  describe.skipIf(engine === 'postgres' && !postgresAvailable)(`the API audience on ${engine}`, () => {
+    let kh: TestKeyhold;
+    let base: string;
+    /** The tenant org, its owner's token (a machine user), and an app the owner registered with its own redirect URI. */
+    const tenant = {} as { orgId: string; ownerToken: string; projectId: string };
+    let plainUserId: string;
+
+    const admin = (method: string, path: string, body?: unknown, orgId?: string) => kh.rest(method, path, body, orgId ? { 'x-service-orgid': orgId } : {});
+    const asTenant = (method: string, path: string, body?: unknown) => kh.rest(method, path, body, { authorization: `Bearer ${tenant.ownerToken}` });
+    const setAccess = (projectId: string, appId: string, allowed: boolean, token?: string, orgId?: string) =>
+      kh.rest('PUT', `/management/v1/projects/${projectId}/apps/${appId}/api_access`, { allowed }, {
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...(orgId ? { 'x-service-orgid': orgId } : {}),
+      });
+    const me = (token: string) => kh.rest('GET', '/auth/v1/users/me', undefined, { authorization: `Bearer ${token}` });
+
+    beforeAll(async () => {
+      // A one-second device poll interval keeps the device sign-ins fast.
+      kh = await startTestKeyhold({ postgres: engine === 'postgres', env: { KEYHOLD_DEVICE_POLL_INTERVAL_SECONDS: '1' } });
+      base = `http://localhost:${kh.port}`;
+      // The instance owner who signs in: the human admin, with a password of the test's.
+      const [adminRow] = await kh.database.sql.query<{ id: string }>({ text: "select id from users where username = 'keyhold-admin'", params: [] });
+      expect((await admin('POST', `/v2/users/${adminRow!.id}/password`, { newPassword: { password: ADMIN_PASSWORD, changeRequired: false } })).status).toBe(200);
+      const plain = await admin('POST', '/v2/users/human', {
+        username: 'plain.user',
+        profile: { givenName: 'Plain', familyName: 'User' },
+        email: { email: 'plain@example.com' },
+        password: { password: PLAIN_PASSWORD, changeRequired: false },
+      });
+      plainUserId = plain.body.userId;
+      // A tenant org whose owner (a machine user with a token) may create apps there.
+      tenant.orgId = (await admin('POST', '/v2/organizations', { name: 'Tenant' })).body.organizationId;
+      const owner = await admin('POST', '/management/v1/users/machine', { userName: 'tenant.owner', name: 'Tenant owner' }, tenant.orgId);
+      expect((await admin('POST', '/management/v1/orgs/me/members', { userId: owner.body.userId, roles: ['ORG_OWNER'] }, tenant.orgId)).status).toBe(200);
+      tenant.ownerToken = (await admin('POST', `/management/v1/users/${owner.body.userId}/pats`, {}, tenant.orgId)).body.token;
+      tenant.projectId = (await asTenant('POST', '/management/v1/projects', { name: 'Tenant tools' })).body.id;
+    }, 90_000);
+    afterAll(async () => kh?.close());
+
+    /** An app of the tenant's project, registered by the tenant's owner (a public app with PKCE: the owner's backend redeems the code). */
+    async function tenantApp(body: Record<string, unknown> = {}): Promise<AppCreated & { config: oidc.Configuration }> {
+      const res = await asTenant('POST', `/management/v1/projects/${tenant.projectId}/apps/oidc`, {
+        name: `tenant-app-${Math.random().toString(36).slice(2)}`,
+        redirectUris: [REDIRECT],
+        appType: 'OIDC_APP_TYPE_USER_AGENT',
+        authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE',
+        devMode: true,
+        ...body,
+      });
+      expect(res.status).toBe(200);
+      const config = await oidc.discovery(new URL(base), res.body.clientId, undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] });
+      return { appId: res.body.appId, clientId: res.body.clientId, config };
+    }
+
+    async function authorizeUrl(config: oidc.Configuration, scope: string, extra: Record<string, string> = {}) {
+      const verifier = oidc.randomPKCECodeVerifier();
+      const url = oidc.buildAuthorizationUrl(config, {
+        redirect_uri: REDIRECT,
+        scope,
+        code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+        ...extra,
+      });
+      return { url, verifier };
+    }
+
+    interface Step {
+      left?: URL;
+      html?: string;
+      url: URL;
+    }
+
+    /** Submits one form of the login UI found on `step`'s page. */
+    async function submit(b: Browser, step: Step, name: string, form: Record<string, string>): Promise<Step> {
+      const action = formAction(step.html!, name);
+      if (!action) throw new Error(`no ${name} form on ${step.url}: ${step.html?.slice(0, 600)}`);
+      const res = await b.request(new URL(action, step.url), { form: { form_token: formToken(step.html!), ...form } });
+      const location = res.headers.get('location');
+      return location ? b.follow(new URL(location, step.url)) : { html: await res.text(), url: step.url };
+    }
+
+    /** Username and password on the login UI when it asks; stops at the consent page or where the browser leaves Keyhold. */
+    async function signIn(b: Browser, start: URL | string, username: string, password: string): Promise<Step> {
+      let step: Step = await b.follow(start);
+      if (!step.left && formAction(step.html!, 'username')) step = await submit(b, step, 'username', { username });
+      if (!step.left && formAction(step.html!, 'password')) step = await submit(b, step, 'password', { username, password });
+      return step;
+    }
+
+    const isConsentPage = (step: Step) => !step.left && formAction(step.html ?? '', 'consent') !== undefined;
+
+    it('an app not allowed: invalid_scope for the API scope — with or without a session, silently or not, and at the device endpoint', async () => {
+      const app = await tenantApp({ grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE', 'OIDC_GRANT_TYPE_DEVICE_CODE'] });
+      expect((await admin('GET', `/management/v1/projects/${tenant.projectId}/apps/${app.appId}`, undefined, tenant.orgId)).body.app.apiAccessAllowed).toBeFalsy();
+      const b = browser(base);
+      // No session: refused before any login page.
+      const fresh = await b.follow((await authorizeUrl(app.config, `openid ${API}`)).url);
+      expect(fresh.left?.origin).toBe(new URL(REDIRECT).origin);
+      expect([fresh.left?.searchParams.get('error'), fresh.left?.searchParams.has('code')]).toEqual(['invalid_scope', false]);
+      // The instance owner signed in (here through the console's app, whose consent they gave): still refused, with and without prompt=none.
+      const consoleConfig = await oidc.discovery(new URL(base), 'keyhold-console', undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] });
+      const consoleLogin = oidc.buildAuthorizationUrl(consoleConfig, {
+        redirect_uri: `${base}/console/`,
+        scope: `openid ${API}`,
+        code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
+        code_challenge_method: 'S256',
+      });
+      const atConsent = await signIn(b, consoleLogin, 'keyhold-admin', ADMIN_PASSWORD);
+      expect(isConsentPage(atConsent)).toBe(true);
+      expect((await submit(b, atConsent, 'consent', { decision: 'allow' })).left?.searchParams.has('code')).toBe(true);
+      for (const extra of [{ prompt: 'none' }, {}] as Record<string, string>[]) {
+        const { url, verifier } = await authorizeUrl(app.config, `openid profile ${API}`, extra);
+        const back = await b.follow(url);
+        expect([back.left?.searchParams.get('error'), back.left?.searchParams.get('scope')]).toEqual(['invalid_scope', API]);
+        // Had it answered a code, the tenant's backend would hold the instance owner's token here.
+        await expect(oidc.authorizationCodeGrant(app.config, back.left!, { pkceCodeVerifier: verifier })).rejects.toMatchObject({ error: 'invalid_scope' });
+      }
+      // Its own scopes still work, and that token is not one for the API.
+      const own = await authorizeUrl(app.config, 'openid profile', { prompt: 'none' });
+      const ownBack = await b.follow(own.url);
+      const tokens = await oidc.authorizationCodeGrant(app.config, ownBack.left!, { pkceCodeVerifier: own.verifier });
+      expect((await me(tokens.access_token)).status).toBe(401);
+      // The device authorization endpoint refuses it the same way.
+      await expect(oidc.initiateDeviceAuthorization(app.config, { scope: `openid ${API}` })).rejects.toMatchObject({ error: 'invalid_scope' });
+      expect((await oidc.initiateDeviceAuthorization(app.config, { scope: 'openid' })).user_code).toBeTruthy();
+    });
+
+    it('only the instance owner allows an app: not its org owner (who made it); the setting is shown and audited', async () => {
+      const app = await tenantApp();
+      const path = `/management/v1/projects/${tenant.projectId}/apps/${app.appId}`;
+      const refused = await setAccess(tenant.projectId, app.appId, true, tenant.ownerToken);
+      expect([refused.status, restReason(refused.body)]).toEqual([403, 'PERMISSION_DENIED']);
+      expect((await asTenant('GET', path)).body.app.apiAccessAllowed).toBeFalsy();
+      // Not a field of the app's configuration either: AddOIDCApp and UpdateOIDCAppConfig refuse it by name.
+      const sneaked = await asTenant('PUT', `${path}/oidc_config`, { redirectUris: [REDIRECT], apiAccessAllowed: true });
+      expect([sneaked.status, JSON.stringify(sneaked.body)]).toEqual([400, expect.stringContaining('apiAccessAllowed')]);
+      const added = await asTenant('POST', `/management/v1/projects/${tenant.projectId}/apps/oidc`, { name: 'sneaky', redirectUris: [REDIRECT], apiAccessAllowed: true });
+      expect(added.status).toBe(400);
+      // The instance owner, in the tenant's org context.
+      expect((await setAccess(tenant.projectId, app.appId, true, undefined, tenant.orgId)).status).toBe(200);
+      expect((await asTenant('GET', path)).body.app.apiAccessAllowed).toBe(true);
+      const listed = await asTenant('POST', `/management/v1/projects/${tenant.projectId}/apps/_search`, {});
+      expect(listed.body.result.find((a: any) => a.id === app.appId).apiAccessAllowed).toBe(true);
+      const events = await admin('POST', '/admin/v1/events/_search', { aggregateId: app.appId, eventTypes: ['app.api.access.changed'] });
+      expect(events.body.events.map((e: any) => e.payload)).toEqual([{ allowed: true }]);
+      // Absent means false: the safe value.
+      expect((await kh.rest('PUT', `${path}/api_access`, {}, { 'x-service-orgid': tenant.orgId })).status).toBe(200);
+      expect((await asTenant('GET', path)).body.app.apiAccessAllowed).toBeFalsy();
+      // An app that does not exist: 404, not a 403 that would tell the instance owner nothing.
+      const missing = await setAccess(tenant.projectId, 'no-such-app', true, undefined, tenant.orgId);
+      expect([missing.status, restReason(missing.body)]).toEqual([404, 'APP_NOT_FOUND']);
+    });
+
+    it('an allowed app: the consent page first, in plain words (en, de); prompt=none without it is consent_required; after it, a code', async () => {
+      const app = await tenantApp();
+      expect((await setAccess(tenant.projectId, app.appId, true, undefined, tenant.orgId)).status).toBe(200);
+      const b = browser(base);
+      const german = browser(base, { 'accept-language': 'de-DE' });
+      // Signed in elsewhere (a first-party app of the instance: consent for it is implicit) …
+      const other = await addApp(kh, (await admin('POST', '/management/v1/projects', { name: 'Intranet' })).body.id, {
+        redirectUris: [REDIRECT],
+        appType: 'OIDC_APP_TYPE_USER_AGENT',
+        authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE',
+        devMode: true,
+      });
+      const otherConfig = await oidc.discovery(new URL(base), other.clientId, undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] });
+      for (const who of [b, german]) expect((await signIn(who, (await authorizeUrl(otherConfig, 'openid')).url, 'plain.user', PLAIN_PASSWORD)).left?.searchParams.has('code')).toBe(true);
+      // … a silent request of the API scope is refused: no earlier consent.
+      const silent = await b.follow((await authorizeUrl(app.config, `openid ${API}`, { prompt: 'none' })).url);
+      expect([silent.left?.searchParams.get('error'), silent.left?.searchParams.has('code')]).toEqual(['consent_required', false]);
+      // Without prompt=none: the consent page, naming the app and what it may do.
+      const first = await authorizeUrl(app.config, `openid profile ${API}`);
+      const page = await b.follow(first.url);
+      expect(isConsentPage(page)).toBe(true);
+      const appName = (await asTenant('GET', `/management/v1/projects/${tenant.projectId}/apps/${app.appId}`)).body.app.name;
+      expect(page.html).toContain(`${appName} ${API_WARNING}`);
+      expect(page.html).toContain('read your name, username and language');
+      expect(page.html).toContain('act as you on Keyhold&#39;s management API, with every role you hold');
+      const de = await german.follow((await authorizeUrl(app.config, `openid ${API}`)).url);
+      expect(de.html).toContain(`${appName} möchte in deinem Namen die Management-API von Keyhold nutzen.`);
+      expect(de.html).toContain('<html lang="de">');
+      // Allow: a code, and the token acts as the user at the API.
+      const back = await submit(b, page, 'consent', { decision: 'allow' });
+      const tokens = await oidc.authorizationCodeGrant(app.config, back.left!, { pkceCodeVerifier: first.verifier });
+      const res = await me(tokens.access_token);
+      expect([res.status, res.body.user?.userId]).toEqual([200, plainUserId]);
+      // With that consent in the session, prompt=none answers a code.
+      const again = await authorizeUrl(app.config, `openid ${API}`, { prompt: 'none' });
+      const code = await b.follow(again.url);
+      expect(code.left?.searchParams.has('code')).toBe(true);
+      expect((await me((await oidc.authorizationCodeGrant(app.config, code.left!, { pkceCodeVerifier: again.verifier })).access_token)).status).toBe(200);
+      // A new sign-in session asks again.
+      const later = browser(base);
+      const asked = await signIn(later, (await authorizeUrl(app.config, `openid ${API}`)).url, 'plain.user', PLAIN_PASSWORD);
+      expect(isConsentPage(asked)).toBe(true);
+    });
+
+    it('a denial on the consent page answers access_denied and grants nothing', async () => {
+      const app = await tenantApp();
+      await setAccess(tenant.projectId, app.appId, true, undefined, tenant.orgId);
+      const b = browser(base);
+      const page = await signIn(b, (await authorizeUrl(app.config, `openid ${API}`)).url, 'plain.user', PLAIN_PASSWORD);
+      expect(isConsentPage(page)).toBe(true);
+      const denied = await submit(b, page, 'consent', { decision: 'deny' });
+      expect(denied.left?.searchParams.get('error')).toBe('access_denied');
+      // Still nothing to answer silently.
+      const silent = await b.follow((await authorizeUrl(app.config, `openid ${API}`, { prompt: 'none' })).url);
+      expect(silent.left?.searchParams.get('error')).toBe('consent_required');
+    });
+
+    it('a refusal ends the tokens the app holds — access and refreshed — and further requests are invalid_scope; allowed again, they work', async () => {
+      const app = await tenantApp({ grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE', 'OIDC_GRANT_TYPE_REFRESH_TOKEN'] });
+      await setAccess(tenant.projectId, app.appId, true, undefined, tenant.orgId);
+      const b = browser(base);
+      const { url, verifier } = await authorizeUrl(app.config, `openid offline_access ${API}`, { prompt: 'consent' });
+      const page = await signIn(b, url, 'plain.user', PLAIN_PASSWORD);
+      const back = await submit(b, page, 'consent', { decision: 'allow' });
+      const tokens = await oidc.authorizationCodeGrant(app.config, back.left!, { pkceCodeVerifier: verifier });
+      expect(tokens.refresh_token).toBeTruthy();
+      expect((await me(tokens.access_token)).status).toBe(200);
+
+      expect((await setAccess(tenant.projectId, app.appId, false, undefined, tenant.orgId)).status).toBe(200);
+      expect((await me(tokens.access_token)).status).toBe(401);
+      const refreshed = await oidc.refreshTokenGrant(app.config, tokens.refresh_token!);
+      expect((await me(refreshed.access_token)).status).toBe(401);
+      const asked = await b.follow((await authorizeUrl(app.config, `openid ${API}`)).url);
+      expect(asked.left?.searchParams.get('error')).toBe('invalid_scope');
+
+      await setAccess(tenant.projectId, app.appId, true, undefined, tenant.orgId);
+      expect((await me(refreshed.access_token)).status).toBe(200);
+    });
+
+    it('the token acts with the roles its user holds at each call, never more', async () => {
+      const app = await tenantApp();
+      await setAccess(tenant.projectId, app.appId, true, undefined, tenant.orgId);
+      const b = browser(base);
+      const { url, verifier } = await authorizeUrl(app.config, `openid ${API}`);
+      const back = await submit(b, await signIn(b, url, 'plain.user', PLAIN_PASSWORD), 'consent', { decision: 'allow' });
+      const token = (await oidc.authorizationCodeGrant(app.config, back.left!, { pkceCodeVerifier: verifier })).access_token;
+      const asUser = (method: string, path: string, body?: unknown) => kh.rest(method, path, body, { authorization: `Bearer ${token}` });
+      expect((await me(token)).body.roles ?? []).toEqual([]);
+      expect((await asUser('POST', '/management/v1/projects', { name: 'Not yet' })).status).toBe(403);
+      // Made ORG_OWNER of its org: the same token may now, without a new sign-in …
+      const { organizationId } = (await me(token)).body;
+      await admin('POST', '/management/v1/orgs/me/members', { userId: plainUserId, roles: ['ORG_OWNER'] }, organizationId);
+      expect((await me(token)).body.roles).toEqual([`ORG_OWNER@org:${organizationId}`]);
+      const project = await asUser('POST', '/management/v1/projects', { name: 'Now' });
+      expect(project.status).toBe(200);
+      // … but nothing an ORG_OWNER may not: a new org, or letting its own new app have the API.
+      expect((await asUser('POST', '/v2/organizations', { name: 'Not mine' })).status).toBe(403);
+      const own = await asUser('POST', `/management/v1/projects/${project.body.id}/apps/oidc`, { name: 'Own', redirectUris: [REDIRECT] });
+      expect(own.status).toBe(200);
+      expect((await asUser('PUT', `/management/v1/projects/${project.body.id}/apps/${own.body.appId}/api_access`, { allowed: true })).status).toBe(403);
+      // Down to ORG_USER_MANAGER: the next call is refused again.
+      await admin('POST', '/management/v1/orgs/me/members', { userId: plainUserId, roles: ['ORG_USER_MANAGER'] }, organizationId);
+      expect((await asUser('POST', '/management/v1/projects', { name: 'No more' })).status).toBe(403);
+    });
+
+    describe('device sign-in', () => {
+      /** The device pages over HTTP: the code entered, the confirmation page answered. */
+      async function confirmDevice(b: Browser, verificationUriComplete: string): Promise<Step> {
+        // The prefilled code page, then the confirmation with what the app asks.
+        const entry = await b.follow(verificationUriComplete);
+        const xsrf = /name="xsrf" value="([^"]*)"/.exec(entry.html!)?.[1] ?? '';
+        const code = /name="user_code"[^>]*value="([^"]*)"/.exec(entry.html!)?.[1] ?? '';
+        const posted = await b.request(`${base}/ui/login/device`, { form: { xsrf, user_code: code } });
+        return { html: await posted.text(), url: new URL(`${base}/ui/login/device`) };
+      }
+
+      async function continueDevice(b: Browser, confirm: Step): Promise<Step> {
+        const xsrf = /name="xsrf" value="([^"]*)"/.exec(confirm.html!)?.[1] ?? '';
+        const code = /name="user_code" value="([^"]*)"/.exec(confirm.html!)?.[1] ?? '';
+        const res = await b.request(`${base}/ui/login/device`, { form: { xsrf, user_code: code, confirm: 'yes' } });
+        const location = res.headers.get('location');
+        return location ? b.follow(new URL(location, base)) : { html: await res.text(), url: confirm.url };
+      }
+
+      it('the confirmation lists every scope in words; the consent page follows the login, every time; the device acts as the user', async () => {
+        const device = await tenantApp({
+          appType: 'OIDC_APP_TYPE_NATIVE',
+          redirectUris: [],
+          devMode: false,
+          grantTypes: ['OIDC_GRANT_TYPE_DEVICE_CODE'],
+        });
+        await setAccess(tenant.projectId, device.appId, true, undefined, tenant.orgId);
+        const b = browser(base);
+        for (let round = 0; round < 2; round++) {
+          const started = await oidc.initiateDeviceAuthorization(device.config, { scope: `openid profile ${API}` });
+          const confirm = await confirmDevice(b, started.verification_uri_complete!);
+          expect(confirm.html).toContain(API_WARNING);
+          for (const words of ['know who you are (your user id)', 'read your name, username and language', 'act as you on Keyhold&#39;s management API, with every role you hold']) {
+            expect(confirm.html).toContain(words);
+          }
+          let step = await continueDevice(b, confirm);
+          if (round === 0) {
+            step = await submit(b, step, 'username', { username: 'plain.user' });
+            step = await submit(b, step, 'password', { username: 'plain.user', password: PLAIN_PASSWORD });
+          }
+          // The second time the session is signed in already: still the consent page, not a silent grant.
+          expect(isConsentPage(step)).toBe(true);
+          expect(step.html).toContain(API_WARNING);
+          const done = await submit(b, step, 'consent', { decision: 'allow' });
+          expect(done.html).toContain('Your device is signed in');
+          const tokens = await oidc.pollDeviceAuthorizationGrant(device.config, started);
+          expect((await me(tokens.access_token)).body.user.userId).toBe(plainUserId);
+        }
+      }, 60_000);
+
+      it('without the API scope the confirmation has no warning, and no consent page follows', async () => {
+        const device = await tenantApp({ appType: 'OIDC_APP_TYPE_NATIVE', redirectUris: [], devMode: false, grantTypes: ['OIDC_GRANT_TYPE_DEVICE_CODE'] });
+        const b = browser(base);
+        const started = await oidc.initiateDeviceAuthorization(device.config, { scope: 'openid email' });
+        const confirm = await confirmDevice(b, started.verification_uri_complete!);
+        expect(confirm.html).not.toContain(API_WARNING);
+        expect(confirm.html).toContain('read your e-mail address and whether it is verified');
+        let step = await continueDevice(b, confirm);
+        step = await submit(b, step, 'username', { username: 'plain.user' });
+        step = await submit(b, step, 'password', { username: 'plain.user', password: PLAIN_PASSWORD });
+        expect(step.html).toContain('Your device is signed in');
+        expect((await me((await oidc.pollDeviceAuthorizationGrant(device.config, started)).access_token)).status).toBe(401);
+      }, 60_000);
+    });
+  });
+}
