@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresAvailable } from '../../support/databases.js';
 import { restReason } from '../../support/errors.js';
 import { startTestKeyhold, type TestKeyhold } from '../../support/keyhold.js';
-import { addApp, browser, formAction, formToken, type AppCreated, type Browser } from '../../support/oidc-login.js';
+import { addApp, browser, type AppCreated } from '../../support/oidc-login.js';
+import { deviceConfirmation, deviceContinue, isConsentPage, signIn, submit } from '../../support/oidc-steps.js';
 
 const API = 'urn:keyhold:iam:api:aud';
 const REDIRECT = 'http://127.0.0.1:5199/cb';
@@ -86,31 +87,6 @@ for (const engine of ['pglite', 'postgres'] as const) {
       });
       return { url, verifier };
     }
-
-    interface Step {
-      left?: URL;
-      html?: string;
-      url: URL;
-    }
-
-    /** Submits one form of the login UI found on `step`'s page. */
-    async function submit(b: Browser, step: Step, name: string, form: Record<string, string>): Promise<Step> {
-      const action = formAction(step.html!, name);
-      if (!action) throw new Error(`no ${name} form on ${step.url}: ${step.html?.slice(0, 600)}`);
-      const res = await b.request(new URL(action, step.url), { form: { form_token: formToken(step.html!), ...form } });
-      const location = res.headers.get('location');
-      return location ? b.follow(new URL(location, step.url)) : { html: await res.text(), url: step.url };
-    }
-
-    /** Username and password on the login UI when it asks; stops at the consent page or where the browser leaves Keyhold. */
-    async function signIn(b: Browser, start: URL | string, username: string, password: string): Promise<Step> {
-      let step: Step = await b.follow(start);
-      if (!step.left && formAction(step.html!, 'username')) step = await submit(b, step, 'username', { username });
-      if (!step.left && formAction(step.html!, 'password')) step = await submit(b, step, 'password', { username, password });
-      return step;
-    }
-
-    const isConsentPage = (step: Step) => !step.left && formAction(step.html ?? '', 'consent') !== undefined;
 
     it('an app not allowed: invalid_scope for the API scope — with or without a session, silently or not, and at the device endpoint', async () => {
       const app = await tenantApp({ grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE', 'OIDC_GRANT_TYPE_DEVICE_CODE'] });
@@ -280,24 +256,6 @@ for (const engine of ['pglite', 'postgres'] as const) {
     });
 
     describe('device sign-in', () => {
-      /** The device pages over HTTP: the code entered, the confirmation page answered. */
-      async function confirmDevice(b: Browser, verificationUriComplete: string): Promise<Step> {
-        // The prefilled code page, then the confirmation with what the app asks.
-        const entry = await b.follow(verificationUriComplete);
-        const xsrf = /name="xsrf" value="([^"]*)"/.exec(entry.html!)?.[1] ?? '';
-        const code = /name="user_code"[^>]*value="([^"]*)"/.exec(entry.html!)?.[1] ?? '';
-        const posted = await b.request(`${base}/ui/login/device`, { form: { xsrf, user_code: code } });
-        return { html: await posted.text(), url: new URL(`${base}/ui/login/device`) };
-      }
-
-      async function continueDevice(b: Browser, confirm: Step): Promise<Step> {
-        const xsrf = /name="xsrf" value="([^"]*)"/.exec(confirm.html!)?.[1] ?? '';
-        const code = /name="user_code" value="([^"]*)"/.exec(confirm.html!)?.[1] ?? '';
-        const res = await b.request(`${base}/ui/login/device`, { form: { xsrf, user_code: code, confirm: 'yes' } });
-        const location = res.headers.get('location');
-        return location ? b.follow(new URL(location, base)) : { html: await res.text(), url: confirm.url };
-      }
-
       it('the confirmation lists every scope in words; the consent page follows the login, every time; the device acts as the user', async () => {
         const device = await tenantApp({
           appType: 'OIDC_APP_TYPE_NATIVE',
@@ -309,12 +267,12 @@ for (const engine of ['pglite', 'postgres'] as const) {
         const b = browser(base);
         for (let round = 0; round < 2; round++) {
           const started = await oidc.initiateDeviceAuthorization(device.config, { scope: `openid profile ${API}` });
-          const confirm = await confirmDevice(b, started.verification_uri_complete!);
+          const confirm = await deviceConfirmation(b, started.verification_uri_complete!);
           expect(confirm.html).toContain(API_WARNING);
           for (const words of ['know who you are (your user id)', 'read your name, username and language', 'act as you on Keyhold&#39;s management API, with every role you hold']) {
             expect(confirm.html).toContain(words);
           }
-          let step = await continueDevice(b, confirm);
+          let step = await deviceContinue(b, confirm);
           if (round === 0) {
             step = await submit(b, step, 'username', { username: 'plain.user' });
             step = await submit(b, step, 'password', { username: 'plain.user', password: PLAIN_PASSWORD });
@@ -333,10 +291,10 @@ for (const engine of ['pglite', 'postgres'] as const) {
         const device = await tenantApp({ appType: 'OIDC_APP_TYPE_NATIVE', redirectUris: [], devMode: false, grantTypes: ['OIDC_GRANT_TYPE_DEVICE_CODE'] });
         const b = browser(base);
         const started = await oidc.initiateDeviceAuthorization(device.config, { scope: 'openid email' });
-        const confirm = await confirmDevice(b, started.verification_uri_complete!);
+        const confirm = await deviceConfirmation(b, started.verification_uri_complete!);
         expect(confirm.html).not.toContain(API_WARNING);
         expect(confirm.html).toContain('read your e-mail address and whether it is verified');
-        let step = await continueDevice(b, confirm);
+        let step = await deviceContinue(b, confirm);
         step = await submit(b, step, 'username', { username: 'plain.user' });
         step = await submit(b, step, 'password', { username: 'plain.user', password: PLAIN_PASSWORD });
         expect(step.html).toContain('Your device is signed in');
