@@ -209,7 +209,8 @@ const ROWS: Row[] = [
     // Tokens for Keyhold's own API act as whoever signs in: only the instance owner lets an app have them,
     // not the app's org or project owner (who may create and edit it).
     rpc: 'management.SetAppAPIAccess',
-    call: (c) => c.mgmt.setAppAPIAccess({ projectId: world.p1, appId: world.app1, allowed: true }),
+    // (false: app 1 stays an app its owners may edit; the allowed case is the API audience's, below.)
+    call: (c) => c.mgmt.setAppAPIAccess({ projectId: world.p1, appId: world.app1, allowed: false }),
     expect: inOrgA(['instanceOwner']),
   },
   {

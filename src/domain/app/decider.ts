@@ -34,6 +34,20 @@ export interface AppState {
   apiAccessDecided: boolean;
 }
 
+/**
+ * On commands that change who the app is, where its codes and tokens go or how
+ * it authenticates: the caller holds app.api.access.write (absent: it does not).
+ * An app allowed Keyhold's API gets tokens that act as whoever signs in, so
+ * whoever could re-point it (a new redirect URI, a secret, a key, a trusted
+ * name) could take them: once allowed, those writes are the instance
+ * administrator's.
+ */
+interface ApiGuard {
+  apiGuardian?: boolean;
+}
+
+const API_GUARDED: ReadonlySet<AppCommand['kind']> = new Set<AppCommand['kind']>(['rename', 'changeOidcConfig', 'regenerateSecret', 'addKey']);
+
 export type AppCommand =
   | {
       kind: 'add';
@@ -46,20 +60,20 @@ export type AppCommand =
       clientSecretHash: string | null;
       actor: string;
     }
-  | { kind: 'regenerateSecret'; projectId: string; clientSecretHash: string; actor: string }
-  | { kind: 'rename'; projectId: string; /** Validated (validateAppName). */ name: string; actor: string }
-  | {
+  | ({ kind: 'regenerateSecret'; projectId: string; clientSecretHash: string; actor: string } & ApiGuard)
+  | ({ kind: 'rename'; projectId: string; /** Validated (validateAppName). */ name: string; actor: string } & ApiGuard)
+  | ({
       kind: 'changeOidcConfig';
       projectId: string;
       /** Validated and normalized; its `name` is ignored (the app keeps its own). */
       config: OidcConfig;
       actor: string;
-    }
+    } & ApiGuard)
   | { kind: 'deactivate'; projectId: string; actor: string }
   | { kind: 'reactivate'; projectId: string; actor: string }
   | { kind: 'remove'; projectId: string; actor: string }
   /** AddAppKey: the public half of a key made for the app (its private half goes to the caller only). */
-  | { kind: 'addKey'; projectId: string; keyId: string; type: AppKeyType; publicKey: PublicJwk; expiresAt: string; actor: string }
+  | ({ kind: 'addKey'; projectId: string; keyId: string; type: AppKeyType; publicKey: PublicJwk; expiresAt: string; actor: string } & ApiGuard)
   | { kind: 'removeKey'; projectId: string; keyId: string; actor: string }
   /**
    * SetAppAPIAccess. `unlessDecided`: nothing is written when the access was
@@ -143,6 +157,9 @@ export function appDecider(appId: string): Decider<AppState, AppCommand, AppEven
         ];
       }
       if (!state.exists || state.projectId !== command.projectId) throw new KeyholdError('APP_NOT_FOUND', { appId });
+      if (state.apiAccess && API_GUARDED.has(command.kind) && (command as ApiGuard).apiGuardian !== true) {
+        throw new KeyholdError('APP_API_ACCESS_PROTECTED', { appId });
+      }
       const base = { aggregateType: 'app' as const, aggregateId: appId, resourceOwner: state.orgId, creator: command.actor };
       switch (command.kind) {
         case 'regenerateSecret':

@@ -194,6 +194,82 @@ for (const engine of ['pglite', 'postgres'] as const) {
       expect(isConsentPage(asked)).toBe(true);
     });
 
+    it('an allowed app is the instance owner\'s to re-point: its org owner may no longer change its name, configuration, secret or keys', async () => {
+      const apps = {
+        basic: await tenantApp({ appType: 'OIDC_APP_TYPE_WEB', authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC' }),
+        keyed: await tenantApp({ appType: 'OIDC_APP_TYPE_WEB', authMethodType: 'OIDC_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT' }),
+      };
+      const writes = (appId: string, type: 'basic' | 'keyed'): [string, string, unknown][] => {
+        const path = `/management/v1/projects/${tenant.projectId}/apps/${appId}`;
+        const method = type === 'basic' ? 'OIDC_AUTH_METHOD_TYPE_BASIC' : 'OIDC_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT';
+        return [
+          ['PUT', `${path}/oidc_config`, { redirectUris: [REDIRECT, 'https://elsewhere.example/cb'], authMethodType: method }],
+          ['PUT', path, { name: `Keyhold Console ${type}` }],
+          type === 'basic' ? ['POST', `${path}/oidc_config/_generate_client_secret`, {}] : ['POST', `${path}/keys`, { type: 'KEY_TYPE_JSON' }],
+        ];
+      };
+      const outcomes = async (token: string | undefined, orgId?: string) => {
+        const got: string[] = [];
+        for (const [type, app] of Object.entries(apps) as ['basic' | 'keyed', AppCreated][]) {
+          for (const [method, path, body] of writes(app.appId, type)) {
+            const res = await kh.rest(method, path, body, { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(orgId ? { 'x-service-orgid': orgId } : {}) });
+            got.push(res.status === 200 ? 'ok' : `${res.status} ${restReason(res.body)}`);
+          }
+        }
+        return got;
+      };
+      // Not allowed: the org owner's, as any app of its org.
+      expect(await outcomes(tenant.ownerToken)).toEqual(Array(6).fill('ok'));
+      for (const app of Object.values(apps)) await setAccess(tenant.projectId, app.appId, true, undefined, tenant.orgId);
+      // Allowed: whoever re-points it takes its users' tokens — the instance owner's alone.
+      expect(await outcomes(tenant.ownerToken)).toEqual(Array(6).fill('403 APP_API_ACCESS_PROTECTED'));
+      expect(await outcomes(undefined, tenant.orgId)).toEqual(Array(6).fill('ok'));
+      // Taking access away stays the org owner's.
+      expect((await asTenant('POST', `/management/v1/projects/${tenant.projectId}/apps/${apps.basic.appId}/_deactivate`, {})).status).toBe(200);
+      expect((await asTenant('DELETE', `/management/v1/projects/${tenant.projectId}/apps/${apps.keyed.appId}`)).status).toBe(200);
+    });
+
+    it('the console\'s app: an org owner of its org cannot add a redirect URI of its own to receive the signed-in instance owner\'s silent code', async () => {
+      const [defaultOrg] = await kh.database.sql.query<{ org_id: string }>({ text: "select org_id from apps where client_id = 'keyhold-console'", params: [] });
+      const orgId = defaultOrg!.org_id;
+      const owner = (await admin('POST', '/management/v1/users/machine', { userName: 'console.org.owner', name: 'Owner of the first org' }, orgId)).body.userId;
+      await admin('POST', '/management/v1/orgs/me/members', { userId: owner, roles: ['ORG_OWNER'] }, orgId);
+      const ownerToken = (await admin('POST', `/management/v1/users/${owner}/pats`, {}, orgId)).body.token;
+      // The instance owner signs in to the console (and allows it, as every sign-in does).
+      const b = browser(base);
+      const consoleConfig = await oidc.discovery(new URL(base), 'keyhold-console', undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] });
+      const login = oidc.buildAuthorizationUrl(consoleConfig, {
+        redirect_uri: `${base}/console/`,
+        scope: `openid ${API}`,
+        code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
+        code_challenge_method: 'S256',
+      });
+      expect((await submit(b, await signIn(b, login, 'keyhold-admin', ADMIN_PASSWORD), 'consent', { decision: 'allow' })).left?.searchParams.has('code')).toBe(true);
+      // The org owner adds its own redirect URI to the console's app …
+      const added = await kh.rest(
+        'PUT',
+        '/management/v1/projects/keyhold/apps/keyhold-console/oidc_config',
+        { redirectUris: [`${base}/console/`, REDIRECT], postLogoutRedirectUris: [`${base}/console/`], appType: 'OIDC_APP_TYPE_USER_AGENT', authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE' },
+        { authorization: `Bearer ${ownerToken}` },
+      );
+      // … and the instance owner opens its link: no code leaves for it.
+      const verifier = oidc.randomPKCECodeVerifier();
+      const link = oidc.buildAuthorizationUrl(consoleConfig, {
+        redirect_uri: REDIRECT,
+        scope: `openid ${API}`,
+        prompt: 'none',
+        code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+      });
+      const step = await b.follow(link);
+      const outcome = step.left?.searchParams.has('code')
+        ? `a code that redeems to roles ${JSON.stringify((await me((await oidc.authorizationCodeGrant(consoleConfig, step.left, { pkceCodeVerifier: verifier })).access_token)).body.roles)}`
+        : step.left
+          ? `error=${step.left.searchParams.get('error')}`
+          : 'an error page at Keyhold';
+      expect([added.status, added.status === 200 ? 'written' : restReason(added.body), outcome]).toEqual([403, 'APP_API_ACCESS_PROTECTED', 'an error page at Keyhold']);
+    });
+
     it('a denial on the consent page answers access_denied and grants nothing', async () => {
       const app = await tenantApp();
       await setAccess(tenant.projectId, app.appId, true, undefined, tenant.orgId);
