@@ -7,8 +7,11 @@
 // and passes the consent page too, and the token acts with the roles its user
 // holds at each call.
 import * as oidc from 'openid-client';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postgresAvailable } from '../../support/databases.js';
+import { loadConfig } from '../../../src/server/config.js';
+import { startKeyhold, type RunningKeyhold } from '../../../src/server/start.js';
+import { postgresAvailable, tempDir, TEST_MASTER_KEY } from '../../support/databases.js';
 import { restReason } from '../../support/errors.js';
 import { startTestKeyhold, type TestKeyhold } from '../../support/keyhold.js';
 import { addApp, browser, type AppCreated } from '../../support/oidc-login.js';
@@ -379,3 +382,83 @@ for (const engine of ['pglite', 'postgres'] as const) {
     });
   });
 }
+
+describe.skipIf(!postgresAvailable)('the API audience on two processes sharing one PostgreSQL', () => {
+  const ISSUER = 'http://keyhold.test';
+  let a: TestKeyhold;
+  let b: RunningKeyhold;
+
+  beforeAll(async () => {
+    a = await startTestKeyhold({ postgres: true, env: { KEYHOLD_ISSUER: ISSUER } });
+    const config = loadConfig({
+      KEYHOLD_PORT: '0',
+      KEYHOLD_DATA_DIR: await tempDir('keyhold-b-'),
+      DATABASE_URL: a.config.databaseUrl!,
+      KEYHOLD_MASTERKEY: TEST_MASTER_KEY,
+      KEYHOLD_ISSUER: ISSUER,
+      KEYHOLD_LOG_LEVEL: 'silent',
+    });
+    b = await startKeyhold(config, pino({ level: 'silent' }));
+  }, 90_000);
+  afterAll(async () => {
+    await b?.stop();
+    await a?.close();
+  });
+
+  it('a refusal written through one process ends the tokens at the other within 2 s, and its authorization asks invalid_scope; allowed again, they work', async () => {
+    const baseA = `http://localhost:${a.port}`;
+    const baseB = `http://localhost:${b.port}`;
+    const projectId = (await a.rest('POST', '/management/v1/projects', { name: 'Two processes' })).body.id;
+    const created = await a.rest('POST', '/v2/users/human', {
+      username: 'twin.api',
+      profile: { givenName: 'Twin', familyName: 'Api' },
+      email: { email: 'twin@example.com' },
+      password: { password: PLAIN_PASSWORD, changeRequired: false },
+    });
+    expect(created.status).toBe(200);
+    const app = await addApp(a, projectId, { redirectUris: [REDIRECT], appType: 'OIDC_APP_TYPE_USER_AGENT', authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE', devMode: true });
+    const put = (allowed: boolean) => a.rest('PUT', `/management/v1/projects/${projectId}/apps/${app.appId}/api_access`, { allowed });
+    expect((await put(true)).status).toBe(200);
+    // Signed in and consented on A; the token used on B.
+    const verifier = oidc.randomPKCECodeVerifier();
+    const authorize = new URL(`${baseA}/oauth/v2/authorize`);
+    authorize.search = new URLSearchParams({
+      client_id: app.clientId,
+      redirect_uri: REDIRECT,
+      response_type: 'code',
+      scope: `openid ${API}`,
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+    }).toString();
+    const browserA = browser(baseA);
+    const back = await submit(browserA, await signIn(browserA, authorize, 'twin.api', PLAIN_PASSWORD), 'consent', { decision: 'allow' });
+    const token = await fetch(`${baseA}/oauth/v2/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'authorization_code', client_id: app.clientId, code: back.left!.searchParams.get('code')!, redirect_uri: REDIRECT, code_verifier: verifier }),
+    });
+    const accessToken = ((await token.json()) as { access_token: string }).access_token;
+    const meOnB = async () => (await fetch(`${baseB}/auth/v1/users/me`, { headers: { authorization: `Bearer ${accessToken}` } })).status;
+    const authorizeOnB = async () => {
+      const res = await fetch(`${baseB}/oauth/v2/authorize?${authorize.searchParams}`, { redirect: 'manual' });
+      return new URL(res.headers.get('location') ?? '', baseB).searchParams.get('error');
+    };
+    expect([await meOnB(), await authorizeOnB()]).toEqual([200, null]);
+    /** Polls `holds` every 50 ms: ms until it holds, or Infinity after 3 s. */
+    const within = async (holds: () => Promise<boolean>) => {
+      const from = Date.now();
+      while (Date.now() - from < 3000) {
+        if (await holds()) return Date.now() - from;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      return Infinity;
+    };
+    expect((await put(false)).status).toBe(200);
+    // The writing process at once; the other within its client cache's second.
+    expect((await fetch(`${baseA}/auth/v1/users/me`, { headers: { authorization: `Bearer ${accessToken}` } })).status).toBe(401);
+    expect(await within(async () => (await meOnB()) === 401)).toBeLessThanOrEqual(2000);
+    expect(await within(async () => (await authorizeOnB()) === 'invalid_scope')).toBeLessThanOrEqual(2000);
+    expect((await put(true)).status).toBe(200);
+    expect(await within(async () => (await meOnB()) === 200)).toBeLessThanOrEqual(2000);
+  }, 60_000);
+});
