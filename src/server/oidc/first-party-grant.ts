@@ -1,9 +1,10 @@
 // Every app of Keyhold is first-party: the login asks for consent only when the
 // app asks for it (prompt=consent, which offline_access needs; login.ts) or for
-// Keyhold's own API (api-audience.ts), and otherwise grants what was asked. This is that grant, made where the library
-// first looks for one (loadExistingGrant, oidc-provider's documented place
-// to skip consent for first-party clients), instead of in a consent
-// interaction of its own after the login.
+// Keyhold's own API (api-audience.ts), and otherwise grants what was asked.
+// This is that grant, made where the library first looks for one
+// (loadExistingGrant, oidc-provider's documented place to skip consent for
+// first-party clients), instead of in a consent interaction of its own after
+// the login.
 //
 // Why: that interaction cost every login two more requests (a second resume
 // and a page of the login UI that only granted and went on) and 26 of its 85
@@ -26,7 +27,6 @@
 // and a grant stored for it would be an event of a user who never asked.
 // Nor does it ever hold the scope of Keyhold's own API: that one is granted on
 // the consent page only (api-audience.ts).
-
 import { grantableWithoutConsent } from './api-audience.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
