@@ -9,6 +9,7 @@ import { addOidcApp, type AddOidcAppInput } from './apps/add-oidc-app.js';
 import { regenerateOidcClientSecret } from './apps/regenerate-secret.js';
 import { removeApp } from './apps/remove-app.js';
 import { deactivateApp, reactivateApp } from './apps/app-activation.js';
+import { setAppApiAccess } from './apps/app-api-access.js';
 import { updateApp } from './apps/update-app.js';
 import { updateOidcConfig, type UpdateOidcConfigInput } from './apps/update-oidc-config.js';
 import { addAppKey, removeAppKey } from './apps/app-keys.js';
@@ -59,6 +60,7 @@ export function createCommands(ports: Ports) {
     updateOidcConfig: bind(ports, updateOidcConfig),
     deactivateApp: bind(ports, deactivateApp),
     reactivateApp: bind(ports, reactivateApp),
+    setAppApiAccess: bind(ports, setAppApiAccess),
     addProject: bind(ports, addProject),
     addProjectMember: bind(ports, addProjectMember),
     addProjectRole: bind(ports, addProjectRole),

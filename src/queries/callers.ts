@@ -95,10 +95,12 @@ export interface StoredAccessToken {
 /**
  * PATs first; otherwise an opaque OpenID access token whose audience is
  * Keyhold's API — granted the scope `urn:keyhold:iam:api:aud` (the console
- * asks for it). A token an app got for its own use (without that scope) is
- * refused: a third-party app holding a user's token must not act as that user
- * here. JWT access tokens are for their app's project, never for this API.
- * Looked up on every use (not cached): a revoked token is refused at once.
+ * asks for it), by an app an instance administrator allows it (SetAppAPIAccess).
+ * A token an app got for its own use (without that scope) is refused: a
+ * third-party app holding a user's token must not act as that user here. JWT
+ * access tokens are for their app's project, never for this API. Looked up on
+ * every use (not cached): a revoked token is refused at once. It acts with the
+ * roles its user holds at each call, never with more.
  */
 export function withOidcAccessTokens(
   resolvePat: ResolveToken,
@@ -110,6 +112,8 @@ export function withOidcAccessTokens(
     findClientCredentials?: (token: string) => Promise<StoredAccessToken | undefined>;
     /** Issue 18: a machine user's JWT access token, verified (signature, issuer, expiry, audience). */
     machineJwt?: (token: string) => { clientId: string; userId: string } | undefined;
+    /** Whether the app with this client id may use Keyhold's API now (SetAppAPIAccess; read within the client cache's 1 s). */
+    apiAccessAllowed: (clientId: string) => Promise<boolean>;
   },
 ): ResolveToken {
   /** The machine user holding this client id now, active: it acts as with a PAT. */
@@ -144,6 +148,8 @@ export function withOidcAccessTokens(
     const scopes = typeof stored.scope === 'string' ? stored.scope.split(' ') : [];
     if (!scopes.includes(API_AUDIENCE_SCOPE)) return undefined;
     if (typeof stored.exp === 'number' && stored.exp * 1000 <= Date.now()) return undefined;
+    // Only while an instance administrator allows its app the API (a refusal ends the tokens it already has).
+    if (typeof stored.clientId !== 'string' || !(await deps.apiAccessAllowed(stored.clientId))) return undefined;
     // A revoked grant (logout, refresh-token reuse) ends its access tokens here as at userinfo.
     if (typeof stored.grantId === 'string' && !(await deps.grantExists(stored.grantId))) return undefined;
     const user = await deps.read.user(stored.accountId);

@@ -40,6 +40,8 @@ export interface AppView extends Versioned {
   clientSecretHash: string | null;
   config: OidcConfig | null;
   state: 'active' | 'inactive';
+  /** May obtain tokens for Keyhold's own API (SetAppAPIAccess). */
+  apiAccess: boolean;
 }
 
 export interface UserView extends Versioned {

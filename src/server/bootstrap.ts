@@ -13,7 +13,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { addHumanAdmin, HUMAN_ADMIN_USERNAME } from '../commands/instance/add-human-admin.js';
 import { bootstrapInstance, planBootstrap } from '../commands/instance/bootstrap.js';
-import { addConsoleApp, CONSOLE_CLIENT_ID, consoleRedirectUri } from '../commands/instance/add-console-app.js';
+import { addConsoleApp, allowConsoleApiAccess, CONSOLE_CLIENT_ID, CONSOLE_PROJECT_ID, consoleRedirectUri } from '../commands/instance/add-console-app.js';
 import type { EventStore, Ids, Secrets } from '../commands/ports.js';
 import { KeyholdError } from '../domain/errors/keyhold-error.js';
 import { generateClientSecret } from '../domain/oidc/index.js';
@@ -214,8 +214,9 @@ async function recoverPendingPassword(read: HumanAdminReads, userId: string, fil
 /**
  * Makes the console's `Keyhold` project and USER_AGENT app (commands/instance/
  * add-console-app.ts) when the instance has none — at every start, so
- * instances bootstrapped before get it too. Idempotent; of two processes
- * racing, one commits and the other meets ID_TAKEN.
+ * instances bootstrapped before get it too — and allows it the API audience
+ * unless that was ever decided. Idempotent; of two processes racing, one
+ * commits and the other meets ID_TAKEN (and then finds the app).
  */
 export async function ensureConsoleApp(
   read: Pick<ReadModel, 'appByClientId' | 'defaultOrgId'>,
@@ -223,15 +224,23 @@ export async function ensureConsoleApp(
   issuer: string,
   log: Logger,
 ): Promise<{ created: boolean }> {
-  if (await read.appByClientId(CONSOLE_CLIENT_ID)) return { created: false };
+  const allowFound = async () => {
+    const found = await read.appByClientId(CONSOLE_CLIENT_ID);
+    if (found && !found.apiAccess) await allowConsoleApiAccess({ events }, { projectId: found.projectId });
+    return found !== undefined;
+  };
+  if (await allowFound()) return { created: false };
   const orgId = await read.defaultOrgId();
   if (!orgId) return { created: false };
   try {
     await addConsoleApp({ events }, { orgId, issuer, actor: 'keyhold' });
   } catch (e) {
-    if (e instanceof KeyholdError && e.reason === 'ID_TAKEN') return { created: false };
-    throw e;
+    if (!(e instanceof KeyholdError && e.reason === 'ID_TAKEN')) throw e;
+    // Another process made it a moment ago (or the console's project stayed after its app was removed).
+    await allowFound();
+    return { created: false };
   }
+  await allowConsoleApiAccess({ events }, { projectId: CONSOLE_PROJECT_ID });
   log.info({ clientId: CONSOLE_CLIENT_ID, redirectUri: consoleRedirectUri(issuer) }, 'console app created: the console signs in through the login');
   return { created: true };
 }

@@ -105,6 +105,7 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
     const masterKey = await loadMasterKey({ ...config.oidc, embedded: database.kind === 'pglite' });
     const onAppended = (listener: (events: readonly StoredEvent[]) => void) => events.onAppended?.(listener);
     const accounts = cachedAccountReads(readModel, { onAppended });
+    const clients = cachedClientLookups(readModel, { onAppended });
     const app = await buildApp({
       config,
       log,
@@ -116,6 +117,7 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
         // Issue 18: machine users' client-credentials tokens (opaque, or JWT checked by the OpenID Provider's keys).
         findClientCredentials: (token) => oidcState.find('ClientCredentials', token),
         machineJwt: (token) => app.oidc?.machineJwt(token),
+        apiAccessAllowed: async (clientId) => (await clients.appByClientId(clientId))?.apiAccess === true,
       }),
       // The database answers, and its storage takes writes (a full disk still answers `select 1`).
       ready: async () => {
@@ -131,7 +133,7 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
         lifetimes: config.oidc.lifetimes,
         audit: commands.recordOidc,
         // The provider's client and account reads, cached (queries/client-cache.ts, queries/account-cache.ts); everything else read as is.
-        read: { ...readModel, ...cachedClientLookups(readModel, { onAppended }), user: accounts.user },
+        read: { ...readModel, ...clients, user: accounts.user },
         rolesOf: async (userId, projectId) => rolesClaim(await readModel.projectRolesOfUser(userId, projectId)),
         mayLogIn: async (userId, projectId) => (await loginAccess(readModel, userId, projectId)).allowed,
         login: loginPorts(

@@ -254,6 +254,8 @@ export const apps = pgTable(
     config: jsonb('config'),
     /** DeactivateApp/ReactivateApp; an inactive app cannot authenticate. */
     state: text('state').$type<'active' | 'inactive'>().notNull().default('active'),
+    /** SetAppAPIAccess: may obtain tokens for Keyhold's own API (an instance administrator's decision). */
+    apiAccess: boolean('api_access').notNull().default(false),
     createdAt: timestamptz('created_at').notNull(),
     changedAt: timestamptz('changed_at').notNull(),
     sequence: integer('sequence').notNull(),

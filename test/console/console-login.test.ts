@@ -1,6 +1,7 @@
 // The console signs in through Keyhold's login (issue 17): Chromium opens
 // /console/, presses "Log in with Keyhold", types username and password on the
-// login page, comes back to the console signed in (code + PKCE, the access
+// login page, allows the console to act as the user on Keyhold's API on the
+// consent page, comes back to the console signed in (code + PKCE, the access
 // token for Keyhold's API), and the console lists projects with it. The pasted
 // token stays possible (test/console/console.test.ts). The console is built
 // into a temporary directory: console/dist belongs to the main checkout.
@@ -50,6 +51,9 @@ describe.skipIf(skip)('console: Log in with Keyhold', () => {
     await page.getByRole('button', { name: 'Next' }).click();
     await page.getByLabel('Password').fill('console through the login 17');
     await page.getByRole('button', { name: 'Sign in' }).click();
+    // The console acts as its user on Keyhold's API: that is asked in plain words, once per sign-in.
+    await page.getByText("Console asks to act as you on Keyhold's management API.").waitFor();
+    await page.getByRole('button', { name: 'Allow' }).click();
     await page.waitForURL(`${base}/console/**`);
     // Signed in as that user, the code gone from the address bar.
     await expect.poll(async () => page.locator('#session').textContent(), { timeout: 10_000 }).toContain('Signed in as ops');

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdminService } from '../../gen/keyhold/admin/v1/admin_pb.js';
 import { AuthService } from '../../gen/keyhold/auth/v1/auth_pb.js';
 import { KeyType, ManagementService } from '../../gen/keyhold/management/v1/management_pb.js';
-import { OIDCAuthMethodType } from '../../gen/keyhold/management/v1/app_pb.js';
+import { OIDCAppType, OIDCAuthMethodType, OIDCGrantType } from '../../gen/keyhold/management/v1/app_pb.js';
 import { OrganizationService } from '../../gen/keyhold/org/v2/org_pb.js';
 import { UserService } from '../../gen/keyhold/user/v2/user_pb.js';
 import { startTestKeyhold, type TestKeyhold } from '../support/keyhold.js';
@@ -23,6 +23,9 @@ import { createSoftAuthenticator } from '../support/soft-authenticator.js';
 import { ErrorInfoSchema } from '../../gen/google/rpc/error_details_pb.js';
 import { reasonOrOk, restReason, rpcError } from '../support/errors.js';
 import { inOrg } from '../support/identity.js';
+import * as oidc from 'openid-client';
+import { browser } from '../support/oidc-login.js';
+import { deviceConfirmation, deviceContinue, isConsentPage, signIn, submit, type Step } from '../support/oidc-steps.js';
 
 const ORIGIN = 'https://login.example';
 const CALLERS = ['none', 'expired', 'otherOrgOwner', 'otherOrgOwnerNamingA', 'otherProjectOwner', 'projectOwner', 'plainUser', 'self', 'orgOwner', 'instanceOwner'] as const;
@@ -201,6 +204,14 @@ const ROWS: Row[] = [
       return (c) => c.mgmt.reactivateApp({ projectId: world.p1, appId });
     },
     expect: inOrgA(['projectOwner', 'orgOwner', 'instanceOwner']),
+  },
+  {
+    // Tokens for Keyhold's own API act as whoever signs in: only the instance owner lets an app have them,
+    // not the app's org or project owner (who may create and edit it).
+    rpc: 'management.SetAppAPIAccess',
+    // (false: app 1 stays an app its owners may edit; the allowed case is the API audience's, below.)
+    call: (c) => c.mgmt.setAppAPIAccess({ projectId: world.p1, appId: world.app1, allowed: false }),
+    expect: inOrgA(['instanceOwner']),
   },
   {
     rpc: 'management.AddProject',
@@ -512,7 +523,8 @@ async function outcome(call: Promise<unknown>): Promise<Outcome> {
 }
 
 beforeAll(async () => {
-  kh = await startTestKeyhold({ env: { KEYHOLD_WEBAUTHN_RP_IDS: 'login.example', KEYHOLD_WEBAUTHN_ORIGINS: ORIGIN } });
+  // A one-second device poll interval keeps the API audience's device cells fast.
+  kh = await startTestKeyhold({ env: { KEYHOLD_WEBAUTHN_RP_IDS: 'login.example', KEYHOLD_WEBAUTHN_ORIGINS: ORIGIN, KEYHOLD_DEVICE_POLL_INTERVAL_SECONDS: '1' } });
   const orgs = kh.client(OrganizationService);
   world.orgA = (await orgs.addOrganization({ name: 'Org A' })).organizationId;
   world.orgB = (await orgs.addOrganization({ name: 'Org B' })).organizationId;
@@ -937,4 +949,187 @@ describe('privilege containment and other orgs\u2019 users', () => {
     const chosen = `chosen-${Date.now()}`;
     expect((await kh.client(UserService, 'grpc', kh.adminToken).addHumanUser({ ...human(chosen), organization: { orgId: cw.orgD } })).userId).toBe(chosen);
   });
+});
+
+// --- Keyhold's API as a protected resource (the API audience) ------------------
+// Who obtains an access token for Keyhold's own API (the scope
+// urn:keyhold:iam:api:aud) through an app of project P1, and how: app allowed
+// (SetAppAPIAccess) or not × the role of the person who signs in × the way —
+// the first time (a fresh browser: the login, then the consent page, Allow),
+// silently before any consent (prompt=none over a session of another app),
+// silently after that consent (prompt=none), and the device flow (the
+// confirmation page must name the API in words; then the login and the consent
+// page). Each cell is what the app gets: an error, or a token and the roles it
+// acts with at the API (GetMyUser; org and project ids as A, B, P1).
+const A_CALLERS = ['instanceOwner', 'orgOwner', 'projectOwner', 'plainUser', 'otherOrgOwner'] as const;
+const A_WAYS = ['first', 'silentBefore', 'silentAfter', 'device'] as const;
+type ACaller = (typeof A_CALLERS)[number];
+type AWay = (typeof A_WAYS)[number];
+const API_SCOPE = 'urn:keyhold:iam:api:aud';
+const A_REDIRECT = 'http://127.0.0.1:5299/cb';
+const A_PASSWORD = 'the API audience matrix 28';
+const API_WORDS = 'act as you on Keyhold&#39;s management API';
+
+const audience = {} as {
+  allowed: oidc.Configuration;
+  notAllowed: oidc.Configuration;
+  /** Another app of the instance, without the API scope: the session the silent requests ride on. */
+  other: oidc.Configuration;
+  usernames: Record<ACaller, string>;
+};
+
+/** What each cell must be: the allowed app after consent acts with exactly the caller's roles. */
+function audienceExpectation(): Record<'allowed' | 'notAllowed', Record<ACaller, Record<AWay, string>>> {
+  const roles: Record<ACaller, string> = {
+    instanceOwner: 'IAM_OWNER',
+    orgOwner: 'ORG_OWNER@A',
+    projectOwner: 'PROJECT_OWNER@P1',
+    plainUser: 'no role',
+    otherOrgOwner: 'ORG_OWNER@B',
+  };
+  const row = (f: (caller: ACaller) => Record<AWay, string>) => Object.fromEntries(A_CALLERS.map((c) => [c, f(c)])) as Record<ACaller, Record<AWay, string>>;
+  return {
+    allowed: row((c) => ({ first: `consent → ${roles[c]}`, silentBefore: 'consent_required', silentAfter: `code → ${roles[c]}`, device: `consent → ${roles[c]}` })),
+    notAllowed: row(() => ({ first: 'invalid_scope', silentBefore: 'invalid_scope', silentAfter: 'invalid_scope', device: 'invalid_scope' })),
+  };
+}
+
+describe('Keyhold\u2019s API as a protected resource: app allowed or not × role × first time, silent, device', () => {
+  beforeAll(async () => {
+    const inA = adminA();
+    const users = kh.client(UserService, 'grpc', kh.adminToken);
+    const human = async (orgId: string, name: string) =>
+      (
+        await users.addHumanUser({
+          username: unique(name),
+          organization: { orgId },
+          profile: { givenName: 'A', familyName: 'Udience' },
+          email: { email: 'audience@example.com' },
+          password: { password: A_PASSWORD, changeRequired: false },
+        })
+      ).userId;
+    const [orgOwner, projectOwner, plainUser, otherOrgOwner] = await Promise.all([human(world.orgA, 'aud-org-owner'), human(world.orgA, 'aud-p1-owner'), human(world.orgA, 'aud-plain'), human(world.orgB, 'aud-b-owner')]);
+    await inA.addOrgMember({ userId: orgOwner, roles: ['ORG_OWNER'] });
+    await inA.addProjectMember({ projectId: world.p1, userId: projectOwner, roles: ['PROJECT_OWNER'] });
+    await kh.client(ManagementService, 'grpc', kh.adminToken, inOrg(world.orgB)).addOrgMember({ userId: otherOrgOwner, roles: ['ORG_OWNER'] });
+    // The instance owner who signs in: the human admin, with the matrix's password.
+    const [adminRow] = await kh.database.sql.query<{ id: string; username: string }>({ text: "select id, username from users where username = 'keyhold-admin'", params: [] });
+    await users.setPassword({ userId: adminRow!.id, newPassword: { password: A_PASSWORD, changeRequired: false } });
+    const usernameOf = async (userId: string) => (await users.getUserByID({ userId })).user!.username;
+    audience.usernames = {
+      instanceOwner: adminRow!.username,
+      orgOwner: await usernameOf(orgOwner),
+      projectOwner: await usernameOf(projectOwner),
+      plainUser: await usernameOf(plainUser),
+      otherOrgOwner: await usernameOf(otherOrgOwner),
+    };
+    const app = async (name: string) => {
+      const { appId, clientId } = await inA.addOIDCApp({
+        projectId: world.p1,
+        name: unique(name),
+        redirectUris: [A_REDIRECT],
+        appType: OIDCAppType.OIDC_APP_TYPE_USER_AGENT,
+        authMethodType: OIDCAuthMethodType.OIDC_AUTH_METHOD_TYPE_NONE,
+        grantTypes: [OIDCGrantType.OIDC_GRANT_TYPE_AUTHORIZATION_CODE, OIDCGrantType.OIDC_GRANT_TYPE_DEVICE_CODE],
+        devMode: true,
+      });
+      return { appId, config: await oidc.discovery(new URL(`http://localhost:${kh.port}`), clientId, undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] }) };
+    };
+    const [allowed, notAllowed, other] = await Promise.all([app('aud-allowed'), app('aud-not-allowed'), app('aud-other')]);
+    await inA.setAppAPIAccess({ projectId: world.p1, appId: allowed.appId, allowed: true });
+    [audience.allowed, audience.notAllowed, audience.other] = [allowed.config, notAllowed.config, other.config];
+  }, 60_000);
+
+  const base = () => `http://localhost:${kh.port}`;
+
+  async function authorizeUrl(config: oidc.Configuration, scope: string, extra: Record<string, string> = {}) {
+    const verifier = oidc.randomPKCECodeVerifier();
+    const url = oidc.buildAuthorizationUrl(config, { redirect_uri: A_REDIRECT, scope, code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', ...extra });
+    return { url, verifier };
+  }
+
+  /** The roles a token acts with at the API, ids named A, B, P1; or the refusal. */
+  async function rolesOf(token: string): Promise<string> {
+    try {
+      const { roles } = await kh.client(AuthService, 'grpc', token).getMyUser({});
+      const named = roles.map((r) => r.replace(`@org:${world.orgA}`, '@A').replace(`@org:${world.orgB}`, '@B').replace(`@project:${world.p1}`, '@P1'));
+      return named.length ? named.sort().join(' ') : 'no role';
+    } catch (e) {
+      return `API refused: ${Code[ConnectError.from(e).code]}`;
+    }
+  }
+
+  /** A code flow's last step: the error the app hears, or its token's roles. */
+  async function answered(config: oidc.Configuration, step: Step, verifier: string, via: string): Promise<string> {
+    if (!step.left) return `a page: ${step.html?.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').slice(0, 80)}`;
+    const error = step.left.searchParams.get('error');
+    if (error) return error;
+    const tokens = await oidc.authorizationCodeGrant(config, step.left, { pkceCodeVerifier: verifier });
+    return `${via} → ${await rolesOf(tokens.access_token)}`;
+  }
+
+  /** The first time in a fresh browser: the login, then the consent page (Allowed) or an answer. */
+  async function firstTime(config: oidc.Configuration, caller: ACaller, b = browser(base())): Promise<string> {
+    const { url, verifier } = await authorizeUrl(config, `openid ${API_SCOPE}`);
+    const step = await signIn(b, url, audience.usernames[caller], A_PASSWORD);
+    if (!isConsentPage(step)) return answered(config, step, verifier, 'code without consent');
+    if (!step.html!.includes(API_WORDS)) return 'a consent page without the API in words';
+    return answered(config, await submit(b, step, 'consent', { decision: 'allow' }), verifier, 'consent');
+  }
+
+  async function silently(config: oidc.Configuration, b: ReturnType<typeof browser>): Promise<string> {
+    const { url, verifier } = await authorizeUrl(config, `openid ${API_SCOPE}`, { prompt: 'none' });
+    return answered(config, await b.follow(url), verifier, 'code');
+  }
+
+  async function cell(config: oidc.Configuration, caller: ACaller, way: AWay): Promise<string> {
+    const b = browser(base());
+    switch (way) {
+      case 'first':
+        return firstTime(config, caller, b);
+      case 'silentBefore': {
+        // Signed in to another app of the instance: a session, and no consent for this one.
+        const other = await authorizeUrl(audience.other, 'openid');
+        const step = await signIn(b, other.url, audience.usernames[caller], A_PASSWORD);
+        if (!step.left?.searchParams.has('code')) return `the other app's sign-in failed: ${step.left ?? step.url}`;
+        return silently(config, b);
+      }
+      case 'silentAfter':
+        await firstTime(config, caller, b);
+        return silently(config, b);
+      case 'device': {
+        let started: Awaited<ReturnType<typeof oidc.initiateDeviceAuthorization>>;
+        try {
+          started = await oidc.initiateDeviceAuthorization(config, { scope: `openid ${API_SCOPE}` });
+        } catch (e) {
+          return (e as { error?: string }).error ?? String(e);
+        }
+        const confirmation = await deviceConfirmation(b, started.verification_uri_complete!);
+        if (!confirmation.html?.includes(API_WORDS)) return 'a confirmation without the API in words';
+        let step = await deviceContinue(b, confirmation);
+        step = await submit(b, step, 'username', { username: audience.usernames[caller] });
+        step = await submit(b, step, 'password', { username: audience.usernames[caller], password: A_PASSWORD });
+        if (!isConsentPage(step)) return 'signed in without a consent page';
+        await submit(b, step, 'consent', { decision: 'allow' });
+        return `consent → ${await rolesOf((await oidc.pollDeviceAuthorizationGrant(config, started)).access_token)}`;
+      }
+    }
+  }
+
+  it(`2 apps × ${A_CALLERS.length} roles × ${A_WAYS.length} ways get exactly the designed answer`, async () => {
+    const got = { allowed: {}, notAllowed: {} } as Record<'allowed' | 'notAllowed', Record<ACaller, Record<AWay, string>>>;
+    for (const app of ['allowed', 'notAllowed'] as const) {
+      for (const caller of A_CALLERS) {
+        got[app][caller] = {} as Record<AWay, string>;
+        for (const way of A_WAYS) got[app][caller][way] = await cell(audience[app], caller, way);
+      }
+    }
+    console.log(
+      `[api audience] app / role; columns: ${A_WAYS.join(', ')}\n` +
+        (['allowed', 'notAllowed'] as const)
+          .flatMap((app) => A_CALLERS.map((c) => `${app.padEnd(11)} ${c.padEnd(14)}` + A_WAYS.map((w) => got[app][c][w].padStart(30)).join('')))
+          .join('\n'),
+    );
+    expect(got).toEqual(audienceExpectation());
+  }, 240_000);
 });

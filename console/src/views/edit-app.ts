@@ -3,9 +3,12 @@
 // and UpdateOIDCAppConfig; the compliance report shown above the form is the
 // one the server answered, as on create. A switch to Basic/Post issues no
 // secret by itself: the page says one is needed and offers to generate it.
+// The Keyhold API access switch is its own call (../api-access.ts), above the form.
 import { AppState } from '../../../gen/keyhold/management/v1/app_pb.js';
 import type { UpdateOIDCAppConfigResponse } from '../../../gen/keyhold/management/v1/management_pb.js';
 import { describeError, management } from '../api.js';
+import { apiAccessSwitch } from '../api-access.js';
+import { isInstanceOwner } from '../my-roles.js';
 import { appForm } from '../app-form.js';
 import { complianceReport, secretOnce } from '../components.js';
 import { announce, h } from '../dom.js';
@@ -13,7 +16,7 @@ import { busy } from '../forms.js';
 import { href, type View } from '../view.js';
 
 export async function editAppView(projectId: string, appId: string): Promise<View> {
-  const [{ project }, { app }] = await Promise.all([management.getProjectByID({ id: projectId }), management.getAppByID({ projectId, appId })]);
+  const [{ project }, { app }, instanceOwner] = await Promise.all([management.getProjectByID({ id: projectId }), management.getAppByID({ projectId, appId }), isInstanceOwner()]);
   const projectName = project?.name ?? projectId;
   let appName = app?.name ?? appId;
   const config = app?.oidcConfig;
@@ -86,6 +89,7 @@ export async function editAppView(projectId: string, appId: string): Promise<Vie
         app?.state === AppState.INACTIVE ? h('strong', { 'data-testid': 'app-inactive' }, 'This application is deactivated: it cannot log anyone in until it is reactivated on the project page.') : null,
       ),
       report,
+      app ? apiAccessSwitch(projectId, app, instanceOwner) : null,
       form,
     ),
   };

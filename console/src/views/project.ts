@@ -1,10 +1,13 @@
 // #/projects/<id>: the project's applications (searched by name, paged by the
-// server) with their details, "Edit", "Regenerate secret", "Deactivate" /
-// "Reactivate" and "Remove", and a link to "New application".
+// server) with their details, the Keyhold API access switch (../api-access.ts),
+// "Edit", "Regenerate secret", "Deactivate" / "Reactivate" and "Remove", and a
+// link to "New application".
 import type { Duration } from '@bufbuild/protobuf/wkt';
 import { AppState, OIDCAuthMethodType, type App } from '../../../gen/keyhold/management/v1/app_pb.js';
 import { TextQueryMethod } from '../../../gen/keyhold/object/v1/object_pb.js';
 import { describeError, management } from '../api.js';
+import { apiAccessSwitch } from '../api-access.js';
+import { isInstanceOwner } from '../my-roles.js';
 import { complianceReport, secretOnce } from '../components.js';
 import { announce, h, uid, type Child } from '../dom.js';
 import { busy } from '../forms.js';
@@ -31,7 +34,7 @@ function hasSecret(app: App): boolean {
   return m === OIDCAuthMethodType.OIDC_AUTH_METHOD_TYPE_BASIC || m === OIDCAuthMethodType.OIDC_AUTH_METHOD_TYPE_POST;
 }
 
-function appDetails(projectId: string, app: App, reload: () => Promise<void>): HTMLElement {
+function appDetails(projectId: string, app: App, instanceOwner: boolean, reload: () => Promise<void>): HTMLElement {
   const c = app.oidcConfig;
   // Not a live region: a regenerated secret must not be read out by itself; announce() says what happened.
   const status = h('div', { class: 'app-status' });
@@ -119,6 +122,7 @@ function appDetails(projectId: string, app: App, reload: () => Promise<void>): H
       ' ',
       c ? h('span', { class: c.noneCompliant ? 'badge bad' : 'badge good' }, c.noneCompliant ? 'not compliant' : 'compliant') : null,
       inactive ? [' ', h('span', { class: 'badge off', 'data-testid': 'app-inactive' }, 'deactivated')] : null,
+      app.apiAccessAllowed ? [' ', h('span', { class: 'badge api', 'data-testid': 'app-api-access' }, 'Keyhold API')] : null,
     ),
     h(
       'div',
@@ -153,6 +157,7 @@ function appDetails(projectId: string, app: App, reload: () => Promise<void>): H
         row('Changed', tsText(app.details?.changeDate)),
       ),
       c ? complianceReport(c.noneCompliant, c.complianceProblems, 'h4') : null,
+      apiAccessSwitch(projectId, app, instanceOwner),
       h('div', { class: 'actions', role: 'group', 'aria-label': `Actions for ${app.name}` }, actions),
       status,
     ),
@@ -160,7 +165,7 @@ function appDetails(projectId: string, app: App, reload: () => Promise<void>): H
 }
 
 export async function projectView(projectId: string): Promise<View> {
-  const { project } = await management.getProjectByID({ id: projectId });
+  const [{ project }, instanceOwner] = await Promise.all([management.getProjectByID({ id: projectId }), isInstanceOwner()]);
   const name = project?.name ?? projectId;
   const heading = h('h2', { id: 'apps-title', tabindex: '-1' }, 'Applications');
   const list = searchList<App>({
@@ -184,7 +189,7 @@ export async function projectView(projectId: string): Promise<View> {
         'div',
         { class: 'app-list' },
         apps.map((a) =>
-          appDetails(projectId, a, async () => {
+          appDetails(projectId, a, instanceOwner, async () => {
             await reload();
             heading.focus();
           }),

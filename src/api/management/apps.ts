@@ -1,6 +1,6 @@
 // AddOIDCApp and the app lifecycle: GetAppByID, ListApps, UpdateApp,
 // UpdateOIDCAppConfig, RegenerateOIDCClientSecret, DeactivateApp,
-// ReactivateApp, RemoveApp.
+// ReactivateApp, SetAppAPIAccess, RemoveApp.
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { ServiceImpl } from '@connectrpc/connect';
 import { AppState, type AppSchema } from '../../../gen/keyhold/management/v1/app_pb.js';
@@ -21,6 +21,7 @@ function appMessage(app: AppView, lang: Language): MessageInitShape<typeof AppSc
     state: app.state === 'inactive' ? AppState.INACTIVE : AppState.ACTIVE,
     name: app.name,
     oidcConfig: app.config ? oidcConfigMessage(app.config, app.clientId ?? '', lang) : undefined,
+    apiAccessAllowed: app.apiAccess,
   };
 }
 
@@ -33,6 +34,7 @@ type AppMethods =
   | 'regenerateOIDCClientSecret'
   | 'deactivateApp'
   | 'reactivateApp'
+  | 'setAppAPIAccess'
   | 'removeApp';
 
 export function appHandlers({ commands, queries }: ApiDeps): Pick<Impl, AppMethods> {
@@ -90,6 +92,11 @@ export function appHandlers({ commands, queries }: ApiDeps): Pick<Impl, AppMetho
 
     async reactivateApp(req, ctx) {
       const { written } = await commands.reactivateApp(callOf(ctx), req);
+      return { details: writeDetails(written, false) };
+    },
+
+    async setAppAPIAccess(req, ctx) {
+      const { written } = await commands.setAppApiAccess(callOf(ctx), { projectId: req.projectId, appId: req.appId, allowed: req.allowed });
       return { details: writeDetails(written, false) };
     },
 

@@ -11,7 +11,7 @@ export async function projectForAppCall(
   lookups: Pick<Lookups, 'orgExists' | 'ownerOfProject'>,
   call: Call,
   ids: { projectId: string; appId?: string },
-  permission: 'project.app.read' | 'project.app.write',
+  permission: 'project.app.read' | 'project.app.write' | 'app.api.access.write',
   /** The request's other field problems, reported with the ids' in one 400. */
   more: readonly FieldViolation[] = [],
 ): Promise<{ caller: Caller; project: { id: string; orgId: string } }> {

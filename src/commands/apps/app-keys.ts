@@ -9,6 +9,7 @@ import type { Call } from '../caller.js';
 import type { Ports } from '../ports.js';
 import { runCommand } from '../run.js';
 import { written, type Written } from '../written.js';
+import { isApiGuardian } from './app-api-access.js';
 import { projectForAppCall } from './app-in-project.js';
 
 /** ZITADEL's expiry for a key added without one. */
@@ -40,7 +41,16 @@ export async function addAppKey(
   let clientId = '';
   const events = await runCommand(ports.events, { type: 'app', id: input.appId }, appDecider(input.appId), async (state): Promise<AppCommand> => {
     clientId = state.clientId;
-    return { kind: 'addKey', projectId: project.id, keyId, type: 'KEY_TYPE_JSON', publicKey: { ...pair.publicJwk, kid: keyId, use: 'sig', alg: 'RS256' }, expiresAt, actor: caller.userId };
+    return {
+      kind: 'addKey',
+      projectId: project.id,
+      keyId,
+      type: 'KEY_TYPE_JSON',
+      publicKey: { ...pair.publicJwk, kid: keyId, use: 'sig', alg: 'RS256' },
+      expiresAt,
+      actor: caller.userId,
+      apiGuardian: isApiGuardian(caller, project),
+    };
   });
   return { keyId, keyFile: { type: 'application', keyId, key: pair.privateKeyPem, appId: input.appId, clientId }, written: written(events, input.appId) };
 }

@@ -4,6 +4,7 @@ import type { Call } from '../caller.js';
 import type { Ports } from '../ports.js';
 import { runCommand } from '../run.js';
 import { written, type Written } from '../written.js';
+import { isApiGuardian } from './app-api-access.js';
 import { projectForAppCall } from './app-in-project.js';
 
 export async function regenerateOidcClientSecret(
@@ -18,6 +19,7 @@ export async function regenerateOidcClientSecret(
     projectId: project.id,
     clientSecretHash: secret.hash,
     actor: caller.userId,
+    apiGuardian: isApiGuardian(caller, project),
   });
   return { clientSecret: secret.secret, written: written(events, input.appId) };
 }

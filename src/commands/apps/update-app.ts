@@ -7,6 +7,7 @@ import type { Call } from '../caller.js';
 import type { Ports } from '../ports.js';
 import { runCommand } from '../run.js';
 import { written, type Written } from '../written.js';
+import { isApiGuardian } from './app-api-access.js';
 import { projectForAppCall } from './app-in-project.js';
 
 export async function updateApp(ports: Ports, call: Call, input: { projectId: string; appId: string; name: string }): Promise<{ written: Written }> {
@@ -17,7 +18,7 @@ export async function updateApp(ports: Ports, call: Call, input: { projectId: st
     ports.events,
     { type: 'app', id: input.appId },
     appDecider(input.appId),
-    { kind: 'rename', projectId: project.id, name: checked.name, actor: caller.userId },
+    { kind: 'rename', projectId: project.id, name: checked.name, actor: caller.userId, apiGuardian: isApiGuardian(caller, project) },
     { conflictMetadata: { projectId: project.id } },
   );
   return { written: written(events, input.appId) };

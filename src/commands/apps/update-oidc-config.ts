@@ -10,6 +10,7 @@ import type { Call } from '../caller.js';
 import type { Ports } from '../ports.js';
 import { runCommand } from '../run.js';
 import { written, type Written } from '../written.js';
+import { isApiGuardian } from './app-api-access.js';
 import { projectForAppCall } from './app-in-project.js';
 
 export interface UpdateOidcConfigInput {
@@ -38,6 +39,7 @@ export async function updateOidcConfig(ports: Ports, call: Call, input: UpdateOi
     projectId: project.id,
     config: result.config,
     actor: caller.userId,
+    apiGuardian: isApiGuardian(caller, project),
   });
   const changed = events.find((e) => e.type === 'app.oidc.config.changed');
   const payload = changed?.type === 'app.oidc.config.changed' ? changed.payload : undefined;

@@ -4,7 +4,9 @@
 // missing (src/server/bootstrap.ts ensureConsoleApp), on new instances and on
 // those bootstrapped before it existed. Its ids are fixed: the console knows
 // its client id without asking, and two processes making it at once collide on
-// the project id (one commits, the other meets ID_TAKEN).
+// the project id (one commits, the other meets ID_TAKEN). The console calls
+// Keyhold's API with its users' tokens, so its app is allowed the API
+// audience (allowConsoleApiAccess) — once: an administrator may refuse it later.
 import type { StoredEvent } from '../../domain/events/index.js';
 import { appDecider } from '../../domain/app/decider.js';
 import { invalidRequest } from '../../domain/errors/keyhold-error.js';
@@ -55,5 +57,22 @@ export function addConsoleApp(ports: Pick<Ports, 'events'>, input: { orgId: stri
       { kind: 'add', projectId: CONSOLE_PROJECT_ID, orgId: input.orgId, config: result.config, clientId: CONSOLE_CLIENT_ID, clientSecretHash: null, actor: input.actor },
       { creates: true },
     ),
+  ]);
+}
+
+/**
+ * Allows the console's app to obtain tokens for Keyhold's API unless that was
+ * ever decided (SetAppAPIAccess): on a new instance and on one from before the
+ * setting existed, without undoing an administrator's later refusal.
+ */
+export function allowConsoleApiAccess(ports: Pick<Ports, 'events'>, input: { projectId: string }): Promise<StoredEvent[]> {
+  return runCommands(ports.events, [
+    target({ type: 'app', id: CONSOLE_APP_ID }, appDecider(CONSOLE_APP_ID), {
+      kind: 'setApiAccess',
+      projectId: input.projectId,
+      allowed: true,
+      actor: 'keyhold',
+      unlessDecided: true,
+    }),
   ]);
 }

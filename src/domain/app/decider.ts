@@ -1,6 +1,7 @@
 // An OIDC application's life: added with its configuration (AddOIDCApp: two
 // events on a new aggregate), renamed, its configuration replaced, its client
-// secret regenerated, deactivated and reactivated, removed. Every
+// secret regenerated, deactivated and reactivated, allowed or not to obtain
+// tokens for Keyhold's own API (an instance administrator's call), removed. Every
 // command names the project the caller addressed: an app of another project is
 // "not found", as for no app at all.
 import type { Decider } from '../decider.js';
@@ -27,7 +28,25 @@ export interface AppState {
   clientId: string;
   /** Ids of the app's keys not removed (AddAppKey; expired ones included). */
   keys: readonly string[];
+  /** May obtain access tokens for Keyhold's API (SetAppAPIAccess); off until allowed. */
+  apiAccess: boolean;
+  /** SetAppAPIAccess was ever decided (the console's app is allowed once, not again after a refusal). */
+  apiAccessDecided: boolean;
 }
+
+/**
+ * On commands that change who the app is, where its codes and tokens go or how
+ * it authenticates: the caller holds app.api.access.write (absent: it does not).
+ * An app allowed Keyhold's API gets tokens that act as whoever signs in, so
+ * whoever could re-point it (a new redirect URI, a secret, a key, a trusted
+ * name) could take them: once allowed, those writes are the instance
+ * administrator's.
+ */
+interface ApiGuard {
+  apiGuardian?: boolean;
+}
+
+const API_GUARDED: ReadonlySet<AppCommand['kind']> = new Set<AppCommand['kind']>(['rename', 'changeOidcConfig', 'regenerateSecret', 'addKey']);
 
 export type AppCommand =
   | {
@@ -41,21 +60,27 @@ export type AppCommand =
       clientSecretHash: string | null;
       actor: string;
     }
-  | { kind: 'regenerateSecret'; projectId: string; clientSecretHash: string; actor: string }
-  | { kind: 'rename'; projectId: string; /** Validated (validateAppName). */ name: string; actor: string }
-  | {
+  | ({ kind: 'regenerateSecret'; projectId: string; clientSecretHash: string; actor: string } & ApiGuard)
+  | ({ kind: 'rename'; projectId: string; /** Validated (validateAppName). */ name: string; actor: string } & ApiGuard)
+  | ({
       kind: 'changeOidcConfig';
       projectId: string;
       /** Validated and normalized; its `name` is ignored (the app keeps its own). */
       config: OidcConfig;
       actor: string;
-    }
+    } & ApiGuard)
   | { kind: 'deactivate'; projectId: string; actor: string }
   | { kind: 'reactivate'; projectId: string; actor: string }
   | { kind: 'remove'; projectId: string; actor: string }
   /** AddAppKey: the public half of a key made for the app (its private half goes to the caller only). */
-  | { kind: 'addKey'; projectId: string; keyId: string; type: AppKeyType; publicKey: PublicJwk; expiresAt: string; actor: string }
-  | { kind: 'removeKey'; projectId: string; keyId: string; actor: string };
+  | ({ kind: 'addKey'; projectId: string; keyId: string; type: AppKeyType; publicKey: PublicJwk; expiresAt: string; actor: string } & ApiGuard)
+  | { kind: 'removeKey'; projectId: string; keyId: string; actor: string }
+  /**
+   * SetAppAPIAccess. `unlessDecided`: nothing is written when the access was
+   * ever set (how every start allows the console's own app without undoing an
+   * administrator's later refusal).
+   */
+  | { kind: 'setApiAccess'; projectId: string; allowed: boolean; actor: string; unlessDecided?: boolean };
 
 /** What becomes of the stored secret when the auth method changes to `next`. */
 export function secretAfterChange(hasSecret: boolean, next: OidcAuthMethodType): AppSecretAfterChange {
@@ -65,7 +90,19 @@ export function secretAfterChange(hasSecret: boolean, next: OidcAuthMethodType):
 
 export function appDecider(appId: string): Decider<AppState, AppCommand, AppEventType> {
   return {
-    initialState: () => ({ created: false, exists: false, projectId: '', orgId: '', name: '', active: false, hasSecret: false, clientId: '', keys: [] }),
+    initialState: () => ({
+      created: false,
+      exists: false,
+      projectId: '',
+      orgId: '',
+      name: '',
+      active: false,
+      hasSecret: false,
+      clientId: '',
+      keys: [],
+      apiAccess: false,
+      apiAccessDecided: false,
+    }),
     evolve: (state, event) => {
       switch (event.type) {
         case 'app.added':
@@ -98,6 +135,8 @@ export function appDecider(appId: string): Decider<AppState, AppCommand, AppEven
           return { ...state, keys: [...state.keys, event.payload.keyId] };
         case 'app.key.removed':
           return { ...state, keys: state.keys.filter((k) => k !== event.payload.keyId) };
+        case 'app.api.access.changed':
+          return { ...state, apiAccess: event.payload.allowed, apiAccessDecided: true };
         case 'app.removed':
           return { ...state, exists: false, keys: [] };
         default:
@@ -118,6 +157,9 @@ export function appDecider(appId: string): Decider<AppState, AppCommand, AppEven
         ];
       }
       if (!state.exists || state.projectId !== command.projectId) throw new KeyholdError('APP_NOT_FOUND', { appId });
+      if (state.apiAccess && API_GUARDED.has(command.kind) && (command as ApiGuard).apiGuardian !== true) {
+        throw new KeyholdError('APP_API_ACCESS_PROTECTED', { appId });
+      }
       const base = { aggregateType: 'app' as const, aggregateId: appId, resourceOwner: state.orgId, creator: command.actor };
       switch (command.kind) {
         case 'regenerateSecret':
@@ -149,6 +191,9 @@ export function appDecider(appId: string): Decider<AppState, AppCommand, AppEven
         case 'removeKey':
           if (!state.keys.includes(command.keyId)) throw new KeyholdError('APP_KEY_NOT_FOUND', { appId, keyId: command.keyId });
           return [{ ...base, type: 'app.key.removed', payload: { keyId: command.keyId } }];
+        case 'setApiAccess':
+          if (command.unlessDecided && state.apiAccessDecided) return [];
+          return [{ ...base, type: 'app.api.access.changed', payload: { allowed: command.allowed } }];
       }
     },
   };

@@ -169,6 +169,13 @@ export const REASONS = {
       de: 'Dem Aufrufer fehlt die Berechtigung {permission} für diese Ressource.',
     },
   },
+  APP_API_ACCESS_PROTECTED: {
+    code: GrpcCode.PermissionDenied,
+    messages: {
+      en: 'Application {appId} may act as its users on Keyhold\'s API: only an instance administrator may change its name, configuration, secret or keys.',
+      de: 'Die Anwendung {appId} darf im Namen ihrer Benutzer die API von Keyhold nutzen: Nur eine Instanz-Administratorin oder ein Instanz-Administrator darf ihren Namen, ihre Konfiguration, ihr Secret oder ihre Schlüssel ändern.',
+    },
+  },
   // --- privilege containment (issue 15) --------------------------------------
   PRIVILEGE_ESCALATION: {
     code: GrpcCode.PermissionDenied,

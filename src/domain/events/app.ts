@@ -27,6 +27,11 @@ export interface AppEventPayloads {
   'app.key.added': { keyId: string; type: AppKeyType; publicKey: PublicJwk; expiresAt: string };
   /** RemoveAppKey: assertions signed by the key are refused from now on. */
   'app.key.removed': { keyId: string };
+  /**
+   * SetAppAPIAccess (an instance administrator's decision): whether the app may
+   * obtain access tokens for Keyhold's own API (the scope urn:keyhold:iam:api:aud).
+   */
+  'app.api.access.changed': { allowed: boolean };
 }
 
 /** The kinds of app key (ZITADEL's KEY_TYPE_JSON: a JSON key file). */

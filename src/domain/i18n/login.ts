@@ -25,8 +25,6 @@ export const LOGIN_TEXTS = {
   passwordsDiffer: { en: 'The two passwords differ.', de: 'Die beiden Passwörter stimmen nicht überein.' },
   save: { en: 'Save and continue', de: 'Speichern und weiter' },
   consentTitle: { en: '{app} asks for access', de: '{app} bittet um Zugriff' },
-  consentScopes: { en: 'It will be able to read:', de: 'Die Anwendung darf lesen:' },
-  offlineAccess: { en: 'stay signed in (refresh tokens)', de: 'angemeldet bleiben (Refresh-Tokens)' },
   allow: { en: 'Allow', de: 'Erlauben' },
   deny: { en: 'Deny', de: 'Ablehnen' },
   formExpired: { en: 'This form has expired. Start the sign-in again from the application.', de: 'Dieses Formular ist abgelaufen. Starte die Anmeldung in der Anwendung erneut.' },

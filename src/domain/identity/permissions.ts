@@ -33,9 +33,10 @@ export function isRole(value: string): value is Role {
 
 /**
  * Every permission, with the scopes below the instance where a role can hold it.
- * (An instance-wide role holds whatever it grants, everywhere.) `org.create` and
- * `user.id.choose` exist only instance-wide: ORG_OWNER's `org.*` and `user.*` do
- * not reach them, because they concern every org at once.
+ * (An instance-wide role holds whatever it grants, everywhere.) `org.create`,
+ * `user.id.choose` and `app.api.access.write` exist only instance-wide:
+ * ORG_OWNER's `org.*` and `user.*` do not reach them, because they concern every
+ * org at once.
  */
 export const PERMISSIONS = {
   'org.create': [],
@@ -60,6 +61,12 @@ export const PERMISSIONS = {
   'user.grant.write': ['org', 'project'],
   /** Choosing the id of a new user: ids are unique across orgs, so a collision tells about every org. */
   'user.id.choose': [],
+  /**
+   * Letting an app obtain tokens for Keyhold's own API (SetAppAPIAccess): such a
+   * token acts as whoever signs in, the instance's owners too, so only an
+   * instance-wide role decides it — never the app's org or project owners.
+   */
+  'app.api.access.write': [],
 } as const satisfies Record<string, readonly Exclude<ScopeType, 'instance'>[]>;
 
 export type Permission = keyof typeof PERMISSIONS;

@@ -6,6 +6,7 @@
 // for the hooks in configuration.ts and extensions.ts.
 import type { AppView } from '../../queries/read-model.js';
 import type { OidcConfig } from '../../domain/oidc/types.js';
+import { scopeAllowList } from './api-audience.js';
 
 /** Extra client metadata oidc-provider keeps for Keyhold (configuration.ts `extraClientMetadata`). */
 export const KEYHOLD_CLIENT_PROPERTIES = [
@@ -137,6 +138,8 @@ export function clientMetadata(app: AppView, jwks: readonly Record<string, unkno
     token_endpoint_auth_method: method,
     // Introspection and revocation authenticate the same way as the token endpoint.
     id_token_signed_response_alg: 'RS256',
+    // The scopes it may ask for: the API audience only when allowed (SetAppAPIAccess; api-audience.ts).
+    scope: scopeAllowList(app.apiAccess),
     // auth_time in every ID token (OIDC makes it optional without max_age; apps check it).
     require_auth_time: true,
     ...extras,

@@ -20,6 +20,7 @@ import { accountClaims, ROLES_CLAIM, ROLES_SCOPE, type RolesOf } from './account
 import { firstPartyGrant, grantsWithoutConsentPage } from './first-party-grant.js';
 import { loginUrl } from './login-url.js';
 import { providerCookies } from './cookies.js';
+import { deviceAsksApiAudience, PROVIDER_SCOPES } from './api-audience.js';
 
 /** ZITADEL's endpoint paths (issue 17), so its users feel at home. */
 export const OIDC_ROUTES = {
@@ -98,7 +99,8 @@ export function createProvider(deps: ProviderDeps): Any {
     cookies: providerCookies(issuer, keys.cookieKeys),
     routes: OIDC_ROUTES,
     responseTypes: RESPONSE_TYPES,
-    scopes: ['openid', 'offline_access', 'profile', 'email', ROLES_SCOPE, API_AUDIENCE_SCOPE],
+    // Each app's client metadata narrows these (api-audience.ts: the API audience only for allowed apps).
+    scopes: [...PROVIDER_SCOPES],
     // How the user authenticated (acr.ts): acr_values_supported in discovery; amr/acr in tokens.
     acrValues: [...ACR_VALUES],
     extraTokenClaims: authenticationClaims,
@@ -233,6 +235,8 @@ export function createProvider(deps: ProviderDeps): Any {
     // only while the user may log in to the app's project (projectRoleCheck / hasProjectCheck);
     // otherwise the login UI runs and says why not.
     async loadExistingGrant(ctx: Any) {
+      // A device sign-in asking for Keyhold's API reuses no grant: its consent page comes every time (api-audience.ts).
+      if (deviceAsksApiAudience(ctx)) return undefined;
       const grantId = ctx.oidc.result?.consent?.grantId || ctx.oidc.session.grantIdFor(ctx.oidc.client.clientId);
       const firstParty = grantsWithoutConsentPage(ctx);
       if (!grantId && !firstParty) return undefined;

@@ -1,13 +1,14 @@
 // The device sign-in pages (RFC 8628) at /ui/login/device — oidc-provider's
 // deviceFlow sources, in Keyhold's look (pages.ts: no script, strict CSP):
-// enter the code the device shows, confirm or deny for which app, and the
-// done page after the login. The login itself is Keyhold's login UI
+// enter the code the device shows, confirm or deny for which app and what it
+// asks to do (every scope in words: scope-words.ts), and the done page after the login. The login itself is Keyhold's login UI
 // (login.ts), which the library sends the browser to after the confirmation.
 import { DEVICE_TEXTS, type DeviceText } from '../../domain/i18n/device.js';
 import { negotiateLanguage, type Language } from '../../domain/i18n/language.js';
 import { localize } from '../../domain/i18n/text.js';
 import { prefilledUserCode } from './extensions.js';
 import { LOGIN_HEADERS, escapeHtml, page } from './pages.js';
+import { scopeList } from './scope-words.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
@@ -59,15 +60,18 @@ export async function renderUserCodeInput(ctx: Any, _form: string, out?: Any, er
   send(ctx, page(lang, dt(lang, 'title'), body));
 }
 
-/** features.deviceFlow.userCodeConfirmSource: which app, which code; continue (to the login) or deny. */
+/** features.deviceFlow.userCodeConfirmSource: which app, which code, what it asks to do; continue (to the login) or deny. */
 export async function renderUserCodeConfirm(ctx: Any, _form: string, client: Any, _deviceInfo: unknown, userCode: string): Promise<void> {
   const lang = langOf(ctx);
   const action = ctx.oidc.urlFor('code_verification');
   const xsrf = ctx.oidc.session?.state?.secret ?? '';
   const app = appName(client);
+  const scope = ctx.oidc.entities?.DeviceCode?.params?.scope;
   const body =
     `<h1>${dt(lang, 'confirmTitle', { app })}</h1>` +
-    `<p>${dt(lang, 'checkCode')}</p><p><strong><code id="user-code">${escapeHtml(userCode)}</code></strong></p><p>${dt(lang, 'confirmText')}</p>` +
+    `<p>${dt(lang, 'checkCode')}</p><p><strong><code id="user-code">${escapeHtml(userCode)}</code></strong></p>` +
+    scopeList(lang, app, scope) +
+    `<p>${dt(lang, 'confirmText')}</p>` +
     `<form method="post" action="${escapeHtml(action)}"><input type="hidden" name="xsrf" value="${escapeHtml(xsrf)}">` +
     `<input type="hidden" name="user_code" value="${escapeHtml(userCode)}">` +
     `<button type="submit" name="confirm" value="yes">${dt(lang, 'allow')}</button> ` +

@@ -1,9 +1,10 @@
 // Every app of Keyhold is first-party: the login asks for consent only when the
-// app asks for it (prompt=consent, which offline_access needs; login.ts), and
-// otherwise grants what was asked. This is that grant, made where the library
-// first looks for one (loadExistingGrant, oidc-provider's documented place
-// to skip consent for first-party clients), instead of in a consent
-// interaction of its own after the login.
+// app asks for it (prompt=consent, which offline_access needs; login.ts) or for
+// Keyhold's own API (api-audience.ts), and otherwise grants what was asked.
+// This is that grant, made where the library first looks for one
+// (loadExistingGrant, oidc-provider's documented place to skip consent for
+// first-party clients), instead of in a consent interaction of its own after
+// the login.
 //
 // Why: that interaction cost every login two more requests (a second resume
 // and a page of the login UI that only granted and went on) and 26 of its 85
@@ -24,6 +25,9 @@
 // only where no login can follow on the same request (prompt=login, max_age,
 // id_token_hint): there the session's account may not be the one that logs in,
 // and a grant stored for it would be an event of a user who never asked.
+// Nor does it ever hold the scope of Keyhold's own API: that one is granted on
+// the consent page only (api-audience.ts).
+import { grantableWithoutConsent } from './api-audience.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
@@ -57,9 +61,10 @@ export function grantsWithoutConsentPage(ctx: Any): boolean {
 export async function firstPartyGrant(ctx: Any): Promise<Any> {
   const { oidc } = ctx;
   const grant = new oidc.provider.Grant({ accountId: oidc.session.accountId, clientId: oidc.client.clientId });
-  const scopes = [...oidc.requestParamOIDCScopes];
+  // Never the API audience: its consent page always runs (api-audience.ts).
+  const scopes = grantableWithoutConsent([...oidc.requestParamOIDCScopes]);
   if (scopes.length) grant.addOIDCScope(scopes.join(' '));
-  const requested = [...oidc.requestParamScopes];
+  const requested = grantableWithoutConsent([...oidc.requestParamScopes]);
   for (const [indicator, server] of Object.entries(oidc.resourceServers ?? {}) as [string, Any][]) {
     const granted = requested.filter((s: string) => server.scopes.has(s));
     if (granted.length) grant.addResourceScope(indicator, granted.join(' '));

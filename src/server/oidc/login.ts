@@ -1,7 +1,7 @@
 // Keyhold's login UI at /ui/login/<interaction uid>: username → password
 // (→ new password when changeRequired) → consent only where OIDC requires it
-// (prompt=consent, which offline_access needs) → back to the app through
-// oidc-provider. Server-rendered (pages.ts), works without JavaScript.
+// (prompt=consent, which offline_access needs) or the app asks for Keyhold's
+// own API (api-audience.ts) → back to the app through oidc-provider. Server-rendered (pages.ts), works without JavaScript.
 //
 // CSRF: every step needs the interaction cookie oidc-provider set (SameSite=Lax,
 // so not sent on a cross-site POST; interactionDetails refuses without it) and
@@ -19,6 +19,8 @@ import { recoveryStep, wantsRecovery, type RecoveryStepPorts } from './recovery-
 import { LOGIN_HEADERS, escapeHtml, page, t } from './pages.js';
 import { secondFactorOf, type LoginFlow } from './second-factor.js';
 import { loginUrl } from './login-url.js';
+import { consentNeededForApi } from './api-audience.js';
+import { scopeList } from './scope-words.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
@@ -141,11 +143,10 @@ export function registerLogin(fastify: FastifyInstance, deps: { provider: () => 
     );
   }
 
-  function consentForm(lang: Language, uid: string, app: string, scopes: string[]): string {
-    const items = scopes.filter((s) => s !== 'openid').map((s) => `<li>${s === 'offline_access' ? t(lang, 'offlineAccess') : `<code>${escapeHtml(s)}</code>`}</li>`);
+  function consentForm(lang: Language, uid: string, app: string, scope: unknown): string {
     return (
       `<h1>${t(lang, 'consentTitle', { app })}</h1>` +
-      (items.length ? `<p>${t(lang, 'consentScopes')}</p><ul>${items.join('')}</ul>` : '') +
+      scopeList(lang, app, scope) +
       `<form method="post" action="${BASE}/${escapeHtml(uid)}/consent">${hidden(uid)}` +
       `<button type="submit" name="decision" value="allow">${t(lang, 'allow')}</button> ` +
       `<button type="submit" name="decision" value="deny" class="secondary">${t(lang, 'deny')}</button></form>`
@@ -211,9 +212,9 @@ export function registerLogin(fastify: FastifyInstance, deps: { provider: () => 
         return void (await html(reply, page(lang, t(lang, 'errorTitle'), `<h1>${t(lang, 'errorTitle')}</h1><p class="error">${t(lang, 'notAllowed')}</p>`), 403));
       }
       const asked = String(interaction.params.prompt ?? '').split(' ').includes('consent');
-      if (!asked) return grantAndFinish(req, reply, interaction);
-      const scopes = String(interaction.params.scope ?? '').split(' ').filter(Boolean);
-      return void (await html(reply, page(lang, t(lang, 'consentTitle', { app }), consentForm(lang, uid, app, scopes))));
+      // Keyhold's own API is never granted without this page (api-audience.ts).
+      if (!asked && !consentNeededForApi(interaction)) return grantAndFinish(req, reply, interaction);
+      return void (await html(reply, page(lang, t(lang, 'consentTitle', { app }), consentForm(lang, uid, app, interaction.params.scope))));
     }
     return expired(reply, lang);
   }

@@ -34,5 +34,8 @@ export const appsProjection: Projection = {
   'app.reactivated': (e) => sql`
     update apps set state = 'active', changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence}
     where id = ${e.aggregateId}`,
+  'app.api.access.changed': (e) => sql`
+    update apps set api_access = ${e.payload.allowed}, changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence}
+    where id = ${e.aggregateId}`,
   'app.removed': (e) => sql`delete from apps where id = ${e.aggregateId}`,
 };

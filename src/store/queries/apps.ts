@@ -12,7 +12,7 @@ export async function findApp(db: Db, id: string): Promise<AppRow | undefined> {
 export async function findAppByClientId(db: SqlRunner, clientId: string): Promise<AppRow | undefined> {
   const [row] = await db.query<AppRow>(sql`
     select id, project_id as "projectId", org_id as "orgId", name, name_key as "nameKey", client_id as "clientId",
-      client_secret_hash as "clientSecretHash", config, state, created_at as "createdAt", changed_at as "changedAt", sequence
+      client_secret_hash as "clientSecretHash", config, state, api_access as "apiAccess", created_at as "createdAt", changed_at as "changedAt", sequence
     from apps where client_id = ${clientId}`);
   return withDates(row);
 }

@@ -127,9 +127,43 @@ describe('app decider', () => {
       change(config()),
       { kind: 'deactivate', projectId: 'p1', actor: 'a' },
       { kind: 'reactivate', projectId: 'p1', actor: 'a' },
+      { kind: 'setApiAccess', projectId: 'p1', allowed: true, actor: 'a' },
     ] as AppCommand[]) {
       expect(refusal(decider, removed, command).reason).toBe('APP_NOT_FOUND');
       expect(refusal(decider, added(), { ...command, projectId: 'p2' }).reason).toBe('APP_NOT_FOUND');
     }
+  });
+
+  it('SetAppAPIAccess: off until allowed; each call one event; unlessDecided writes only when it was never set', () => {
+    const allow = (extra: Partial<AppCommand> = {}) => ({ kind: 'setApiAccess', projectId: 'p1', allowed: true, actor: 'iam', ...extra }) as AppCommand;
+    const allowed = decide(decider, added(), allow());
+    expect(allowed).toEqual([{ aggregateType: 'app', aggregateId: APP, type: 'app.api.access.changed', payload: { allowed: true }, resourceOwner: 'org', creator: 'iam' }]);
+    // Once allowed, the console's start-up allowance writes nothing; a refusal that follows is kept.
+    expect(decide(decider, [...added(), ...allowed], allow({ unlessDecided: true }))).toEqual([]);
+    const refused = [...added(), ...allowed, ...decide(decider, [...added(), ...allowed], allow({ allowed: false }))];
+    expect(decide(decider, refused, allow({ unlessDecided: true }))).toEqual([]);
+    // Never decided: the allowance is written.
+    expect(decide(decider, added(), allow({ unlessDecided: true }))[0]!.payload).toEqual({ allowed: true });
+    // A repeated call writes again, as the app's other settings do.
+    expect(decide(decider, [...added(), ...allowed], allow())).toHaveLength(1);
+  });
+
+  it('an app allowed the API: only a caller holding app.api.access.write renames, reconfigures, regenerates its secret or adds a key', () => {
+    const allowed = [...added(), ...decide(decider, added(), { kind: 'setApiAccess', projectId: 'p1', allowed: true, actor: 'iam' })];
+    const guarded: AppCommand[] = [
+      { kind: 'rename', projectId: 'p1', name: 'Trusted name', actor: 'owner' },
+      { kind: 'changeOidcConfig', projectId: 'p1', config: config(), actor: 'owner' },
+      { kind: 'regenerateSecret', projectId: 'p1', clientSecretHash: 'h', actor: 'owner' },
+    ];
+    for (const command of guarded) {
+      expect(refusal(decider, allowed, command)).toEqual({ reason: 'APP_API_ACCESS_PROTECTED', metadata: { appId: APP } });
+      expect(refusal(decider, allowed, { ...command, apiGuardian: false } as AppCommand).reason).toBe('APP_API_ACCESS_PROTECTED');
+      expect(decide(decider, allowed, { ...command, apiGuardian: true } as AppCommand)).toHaveLength(1);
+      // Not allowed (or no longer): the app's owners as before.
+      expect(decide(decider, added(), command)).toHaveLength(1);
+    }
+    // Taking access away stays theirs: deactivate and remove.
+    expect(decide(decider, allowed, { kind: 'deactivate', projectId: 'p1', actor: 'owner' })[0]!.type).toBe('app.deactivated');
+    expect(decide(decider, allowed, { kind: 'remove', projectId: 'p1', actor: 'owner' })[0]!.type).toBe('app.removed');
   });
 });

@@ -77,6 +77,7 @@ const SAMPLES: { [K in EventTypeName]: EventPayloads[K] } = {
   'app.reactivated': {},
   'app.key.added': { keyId: 'k', type: 'KEY_TYPE_JSON', publicKey: { kty: 'RSA', kid: 'k', n: 'modulus', e: 'AQAB' }, expiresAt: new Date(0).toISOString() },
   'app.key.removed': { keyId: 'k' },
+  'app.api.access.changed': { allowed: true },
   'u2f.registration.started': { userId: 'u', rpId: 'localhost', challenge: 'c', expiresAt: new Date(0).toISOString() },
   'u2f.registration.replaced': { userId: 'u', by: 'other' },
   'u2f.verified': verifiedPayload({ userId: 'u' }),

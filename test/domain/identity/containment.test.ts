@@ -23,6 +23,7 @@ const projectScope = (projectId: string, orgId: string): Scope => ({ scopeType: 
 describe('roles expand to concrete permissions where they are held', () => {
   it("IAM_OWNER's '*' is every permission, instance-only ones included", () => {
     expect([...permissionsOfRole('IAM_OWNER', 'instance')].sort()).toEqual([
+      'app.api.access.write',
       'org.create',
       'org.events.read',
       'org.member.write',
@@ -88,6 +89,14 @@ describe('roles expand to concrete permissions where they are held', () => {
     expect(hasPermission([org('o1', 'ORG_OWNER')], 'user.id.choose', { orgId: 'o1' })).toBe(false);
     expect(hasPermission([org('o1', 'ORG_OWNER')], 'org.create', { orgId: 'o1' })).toBe(false);
     expect(hasPermission([org('o1', 'ORG_OWNER')], 'user.write', { orgId: 'o1' })).toBe(true);
+  });
+
+  it('app.api.access.write is instance-wide only: neither the app\'s org owner nor its project owner holds it', () => {
+    const target = { orgId: 'o1', projectId: 'p1' };
+    expect(hasPermission([iam], 'app.api.access.write', target)).toBe(true);
+    expect(hasPermission([org('o1', 'ORG_OWNER')], 'app.api.access.write', target)).toBe(false);
+    expect(hasPermission([project('p1', 'o1', 'PROJECT_OWNER')], 'app.api.access.write', target)).toBe(false);
+    expect(permissionsAt([org('o1', 'ORG_OWNER')], projectScope('p1', 'o1')).has('app.api.access.write')).toBe(false);
   });
 });
 
