@@ -14,7 +14,7 @@ import { startKeyhold, type RunningKeyhold } from '../../../src/server/start.js'
 import { postgresAvailable, tempDir, TEST_MASTER_KEY } from '../../support/databases.js';
 import { restReason } from '../../support/errors.js';
 import { startTestKeyhold, type TestKeyhold } from '../../support/keyhold.js';
-import { addApp, browser, type AppCreated } from '../../support/oidc-login.js';
+import { addApp, browser, sendTo, type AppCreated } from '../../support/oidc-login.js';
 import { deviceConfirmation, deviceContinue, isConsentPage, signIn, submit } from '../../support/oidc-steps.js';
 
 const API = 'urn:keyhold:iam:api:aud';
@@ -421,7 +421,7 @@ describe.skipIf(!postgresAvailable)('the API audience on two processes sharing o
     expect((await put(true)).status).toBe(200);
     // Signed in and consented on A; the token used on B.
     const verifier = oidc.randomPKCECodeVerifier();
-    const authorize = new URL(`${baseA}/oauth/v2/authorize`);
+    const authorize = new URL(`${ISSUER}/oauth/v2/authorize`);
     authorize.search = new URLSearchParams({
       client_id: app.clientId,
       redirect_uri: REDIRECT,
@@ -430,7 +430,8 @@ describe.skipIf(!postgresAvailable)('the API audience on two processes sharing o
       code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
       code_challenge_method: 'S256',
     }).toString();
-    const browserA = browser(baseA);
+    // The login's redirects name the issuer; this browser sends them to process A.
+    const browserA = browser(ISSUER, {}, sendTo(baseA));
     const back = await submit(browserA, await signIn(browserA, authorize, 'twin.api', PLAIN_PASSWORD), 'consent', { decision: 'allow' });
     const token = await fetch(`${baseA}/oauth/v2/token`, {
       method: 'POST',
