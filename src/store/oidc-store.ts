@@ -36,7 +36,11 @@ export type OidcPayload = Record<string, unknown> & {
 };
 
 export interface OidcStateStore {
-  upsert(model: string, id: string, payload: OidcPayload, expiresInSeconds: number | undefined): Promise<void>;
+  /**
+   * Stores the artifact, with the user it belongs to (`accountId`, default the
+   * payload's): the key by which the user's sessions and tokens end at once.
+   */
+  upsert(model: string, id: string, payload: OidcPayload, expiresInSeconds: number | undefined, accountId?: string): Promise<void>;
   /**
    * Stores the artifact only when no live one has this id (an expired one is
    * replaced): true when stored. One statement, so of two processes storing
@@ -131,15 +135,15 @@ export function createOidcStateStore({ db, sql: client, kind }: Pick<Database, '
   /** One write, in a transaction shared with the writes of other requests waiting at that moment. */
   const write = async (statement: SqlStatement) => (await writes([statement]))[0]!;
   return {
-    async upsert(model, id, payload, expiresIn) {
+    async upsert(model, id, payload, expiresIn, accountId = typeof payload.accountId === 'string' ? payload.accountId : undefined) {
       const stored: OidcPayload = { ...payload };
       if (BEARER_MODELS.has(model)) delete stored.jti;
       await write(sql`
-        insert into oidc_payloads (model, key, payload, grant_id, uid, user_code, expires_at)
+        insert into oidc_payloads (model, key, payload, grant_id, uid, user_code, expires_at, account_id)
         values (${model}, ${keyOf(model, id)}, ${JSON.stringify(stored)}::text::jsonb, ${payload.grantId ?? null}, ${payload.uid ?? null},
-          ${payload.userCode ?? null}, ${expiry(expiresIn)}::text::timestamptz)
+          ${payload.userCode ?? null}, ${expiry(expiresIn)}::text::timestamptz, ${accountId ?? null})
         on conflict (model, key) do update set payload = excluded.payload, grant_id = excluded.grant_id, uid = excluded.uid,
-          user_code = excluded.user_code, expires_at = excluded.expires_at`);
+          user_code = excluded.user_code, expires_at = excluded.expires_at, account_id = excluded.account_id`);
     },
     async insertNew(model, id, payload, expiresIn) {
       // The library saves a client assertion's jti for `exp - now` seconds, which is 0 in the

@@ -1,0 +1,29 @@
+// A user's sessions end with the change that ends them, in the same
+// transaction as its event: every row of the OpenID Provider's state that
+// belongs to the user (oidc_payloads.account_id — sessions, grants, codes,
+// device codes, refresh and access tokens, a machine user's client-credentials
+// tokens) is deleted. A browser whose session went is asked to sign in again;
+// a refresh token, code or access token whose row or grant went is refused
+// everywhere at once (docs/security.md, section 7).
+//
+// The changes that end them: LockUser (and the lockout policy's lock),
+// DeactivateUser, RemoveUser, RemoveMySessions, and a password set by someone
+// else than the user or with changeRequired (an administrator's reset). A
+// user's own new password (at the login or SetPassword on itself) keeps the
+// session it was set in.
+//
+// Only when the event happens: a replay of stored events (read models rebuilt
+// from history) deletes nothing, as the sessions alive then began later.
+import { sql } from '../sql.js';
+import type { ProjectableEvent, Projection } from './projection.js';
+
+const endSessions = (e: ProjectableEvent<'user.locked' | 'user.deactivated' | 'user.removed' | 'user.sessions.ended' | 'user.password.changed'>) =>
+  e.createdAt === null ? sql`delete from oidc_payloads where account_id = ${e.aggregateId}` : undefined;
+
+export const oidcSessionsProjection: Projection = {
+  'user.locked': endSessions,
+  'user.deactivated': endSessions,
+  'user.removed': endSessions,
+  'user.sessions.ended': endSessions,
+  'user.password.changed': (e) => (e.creator !== e.aggregateId || e.payload.changeRequired ? endSessions(e) : undefined),
+};
