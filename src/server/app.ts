@@ -38,6 +38,8 @@ export interface AppOptions {
   log: Logger;
   services: readonly RegisteredService[];
   resolveToken: ResolveToken;
+  /** The OpenID Provider's issuer, once known: what a DPoP proof's `htu` starts with (interceptors/auth.ts). */
+  issuer: () => string;
   /** Resolves when the database answers; rejects otherwise. */
   ready: () => Promise<void>;
   limits?: ListenerLimits;
@@ -182,7 +184,7 @@ export async function buildApp(opts: AppOptions): Promise<KeyholdApp> {
   const interceptors: Interceptor[] = [
     errorInterceptor(errors),
     ...(limiter ? [limiter.byAddress] : []),
-    authInterceptor(opts.resolveToken),
+    authInterceptor(opts.resolveToken, opts.issuer),
     ...(limiter ? [limiter.byToken] : []),
     ...(opts.interceptors ?? []),
   ];

@@ -24,7 +24,7 @@ import { loggerOptions } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { cryptoSecrets, randomIds, systemClock } from './ports.js';
 import { repeatedErrorLog } from './repeated-errors.js';
-import { createOidcKeyStore, createOidcStateStore, recentPasswordFailures, recentRecoveryCodeFailures } from '../store/oidc-store.js';
+import { createOidcKeyStore, createOidcStateStore, DPOP_PROOF_MODEL, recentPasswordFailures, recentRecoveryCodeFailures } from '../store/oidc-store.js';
 import { loadMasterKey } from './oidc/keys.js';
 import { loginPorts } from './oidc/login-ports.js';
 import { loginAccess, rolesClaim } from '../queries/login-access.js';
@@ -103,18 +103,24 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
     const masterKey = await loadMasterKey({ ...config.oidc, embedded: database.kind === 'pglite' });
     const onAppended = (listener: (events: readonly StoredEvent[]) => void) => events.onAppended?.(listener);
     const accounts = cachedAccountReads(readModel, { onAppended });
+    const clients = cachedClientLookups(readModel, { onAppended });
+    // Known once the port is (below); no request arrives before.
+    let issuer = '';
     const app = await buildApp({
       config,
       log,
       services: createServices({ commands, queries: createQueries(readModel, systemClock) }),
+      // Users, apps and machines through the same 1 s caches as the provider's (queries/callers.ts).
       resolveToken: withOidcAccessTokens(tokenResolver(readModel, { onAppended }), {
         findAccessToken: (token) => oidcState.find('AccessToken', token),
         grantExists: async (grantId) => (await oidcState.find('Grant', grantId)) !== undefined,
-        read: readModel,
-        // Issue 18: machine users' client-credentials tokens (opaque, or JWT checked by the OpenID Provider's keys).
+        read: { ...readModel, ...clients, user: accounts.user },
+        // Machine users' client-credentials tokens (opaque, or JWT checked by the OpenID Provider's keys).
         findClientCredentials: (token) => oidcState.find('ClientCredentials', token),
         machineJwt: (token) => app.oidc?.machineJwt(token),
+        claimProof: (key, expiresIn) => oidcState.insertNew(DPOP_PROOF_MODEL, key, {}, expiresIn),
       }),
+      issuer: () => issuer,
       // The database answers, and its storage takes writes (a full disk still answers `select 1`).
       ready: async () => {
         await database.storage.check();
@@ -129,7 +135,7 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
         lifetimes: config.oidc.lifetimes,
         audit: commands.recordOidc,
         // The provider's client and account reads, cached (queries/client-cache.ts, queries/account-cache.ts); everything else read as is.
-        read: { ...readModel, ...cachedClientLookups(readModel, { onAppended }), user: accounts.user },
+        read: { ...readModel, ...clients, user: accounts.user },
         rolesOf: async (userId, projectId) => rolesClaim(await readModel.projectRolesOfUser(userId, projectId)),
         mayLogIn: async (userId, projectId) => (await loginAccess(readModel, userId, projectId)).allowed,
         login: loginPorts(
@@ -149,7 +155,7 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
     const address = app.listener.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     webauthn = webauthnSettings(config, port);
-    const issuer = config.oidc.issuer ?? `${config.tls ? 'https' : 'http'}://localhost:${port}`;
+    issuer = config.oidc.issuer ?? `${config.tls ? 'https' : 'http'}://localhost:${port}`;
     await app.oidc?.start(issuer, masterKey);
     await ensureConsoleApp(readModel, events, issuer, log);
     const housekeeping = startHousekeeping({

@@ -84,6 +84,9 @@ export interface OidcKeyStore {
   retire(kid: string, at: Date): Promise<void>;
 }
 
+/** The DPoP proofs used at Keyhold's own token checks (domain/oidc/dpop-proof.ts), by key and jti: claimed once by insertNew. */
+export const DPOP_PROOF_MODEL = 'DPoPProof';
+
 /** The poll state of device codes (recordDevicePoll): its own rows, so the library's saves of the code never overwrite it. */
 const DEVICE_POLL_MODEL = 'DevicePoll';
 

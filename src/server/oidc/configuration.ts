@@ -18,6 +18,7 @@ import { renderErrorPage, renderLogoutPage, renderLoggedOutPage } from './pages.
 import { ACR_VALUES, authenticationClaims } from './acr.js';
 import { accountClaims, ROLES_CLAIM, ROLES_SCOPE, type RolesOf } from './account.js';
 import { firstPartyGrant, grantsWithoutConsentPage } from './first-party-grant.js';
+import { DPOP_ALGS } from '../../domain/oidc/dpop-proof.js';
 
 /** ZITADEL's endpoint paths (issue 17), so its users feel at home. */
 export const OIDC_ROUTES = {
@@ -123,6 +124,8 @@ export function createProvider(deps: ProviderDeps): Any {
       authorizationSigningAlgValues: ['RS256', 'ES256'],
       requestObjectSigningAlgValues: ['RS256', 'ES256'],
       clientAuthSigningAlgValues: ['RS256', 'ES256'],
+      // The proofs Keyhold's own token checks accept too (domain/oidc/dpop-proof.ts).
+      dPoPSigningAlgValues: [...DPOP_ALGS],
     },
     extraClientMetadata: {
       properties: [...KEYHOLD_CLIENT_PROPERTIES],
