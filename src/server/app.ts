@@ -32,6 +32,7 @@ import type { Metrics, Protocol } from './metrics.js';
 import { REQUEST_ID_HEADER, requestKey, requestTracker, type RequestRecord } from './requests.js';
 import { mountOidc, type OidcDeps, type OidcMount } from './oidc/mount.js';
 import { isOidcPath, oidcRouteOf } from './oidc/paths.js';
+import type { NoteOAuthError } from './oidc/error-notes.js';
 
 export interface AppOptions {
   config: Config;
@@ -170,7 +171,11 @@ export async function buildApp(opts: AppOptions): Promise<KeyholdApp> {
     });
   }
   // First: its paths are hijacked before CORS, the API headers and body parsing (oidc/mount.ts).
-  const oidc = opts.oidc ? mountOidc(fastify, { ...opts.oidc, log, errors }) : undefined;
+  const noteOAuthError: NoteOAuthError = (raw, note) => {
+    const record = records.get(raw);
+    if (record) Object.assign(record, { reason: note.error, description: note.description, clientId: note.clientId });
+  };
+  const oidc = opts.oidc ? mountOidc(fastify, { ...opts.oidc, log, errors, noteOAuthError }) : undefined;
 
   registerCors(fastify, config.corsOrigins);
   // Before the Connect plugin registers its routes, so they inherit it (as CORS above).

@@ -26,6 +26,7 @@ import { verifyMachineJwt } from './machine-clients.js';
 import { auditProvider, type RecordOidc } from './audit.js';
 import type { RolesOf } from './account.js';
 import type { MachineJwt } from '../../queries/callers.js';
+import { loggable, noteOAuthErrors, type NoteOAuthError } from './error-notes.js';
 
 /** How often each process looks for a changed key set. */
 export const KEY_RELOAD_MS = 60_000;
@@ -51,6 +52,8 @@ export interface OidcDeps {
   lifetimes?: Partial<Lifetimes>;
   /** Grants and revocations as events of the user (audit.ts); none: not recorded. */
   audit?: RecordOidc;
+  /** The provider's OAuth refusals onto their requests' log lines (error-notes.ts); none: not noted. */
+  noteOAuthError?: NoteOAuthError;
 }
 
 /** A predecessor key stays published this long after its successor took over: the longest token it signed, and a margin. */
@@ -94,6 +97,8 @@ export function mountOidc(fastify: FastifyInstance, deps: OidcDeps): OidcMount {
       const claimProof = (key: string, expiresIn: number) => deps.store.insertNew(DPOP_PROOF_MODEL, key, {}, expiresIn);
       jwtUserinfo(presented, { issuer: () => issuer, signingKeys: () => keys.signing, read: deps.read, rolesOf: deps.rolesOf, claimProof }).then(
         (answer) => {
+          const error = answer.body.error;
+          if (typeof error === 'string') deps.noteOAuthError?.(req.raw, { error, description: loggable(answer.body.error_description) });
           if (answer.wwwAuthenticate) reply.header('www-authenticate', answer.wwwAuthenticate);
           const origin = req.headers.origin;
           if (origin) reply.header('vary', 'origin');
@@ -127,6 +132,7 @@ export function mountOidc(fastify: FastifyInstance, deps: OidcDeps): OidcMount {
     await checkExtensions(provider, hashClientSecret(secret), secret);
     await checkDeviceFlowExtension(provider, { verificationPath: OIDC_ROUTES.code_verification });
     provider.on('server_error', (_ctx: Any, err: Error) => deps.errors.error(err, { component: 'oidc' }, 'OpenID Provider error'));
+    if (deps.noteOAuthError) noteOAuthErrors(provider, deps.noteOAuthError);
     if (deps.audit) auditProvider(provider, deps.audit, deps.errors);
     current = { provider, handler: provider.callback(), keys };
   }
