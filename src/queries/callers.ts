@@ -15,6 +15,7 @@ import type { EventTypeName, StoredEvent } from '../domain/events/index.js';
 import { KeyholdError } from '../domain/errors/keyhold-error.js';
 import { hashToken } from '../domain/identity/tokens.js';
 import { checkSenderConstraint, type ClaimOnce, type Presented, type SenderRefusal } from '../domain/oidc/dpop-proof.js';
+import { issuedBeforeEnd } from '../domain/oidc/ended-sessions.js';
 import { freshCache } from './fresh-cache.js';
 import type { ReadModel } from './read-model.js';
 
@@ -104,10 +105,11 @@ export interface StoredAccessToken {
   jkt?: unknown;
 }
 
-/** A machine user's JWT access token, verified: its client, its user, and the key it is bound to (`cnf.jkt`). */
+/** A machine user's JWT access token, verified: its client, its user, when it was issued (s), and the key it is bound to (`cnf.jkt`). */
 export interface MachineJwt {
   clientId: string;
   userId: string;
+  iat: number;
   jkt?: string;
 }
 
@@ -132,7 +134,8 @@ const text = (value: unknown) => (typeof value === 'string' ? value : undefined)
  *   must not act as that user here. JWT access tokens are for their app's
  *   project, never for this API;
  * - a machine user's client-credentials token, opaque or JWT: the machine user
- *   holding that client id now, active.
+ *   holding that client id now, active; a JWT (never stored, so not deleted
+ *   when the user's sessions end) issued after they last ended.
  * Then the token's sender constraint (DPoP): a bound token only with a proof of
  * its key for this request (domain/oidc/dpop-proof.ts).
  * Users, apps and machines are read through the 1 s caches (callers,
@@ -151,6 +154,8 @@ export function withOidcAccessTokens(
     machineJwt: (token: string) => MachineJwt | undefined;
     /** Claims a DPoP proof's id once (OidcStateStore.insertNew). */
     claimProof: ClaimOnce;
+    /** When the user's sessions last ended (ms; OidcStateStore.sessionsEndedAt): a JWT, never stored, is checked against it. */
+    sessionsEndedAt: (userId: string) => Promise<number | undefined>;
   },
 ): ResolveToken {
   const { read } = deps;
@@ -173,8 +178,10 @@ export function withOidcAccessTokens(
     if (token.includes('.')) {
       // Only a machine user's JWT (for this API) is taken; an app's JWT is for its project.
       const jwt = token.length <= 8192 ? deps.machineJwt(token) : undefined;
-      const caller = jwt && (await machineCaller(jwt.clientId, jwt.userId));
-      return caller ? { caller, jkt: jwt.jkt } : undefined;
+      if (!jwt) return undefined;
+      const [caller, endedAt] = await Promise.all([machineCaller(jwt.clientId, jwt.userId), deps.sessionsEndedAt(jwt.userId)]);
+      if (!caller || issuedBeforeEnd(jwt.iat, endedAt)) return undefined;
+      return { caller, jkt: jwt.jkt };
     }
     if (token.length > 256) return undefined;
     const stored = await deps.findAccessToken(token);

@@ -119,6 +119,7 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
         findClientCredentials: (token) => oidcState.find('ClientCredentials', token),
         machineJwt: (token) => app.oidc?.machineJwt(token),
         claimProof: (key, expiresIn) => oidcState.insertNew(DPOP_PROOF_MODEL, key, {}, expiresIn),
+        sessionsEndedAt: (userId) => oidcState.sessionsEndedAt(userId),
       }),
       issuer: () => issuer,
       // The database answers, and its storage takes writes (a full disk still answers `select 1`).

@@ -54,6 +54,11 @@ export interface OidcStateStore {
   destroy(model: string, id: string): Promise<void>;
   revokeByGrantId(grantId: string): Promise<void>;
   /**
+   * When the user's sessions last ended (ms since epoch; projections/oidc-sessions.ts),
+   * or undefined: what a JWT access token, which is not stored, is checked against.
+   */
+  sessionsEndedAt(accountId: string): Promise<number | undefined>;
+  /**
    * Records a token-endpoint poll of a pending device code (RFC 8628 §3.5,
    * domain/oidc/device-poll.ts), atomically across processes; kept, under the
    * code's hash, until `expiresAt`. Resolves whether it was too soon and the
@@ -83,6 +88,9 @@ export interface OidcKeyStore {
   /** Sets when a key is retired, unless it already has a time (idempotent: every process computes the same). */
   retire(kid: string, at: Date): Promise<void>;
 }
+
+/** When a user's sessions last ended, one row per user (projections/oidc-sessions.ts writes it, sessionsEndedAt reads it). */
+export const SESSIONS_ENDED_MODEL = 'SessionsEnded';
 
 /** The DPoP proofs used at Keyhold's own token checks (domain/oidc/dpop-proof.ts), by key and jti: claimed once by insertNew. */
 export const DPOP_PROOF_MODEL = 'DPoPProof';
@@ -185,6 +193,10 @@ export function createOidcStateStore({ db, sql: client, kind }: Pick<Database, '
     },
     async revokeByGrantId(grantId) {
       await write(sql`delete from oidc_payloads where grant_id = ${grantId}`);
+    },
+    async sessionsEndedAt(accountId) {
+      const [row] = await client.query<{ at: unknown }>(sql`select payload->'at' as at from oidc_payloads where model = ${SESSIONS_ENDED_MODEL} and key = ${accountId}`);
+      return typeof row?.at === 'number' ? row.at : row?.at === undefined ? undefined : Number(row.at);
     },
     async recordDevicePoll(deviceCode, baseIntervalSeconds, expiresAt) {
       const key = sha256(deviceCode);

@@ -12,8 +12,10 @@
 // Every row names the user it belongs to (the store's account_id), so that
 // the user's sessions end in one delete (store/projections/oidc-sessions.ts);
 // a machine user's client-credentials tokens name the machine user. And a
-// session whose user is no longer active (locked, deactivated, removed) is
-// ended where it is read: the browser is asked to sign in again.
+// session is ended where it is read when its user is no longer active
+// (locked, deactivated, removed) or its sign-in is older than the user's
+// sessions' end (saved again by a request in flight at that moment): the
+// browser is asked to sign in again.
 import { errors } from 'oidc-provider';
 import type { ReadModel, UserView } from '../../queries/read-model.js';
 import type { OidcPayload, OidcStateStore } from '../../store/oidc-store.js';
@@ -48,7 +50,7 @@ export function nulField(value: unknown, at = 'value'): string | undefined {
 }
 
 /** Whether a session's user may still be signed in: a human user, active (account.ts findAccount's rule). */
-const signedInMayStay = (user: UserView | undefined) => user?.kind === 'human' && user.state === 'active';
+const activeHuman = (user: UserView | undefined) => user?.kind === 'human' && user.state === 'active';
 
 export function adapterClass(store: OidcStateStore, read: ClientReads & Pick<ReadModel, 'user'>, sealKey: Buffer) {
   /** The stored form: no device code in clear. */
@@ -67,6 +69,13 @@ export function adapterClass(store: OidcStateStore, read: ClientReads & Pick<Rea
     if (typeof id === 'string') rest.jti = unseal(sealKey, id, 'device code');
     if (typeof deviceCode === 'string') rest.deviceCode = unseal(sealKey, deviceCode, 'device code');
     return rest as OidcPayload;
+  };
+
+  /** A sign-in in a second before the user's sessions ended (strictly: one in that second may be the new sign-in) is over. */
+  const sessionMayStay = async (accountId: string, loginTs: unknown): Promise<boolean> => {
+    const [user, endedAt] = await Promise.all([read.user(accountId), store.sessionsEndedAt(accountId)]);
+    const signedInAt = typeof loginTs === 'number' ? loginTs : 0;
+    return activeHuman(user) && (endedAt === undefined || signedInAt >= Math.floor(endedAt / 1000));
   };
 
   return class KeyholdAdapter {
@@ -116,7 +125,7 @@ export function adapterClass(store: OidcStateStore, read: ClientReads & Pick<Rea
         }
       }
       const found = opened(await store.find(this.model, id));
-      if (this.model === 'Session' && typeof found?.accountId === 'string' && !signedInMayStay(await read.user(found.accountId))) {
+      if (this.model === 'Session' && typeof found?.accountId === 'string' && !(await sessionMayStay(found.accountId, found.loginTs))) {
         // The library would carry the account on without its grant (a 500 at every authorization
         // request); unknown, the session is a new one and the login is shown.
         await store.destroy(this.model, id);

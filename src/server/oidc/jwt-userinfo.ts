@@ -3,11 +3,14 @@
 // userinfo endpoint; ZITADEL accepts both token kinds there. So a GET/POST to
 // /oidc/v1/userinfo whose bearer token is a JWT is answered here: signature by
 // one of Keyhold's current keys, `typ` at+jwt, issuer, expiry, the client still
-// an active app of Keyhold and the user still active, the token's sender
+// an active app of Keyhold and the user still active, issued after the user's
+// sessions last ended (the token is not stored, so it cannot be deleted with
+// them: store/projections/oidc-sessions.ts), the token's sender
 // constraint (DPoP: a bound token only as `DPoP <token>` with a proof of its
 // key, domain/oidc/dpop-proof.ts), then the same claims the library gives for
 // an opaque token (account.ts, by the token's scope).
 import { checkSenderConstraint, DPOP_ALGS, type ClaimOnce, type SenderRefusal } from '../../domain/oidc/dpop-proof.js';
+import { issuedBeforeEnd } from '../../domain/oidc/ended-sessions.js';
 import type { ReadModel } from '../../queries/read-model.js';
 import { checkAccessJwt } from './access-jwt.js';
 import { accountClaims, type RolesOf } from './account.js';
@@ -22,6 +25,8 @@ export interface JwtUserinfoDeps {
   rolesOf: RolesOf;
   /** Claims a DPoP proof's id once (OidcStateStore.insertNew). */
   claimProof: ClaimOnce;
+  /** When the user's sessions last ended (OidcStateStore.sessionsEndedAt). */
+  sessionsEndedAt: (userId: string) => Promise<number | undefined>;
 }
 
 /** A JWT as the request presented it: `Bearer` or `DPoP`, with the request's DPoP proof. */
@@ -69,6 +74,7 @@ export async function jwtUserinfo(presented: PresentedJwt, deps: JwtUserinfoDeps
   if (!client) return invalid('the app of the token no longer exists or is deactivated');
   const account = await accountClaims({ oidc: { client } }, payload.sub, deps.read, deps.rolesOf);
   if (!account) return invalid('the user of the token no longer exists or is not active');
+  if (issuedBeforeEnd(payload.iat, await deps.sessionsEndedAt(payload.sub))) return invalid('the sessions of the user of the token ended after it was issued');
   const refusal = await checkSenderConstraint({ ...presented, url: deps.issuer() + OIDC_ROUTES.userinfo }, boundKey(payload).jkt, deps.claimProof);
   if (refusal) return REFUSALS[refusal.kind](refusal.problem);
   const claims = await account.claims('userinfo', scope);

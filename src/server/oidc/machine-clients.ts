@@ -63,7 +63,8 @@ export function customizeMachineJwt(client: Any, jwt: Any): boolean {
 /**
  * A machine user's JWT access token, checked: a valid Keyhold access JWT
  * (access-jwt.ts) whose `aud` is Keyhold's API. Answers the client id, the
- * user it names and the key it is bound to (DPoP `cnf.jkt`), or undefined.
+ * user it names, when it was issued and the key it is bound to (DPoP
+ * `cnf.jkt`), or undefined.
  */
 export function verifyMachineJwt(token: string, issuer: string, signingKeys: readonly Record<string, unknown>[]): MachineJwt | undefined {
   const checked = checkAccessJwt(token, issuer, signingKeys);
@@ -72,7 +73,7 @@ export function verifyMachineJwt(token: string, issuer: string, signingKeys: rea
   const aud = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
   if (!aud.includes(MACHINE_API_RESOURCE)) return undefined;
   if (typeof payload.client_id !== 'string' || typeof payload.sub !== 'string') return undefined;
-  return { clientId: payload.client_id, userId: payload.sub, ...boundKey(payload) };
+  return { clientId: payload.client_id, userId: payload.sub, iat: typeof payload.iat === 'number' ? payload.iat : 0, ...boundKey(payload) };
 }
 
 /** The `cnf.jkt` of a JWT access token's payload (RFC 9449 §6.1), when it is bound to a key. */

@@ -12,13 +12,27 @@
 // user's own new password (at the login or SetPassword on itself) keeps the
 // session it was set in.
 //
+// What cannot be deleted is checked against when the sessions ended, noted in
+// the same statement (a SessionsEnded row of the user, ms since epoch, kept
+// with no expiry): a JWT access token (never stored) issued in that second or
+// before is refused where Keyhold checks one (userinfo, a machine user's on
+// the API), and a session saved again by a request in flight at that moment
+// is ended where it is read (oidc/adapter.ts).
+//
 // Only when the event happens: a replay of stored events (read models rebuilt
 // from history) deletes nothing, as the sessions alive then began later.
 import { sql } from '../sql.js';
+import { SESSIONS_ENDED_MODEL } from '../oidc-store.js';
 import type { ProjectableEvent, Projection } from './projection.js';
 
 const endSessions = (e: ProjectableEvent<'user.locked' | 'user.deactivated' | 'user.removed' | 'user.sessions.ended' | 'user.password.changed'>) =>
-  e.createdAt === null ? sql`delete from oidc_payloads where account_id = ${e.aggregateId}` : undefined;
+  e.createdAt === null
+    ? sql`
+      with ended as (delete from oidc_payloads where account_id = ${e.aggregateId})
+      insert into oidc_payloads (model, key, payload)
+      values (${SESSIONS_ENDED_MODEL}, ${e.aggregateId}, jsonb_build_object('at', floor(extract(epoch from clock_timestamp()) * 1000)))
+      on conflict (model, key) do update set payload = excluded.payload`
+    : undefined;
 
 export const oidcSessionsProjection: Projection = {
   'user.locked': endSessions,
