@@ -20,7 +20,10 @@
 // is ended where it is read (oidc/adapter.ts).
 //
 // Only when the event happens: a replay of stored events (read models rebuilt
-// from history) deletes nothing, as the sessions alive then began later.
+// from history) deletes nothing, as the sessions alive then began later. And a
+// user added in the same transaction (AddHumanUser's first password) has
+// nothing to end: no instant is noted, or the user's first sign-ins, in that
+// second, would count as before it.
 import { sql } from '../sql.js';
 import { SESSIONS_ENDED_MODEL } from '../oidc-store.js';
 import type { ProjectableEvent, Projection } from './projection.js';
@@ -30,7 +33,8 @@ const endSessions = (e: ProjectableEvent<'user.locked' | 'user.deactivated' | 'u
     ? sql`
       with ended as (delete from oidc_payloads where account_id = ${e.aggregateId})
       insert into oidc_payloads (model, key, payload)
-      values (${SESSIONS_ENDED_MODEL}, ${e.aggregateId}, jsonb_build_object('at', floor(extract(epoch from clock_timestamp()) * 1000)))
+      select ${SESSIONS_ENDED_MODEL}, ${e.aggregateId}, jsonb_build_object('at', floor(extract(epoch from clock_timestamp()) * 1000))
+      where not exists (select 1 from users where id = ${e.aggregateId} and created_at = now())
       on conflict (model, key) do update set payload = excluded.payload`
     : undefined;
 
