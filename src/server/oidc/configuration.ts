@@ -16,7 +16,7 @@ import type { ClientReads } from './adapter.js';
 import type { KeySet } from './keys.js';
 import { renderErrorPage, renderLogoutPage, renderLoggedOutPage } from './pages.js';
 import { ACR_VALUES, authenticationClaims } from './acr.js';
-import { accountClaims, ROLES_CLAIM, ROLES_SCOPE, type RolesOf } from './account.js';
+import { findAccount, ROLES_CLAIM, ROLES_SCOPE, type RolesOf } from './account.js';
 import { firstPartyGrant, grantsWithoutConsentPage } from './first-party-grant.js';
 import { DPOP_ALGS } from '../../domain/oidc/dpop-proof.js';
 import { introspectionPolicy } from './introspection.js';
@@ -202,7 +202,7 @@ export function createProvider(deps: ProviderDeps): Any {
         },
       },
     },
-    findAccount: (ctx: Any, id: string) => accountClaims(ctx, id, read, rolesOf),
+    findAccount: (ctx: Any, id: string, token?: Any) => findAccount(ctx, id, token, read, rolesOf),
     interactions: {
       // The org scope the library dropped is put back for the login first (org-scope.ts).
       url: async (ctx: Any, interaction: Any) => {

@@ -13,7 +13,7 @@ import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { announcePostgresSkip, postgresAvailable } from '../../support/databases.js';
 import { startTestKeyhold, type TestKeyhold } from '../../support/keyhold.js';
-import { addApp, browser, logIn, type AppCreated, type Browser } from '../../support/oidc-login.js';
+import { addApp, browser, formAction, formToken, logIn, type AppCreated, type Browser } from '../../support/oidc-login.js';
 
 const API_SCOPE = 'urn:keyhold:iam:api:aud';
 const REDIRECT = 'http://localhost:5176/cb';
@@ -178,6 +178,21 @@ for (const backend of ['PGlite', 'PostgreSQL'] as const) {
         await kh.database.sql.query({ text: `update oidc_payloads set account_id = null where model = 'Session' and account_id = $1`, params: [userId] });
         await admin(`/v2/users/${userId}/lock`);
         expect(await nextSignIn(sessions.browsers.web)).toEqual({ status: 200, loginForm: true, left: undefined });
+      });
+
+      it('locked between its right password and its return to the app: the app is told access_denied', async () => {
+        const userId = await addUser('locked.midway');
+        const b = browser(base);
+        const url = oidc.buildAuthorizationUrl(web.config, { redirect_uri: REDIRECT, scope: 'openid', code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()), code_challenge_method: 'S256' });
+        const named = await b.follow(url);
+        const toPassword = await b.request(new URL(formAction(named.html!, 'username')!, named.url), { form: { form_token: formToken(named.html!), username: 'locked.midway' } });
+        const asked = await b.follow(new URL(toPassword.headers.get('location')!, named.url));
+        const signedIn = await b.request(new URL(formAction(asked.html!, 'password')!, asked.url), { form: { form_token: formToken(asked.html!), password: PASSWORD } });
+        const toApp = signedIn.headers.get('location');
+        expect(toApp, 'the password step sends the browser on').toBeTruthy();
+        await admin(`/v2/users/${userId}/lock`);
+        const back = await b.follow(new URL(toApp!, asked.url));
+        expect(back.left?.searchParams.get('error')).toBe('access_denied');
       });
     });
 
