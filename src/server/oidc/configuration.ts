@@ -19,7 +19,7 @@ import { ACR_VALUES, authenticationClaims } from './acr.js';
 import { findAccount, ROLES_CLAIM, ROLES_SCOPE, type RolesOf } from './account.js';
 import { firstPartyGrant, grantsWithoutConsentPage } from './first-party-grant.js';
 import { DPOP_ALGS } from '../../domain/oidc/dpop-proof.js';
-import { introspectionPolicy } from './introspection.js';
+import { introspectionPolicy, revocationPolicy } from './introspection.js';
 
 /** ZITADEL's endpoint paths (issue 17), so its users feel at home. */
 export const OIDC_ROUTES = {
@@ -138,7 +138,7 @@ export function createProvider(deps: ProviderDeps): Any {
       pushedAuthorizationRequests: { enabled: false },
       // Who may introspect which token, and while what (introspection.ts).
       introspection: { enabled: true, allowedPolicy: introspectionPolicy({ read, rolesOf }) },
-      revocation: { enabled: true },
+      revocation: { enabled: true, allowedPolicy: revocationPolicy },
       // RFC 8628 for apps with OIDC_GRANT_TYPE_DEVICE_CODE; Keyhold's pages (device-pages.ts), the login UI for the sign-in.
       deviceFlow: {
         enabled: true,

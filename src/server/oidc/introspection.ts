@@ -21,6 +21,11 @@
 // The hook also sees the token before the answer is built from it: with the
 // roles scope granted, the user's current project roles go into the answer
 // (ZITADEL: at introspection always with that scope).
+//
+// Revocation (features.revocation.allowedPolicy): only the client the token
+// was issued to; anyone else gets the answer an unknown token gets (200,
+// nothing revoked). The library's default told another confidential client
+// that the token exists (400 invalid_request): an oracle across tenants.
 import type { ReadModel } from '../../queries/read-model.js';
 import { ROLES_CLAIM, ROLES_SCOPE, type RolesOf } from './account.js';
 import { machineUserOf } from './machine-clients.js';
@@ -36,6 +41,11 @@ function mayIntrospect(asking: Any, owner: Any): boolean {
   if (asking.clientAuthMethod === 'none' || machineUserOf(asking) || machineUserOf(owner)) return false;
   const project = projectOf(asking);
   return project !== undefined && project === projectOf(owner);
+}
+
+/** Revocation's allowedPolicy: the token's own client only, and no telling anyone else (see above). */
+export async function revocationPolicy(_ctx: Any, client: Any, token: Any): Promise<boolean> {
+  return token.clientId === client.clientId;
 }
 
 export function introspectionPolicy(deps: { read: Pick<ReadModel, 'user'>; rolesOf: RolesOf }) {

@@ -3,8 +3,10 @@
 // what the token stands on is: its app an active client, its user active, a
 // machine user's token only to that machine. Everyone else (another project,
 // another org, a public app, a machine) learns nothing: `{active: false}`, no
-// sub, scope, client_id or amr. Real clients: openid-client's
-// tokenIntrospection, each caller authenticated as itself.
+// sub, scope, client_id or amr. Revocation: only the client the token was
+// issued to, and nobody else is told the token exists. Real clients:
+// openid-client's tokenIntrospection and tokenRevocation, each caller
+// authenticated as itself.
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addOrg, inOrg } from '../../support/identity.js';
@@ -93,6 +95,21 @@ describe('who may introspect', () => {
     expect(answers.sameProject).toMatchObject({ active: true, sub: userId, client_id: issuedTo.clientId });
     // Nothing else is told: not even who the token is for.
     for (const who of ['publicSameProject', 'otherProject', 'otherOrg', 'machine'] as const) expect(answers[who], who).toEqual({ active: false });
+  });
+
+  it('revocation: only the app the token was issued to; anyone else gets the answer an unknown token gets, and the token stays', async () => {
+    const orgB = await addOrg(kh, 'Revocation tenant');
+    const p = await project('Revoked');
+    const [issuedTo, sameProject, otherOrg] = [await app(p), await app(p), await project('Other tenant', orgB).then((q) => app(q, orgB))];
+    await user('revoked.one');
+    const token = await tokenOf(issuedTo, 'revoked.one');
+    for (const who of [otherOrg, sameProject]) {
+      // Resolves as for any token it may not touch (RFC 7009: 200) — no "not yours" telling it the token exists.
+      await oidc.tokenRevocation(who.config, token);
+      expect(await introspect(issuedTo, token)).toMatchObject({ active: true });
+    }
+    await oidc.tokenRevocation(issuedTo.config, token);
+    expect(await introspect(issuedTo, token)).toEqual({ active: false });
   });
 
   it("a machine user's token: only that machine", async () => {
