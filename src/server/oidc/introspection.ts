@@ -24,7 +24,7 @@
 //
 // Revocation (features.revocation.allowedPolicy): only the client the token
 // was issued to; anyone else gets the answer an unknown token gets (200,
-// nothing revoked). The library's default told another confidential client
+// nothing revoked). The library's default tells another confidential client
 // that the token exists (400 invalid_request): an oracle across tenants.
 import type { ReadModel } from '../../queries/read-model.js';
 import { ROLES_CLAIM, ROLES_SCOPE, type RolesOf } from './account.js';
