@@ -31,6 +31,7 @@ import { recordAnonymousThrottle, recordOidc } from './users/record-oidc.js';
 import { removePersonalAccessToken } from './users/remove-personal-access-token.js';
 import { updateHumanUser, type UpdateHumanUserInput } from './users/update-human-user.js';
 import { deactivateUser, lockUser, reactivateUser, removeUser, unlockUser } from './users/user-lifecycle.js';
+import { endMySessions } from './users/end-my-sessions.js';
 import { keepWhilePending } from './u2f/keep-pending.js';
 import { registerU2f } from './u2f/register-u2f.js';
 import { removeU2f } from './u2f/remove-u2f.js';
@@ -87,6 +88,7 @@ export function createCommands(ports: Ports) {
     lockUser: bind(ports, lockUser),
     unlockUser: bind(ports, unlockUser),
     removeUser: bind(ports, removeUser),
+    endMySessions: bind(ports, endMySessions),
     registerU2f: bind(u2f, registerU2f),
     verifyU2fRegistration: bind(u2f, verifyU2fRegistration),
     removeU2f: bind(u2f, removeU2f),

@@ -38,6 +38,7 @@ const VERSION_ONLY: ReadonlySet<EventTypeName> = new Set<EventTypeName>([
   'user.recovery.code.used',
   'user.recovery.code.check.failed',
   'user.recovery.codes.removed',
+  'user.sessions.ended',
 ]);
 
 const changesAUser = (e: StoredEvent) => e.type.startsWith('user.') && !VERSION_ONLY.has(e.type as EventTypeName);

@@ -12,12 +12,23 @@
 // Keyhold process sharing the PostgreSQL takes to show here.
 import type { Caller } from '../commands/caller.js';
 import type { EventTypeName, StoredEvent } from '../domain/events/index.js';
+import { KeyholdError } from '../domain/errors/keyhold-error.js';
 import { hashToken } from '../domain/identity/tokens.js';
+import { checkSenderConstraint, type ClaimOnce, type Presented, type SenderRefusal } from '../domain/oidc/dpop-proof.js';
+import { issuedBeforeEnd } from '../domain/oidc/ended-sessions.js';
 import { freshCache } from './fresh-cache.js';
 import type { ReadModel } from './read-model.js';
 
-/** A bearer token → its caller, or undefined when the token is unknown or expired. */
-export type ResolveToken = (token: string) => Promise<Caller | undefined>;
+/** A personal access token → its caller, or undefined when the token is unknown or expired. */
+export type ResolvePat = (token: string) => Promise<Caller | undefined>;
+
+/**
+ * A token as a request presented it (its scheme, the DPoP proof and what the
+ * proof is checked against) → its caller; undefined when the token is
+ * unknown, expired or no longer good; a KeyholdError when it is good but was
+ * presented wrongly (a bound token without its proof, a refused proof).
+ */
+export type ResolveToken = (presented: Presented) => Promise<Caller | undefined>;
 
 export const TTL_MS = 1_000;
 export const MAX_ENTRIES = 10_000;
@@ -49,7 +60,7 @@ export function tokenResolver(
     /** The event store's onAppended: this process's appends that may make a cached caller wrong. */
     onAppended?: (listener: (events: readonly StoredEvent[]) => void) => unknown;
   } = {},
-): ResolveToken {
+): ResolvePat {
   const cache = freshCache<Entry>(
     async (hash) => {
       const found = await read.patByHash(hash);
@@ -80,86 +91,123 @@ export function tokenResolver(
   };
 }
 
-/** The scope that asks for an access token for Keyhold's own API (issue 17; ZITADEL's `urn:zitadel:iam:org:project:id:zitadel:aud`). */
+/** The scope that asks for an access token for Keyhold's own API (ZITADEL's `urn:zitadel:iam:org:project:id:zitadel:aud`). */
 export const API_AUDIENCE_SCOPE = 'urn:keyhold:iam:api:aud';
 
-/** What the API needs of a stored OpenID access token (oidc-provider's AccessToken payload; store/oidc-store.ts). */
+/** What the API needs of a stored OpenID access token (oidc-provider's AccessToken or ClientCredentials payload; store/oidc-store.ts). */
 export interface StoredAccessToken {
   accountId?: unknown;
   clientId?: unknown;
   scope?: unknown;
   grantId?: unknown;
   exp?: unknown;
+  /** The thumbprint of the key the token is bound to (DPoP), when it is. */
+  jkt?: unknown;
 }
 
+/** A machine user's JWT access token, verified: its client, its user, when it was issued (s), and the key it is bound to (`cnf.jkt`). */
+export interface MachineJwt {
+  clientId: string;
+  userId: string;
+  iat: number;
+  jkt?: string;
+}
+
+/** A sender-constraint refusal → the API's reason. */
+const REFUSALS: Readonly<Record<SenderRefusal['kind'], (problem: string) => KeyholdError>> = {
+  required: () => new KeyholdError('DPOP_PROOF_REQUIRED'),
+  invalid: (problem) => new KeyholdError('DPOP_PROOF_INVALID', { problem }),
+  unbound: () => new KeyholdError('DPOP_TOKEN_NOT_BOUND'),
+};
+
+const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+
 /**
- * PATs first; otherwise an opaque OpenID access token whose audience is
- * Keyhold's API — granted the scope `urn:keyhold:iam:api:aud` (the console
- * asks for it), by an app an instance administrator allows it (SetAppAPIAccess).
- * A token an app got for its own use (without that scope) is refused: a
- * third-party app holding a user's token must not act as that user here. JWT
- * access tokens are for their app's project, never for this API. Looked up on
- * every use (not cached): a revoked token is refused at once. It acts with the
- * roles its user holds at each call, never with more.
+ * Every path from a token to a caller of the API, each checking what the
+ * token stands on at every use (docs/security.md, section 1):
+ * - a personal access token: its user active (tokenResolver, above);
+ * - an opaque OpenID access token whose audience is Keyhold's API (granted the
+ *   scope `urn:keyhold:iam:api:aud`): not expired, its grant still there
+ *   (a logout, a reuse, ended sessions revoke it), the app it was issued to
+ *   still an active app that an instance administrator allows the API
+ *   (SetAppAPIAccess: a refusal ends the tokens it already has), its user
+ *   active; it acts with the roles its user holds at each call, never more. A
+ *   token an app got for its own use (without that scope) is refused: a
+ *   third-party app holding a user's token must not act as that user here. JWT
+ *   access tokens are for their app's project, never for this API;
+ * - a machine user's client-credentials token, opaque or JWT: the machine user
+ *   holding that client id now, active; a JWT (never stored, so not deleted
+ *   when the user's sessions end) issued after they last ended.
+ * Then the token's sender constraint (DPoP): a bound token only with a proof of
+ * its key for this request (domain/oidc/dpop-proof.ts).
+ * Users, apps and machines are read through the 1 s caches (callers,
+ * clients, accounts): the bound a PAT has. The stored tokens and grants are
+ * read on every use: a revoked or ended one is refused at once.
  */
 export function withOidcAccessTokens(
-  resolvePat: ResolveToken,
+  resolvePat: ResolvePat,
   deps: {
     findAccessToken: (token: string) => Promise<StoredAccessToken | undefined>;
     grantExists: (grantId: string) => Promise<boolean>;
-    read: Pick<ReadModel, 'user' | 'membershipsOf' | 'machineByClientId'>;
-    /** Issue 18: a stored opaque client-credentials token (a machine user's). */
-    findClientCredentials?: (token: string) => Promise<StoredAccessToken | undefined>;
-    /** Issue 18: a machine user's JWT access token, verified (signature, issuer, expiry, audience). */
-    machineJwt?: (token: string) => { clientId: string; userId: string } | undefined;
-    /** Whether the app with this client id may use Keyhold's API now (SetAppAPIAccess; read within the client cache's 1 s). */
-    apiAccessAllowed: (clientId: string) => Promise<boolean>;
+    read: Pick<ReadModel, 'user' | 'membershipsOf' | 'machineByClientId' | 'appByClientId'>;
+    /** A stored opaque client-credentials token (a machine user's). */
+    findClientCredentials: (token: string) => Promise<StoredAccessToken | undefined>;
+    /** A machine user's JWT access token, verified (signature, issuer, expiry, audience). */
+    machineJwt: (token: string) => MachineJwt | undefined;
+    /** Claims a DPoP proof's id once (OidcStateStore.insertNew). */
+    claimProof: ClaimOnce;
+    /** When the user's sessions last ended (ms; OidcStateStore.sessionsEndedAt): a JWT, never stored, is checked against it. */
+    sessionsEndedAt: (userId: string) => Promise<number | undefined>;
   },
 ): ResolveToken {
+  const { read } = deps;
+  const callerOf = async (userId: string, orgId: string, tokenId: string): Promise<Caller> => {
+    const rows = await read.membershipsOf(userId);
+    return { userId, orgId, tokenId, memberships: rows.map((m) => ({ scopeType: m.scopeType, scopeId: m.scopeId, orgId: m.orgId, roles: m.roles })) };
+  };
   /** The machine user holding this client id now, active: it acts as with a PAT. */
   const machineCaller = async (clientId: string, userId?: string): Promise<Caller | undefined> => {
-    const machine = await deps.read.machineByClientId(clientId);
+    const machine = await read.machineByClientId(clientId);
     if (!machine || machine.state !== 'active' || (userId !== undefined && machine.userId !== userId)) return undefined;
-    const rows = await deps.read.membershipsOf(machine.userId);
-    return {
-      userId: machine.userId,
-      orgId: machine.orgId,
-      tokenId: 'oidc:client_credentials',
-      memberships: rows.map((m) => ({ scopeType: m.scopeType, scopeId: m.scopeId, orgId: m.orgId, roles: m.roles })),
-    };
+    return callerOf(machine.userId, machine.orgId, 'oidc:client_credentials');
   };
-  return async (token) => {
+  const live = (token: StoredAccessToken) => typeof token.exp !== 'number' || token.exp * 1000 > Date.now();
+
+  /** The caller the token stands for and the key it is bound to, or undefined. */
+  const find = async (token: string): Promise<{ caller: Caller; jkt?: string } | undefined> => {
     const pat = await resolvePat(token);
-    if (pat) return pat;
+    if (pat) return { caller: pat };
     if (token.includes('.')) {
       // Only a machine user's JWT (for this API) is taken; an app's JWT is for its project.
-      const jwt = token.length <= 8192 ? deps.machineJwt?.(token) : undefined;
-      return jwt ? machineCaller(jwt.clientId, jwt.userId) : undefined;
+      const jwt = token.length <= 8192 ? deps.machineJwt(token) : undefined;
+      if (!jwt) return undefined;
+      const [caller, endedAt] = await Promise.all([machineCaller(jwt.clientId, jwt.userId), deps.sessionsEndedAt(jwt.userId)]);
+      if (!caller || issuedBeforeEnd(jwt.iat, endedAt)) return undefined;
+      return { caller, jkt: jwt.jkt };
     }
     if (token.length > 256) return undefined;
     const stored = await deps.findAccessToken(token);
     if (!stored) {
-      const credentials = await deps.findClientCredentials?.(token);
-      if (!credentials || typeof credentials.clientId !== 'string') return undefined;
-      if (typeof credentials.exp === 'number' && credentials.exp * 1000 <= Date.now()) return undefined;
-      return machineCaller(credentials.clientId);
+      const credentials = await deps.findClientCredentials(token);
+      const clientId = text(credentials?.clientId);
+      const caller = credentials && clientId && live(credentials) ? await machineCaller(clientId) : undefined;
+      return caller ? { caller, jkt: text(credentials!.jkt) } : undefined;
     }
-    if (typeof stored.accountId !== 'string') return undefined;
-    const scopes = typeof stored.scope === 'string' ? stored.scope.split(' ') : [];
-    if (!scopes.includes(API_AUDIENCE_SCOPE)) return undefined;
-    if (typeof stored.exp === 'number' && stored.exp * 1000 <= Date.now()) return undefined;
-    // Only while an instance administrator allows its app the API (a refusal ends the tokens it already has).
-    if (typeof stored.clientId !== 'string' || !(await deps.apiAccessAllowed(stored.clientId))) return undefined;
-    // A revoked grant (logout, refresh-token reuse) ends its access tokens here as at userinfo.
-    if (typeof stored.grantId === 'string' && !(await deps.grantExists(stored.grantId))) return undefined;
-    const user = await deps.read.user(stored.accountId);
-    if (!user) return undefined;
-    const rows = await deps.read.membershipsOf(user.id);
-    return {
-      userId: user.id,
-      orgId: user.orgId,
-      tokenId: `oidc:${typeof stored.grantId === 'string' ? stored.grantId : 'token'}`,
-      memberships: rows.map((m) => ({ scopeType: m.scopeType, scopeId: m.scopeId, orgId: m.orgId, roles: m.roles })),
-    };
+    const accountId = text(stored.accountId);
+    const clientId = text(stored.clientId);
+    const grantId = text(stored.grantId);
+    if (!accountId || !clientId || !grantId || !live(stored)) return undefined;
+    if (!String(stored.scope ?? '').split(' ').includes(API_AUDIENCE_SCOPE)) return undefined;
+    const [granted, app, user] = await Promise.all([deps.grantExists(grantId), read.appByClientId(clientId), read.user(accountId)]);
+    if (!granted || app?.state !== 'active' || app.apiAccess !== true || user?.state !== 'active') return undefined;
+    return { caller: await callerOf(user.id, user.orgId, `oidc:${grantId}`), jkt: text(stored.jkt) };
+  };
+
+  return async (presented) => {
+    const found = await find(presented.token);
+    if (!found) return undefined;
+    const refusal = await checkSenderConstraint(presented, found.jkt, deps.claimProof);
+    if (refusal) throw REFUSALS[refusal.kind](refusal.problem);
+    return found.caller;
   };
 }

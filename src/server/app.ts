@@ -33,12 +33,15 @@ import { REQUEST_ID_HEADER, requestKey, requestTracker, type RequestRecord } fro
 import { mountOidc, type OidcDeps, type OidcMount } from './oidc/mount.js';
 import { isOidcPath, oidcRouteOf } from './oidc/paths.js';
 import { trustedProxies } from './trusted-proxies.js';
+import type { NoteOAuthError } from './oidc/error-notes.js';
 
 export interface AppOptions {
   config: Config;
   log: Logger;
   services: readonly RegisteredService[];
   resolveToken: ResolveToken;
+  /** The OpenID Provider's issuer, once known: what a DPoP proof's `htu` starts with (interceptors/auth.ts). */
+  issuer: () => string;
   /** Resolves when the database answers; rejects otherwise. */
   ready: () => Promise<void>;
   limits?: ListenerLimits;
@@ -172,7 +175,11 @@ export async function buildApp(opts: AppOptions): Promise<KeyholdApp> {
     });
   }
   // First: its paths are hijacked before CORS, the API headers and body parsing (oidc/mount.ts).
-  const oidc = opts.oidc ? mountOidc(fastify, { ...opts.oidc, log, errors }) : undefined;
+  const noteOAuthError: NoteOAuthError = (raw, note) => {
+    const record = records.get(raw);
+    if (record) Object.assign(record, { reason: note.error, description: note.description, clientId: note.clientId });
+  };
+  const oidc = opts.oidc ? mountOidc(fastify, { ...opts.oidc, log, errors, noteOAuthError }) : undefined;
 
   registerCors(fastify, config.corsOrigins);
   // Before the Connect plugin registers its routes, so they inherit it (as CORS above).
@@ -186,7 +193,7 @@ export async function buildApp(opts: AppOptions): Promise<KeyholdApp> {
   const interceptors: Interceptor[] = [
     errorInterceptor(errors),
     ...(limiter ? [limiter.byAddress] : []),
-    authInterceptor(opts.resolveToken),
+    authInterceptor(opts.resolveToken, opts.issuer),
     ...(limiter ? [limiter.byToken] : []),
     ...(opts.interceptors ?? []),
   ];

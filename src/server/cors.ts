@@ -5,7 +5,8 @@ import { cors as connectCors } from '@connectrpc/connect';
 import type { FastifyInstance } from 'fastify';
 
 // X-Request-Id both ways: a browser client may name its request, and read the id to report (requests.ts).
-const ALLOW_HEADERS = [...connectCors.allowedHeaders, 'Authorization', 'Accept-Language', 'X-Service-Orgid', 'X-Request-Id'].join(', ');
+// DPoP: a browser client's proof for a token bound to its key (domain/oidc/dpop-proof.ts).
+const ALLOW_HEADERS = [...connectCors.allowedHeaders, 'Authorization', 'DPoP', 'Accept-Language', 'X-Service-Orgid', 'X-Request-Id'].join(', ');
 const EXPOSE_HEADERS = [...connectCors.exposedHeaders, 'X-Request-Id'].join(', ');
 const ALLOW_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].join(', ');
 

@@ -20,6 +20,8 @@ import { ORG_HEADER } from '../api/context.js';
  */
 export const SINGLETON_HEADERS: ReadonlySet<string> = new Set([
   'authorization',
+  // RFC 9449 §4.3: one DPoP proof per request.
+  'dpop',
   'content-length',
   'content-type',
   'host',

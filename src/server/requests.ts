@@ -37,7 +37,12 @@ export interface RequestRecord {
   route?: string;
   /** The code of the Status the request was answered with (status.ts notes it); undefined when none was made. */
   code?: Code;
+  /** The Status's reason, or the OpenID Provider's OAuth error (`invalid_grant`; oidc/error-notes.ts). */
   reason?: string;
+  /** The OAuth error's description (the provider's text, bounded). */
+  description?: string;
+  /** The OpenID client an OAuth error concerned. */
+  clientId?: string;
   /** The call's context values (the authenticated caller is read from them at the end). */
   context?: ContextValues;
   /** Probes and scrapes: logged at debug. */
@@ -79,6 +84,25 @@ const CODE_NAMES = [
   'UNAUTHENTICATED',
 ] as const;
 
+/**
+ * An error answered without a Status (the OpenID Provider's, the login pages'):
+ * its code by the HTTP status, as grpc-gateway maps them the other way (design
+ * §2). Connect's own mapping (the rest) reads a 400 as INTERNAL: right for a
+ * Connect client's transport, wrong for a refused OAuth request.
+ */
+const CODE_OF_HTTP_STATUS: Readonly<Record<number, Code>> = {
+  400: Code.InvalidArgument,
+  401: Code.Unauthenticated,
+  403: Code.PermissionDenied,
+  404: Code.NotFound,
+  409: Code.Aborted,
+  413: Code.ResourceExhausted,
+  429: Code.ResourceExhausted,
+  500: Code.Internal,
+  501: Code.Unimplemented,
+  503: Code.Unavailable,
+};
+
 export function codeName(code: number): string {
   return CODE_NAMES[code] ?? 'UNKNOWN';
 }
@@ -109,7 +133,7 @@ export function requestTracker(log: Logger, metrics: Metrics): RequestTracker {
       // Every error answer passed the one mapping (status.ts), which noted its
       // code; what remains is a success, or a request given up half-way.
       const code =
-        record.code ?? (!answered ? Code.Canceled : httpStatus < 400 ? (rpc ? 0 : undefined) : codeFromHttpStatus(httpStatus));
+        record.code ?? (!answered ? Code.Canceled : httpStatus < 400 ? (rpc ? 0 : undefined) : (CODE_OF_HTTP_STATUS[httpStatus] ?? codeFromHttpStatus(httpStatus)));
       if (rpc && record.protocol) metrics.rpcAnswered(record.service!, record.method!, record.protocol, codeName(code ?? 0), ms / 1000);
       const level = record.quiet ? 'debug' : 'info';
       if (!log.isLevelEnabled(level)) return;
@@ -122,6 +146,8 @@ export function requestTracker(log: Logger, metrics: Metrics): RequestTracker {
           httpStatus,
           code: code === undefined ? undefined : codeName(code),
           reason: record.reason,
+          description: record.description,
+          clientId: record.clientId,
           durationMs: Math.round(ms * 1000) / 1000,
           userId: record.context?.get(callerKey)?.userId,
         },

@@ -24,7 +24,7 @@ import { loggerOptions } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { cryptoSecrets, randomIds, systemClock } from './ports.js';
 import { repeatedErrorLog } from './repeated-errors.js';
-import { createOidcKeyStore, createOidcStateStore, recentPasswordFailures, recentRecoveryCodeFailures } from '../store/oidc-store.js';
+import { createOidcKeyStore, createOidcStateStore, DPOP_PROOF_MODEL, recentPasswordFailures, recentRecoveryCodeFailures } from '../store/oidc-store.js';
 import { loadMasterKey } from './oidc/keys.js';
 import { loginPorts } from './oidc/login-ports.js';
 import { loginAccess, rolesClaim } from '../queries/login-access.js';
@@ -106,19 +106,24 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
     const onAppended = (listener: (events: readonly StoredEvent[]) => void) => events.onAppended?.(listener);
     const accounts = cachedAccountReads(readModel, { onAppended });
     const clients = cachedClientLookups(readModel, { onAppended });
+    // Known once the port is (below); no request arrives before.
+    let issuer = '';
     const app = await buildApp({
       config,
       log,
       services: createServices({ commands, queries: createQueries(readModel, systemClock) }),
+      // Users, apps and machines through the same 1 s caches as the provider's (queries/callers.ts).
       resolveToken: withOidcAccessTokens(tokenResolver(readModel, { onAppended }), {
         findAccessToken: (token) => oidcState.find('AccessToken', token),
         grantExists: async (grantId) => (await oidcState.find('Grant', grantId)) !== undefined,
-        read: readModel,
-        // Issue 18: machine users' client-credentials tokens (opaque, or JWT checked by the OpenID Provider's keys).
+        read: { ...readModel, ...clients, user: accounts.user },
+        // Machine users' client-credentials tokens (opaque, or JWT checked by the OpenID Provider's keys).
         findClientCredentials: (token) => oidcState.find('ClientCredentials', token),
         machineJwt: (token) => app.oidc?.machineJwt(token),
-        apiAccessAllowed: async (clientId) => (await clients.appByClientId(clientId))?.apiAccess === true,
+        claimProof: (key, expiresIn) => oidcState.insertNew(DPOP_PROOF_MODEL, key, {}, expiresIn),
+        sessionsEndedAt: (userId) => oidcState.sessionsEndedAt(userId),
       }),
+      issuer: () => issuer,
       // The database answers, and its storage takes writes (a full disk still answers `select 1`).
       ready: async () => {
         await database.storage.check();
@@ -153,7 +158,7 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
     const address = app.listener.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     webauthn = webauthnSettings(config, port);
-    const issuer = config.oidc.issuer ?? `${config.tls ? 'https' : 'http'}://localhost:${port}`;
+    issuer = config.oidc.issuer ?? `${config.tls ? 'https' : 'http'}://localhost:${port}`;
     await app.oidc?.start(issuer, masterKey);
     // Security keys the login cannot take, said once at start (relying-parties.ts): counts and RP ids only.
     for (const w of relyingPartyWarnings(issuer, webauthn, await readyKeysByRpId(database.sql))) log.warn(w.fields, w.message);

@@ -36,7 +36,11 @@ export type OidcPayload = Record<string, unknown> & {
 };
 
 export interface OidcStateStore {
-  upsert(model: string, id: string, payload: OidcPayload, expiresInSeconds: number | undefined): Promise<void>;
+  /**
+   * Stores the artifact, with the user it belongs to (`accountId`, default the
+   * payload's): the key by which the user's sessions and tokens end at once.
+   */
+  upsert(model: string, id: string, payload: OidcPayload, expiresInSeconds: number | undefined, accountId?: string): Promise<void>;
   /**
    * Stores the artifact only when no live one has this id (an expired one is
    * replaced): true when stored. One statement, so of two processes storing
@@ -66,6 +70,11 @@ export interface OidcStateStore {
    * resolves with the grant this call deleted (undefined: it was gone already).
    */
   revokeGrant(grantId: string): Promise<OidcPayload | undefined>;
+  /**
+   * When the user's sessions last ended (ms since epoch; projections/oidc-sessions.ts),
+   * or undefined: what a JWT access token, which is not stored, is checked against.
+   */
+  sessionsEndedAt(accountId: string): Promise<number | undefined>;
   /**
    * Records a token-endpoint poll of a pending device code (RFC 8628 §3.5,
    * domain/oidc/device-poll.ts), atomically across processes; kept, under the
@@ -103,6 +112,12 @@ export interface OidcKeyStore {
   retire(kid: string, at: Date): Promise<void>;
 }
 
+/** When a user's sessions last ended, one row per user (projections/oidc-sessions.ts writes it, sessionsEndedAt reads it). */
+export const SESSIONS_ENDED_MODEL = 'SessionsEnded';
+
+/** The DPoP proofs used at Keyhold's own token checks (domain/oidc/dpop-proof.ts), by key and jti: claimed once by insertNew. */
+export const DPOP_PROOF_MODEL = 'DPoPProof';
+
 /** The poll state of device codes (recordDevicePoll): its own rows, so the library's saves of the code never overwrite it. */
 const DEVICE_POLL_MODEL = 'DevicePoll';
 
@@ -137,8 +152,8 @@ const replaceIfTexts = new Map<number, string>();
 function replaceIfText(n: number): string {
   let text = replaceIfTexts.get(n);
   if (text === undefined) {
-    const conditions = Array.from({ length: n }, (_, i) => ` and (payload #>> $${8 + 2 * i}::text::text[]) is not distinct from $${9 + 2 * i}::text`).join('');
-    text = `update oidc_payloads set payload = $3::text::jsonb, grant_id = $4, uid = $5, user_code = $6, expires_at = $7::text::timestamptz
+    const conditions = Array.from({ length: n }, (_, i) => ` and (payload #>> $${9 + 2 * i}::text::text[]) is not distinct from $${10 + 2 * i}::text`).join('');
+    text = `update oidc_payloads set payload = $3::text::jsonb, grant_id = $4, uid = $5, user_code = $6, expires_at = $7::text::timestamptz, account_id = $8
       where model = $1 and key = $2 and (expires_at is null or expires_at > now())${conditions} returning key`;
     replaceIfTexts.set(n, text);
   }
@@ -176,15 +191,15 @@ export function createOidcStateStore({ db, sql: client, kind }: Pick<Database, '
   /** One write, in a transaction shared with the writes of other requests waiting at that moment. */
   const write = async (statement: SqlStatement) => (await writes([statement]))[0]!;
   return {
-    async upsert(model, id, payload, expiresIn) {
+    async upsert(model, id, payload, expiresIn, accountId = typeof payload.accountId === 'string' ? payload.accountId : undefined) {
       const stored: OidcPayload = { ...payload };
       if (BEARER_MODELS.has(model)) delete stored.jti;
       await write(sql`
-        insert into oidc_payloads (model, key, payload, grant_id, uid, user_code, expires_at)
+        insert into oidc_payloads (model, key, payload, grant_id, uid, user_code, expires_at, account_id)
         values (${model}, ${keyOf(model, id)}, ${JSON.stringify(stored)}::text::jsonb, ${payload.grantId ?? null}, ${payload.uid ?? null},
-          ${payload.userCode ?? null}, ${expiry(expiresIn)}::text::timestamptz)
+          ${payload.userCode ?? null}, ${expiry(expiresIn)}::text::timestamptz, ${accountId ?? null})
         on conflict (model, key) do update set payload = excluded.payload, grant_id = excluded.grant_id, uid = excluded.uid,
-          user_code = excluded.user_code, expires_at = excluded.expires_at`);
+          user_code = excluded.user_code, expires_at = excluded.expires_at, account_id = excluded.account_id`);
     },
     async insertNew(model, id, payload, expiresIn) {
       // The library saves a client assertion's jti for `exp - now` seconds, which is 0 in the
@@ -227,7 +242,7 @@ export function createOidcStateStore({ db, sql: client, kind }: Pick<Database, '
     async replaceIf(model, id, payload, expiresIn, expected) {
       const stored: OidcPayload = { ...payload };
       if (BEARER_MODELS.has(model)) delete stored.jti;
-      const params: unknown[] = [model, keyOf(model, id), JSON.stringify(stored), payload.grantId ?? null, payload.uid ?? null, payload.userCode ?? null, expiry(expiresIn)];
+      const params: unknown[] = [model, keyOf(model, id), JSON.stringify(stored), payload.grantId ?? null, payload.uid ?? null, payload.userCode ?? null, expiry(expiresIn), typeof payload.accountId === 'string' ? payload.accountId : null];
       for (const e of expected) params.push(textArray(e.path), e.equals);
       const replaced = await write({ text: replaceIfText(expected.length), params });
       return replaced.length === 1;
@@ -244,6 +259,10 @@ export function createOidcStateStore({ db, sql: client, kind }: Pick<Database, '
         delete from oidc_payloads where grant_id = ${grantId} or (model = 'Grant' and key = ${grantId})
         returning model, payload`)) as { model: string; payload: unknown }[];
       return gone.find((r) => r.model === 'Grant')?.payload as OidcPayload | undefined;
+    },
+    async sessionsEndedAt(accountId) {
+      const [row] = await client.query<{ at: unknown }>(sql`select payload->'at' as at from oidc_payloads where model = ${SESSIONS_ENDED_MODEL} and key = ${accountId}`);
+      return typeof row?.at === 'number' ? row.at : row?.at === undefined ? undefined : Number(row.at);
     },
     async recordDevicePoll(deviceCode, baseIntervalSeconds, expiresAt) {
       const key = sha256(deviceCode);

@@ -361,10 +361,13 @@ export const oidcPayloads = pgTable(
     userCode: text('user_code'),
     expiresAt: timestamptz('expires_at'),
     consumedAt: timestamptz('consumed_at'),
+    /** The user the artifact belongs to (its payload's accountId): what ends with the user's sessions (projections/oidc-sessions.ts). */
+    accountId: text('account_id'),
   },
   (t) => [
     primaryKey({ name: 'oidc_payloads_pkey', columns: [t.model, t.key] }),
     index('oidc_payloads_grant_id_idx').on(t.grantId),
+    index('oidc_payloads_account_id_idx').on(t.accountId),
     index('oidc_payloads_uid_idx').on(t.uid),
     index('oidc_payloads_expires_at_idx').on(t.expiresAt),
   ],

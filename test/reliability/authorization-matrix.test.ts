@@ -476,6 +476,12 @@ const ROWS: Row[] = [
     call: (c) => c.auth.getMyUser({}),
     expect: anyValidToken,
   },
+  {
+    // Every caller may end its own sessions (a PAT caller has none; its token stays).
+    rpc: 'auth.RemoveMySessions',
+    call: (c) => c.auth.removeMySessions({}),
+    expect: anyValidToken,
+  },
   // Issue 18: the login policy of the org the call acts in (org.policy.read / org.policy.write);
   // B's owner in its own context reads and writes B's. forceMfa stays off: no login here needs a key.
   {

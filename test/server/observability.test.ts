@@ -15,6 +15,7 @@ import { ManagementService } from '../../gen/keyhold/management/v1/management_pb
 import { ConfigError, loadConfig } from '../../src/server/config.js';
 import { rpcError } from '../support/errors.js';
 import { startTestKeyhold, type TestKeyhold } from '../support/keyhold.js';
+import { addApp } from '../support/oidc-login.js';
 
 const MANAGEMENT = 'keyhold.management.v1.ManagementService';
 const RPC_PROTOCOLS = ['grpc', 'grpcWeb', 'connect'] as const;
@@ -419,5 +420,37 @@ describe("the OpenID Provider's requests (hijacked before the API's hooks)", () 
     const log = kh.logLines.join('\n');
     expect(log).not.toContain(hint);
     expect(log).not.toContain('kh_pastedTokenInAPath');
+  });
+
+  it('a refusal is logged by its OAuth error, description and client, coded as its HTTP status means — never with what was sent', async () => {
+    const app = await addApp(kh, projectId, { redirectUris: ['https://app.example/cb'], authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC' });
+    const sentCode = 'a-code-nobody-issued-7f3a';
+    const token = await fetch(`${kh.url}/oauth/v2/token`, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${app.clientId}:${app.clientSecret}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+        'x-request-id': 'oauth-refused-1',
+      },
+      body: new URLSearchParams({ grant_type: 'authorization_code', code: sentCode, redirect_uri: 'https://app.example/cb', scope: 'openid sent-scope-9c1e' }),
+    });
+    expect(token.status).toBe(400);
+    const sentToken = 'an-opaque-token-nobody-issued-5d2b';
+    const userinfo = await fetch(`${kh.url}/oidc/v1/userinfo`, { headers: { authorization: `Bearer ${sentToken}`, 'x-request-id': 'oauth-refused-2' } });
+    expect(userinfo.status).toBe(401);
+    await Promise.all([token.text(), userinfo.text()]);
+    await new Promise((r) => setTimeout(r, 50));
+
+    expectRequestLine(lineOf('oauth-refused-1'), {
+      route: 'POST /oauth/v2/token',
+      httpStatus: 400,
+      code: 'INVALID_ARGUMENT',
+      reason: 'invalid_grant',
+      description: 'grant request is invalid',
+      clientId: app.clientId,
+    });
+    expectRequestLine(lineOf('oauth-refused-2'), { route: 'GET /oidc/v1/userinfo', httpStatus: 401, code: 'UNAUTHENTICATED', reason: 'invalid_token', description: 'invalid token provided' });
+    const log = kh.logLines.join('\n');
+    for (const sent of [sentCode, 'sent-scope-9c1e', sentToken]) expect(log).not.toContain(sent);
   });
 });

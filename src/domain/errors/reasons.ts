@@ -162,6 +162,28 @@ export const REASONS = {
       de: 'Ein gültiges Bearer-Token ist erforderlich.',
     },
   },
+  // A sender-constrained token (DPoP, domain/oidc/dpop-proof.ts); `problem` is one of that file's fixed texts.
+  DPOP_PROOF_REQUIRED: {
+    code: GrpcCode.Unauthenticated,
+    messages: {
+      en: 'This token is bound to a key (DPoP): send it as "Authorization: DPoP <token>" with a DPoP proof of that key.',
+      de: 'Dieses Token ist an einen Schlüssel gebunden (DPoP): bitte als "Authorization: DPoP <token>" mit einem DPoP-Nachweis dieses Schlüssels senden.',
+    },
+  },
+  DPOP_PROOF_INVALID: {
+    code: GrpcCode.Unauthenticated,
+    messages: {
+      en: 'The DPoP proof was refused: {problem}.',
+      de: 'Der DPoP-Nachweis wurde abgelehnt: {problem}.',
+    },
+  },
+  DPOP_TOKEN_NOT_BOUND: {
+    code: GrpcCode.Unauthenticated,
+    messages: {
+      en: 'This token is bound to no key: send it as "Authorization: Bearer <token>".',
+      de: 'Dieses Token ist an keinen Schlüssel gebunden: bitte als "Authorization: Bearer <token>" senden.',
+    },
+  },
   PERMISSION_DENIED: {
     code: GrpcCode.PermissionDenied,
     messages: {

@@ -58,6 +58,12 @@ export interface UserEventPayloads {
   /** RemoveUser: the user, its tokens and memberships go from the read model; its events stay. */
   'user.removed': Record<string, never>;
   /**
+   * RemoveMySessions: the user ended every session and grant of its own — browser
+   * sign-ins, codes, refresh and access tokens (projections/oidc-sessions.ts).
+   * Personal access tokens are credentials, not sessions: they stay.
+   */
+  'user.sessions.ended': Record<string, never>;
+  /**
    * GenerateMachineSecret (issue 18): the machine user's client credentials —
    * its client id (generated, kept when the secret is regenerated) and the
    * secret's hash (domain/oidc hashClientSecret); the secret is never stored.

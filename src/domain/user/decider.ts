@@ -100,7 +100,9 @@ export type UserCommand =
   | { kind: 'removePat'; tokenId: string; actor: string }
   | { kind: 'updateHuman'; username: string; givenName: string; familyName: string; displayName: string; email: string; actor: string }
   | { kind: LifecycleStep; actor: string }
-  | { kind: 'remove'; actor: string };
+  | { kind: 'remove'; actor: string }
+  /** RemoveMySessions: the user ends every session and grant of its own. */
+  | { kind: 'endSessions'; actor: string };
 
 /**
  * Whether the user may hold a personal access token: only machine users (a
@@ -248,6 +250,9 @@ export function userDecider(userId: string): Decider<UserState, UserCommand, Use
         case 'remove':
           if (!state.exists) throw new KeyholdError('USER_NOT_FOUND', { userId });
           return [{ ...own(state.orgId), type: 'user.removed', payload: {} }];
+        case 'endSessions':
+          if (!state.exists) throw new KeyholdError('USER_NOT_FOUND', { userId });
+          return [{ ...own(state.orgId), type: 'user.sessions.ended', payload: {} }];
       }
     },
   };

@@ -1,6 +1,7 @@
 // Accounts of the OpenID Provider: users of the read model, with the standard
 // claims (preferred_username, name, given_name, family_name, email,
 // email_verified, locale, updated_at) and the project roles claim.
+import { errors } from 'oidc-provider';
 import type { ReadModel } from '../../queries/read-model.js';
 
 /** ZITADEL's roles scope and claim: `{roleKey: {orgId: orgName}}`. */
@@ -20,6 +21,20 @@ type Any = any;
 const PROFILE_CLAIMS = ['name', 'given_name', 'family_name', 'preferred_username', 'locale', 'updated_at', 'email', 'email_verified'];
 
 const extra = (client: Any, name: string): Any => client?.[name] ?? client?.[name.replace(/_([a-z])/g, (_m: string, c: string) => c.toUpperCase())];
+
+/**
+ * The provider's findAccount. Where a token or code names the account, no
+ * account makes the library refuse it. Where the browser's session names it
+ * (an authorization request) the library would carry the session on without
+ * an account and fail (500): a stored session of a user no longer active is
+ * ended before (adapter.ts), so what remains is a login that finished as the
+ * user was locked or deactivated — the app is told access_denied.
+ */
+export async function findAccount(ctx: Any, id: string, token: unknown, read: Pick<ReadModel, 'user'>, rolesOf: RolesOf) {
+  const account = await accountClaims(ctx, id, read, rolesOf);
+  if (!account && token === undefined && ctx?.oidc?.session?.accountId === id) throw new errors.AccessDenied('the account is locked or deactivated');
+  return account;
+}
 
 export async function accountClaims(ctx: Any, id: string, read: Pick<ReadModel, 'user'>, rolesOf: RolesOf) {
   const user = await read.user(id);

@@ -8,8 +8,16 @@
 // a key derived from the master key), as it does in the login's Interaction.
 // And a device code stays stored DEVICE_CODE_GRACE_SECONDS past its expiry, so
 // a device polling late is told `expired_token`, not `invalid_grant`.
+//
+// Every row names the user it belongs to (the store's account_id), so that
+// the user's sessions end in one delete (store/projections/oidc-sessions.ts);
+// a machine user's client-credentials tokens name the machine user. And a
+// session is ended where it is read when its user is no longer active
+// (locked, deactivated, removed) or its sign-in is older than the user's
+// sessions' end (saved again by a request in flight at that moment): the
+// browser is asked to sign in again.
 import { errors } from 'oidc-provider';
-import type { ReadModel } from '../../queries/read-model.js';
+import type { ReadModel, UserView } from '../../queries/read-model.js';
 import type { OidcPayload, OidcStateStore } from '../../store/oidc-store.js';
 import { clientMetadata, UnsupportedClient, usesAppKeys } from './clients.js';
 import { seal, unseal } from './keys.js';
@@ -43,7 +51,10 @@ export function nulField(value: unknown, at = 'value'): string | undefined {
   return undefined;
 }
 
-export function adapterClass(store: OidcStateStore, read: ClientReads, sealKey: Buffer) {
+/** Whether a session's user may still be signed in: a human user, active (account.ts findAccount's rule). */
+const activeHuman = (user: UserView | undefined) => user?.kind === 'human' && user.state === 'active';
+
+export function adapterClass(store: OidcStateStore, read: ClientReads & Pick<ReadModel, 'user'>, sealKey: Buffer) {
   /** The stored form: no device code in clear. */
   const sealed = (model: string, id: string, payload: OidcPayload): OidcPayload => {
     if (model === 'DeviceCode') return { ...payload, [SEALED_ID]: seal(sealKey, id) };
@@ -62,6 +73,13 @@ export function adapterClass(store: OidcStateStore, read: ClientReads, sealKey: 
     return rest as OidcPayload;
   };
 
+  /** A sign-in in a second before the user's sessions ended (strictly: one in that second may be the new sign-in) is over. */
+  const sessionMayStay = async (accountId: string, loginTs: unknown): Promise<boolean> => {
+    const [user, endedAt] = await Promise.all([read.user(accountId), store.sessionsEndedAt(accountId)]);
+    const signedInAt = typeof loginTs === 'number' ? loginTs : 0;
+    return activeHuman(user) && (endedAt === undefined || signedInAt >= Math.floor(endedAt / 1000));
+  };
+
   return class KeyholdAdapter {
     constructor(readonly model: string) {}
 
@@ -78,9 +96,11 @@ export function adapterClass(store: OidcStateStore, read: ClientReads, sealKey: 
       const nul = nulField(payload);
       if (nul) throw new errors.InvalidRequest(`${nul}: contains the NUL character (U+0000)`);
       const keep = this.model === 'DeviceCode' && expiresIn !== undefined ? Math.max(expiresIn, 0) + DEVICE_CODE_GRACE_SECONDS : expiresIn;
+      // A machine's client-credentials token has no account: it belongs to the machine user.
+      const machineUser = this.model === 'ClientCredentials' && typeof payload.clientId === 'string' ? (await read.machineByClientId(payload.clientId))?.userId : undefined;
       // A one-time step (single-use.ts): stored only while the stored record is where this request found it.
       const condition = saveCondition(this.model, payload);
-      if (!condition) return store.upsert(this.model, id, sealed(this.model, id, payload), keep);
+      if (!condition) return store.upsert(this.model, id, sealed(this.model, id, payload), keep, machineUser);
       if (!(await store.replaceIf(this.model, id, sealed(this.model, id, payload), keep, condition.expected))) throw condition.refused();
     }
 
@@ -109,7 +129,14 @@ export function adapterClass(store: OidcStateStore, read: ClientReads, sealKey: 
           throw e;
         }
       }
-      return opened(await store.find(this.model, id));
+      const found = opened(await store.find(this.model, id));
+      if (this.model === 'Session' && typeof found?.accountId === 'string' && !(await sessionMayStay(found.accountId, found.loginTs))) {
+        // The library would carry the account on without its grant (a 500 at every authorization
+        // request); unknown, the session is a new one and the login is shown.
+        await store.destroy(this.model, id);
+        return undefined;
+      }
+      return found;
     }
 
     async findByUid(uid: string) {

@@ -16,11 +16,13 @@ import type { ClientReads } from './adapter.js';
 import type { KeySet } from './keys.js';
 import { renderErrorPage, renderLogoutPage, renderLoggedOutPage } from './pages.js';
 import { ACR_VALUES, authenticationClaims } from './acr.js';
-import { accountClaims, ROLES_CLAIM, ROLES_SCOPE, type RolesOf } from './account.js';
+import { findAccount, ROLES_CLAIM, ROLES_SCOPE, type RolesOf } from './account.js';
 import { firstPartyGrant, grantsWithoutConsentPage } from './first-party-grant.js';
 import { loginUrl } from './login-url.js';
 import { providerCookies } from './cookies.js';
 import { deviceAsksApiAudience, PROVIDER_SCOPES } from './api-audience.js';
+import { DPOP_ALGS } from '../../domain/oidc/dpop-proof.js';
+import { introspectionPolicy, revocationPolicy } from './introspection.js';
 
 /** ZITADEL's endpoint paths (issue 17), so its users feel at home. */
 export const OIDC_ROUTES = {
@@ -123,6 +125,8 @@ export function createProvider(deps: ProviderDeps): Any {
       authorizationSigningAlgValues: ['RS256', 'ES256'],
       requestObjectSigningAlgValues: ['RS256', 'ES256'],
       clientAuthSigningAlgValues: ['RS256', 'ES256'],
+      // The proofs Keyhold's own token checks accept too (domain/oidc/dpop-proof.ts).
+      dPoPSigningAlgValues: [...DPOP_ALGS],
     },
     extraClientMetadata: {
       properties: [...KEYHOLD_CLIENT_PROPERTIES],
@@ -132,25 +136,9 @@ export function createProvider(deps: ProviderDeps): Any {
     features: {
       devInteractions: { enabled: false },
       pushedAuthorizationRequests: { enabled: false },
-      introspection: {
-        enabled: true,
-        // The library's rule (a public client introspects only its own tokens), and — as this hook sees
-        // the token before the answer is built from it — the user's current project roles added to the
-        // answer when the roles scope was granted (ZITADEL: at introspection always with that scope).
-        async allowedPolicy(ctx: Any, client: Any, token: Any): Promise<boolean> {
-          // A machine user (issue 18) likewise: its credentials are no licence to read others' tokens.
-          if ((client.clientAuthMethod === 'none' || machineUserOf(client)) && token.clientId !== client.clientId) return false;
-          const scopes = new Set(String(token.scope ?? '').split(' '));
-          if (token.accountId && scopes.has(ROLES_SCOPE)) {
-            const owner = token.clientId === client.clientId ? client : await ctx.oidc.provider.Client.find(token.clientId);
-            const projectId = extra(owner, 'keyhold_project_id');
-            const roles = projectId ? await rolesOf(token.accountId, projectId) : {};
-            if (Object.keys(roles).length > 0) token.extra = { ...token.extra, [ROLES_CLAIM]: roles };
-          }
-          return true;
-        },
-      },
-      revocation: { enabled: true },
+      // Who may introspect which token, and while what (introspection.ts).
+      introspection: { enabled: true, allowedPolicy: introspectionPolicy({ read, rolesOf }) },
+      revocation: { enabled: true, allowedPolicy: revocationPolicy },
       // RFC 8628 for apps with OIDC_GRANT_TYPE_DEVICE_CODE; Keyhold's pages (device-pages.ts), the login UI for the sign-in.
       deviceFlow: {
         enabled: true,
@@ -214,7 +202,7 @@ export function createProvider(deps: ProviderDeps): Any {
         },
       },
     },
-    findAccount: (ctx: Any, id: string) => accountClaims(ctx, id, read, rolesOf),
+    findAccount: (ctx: Any, id: string, token?: Any) => findAccount(ctx, id, token, read, rolesOf),
     interactions: {
       // The org scope the library dropped is put back for the login first (org-scope.ts).
       url: async (ctx: Any, interaction: Any) => {

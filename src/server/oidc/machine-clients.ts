@@ -6,6 +6,7 @@
 // (queries/callers.ts). Everything the provider needs for that is here;
 // configuration.ts, adapter.ts and extensions.ts only call it.
 import { checkAccessJwt } from './access-jwt.js';
+import type { MachineJwt } from '../../queries/callers.js';
 import type { MachineClientView } from '../../queries/read-model.js';
 
 /** The resource (RFC 8707) a machine user's access tokens are for: Keyhold's API; their `aud`. */
@@ -61,15 +62,23 @@ export function customizeMachineJwt(client: Any, jwt: Any): boolean {
 
 /**
  * A machine user's JWT access token, checked: a valid Keyhold access JWT
- * (access-jwt.ts) whose `aud` is Keyhold's API. Answers the client id and the
- * user it names, or undefined.
+ * (access-jwt.ts) whose `aud` is Keyhold's API. Answers the client id, the
+ * user it names, when it was issued and the key it is bound to (DPoP
+ * `cnf.jkt`), or undefined.
  */
-export function verifyMachineJwt(token: string, issuer: string, signingKeys: readonly Record<string, unknown>[]): { clientId: string; userId: string } | undefined {
+export function verifyMachineJwt(token: string, issuer: string, signingKeys: readonly Record<string, unknown>[]): MachineJwt | undefined {
   const checked = checkAccessJwt(token, issuer, signingKeys);
   if (!('payload' in checked)) return undefined;
   const { payload } = checked;
   const aud = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
   if (!aud.includes(MACHINE_API_RESOURCE)) return undefined;
   if (typeof payload.client_id !== 'string' || typeof payload.sub !== 'string') return undefined;
-  return { clientId: payload.client_id, userId: payload.sub };
+  return { clientId: payload.client_id, userId: payload.sub, iat: typeof payload.iat === 'number' ? payload.iat : 0, ...boundKey(payload) };
+}
+
+/** The `cnf.jkt` of a JWT access token's payload (RFC 9449 §6.1), when it is bound to a key. */
+export function boundKey(payload: Record<string, unknown>): { jkt?: string } {
+  const cnf = payload.cnf;
+  const jkt = cnf && typeof cnf === 'object' ? (cnf as Record<string, unknown>).jkt : undefined;
+  return typeof jkt === 'string' ? { jkt } : {};
 }

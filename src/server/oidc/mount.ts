@@ -12,7 +12,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { ReadModel } from '../../queries/read-model.js';
-import type { OidcKeyStore, OidcStateStore } from '../../store/oidc-store.js';
+import { DPOP_PROOF_MODEL, type OidcKeyStore, type OidcStateStore } from '../../store/oidc-store.js';
 import { generateClientSecret, hashClientSecret } from '../../domain/oidc/index.js';
 import type { RepeatedErrorLog } from '../repeated-errors.js';
 import { createProvider, LIFETIMES, OIDC_ROUTES, type Lifetimes } from './configuration.js';
@@ -21,12 +21,14 @@ import { checkDeviceFlowExtension, checkExtensions, checkIssuerRequests, secretT
 import { keySetMaxAge, loadKeySet, PUBLIC_MAX_AGE_SECONDS, rotateKeys, stateSealKey, type KeySet, type RotationPolicy } from './keys.js';
 import { clientSecretThrottle } from './throttle.js';
 import { registerLogin, type LoginPorts } from './login.js';
-import { jwtBearer, jwtUserinfo } from './jwt-userinfo.js';
+import { jwtCredentials, jwtUserinfo } from './jwt-userinfo.js';
 import type { ClientReads } from './adapter.js';
 import { verifyMachineJwt } from './machine-clients.js';
 import { auditProvider, type RecordOidc } from './audit.js';
 import { checkSingleUse } from './single-use.js';
 import type { RolesOf } from './account.js';
+import type { MachineJwt } from '../../queries/callers.js';
+import { loggable, noteOAuthErrors, type NoteOAuthError } from './error-notes.js';
 
 /** How often each process looks for a changed key set. */
 export const KEY_RELOAD_MS = 60_000;
@@ -52,6 +54,8 @@ export interface OidcDeps {
   lifetimes?: Partial<Lifetimes>;
   /** Grants and revocations as events of the user (audit.ts); none: not recorded. */
   audit?: RecordOidc;
+  /** The provider's OAuth refusals onto their requests' log lines (error-notes.ts); none: not noted. */
+  noteOAuthError?: NoteOAuthError;
 }
 
 /** A predecessor key stays published this long after its successor took over: the longest token it signed, and a margin. */
@@ -64,8 +68,8 @@ export interface OidcMount {
   reloadKeys(): Promise<boolean>;
   /** The current provider (tests). */
   provider(): Any;
-  /** A machine user's JWT access token checked against this issuer and the current keys (issue 18, machine-clients.ts). */
-  machineJwt(token: string): { clientId: string; userId: string } | undefined;
+  /** A machine user's JWT access token checked against this issuer and the current keys (machine-clients.ts). */
+  machineJwt(token: string): MachineJwt | undefined;
   stop(): Promise<void>;
 }
 
@@ -92,12 +96,17 @@ export function mountOidc(fastify: FastifyInstance, deps: OidcDeps): OidcMount {
       reply.code(503).header('retry-after', '1').send({ error: 'temporarily_unavailable', error_description: 'the OpenID Provider is starting' });
       return;
     }
-    const jwt = path === OIDC_ROUTES.userinfo ? jwtBearer(req.headers.authorization) : undefined;
+    const jwt = path === OIDC_ROUTES.userinfo ? jwtCredentials(req.headers.authorization) : undefined;
     if (jwt) {
       // JWT access tokens at userinfo (jwt-userinfo.ts): the library refuses them.
       const keys = current.keys;
-      jwtUserinfo(jwt, { issuer: () => issuer, signingKeys: () => keys.signing, read: deps.read, rolesOf: deps.rolesOf }).then(
+      const presented = { ...jwt, proof: req.headers.dpop as string | undefined, method: req.method };
+      const claimProof = (key: string, expiresIn: number) => deps.store.insertNew(DPOP_PROOF_MODEL, key, {}, expiresIn);
+      const sessionsEndedAt = (userId: string) => deps.store.sessionsEndedAt(userId);
+      jwtUserinfo(presented, { issuer: () => issuer, signingKeys: () => keys.signing, read: deps.read, rolesOf: deps.rolesOf, claimProof, sessionsEndedAt }).then(
         (answer) => {
+          const error = answer.body.error;
+          if (typeof error === 'string') deps.noteOAuthError?.(req.raw, { error, description: loggable(answer.body.error_description) });
           if (answer.wwwAuthenticate) reply.header('www-authenticate', answer.wwwAuthenticate);
           const origin = req.headers.origin;
           if (origin) reply.header('vary', 'origin');
@@ -135,6 +144,7 @@ export function mountOidc(fastify: FastifyInstance, deps: OidcDeps): OidcMount {
     checkSingleUse(provider);
     await checkIssuerRequests(provider, issuer);
     provider.on('server_error', (_ctx: Any, err: Error) => deps.errors.error(err, { component: 'oidc' }, 'OpenID Provider error'));
+    if (deps.noteOAuthError) noteOAuthErrors(provider, deps.noteOAuthError);
     if (deps.audit) auditProvider(provider, deps.audit, deps.errors);
     current = { provider, handler: provider.callback(), keys };
   }

@@ -6,6 +6,7 @@ import { appKeysProjection } from './app-keys.js';
 import { appsProjection } from './apps.js';
 import { instancesProjection } from './instances.js';
 import { machineUsersProjection } from './machine-users.js';
+import { oidcSessionsProjection } from './oidc-sessions.js';
 import { loginPoliciesProjection } from './login-policies.js';
 import { lockoutPoliciesProjection } from './lockout-policies.js';
 import { membershipsProjection } from './memberships.js';
@@ -33,10 +34,11 @@ export const projections: readonly Projection[] = [
   loginPoliciesProjection,
   lockoutPoliciesProjection,
   recoveryCodesProjection,
+  oidcSessionsProjection,
 ];
 
 type AnyEvent = { [K in EventTypeName]: ProjectableEvent<K> }[EventTypeName];
-type AnyHandler = (event: AnyEvent) => SqlStatement;
+type AnyHandler = (event: AnyEvent) => SqlStatement | undefined;
 
 // Event type → its handlers, built once so dispatch is a map lookup.
 const handlersByType = new Map<EventTypeName, AnyHandler[]>();
@@ -52,7 +54,10 @@ for (const projection of projections) {
 export function projectionStatements(events: readonly AnyEvent[]): SqlStatement[] {
   const statements: SqlStatement[] = [];
   for (const event of events) {
-    for (const handler of handlersByType.get(event.type) ?? []) statements.push(handler(event));
+    for (const handler of handlersByType.get(event.type) ?? []) {
+      const statement = handler(event);
+      if (statement) statements.push(statement);
+    }
   }
   return statements;
 }

@@ -1,5 +1,6 @@
 // A projection keeps one read-model table in step with the events: a table from
-// event type to the ONE statement that applies it (one row per statement).
+// event type to the ONE statement that applies it (one row per statement), or
+// none when that event, as it is, changes nothing there.
 // Handlers build statements without running them; the event store sends them
 // in order, pipelined behind the events insert, inside the append's transaction.
 // Statements are plain SQL (../sql.ts): they run on every append.
@@ -18,6 +19,6 @@ export type ProjectableEvent<K extends EventTypeName> = NewEventOf<K> & {
   createdAt: Date | null;
 };
 
-export type Handler<K extends EventTypeName> = (event: ProjectableEvent<K>) => SqlStatement;
+export type Handler<K extends EventTypeName> = (event: ProjectableEvent<K>) => SqlStatement | undefined;
 
 export type Projection = { readonly [K in EventTypeName]?: Handler<K> };

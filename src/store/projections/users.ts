@@ -30,6 +30,8 @@ export const usersProjection: Projection = {
   'user.oidc.grant.saved': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
   'user.oidc.grant.revoked': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
   'user.oidc.token.revoked': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
+  // The sessions and tokens go by projections/oidc-sessions.ts; here only the user's version moves on.
+  'user.sessions.ended': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
   // Recovery codes live in user_recovery_codes (./recovery-codes.ts); here only the user's version moves on.
   'user.recovery.codes.generated': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
   'user.recovery.code.used': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,

@@ -44,6 +44,7 @@ const SAMPLES: { [K in EventTypeName]: EventPayloads[K] } = {
   'user.oidc.token.revoked': { grantId: 'g', clientId: 'c', tokenType: 'refresh_token' },
   'user.unlocked': {},
   'user.removed': {},
+  'user.sessions.ended': {},
   'user.machine.secret.set': { clientId: 'machine-c', clientSecretHash: 'machine-secret-hash' },
   'user.machine.secret.removed': {},
   'user.recovery.codes.generated': { codeHashes: ['recovery-hash'] },

@@ -5,6 +5,8 @@
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import { file_google_api_annotations } from "../../../google/api/annotations_pb.js";
+import type { ObjectDetails } from "../../object/v1/object_pb.js";
+import { file_keyhold_object_v1_object } from "../../object/v1/object_pb.js";
 import type { User } from "../../user/v2/user_pb.js";
 import { file_keyhold_user_v2_user } from "../../user/v2/user_pb.js";
 import type { Message } from "@bufbuild/protobuf";
@@ -13,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file keyhold/auth/v1/auth.proto.
  */
 export const file_keyhold_auth_v1_auth: GenFile = /*@__PURE__*/
-  fileDesc("ChprZXlob2xkL2F1dGgvdjEvYXV0aC5wcm90bxIPa2V5aG9sZC5hdXRoLnYxIhIKEEdldE15VXNlclJlcXVlc3QiYAoRR2V0TXlVc2VyUmVzcG9uc2USIwoEdXNlchgBIAEoCzIVLmtleWhvbGQudXNlci52Mi5Vc2VyEhcKD29yZ2FuaXphdGlvbl9pZBgCIAEoCRINCgVyb2xlcxgDIAMoCTJ8CgtBdXRoU2VydmljZRJtCglHZXRNeVVzZXISIS5rZXlob2xkLmF1dGgudjEuR2V0TXlVc2VyUmVxdWVzdBoiLmtleWhvbGQuYXV0aC52MS5HZXRNeVVzZXJSZXNwb25zZSIZgtPkkwITEhEvYXV0aC92MS91c2Vycy9tZWIGcHJvdG8z", [file_google_api_annotations, file_keyhold_user_v2_user]);
+  fileDesc("ChprZXlob2xkL2F1dGgvdjEvYXV0aC5wcm90bxIPa2V5aG9sZC5hdXRoLnYxIhIKEEdldE15VXNlclJlcXVlc3QiYAoRR2V0TXlVc2VyUmVzcG9uc2USIwoEdXNlchgBIAEoCzIVLmtleWhvbGQudXNlci52Mi5Vc2VyEhcKD29yZ2FuaXphdGlvbl9pZBgCIAEoCRINCgVyb2xlcxgDIAMoCSIZChdSZW1vdmVNeVNlc3Npb25zUmVxdWVzdCJNChhSZW1vdmVNeVNlc3Npb25zUmVzcG9uc2USMQoHZGV0YWlscxgBIAEoCzIgLmtleWhvbGQub2JqZWN0LnYxLk9iamVjdERldGFpbHMyigIKC0F1dGhTZXJ2aWNlEm0KCUdldE15VXNlchIhLmtleWhvbGQuYXV0aC52MS5HZXRNeVVzZXJSZXF1ZXN0GiIua2V5aG9sZC5hdXRoLnYxLkdldE15VXNlclJlc3BvbnNlIhmC0+STAhMSES9hdXRoL3YxL3VzZXJzL21lEosBChBSZW1vdmVNeVNlc3Npb25zEigua2V5aG9sZC5hdXRoLnYxLlJlbW92ZU15U2Vzc2lvbnNSZXF1ZXN0Gikua2V5aG9sZC5hdXRoLnYxLlJlbW92ZU15U2Vzc2lvbnNSZXNwb25zZSIigtPkkwIcKhovYXV0aC92MS91c2Vycy9tZS9zZXNzaW9uc2IGcHJvdG8z", [file_google_api_annotations, file_keyhold_object_v1_object, file_keyhold_user_v2_user]);
 
 /**
  * @generated from message keyhold.auth.v1.GetMyUserRequest
@@ -58,6 +60,36 @@ export const GetMyUserResponseSchema: GenMessage<GetMyUserResponse> = /*@__PURE_
   messageDesc(file_keyhold_auth_v1_auth, 1);
 
 /**
+ * @generated from message keyhold.auth.v1.RemoveMySessionsRequest
+ */
+export type RemoveMySessionsRequest = Message<"keyhold.auth.v1.RemoveMySessionsRequest"> & {
+};
+
+/**
+ * Describes the message keyhold.auth.v1.RemoveMySessionsRequest.
+ * Use `create(RemoveMySessionsRequestSchema)` to create a new message.
+ */
+export const RemoveMySessionsRequestSchema: GenMessage<RemoveMySessionsRequest> = /*@__PURE__*/
+  messageDesc(file_keyhold_auth_v1_auth, 2);
+
+/**
+ * @generated from message keyhold.auth.v1.RemoveMySessionsResponse
+ */
+export type RemoveMySessionsResponse = Message<"keyhold.auth.v1.RemoveMySessionsResponse"> & {
+  /**
+   * @generated from field: keyhold.object.v1.ObjectDetails details = 1;
+   */
+  details?: ObjectDetails | undefined;
+};
+
+/**
+ * Describes the message keyhold.auth.v1.RemoveMySessionsResponse.
+ * Use `create(RemoveMySessionsResponseSchema)` to create a new message.
+ */
+export const RemoveMySessionsResponseSchema: GenMessage<RemoveMySessionsResponse> = /*@__PURE__*/
+  messageDesc(file_keyhold_auth_v1_auth, 3);
+
+/**
  * What the authenticated caller may ask about itself.
  *
  * @generated from service keyhold.auth.v1.AuthService
@@ -70,6 +102,18 @@ export const AuthService: GenService<{
     methodKind: "unary";
     input: typeof GetMyUserRequestSchema;
     output: typeof GetMyUserResponseSchema;
+  },
+  /**
+   * Ends every session of the caller: its sign-ins in browsers and the codes,
+   * refresh and access tokens every app holds for it (the token of this call
+   * too, when it is one of them). Personal access tokens stay.
+   *
+   * @generated from rpc keyhold.auth.v1.AuthService.RemoveMySessions
+   */
+  removeMySessions: {
+    methodKind: "unary";
+    input: typeof RemoveMySessionsRequestSchema;
+    output: typeof RemoveMySessionsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_keyhold_auth_v1_auth, 0);

@@ -1,0 +1,47 @@
+// A user's sessions end with the change that ends them, in the same
+// transaction as its event: every row of the OpenID Provider's state that
+// belongs to the user (oidc_payloads.account_id — sessions, grants, codes,
+// device codes, refresh and access tokens, a machine user's client-credentials
+// tokens) is deleted. A browser whose session went is asked to sign in again;
+// a refresh token, code or access token whose row or grant went is refused
+// everywhere at once (docs/security.md, section 7).
+//
+// The changes that end them: LockUser (and the lockout policy's lock),
+// DeactivateUser, RemoveUser, RemoveMySessions, and a password set by someone
+// else than the user or with changeRequired (an administrator's reset). A
+// user's own new password (at the login or SetPassword on itself) keeps the
+// session it was set in.
+//
+// What cannot be deleted is checked against when the sessions ended, noted in
+// the same statement (a SessionsEnded row of the user, ms since epoch, kept
+// with no expiry): a JWT access token (never stored) issued in that second or
+// before is refused where Keyhold checks one (userinfo, a machine user's on
+// the API), and a session saved again by a request in flight at that moment
+// is ended where it is read (oidc/adapter.ts).
+//
+// Only when the event happens: a replay of stored events (read models rebuilt
+// from history) deletes nothing, as the sessions alive then began later. And a
+// user added in the same transaction (AddHumanUser's first password) has
+// nothing to end: no instant is noted, or the user's first sign-ins, in that
+// second, would count as before it.
+import { sql } from '../sql.js';
+import { SESSIONS_ENDED_MODEL } from '../oidc-store.js';
+import type { ProjectableEvent, Projection } from './projection.js';
+
+const endSessions = (e: ProjectableEvent<'user.locked' | 'user.deactivated' | 'user.removed' | 'user.sessions.ended' | 'user.password.changed'>) =>
+  e.createdAt === null
+    ? sql`
+      with ended as (delete from oidc_payloads where account_id = ${e.aggregateId})
+      insert into oidc_payloads (model, key, payload)
+      select ${SESSIONS_ENDED_MODEL}, ${e.aggregateId}, jsonb_build_object('at', floor(extract(epoch from clock_timestamp()) * 1000))
+      where not exists (select 1 from users where id = ${e.aggregateId} and created_at = now())
+      on conflict (model, key) do update set payload = excluded.payload`
+    : undefined;
+
+export const oidcSessionsProjection: Projection = {
+  'user.locked': endSessions,
+  'user.deactivated': endSessions,
+  'user.removed': endSessions,
+  'user.sessions.ended': endSessions,
+  'user.password.changed': (e) => (e.creator !== e.aggregateId || e.payload.changeRequired ? endSessions(e) : undefined),
+};
