@@ -12,6 +12,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { ReadModel } from '../../queries/read-model.js';
 import type { OidcKeyStore, OidcStateStore } from '../../store/oidc-store.js';
+import type { AttemptBudgets } from '../../store/attempt-budgets.js';
 import { generateClientSecret, hashClientSecret } from '../../domain/oidc/index.js';
 import type { RepeatedErrorLog } from '../repeated-errors.js';
 import { createProvider, LIFETIMES, OIDC_ROUTES, type Lifetimes } from './configuration.js';
@@ -50,6 +51,8 @@ export interface OidcDeps {
   lifetimes?: Partial<Lifetimes>;
   /** Grants and revocations as events of the user (audit.ts); none: not recorded. */
   audit?: RecordOidc;
+  /** The guessing budgets (store/attempt-budgets.ts): user codes on the device sign-in page spend them; swept with the provider's state. */
+  attempts: AttemptBudgets;
 }
 
 /** A predecessor key stays published this long after its successor took over: the longest token it signed, and a margin. */
@@ -108,7 +111,7 @@ export function mountOidc(fastify: FastifyInstance, deps: OidcDeps): OidcMount {
     const basic = /^basic\s/i.test(req.headers.authorization ?? '');
     const handler = current.handler;
     const raw = reply.raw;
-    secretTransport.run({ basic, ip: req.socket?.remoteAddress ?? '', throttle: secretThrottle, setHeader: (n, v) => raw.setHeader(n, v) }, () => handler(req.raw, raw));
+    secretTransport.run({ basic, ip: req.ip ?? '', throttle: secretThrottle, setHeader: (n, v) => raw.setHeader(n, v) }, () => handler(req.raw, raw));
   });
 
   const getProvider = () => {
@@ -119,7 +122,7 @@ export function mountOidc(fastify: FastifyInstance, deps: OidcDeps): OidcMount {
 
   async function build(keys: KeySet): Promise<void> {
     const sealKey = stateSealKey(master!);
-    const provider = createProvider({ issuer, keys, store: deps.store, read: deps.read, rolesOf: deps.rolesOf, mayLogIn: deps.mayLogIn, lifetimes, sealKey });
+    const provider = createProvider({ issuer, keys, store: deps.store, read: deps.read, rolesOf: deps.rolesOf, mayLogIn: deps.mayLogIn, lifetimes, sealKey, attempts: deps.attempts });
     const secret = generateClientSecret();
     await checkExtensions(provider, hashClientSecret(secret), secret);
     await checkDeviceFlowExtension(provider, { verificationPath: OIDC_ROUTES.code_verification });
@@ -156,6 +159,7 @@ export function mountOidc(fastify: FastifyInstance, deps: OidcDeps): OidcMount {
           deps.store
             .deleteExpired(new Date(), 5_000)
             .catch((err: unknown) => deps.errors.error(err, { task: 'oidc cleanup' }, 'deleting expired OpenID state failed'));
+          deps.attempts.deleteExpired(5_000).catch((err: unknown) => deps.errors.error(err, { task: 'attempt budgets cleanup' }, 'deleting expired attempt budgets failed'));
         }, CLEANUP_MS).unref(),
       );
     },
