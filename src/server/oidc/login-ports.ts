@@ -83,10 +83,14 @@ export function loginPorts(
       const checked = facts?.state === 'active' && facts.passwordHash ? facts : undefined;
       const maxAttempts = checked ? await read.maxPasswordAttemptsOf(checked.orgId) : 0;
       // Reserved before any verification: a guess beyond the budget is not even tried.
-      const held = await budgets.reserve(passwordBuckets(accountOf(user, loginName), client, user && maxAttempts > 0 ? { userId: user, maxAttempts } : undefined));
+      const lockout = user && maxAttempts > 0 ? { userId: user, maxAttempts } : undefined;
+      const held = await budgets.reserve(passwordBuckets(accountOf(user, loginName), client, lockout));
       if (!held.ok) return { ok: false, reason: 'wrong', retryAfterSeconds: held.waitSeconds };
       const { result: verdict, finished } = await spend(held, async (counts): Promise<PasswordVerdict> => {
-        const check = await checkPassword(facts, password);
+        // Under a lockout policy the facts are read again now that the place is held: a failure that
+        // locked the user was written before its place was given back, so this check sees the lock
+        // (and compares nothing) — the policy's count of checks stays exact across processes.
+        const check = await checkPassword(lockout ? await read.passwordOf(lockout.userId) : facts, password);
         counts(check.result === 'ok' ? 'success' : 'failure');
         if (check.result === 'ok') return { ok: true, changeRequired: check.changeRequired };
         if (check.result !== 'wrong' || !user || !checked) return VERDICTS[check.result];
