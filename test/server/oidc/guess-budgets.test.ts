@@ -147,6 +147,9 @@ for (const [engine, postgres, twoProcesses] of [
         }
         const locked = (await stateOf(userId)) === 'USER_STATE_LOCKED';
         expect({ round, code: code !== null, locked }).not.toEqual({ round, code: true, locked: true });
+        // Decided once: no login is recorded for the user once it is locked.
+        const types = (await eventsOf(userId)).map((e) => e.type);
+        expect(types.slice(types.indexOf('user.locked') + 1), `round ${round}`).not.toContain(locked ? 'user.login.succeeded' : 'never');
         expect(code !== null || locked, `round ${round}: neither signed in nor locked`).toBe(true);
         if (code) seen.code++;
         if (locked) seen.locked++;
