@@ -11,9 +11,9 @@
 // miss an attempt between them. Time is the database's (now()), the same for
 // every process.
 //
-// finish(): one statement per bucket, each atomic on its own row: the place
-// given back (unless a newer epoch dropped it as stale), a failure counted, or
-// the streak cleared.
+// finish(): one transaction, the rows in the same key order: each place given
+// back (unless a newer epoch dropped it as stale), a failure counted, or the
+// streak cleared.
 //
 // Keys are HMACs of what a bucket counts (an account and a client, an
 // address, a typed login name): the table holds no name, address or user id,
@@ -121,13 +121,8 @@ export function createAttemptBudgets({ db, sql: client }: Pick<Database, 'db' | 
     const keys = named.map(([key]) => key);
     const keyArray = arrayLiteral(keys);
     for (let attempt = 1; ; attempt++) {
-      // The rows first (their own commit, in key order), so the transaction below only locks rows that exist.
-      await client.query(sql`
-        insert into attempt_budgets (key, expires_at)
-        select k, now() + make_interval(secs => ${WINDOW_SECONDS}) from unnest(${keyArray}::text[]) as k order by k
-        on conflict (key) do nothing`);
       const decided = await decide(named, keyArray);
-      // A row swept away between the two (it had expired): make it again.
+      // An expired row swept away between the insert and the lock: make it again.
       if (decided === 'missing' && attempt < 3) continue;
       if (decided === 'missing') throw new Error('attempt budget rows vanished three times in a row');
       if (!decided.allowed) return { ok: false, waitSeconds: decided.waitSeconds };
@@ -137,6 +132,12 @@ export function createAttemptBudgets({ db, sql: client }: Pick<Database, 'db' | 
 
   function decide(named: readonly (readonly [string, BucketRequest])[], keyArray: string) {
     return db.transaction(async (tx) => {
+      // The rows a first attempt needs, in key order as the locks below: every reservation takes
+      // its rows in that order (an insert waits for another's uncommitted one), so none waits in a cycle.
+      await tx.execute(dsql`
+        insert into attempt_budgets (key, expires_at)
+        select k, now() + make_interval(secs => ${WINDOW_SECONDS}) from unnest(${keyArray}::text[]) as k order by k
+        on conflict (key) do nothing`);
       const rows = rowsOf<Row>(
         await tx.execute(dsql`
           select key, failures, in_flight, epoch,
@@ -176,22 +177,25 @@ export function createAttemptBudgets({ db, sql: client }: Pick<Database, 'db' | 
 
   function reservation(named: readonly (readonly [string, BucketRequest])[], epochs: readonly number[]): Reservation {
     let finished: Promise<FinishedBucket[]> | undefined;
-    const finishOnce = (outcome: AttemptOutcome): Promise<FinishedBucket[]> =>
-      Promise.all(
-        named.map(async ([key, request], i) => {
-          const counted = request.kind !== 'lockout';
-          const fail = counted && outcome === 'failure';
-          const clear = counted && outcome === 'success' && BUCKETS[request.kind as CountedBucket].clearedBySuccess;
-          const rows = await client.query<{ failures: number }>(sql`
-            update attempt_budgets set
-              in_flight = case when epoch = ${epochs[i]} then greatest(in_flight - 1, 0) else in_flight end,
-              failures = case when ${fail}::boolean then failures + 1 when ${clear}::boolean then 0 else failures end,
-              last_failure_at = case when ${fail}::boolean then now() when ${clear}::boolean then null else last_failure_at end,
-              expires_at = greatest(expires_at, now() + make_interval(secs => ${WINDOW_SECONDS}))
-            where key = ${key} returning failures`);
-          return counted ? [{ kind: request.kind as CountedBucket, failures: Number(rows[0]?.failures ?? 0) }] : [];
-        }),
-      ).then((lists) => lists.flat());
+    // One transaction, its rows in key order as a reservation takes them.
+    const finishOnce = async (outcome: AttemptOutcome): Promise<FinishedBucket[]> => {
+      const statements = named.map(([key, request], i) => {
+        const counted = request.kind !== 'lockout';
+        const fail = counted && outcome === 'failure';
+        const clear = counted && outcome === 'success' && BUCKETS[request.kind as CountedBucket].clearedBySuccess;
+        return sql`
+          update attempt_budgets set
+            in_flight = case when epoch = ${epochs[i]} then greatest(in_flight - 1, 0) else in_flight end,
+            failures = case when ${fail}::boolean then failures + 1 when ${clear}::boolean then 0 else failures end,
+            last_failure_at = case when ${fail}::boolean then now() when ${clear}::boolean then null else last_failure_at end,
+            expires_at = greatest(expires_at, now() + make_interval(secs => ${WINDOW_SECONDS}))
+          where key = ${key} returning failures`;
+      });
+      const results = await client.atomic(statements);
+      return named.flatMap(([, request], i) =>
+        request.kind === 'lockout' ? [] : [{ kind: request.kind, failures: Number((results[i]?.[0] as { failures?: number } | undefined)?.failures ?? 0) }],
+      );
+    };
     return { ok: true, finish: mapped((outcome: AttemptOutcome) => (finished ??= finishOnce(outcome))) };
   }
 
