@@ -349,7 +349,7 @@ export function applyDeviceFlowExtension(provider: Any, options: DeviceFlowOptio
 }
 
 /** One request through the provider's own handler, in process (no socket): what a browser would get (a GET unless a form is sent). */
-function getInProcess(
+function requestInProcess(
   handler: (req: IncomingMessage, res: ServerResponse) => void,
   url: string,
   send: { cookie?: string; form?: Record<string, string> } = {},
@@ -400,16 +400,16 @@ export async function checkDeviceFlowExtension(provider: Any, options: Pick<Devi
   }
   if (provider.DeviceCode.find.name !== 'keyholdDeviceCodeFind') throw new ExtensionCheckFailed('DeviceCode.find is no longer Keyhold\'s (slow_down)');
   // verification_uri_complete: Keyhold's page, prefilled, no script, the strict CSP.
-  const answer = await getInProcess(provider.callback(), `${options.verificationPath}?user_code=BCDF-GHJK`);
+  const answer = await requestInProcess(provider.callback(), `${options.verificationPath}?user_code=BCDF-GHJK`);
   const cookie = ([] as string[]).concat((answer.headers['set-cookie'] as string[] | string | undefined) ?? []);
   const session = cookie.map((c) => /^keyhold_session=([^;]+)/.exec(c)?.[1]).find(Boolean);
   // A typed user code: the form's lookup is Keyhold's (its budget refusal, probed without spending one, is the page's 429).
   const xsrf = /name="xsrf" value="([^"]*)"/.exec(answer.body)?.[1] ?? '';
   const cookies = cookie.map((c) => c.split(';')[0]).join('; ');
-  const typed = await userCodeProbe.run(true, () => getInProcess(provider.callback(), options.verificationPath, { cookie: cookies, form: { xsrf, user_code: 'BCDF-GHJK' } }));
+  const typed = await userCodeProbe.run(true, () => requestInProcess(provider.callback(), options.verificationPath, { cookie: cookies, form: { xsrf, user_code: 'BCDF-GHJK' } }));
   if (session) await provider.Session.adapter.destroy(session);
   if (typed.status !== 429) throw new ExtensionCheckFailed(`a typed user code is no longer looked up through DeviceCode.findByUserCode (the code page answered ${typed.status}, not the budget's 429)`);
-  const stray = await getInProcess(provider.callback(), `${options.verificationPath}/keyhold-self-check`);
+  const stray = await requestInProcess(provider.callback(), `${options.verificationPath}/keyhold-self-check`);
   if (stray.status !== 303) throw new ExtensionCheckFailed(`a device resume without a session is answered ${stray.status}, not sent to the code page`);
   if (answer.status !== 200 || /<script/i.test(answer.body) || !answer.body.includes('value="BCDF-GHJK"') || !String(answer.headers['content-security-policy'] ?? '').includes("default-src 'none'")) {
     throw new ExtensionCheckFailed(`the device code page for a verification_uri_complete link is not Keyhold's script-free page (status ${answer.status})`);

@@ -9,6 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUCKETS } from '../../../src/domain/identity/attempt-budget.js';
+import { checkDeviceFlowExtension } from '../../../src/server/oidc/extensions.js';
 import { browserFrom, loopback } from '../../support/client-address.js';
 import { startTestKeyhold, type TestKeyhold } from '../../support/keyhold.js';
 import { addApp, formAction, formToken, logIn, type Browser } from '../../support/oidc-login.js';
@@ -162,4 +163,13 @@ describe("a device's user code", () => {
     expect(elsewhere.status).toBe(200);
     expect(elsewhere.text).toContain('Sign in to TV on your device?');
   }, 60_000);
+
+  // Last: it changes the running provider.
+  it("the start-up self-check fails loudly when a typed code is no longer looked up through Keyhold's budget", async () => {
+    const provider = kh.app.oidc!.provider();
+    await expect(checkDeviceFlowExtension(provider, { verificationPath: '/ui/login/device' })).resolves.toBeUndefined();
+    // A library that looks codes up some other way.
+    provider.DeviceCode.findByUserCode = async () => undefined;
+    await expect(checkDeviceFlowExtension(provider, { verificationPath: '/ui/login/device' })).rejects.toThrow(/no longer looked up through DeviceCode\.findByUserCode/);
+  });
 });
