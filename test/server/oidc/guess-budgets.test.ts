@@ -4,11 +4,12 @@
 // PostgreSQL (the second a child process; the burst's requests alternate
 // between them): a burst checks no more passwords than the free allowance or
 // the lockout policy allows, a right password racing the locking failure
-// never gets a code for a user who ends up locked, and a burst of user codes
-// is looked up no more than its budget allows. Each test guesses from a
+// never gets a code for a user who ends up locked, and bursts of recovery
+// codes and user codes are checked no more than their budgets allow. Each test guesses from a
 // loopback address of its own (test/support/client-address.ts), as separate
 // machines would.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UserService } from '../../../gen/keyhold/user/v2/user_pb.js';
 import { BUCKETS } from '../../../src/domain/identity/attempt-budget.js';
 import { startChildKeyhold, type ChildKeyhold } from '../../support/child-keyhold.js';
 import { browserFrom, loopback } from '../../support/client-address.js';
@@ -16,6 +17,8 @@ import { announcePostgresSkip, postgresAvailable, tempDir } from '../../support/
 import { addOrg, inOrg } from '../../support/identity.js';
 import { startTestKeyhold, type TestKeyhold } from '../../support/keyhold.js';
 import { addApp, formAction, formToken, type Browser } from '../../support/oidc-login.js';
+import { createSoftAuthenticator } from '../../support/soft-authenticator.js';
+import { startRegistration } from '../../support/u2f.js';
 
 announcePostgresSkip('guess budgets on PostgreSQL and on two processes');
 
@@ -156,6 +159,31 @@ for (const [engine, postgres, twoProcesses] of [
       }
       console.info(`[race] ${engine}: ${seen.code} rounds the right password won, ${seen.locked} the lock`);
     }, 300_000);
+
+    it(`12 wrong recovery codes at once (each its own login, one address): ${BUCKETS['recovery.account.client'].free} checked, the rest told to wait`, async () => {
+      const free = BUCKETS['recovery.account.client'].free;
+      const { userId, username } = await addUser();
+      // A key (registered by the admin, so the user has no codes: every code typed is wrong).
+      const reg = await startRegistration(kh, userId);
+      const credential = createSoftAuthenticator().makeRegistration({ challenge: reg.challenge, origin: bases[0]!, rpId: reg.rpId });
+      await kh.client(UserService, 'grpc').verifyU2FRegistration({ userId, u2fId: reg.u2fId, publicKeyCredential: credential as never, tokenName: 'k' });
+      const from = address();
+      // Past the password one login after the other (passwords at once would spend the password budget).
+      const forms: { b: Browser; action: string; token: string }[] = [];
+      for (let i = 0; i < 12; i++) {
+        const page = await passwordPage(username, from);
+        const toKey = await page.post(PASSWORD);
+        const keyPage = await page.browser.follow(new URL(toKey.location!, bases[0]));
+        const form = await page.browser.follow(new URL(/href="([^"]*\?recovery=1)"/.exec(keyPage.html!)![1]!, bases[0]));
+        forms.push({ b: page.browser, action: formAction(form.html!, 'recovery')!, token: formToken(form.html!) });
+      }
+      const answers = await Promise.all(
+        forms.map(async ({ b, action, token }, i) => (await b.request(new URL(action, bases[i % bases.length]), { form: { form_token: token, code: `aaaaaa-bbbbb${i.toString(16)}` } })).text()),
+      );
+      expect(answers.filter((a) => a.includes('That recovery code is not right'))).toHaveLength(free);
+      expect(answers.filter((a) => a.includes('data-reason="RECOVERY_CODE_SLOW_DOWN"'))).toHaveLength(12 - free);
+      expect((await eventsOf(userId)).filter((e) => e.type === 'user.recovery.code.check.failed')).toHaveLength(free);
+    }, 120_000);
 
     it(`24 browsers typing an unknown user code at once from one address: ${BUCKETS['usercode.address'].free} looked up, the rest told to wait`, async () => {
       const from = address();
