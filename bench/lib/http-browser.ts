@@ -20,12 +20,15 @@ function answer(res: http.IncomingMessage, body: string): Response {
   return { status: res.statusCode ?? 0, headers, text: async () => body } as unknown as Response;
 }
 
-const sendWithNodeHttp: Send = (url, method, headers, body) =>
+const sendWithNodeHttp =
+  (localAddress?: string): Send =>
+  (url, method, headers, body) =>
   new Promise<Response>((resolve, reject) => {
     const host = url.hostname === 'localhost' ? '127.0.0.1' : url.hostname;
     const head: Record<string, string> = { host: url.host, ...headers };
     if (body !== undefined) head['content-length'] = String(Buffer.byteLength(body));
-    const req = http.request({ agent, host, port: url.port, method, path: url.pathname + url.search, headers: head }, (res) => {
+    // The agent pools sockets per local address too (its getName includes it).
+    const req = http.request({ agent, host, port: url.port, method, path: url.pathname + url.search, headers: head, ...(localAddress ? { localAddress } : {}) }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => (text += c));
@@ -36,4 +39,10 @@ const sendWithNodeHttp: Send = (url, method, headers, body) =>
     req.end(body);
   });
 
-export const httpBrowser = (base: string): Browser => browser(base, {}, sendWithNodeHttp);
+/**
+ * A browser; `from`: the loopback address its requests come from. Each virtual
+ * user signs in from an address of its own, as users on their own machines do:
+ * from one address, 64 logins at once would spend that address's guessing
+ * budget (src/server/oidc/guess-buckets.ts), which bounds tries in flight.
+ */
+export const httpBrowser = (base: string, from?: string): Browser => browser(base, {}, sendWithNodeHttp(from));

@@ -9,6 +9,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { formAction, formToken, logIn, type Browser } from '../../test/support/oidc-login.js';
+import { loopback } from '../../test/support/client-address.js';
 import { httpBrowser } from './http-browser.js';
 import type { SoftAuthenticator } from '../../test/support/soft-authenticator.js';
 
@@ -100,9 +101,9 @@ async function redeem(t: SurfaceTarget, back: URL, verifier: string): Promise<Re
 }
 
 /** A whole login with the password: authorize → username → password (→ consent) → callback → code exchange. */
-export async function passwordLogin(t: SurfaceTarget, username: string, offline = false): Promise<Record<string, unknown>> {
+export async function passwordLogin(t: SurfaceTarget, username: string, offline = false, from?: string): Promise<Record<string, unknown>> {
   const { verifier, challenge } = pkce();
-  const b = httpBrowser(t.baseUrl);
+  const b = httpBrowser(t.baseUrl, from);
   // offline_access needs prompt=consent (OIDC Core 11): the login then passes the consent page.
   const url = authorizeUrl(t, challenge, offline ? 'openid profile offline_access' : 'openid profile', offline ? { prompt: 'consent' } : {});
   const back = await logIn(b, url, username, t.password!, { consent: offline });
@@ -112,9 +113,9 @@ export async function passwordLogin(t: SurfaceTarget, username: string, offline 
 const unescapeHtml = (s: string) => s.replace(/&(quot|amp|lt|gt|#39);/g, (_m, e: string) => ({ quot: '"', amp: '&', lt: '<', gt: '>', '#39': "'" })[e] as string);
 
 /** A whole login with password and security key: the key page's challenge answered by the user's software authenticator. */
-export async function keyLogin(t: SurfaceTarget, user: { username: string; key: SoftAuthenticator }): Promise<Record<string, unknown>> {
+export async function keyLogin(t: SurfaceTarget, user: { username: string; key: SoftAuthenticator }, from?: string): Promise<Record<string, unknown>> {
   const { verifier, challenge } = pkce();
-  const b: Browser = httpBrowser(t.baseUrl);
+  const b: Browser = httpBrowser(t.baseUrl, from);
   let step = await b.follow(authorizeUrl(t, challenge, 'openid profile'));
   const submit = async (name: string, form: Record<string, string>) => {
     const action = step.html && formAction(step.html, name);
@@ -147,7 +148,7 @@ export async function prepareChains(t: SurfaceTarget, count: number): Promise<Ch
     Array.from({ length: Math.min(8, count) }, async () => {
       while (next < count) {
         const i = next++;
-        const tokens = await passwordLogin(t, t.loginUsers![i % t.loginUsers!.length], true);
+        const tokens = await passwordLogin(t, t.loginUsers![i % t.loginUsers!.length], true, loopback(i));
         if (typeof tokens.refresh_token !== 'string') throw new Error('the login with offline_access answered without a refresh token');
         chains[i] = { refreshToken: tokens.refresh_token, accessToken: tokens.access_token as string };
       }
@@ -194,11 +195,11 @@ export function surfaceOperation(t: SurfaceTarget, scenario: SurfaceScenario): (
       };
     case 'login':
       return async (vu) => {
-        await passwordLogin(t, t.loginUsers![vu % t.loginUsers!.length]);
+        await passwordLogin(t, t.loginUsers![vu % t.loginUsers!.length], false, loopback(vu));
       };
     case 'login-key':
       return async (vu) => {
-        await keyLogin(t, t.keyUsers![vu % t.keyUsers!.length]);
+        await keyLogin(t, t.keyUsers![vu % t.keyUsers!.length], loopback(vu));
       };
   }
 }

@@ -3,7 +3,7 @@
 // Provider's login calls them before anyone is authenticated. They never
 // return a hash, and they do not throttle (the login does, per account and IP).
 import { verifyPasswordHash } from '../domain/identity/passwords.js';
-import type { ReadModel, UserView } from './read-model.js';
+import type { PasswordFacts, ReadModel, UserView } from './read-model.js';
 
 /** Longest login name looked up (a username is at most 200 characters; a longer one names nobody). */
 const MAX_LOGIN_NAME = 400;
@@ -31,13 +31,13 @@ export async function loginUser(read: Pick<ReadModel, 'usersByLoginName'>, login
  * `ok`: the password is the user's (`changeRequired`: send the user to the
  * password change before going on). `wrong`: it is not, or there is no such
  * user. `no password`: the user exists but has none set (machine users never
- * have one). `locked`: the password is right but the user is locked or
- * deactivated (LockUser, DeactivateUser) — told only after a right password,
- * so a guesser learns nothing about the account's state.
+ * have one). `locked`: the user is locked or deactivated (LockUser,
+ * DeactivateUser) — whatever the password: it is not even compared, so the
+ * answer says nothing about it.
  *
  * Every answer but a malformed input costs one argon2id verification, against
  * a dummy hash when there is nothing to verify against, so the time taken does
- * not tell whether the user exists or has a password.
+ * not tell whether the user exists, has a password or is locked.
  */
 export type PasswordCheck = { result: 'ok'; changeRequired: boolean; orgId: string } | { result: 'wrong' } | { result: 'no password' } | { result: 'locked' };
 
@@ -46,11 +46,16 @@ export async function verifyPassword(read: Pick<ReadModel, 'passwordOf'>, userId
     await verifyPasswordHash(null, password);
     return { result: 'wrong' };
   }
-  const facts = await read.passwordOf(userId);
-  const ok = await verifyPasswordHash(facts?.passwordHash, password);
+  return checkPassword(await read.passwordOf(userId), password);
+}
+
+/** verifyPassword on facts already read (the login reads them once for its budgets too). */
+export async function checkPassword(facts: PasswordFacts | undefined, password: string): Promise<PasswordCheck> {
+  const active = facts?.state === 'active';
+  const ok = await verifyPasswordHash(active ? facts.passwordHash : null, password);
   if (!facts) return { result: 'wrong' };
+  if (!active) return { result: 'locked' };
   if (!facts.passwordHash) return { result: 'no password' };
   if (!ok) return { result: 'wrong' };
-  if (facts.state !== 'active') return { result: 'locked' };
   return { result: 'ok', changeRequired: facts.changeRequired, orgId: facts.orgId };
 }

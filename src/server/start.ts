@@ -24,8 +24,10 @@ import { loggerOptions } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { cryptoSecrets, randomIds, systemClock } from './ports.js';
 import { repeatedErrorLog } from './repeated-errors.js';
-import { createOidcKeyStore, createOidcStateStore, DPOP_PROOF_MODEL, recentPasswordFailures, recentRecoveryCodeFailures } from '../store/oidc-store.js';
-import { loadMasterKey } from './oidc/keys.js';
+import { reportingFailures } from '../store/observer.js';
+import { createOidcKeyStore, createOidcStateStore, DPOP_PROOF_MODEL } from '../store/oidc-store.js';
+import { createAttemptBudgets } from '../store/attempt-budgets.js';
+import { attemptBudgetKey, loadMasterKey } from './oidc/keys.js';
 import { loginPorts } from './oidc/login-ports.js';
 import { loginAccess, rolesClaim } from '../queries/login-access.js';
 import { readyKeysByRpId } from '../store/queries/u2f-tokens.js';
@@ -103,6 +105,8 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
     // Before listening: a missing or unreadable master key stops the start here.
     const oidcState = createOidcStateStore(database);
     const masterKey = await loadMasterKey({ ...config.oidc, embedded: database.kind === 'pglite' });
+    // Every guess at the login is reserved here before it is checked (passwords, recovery codes, user codes).
+    const attempts = reportingFailures(createAttemptBudgets(database, attemptBudgetKey(masterKey)), metrics.store);
     const onAppended = (listener: (events: readonly StoredEvent[]) => void) => events.onAppended?.(listener);
     const accounts = cachedAccountReads(readModel, { onAppended });
     const clients = cachedClientLookups(readModel, { onAppended });
@@ -145,13 +149,10 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
           { ...readModel, user: accounts.user },
           commands,
           (userId, projectId) => loginAccess(readModel, userId, projectId).then((a) => a.allowed),
-          (userId, windowSeconds) => recentPasswordFailures(database, userId, windowSeconds),
-          {
-            webauthn: ports.webauthn,
-            forceMfa: accounts.forceMfaOf,
-            recoveryFailures: (userId, windowSeconds) => recentRecoveryCodeFailures(database, userId, windowSeconds),
-          },
+          attempts,
+          { webauthn: ports.webauthn, forceMfa: accounts.forceMfaOf },
         ),
+        attempts,
       },
     });
     await app.fastify.listen({ port: config.port, host: config.host });

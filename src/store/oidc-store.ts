@@ -297,51 +297,6 @@ export function createOidcStateStore({ db, sql: client, kind }: Pick<Database, '
   };
 }
 
-/**
- * The user's wrong passwords at the login since its last login or password
- * change, within `windowSeconds`, newest first (their times): what the
- * login's throttle counts (src/server/oidc/throttle.ts). Read from the events,
- * so every process sees the same count.
- */
-export async function recentPasswordFailures({ sql: client }: Pick<Database, 'sql'>, userId: string, windowSeconds: number): Promise<Date[]> {
-  const rows = await client.query<{ type: string; created_at: Date | string }>({
-    text: `select type, created_at from events
-           where aggregate_type = 'user' and aggregate_id = $1
-             and type in ('user.password.check.failed', 'user.login.succeeded', 'user.password.changed')
-             and created_at > now() - make_interval(secs => $2::double precision)
-           order by position desc limit 64`,
-    params: [userId, windowSeconds],
-  });
-  const failures: Date[] = [];
-  for (const r of rows) {
-    if (r.type !== 'user.password.check.failed') break;
-    failures.push(new Date(r.created_at));
-  }
-  return failures;
-}
-
-/**
- * The user's wrong recovery codes at the login (issue 18 "Lost key") since
- * its last login, code used or new set, within `windowSeconds`, newest first:
- * what the recovery step's throttle counts, as recentPasswordFailures.
- */
-export async function recentRecoveryCodeFailures({ sql: client }: Pick<Database, 'sql'>, userId: string, windowSeconds: number): Promise<Date[]> {
-  const rows = await client.query<{ type: string; created_at: Date | string }>({
-    text: `select type, created_at from events
-           where aggregate_type = 'user' and aggregate_id = $1
-             and type in ('user.recovery.code.check.failed', 'user.recovery.code.used', 'user.recovery.codes.generated', 'user.login.succeeded')
-             and created_at > now() - make_interval(secs => $2::double precision)
-           order by position desc limit 64`,
-    params: [userId, windowSeconds],
-  });
-  const failures: Date[] = [];
-  for (const r of rows) {
-    if (r.type !== 'user.recovery.code.check.failed') break;
-    failures.push(new Date(r.created_at));
-  }
-  return failures;
-}
-
 const toStored = (r: OidcKeyRow): StoredOidcKey => ({ ...r, publicJwk: (r.publicJwk as Record<string, unknown> | null) ?? null });
 
 export function createOidcKeyStore({ db }: Pick<Database, 'db'>): OidcKeyStore {

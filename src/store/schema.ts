@@ -397,6 +397,27 @@ export const oidcKeys = pgTable(
   (t) => [check('oidc_keys_use_check', sql`${t.use} in ('sig', 'cookie')`)],
 );
 
+/**
+ * Guessing budgets (src/store/attempt-budgets.ts, rules in
+ * src/domain/identity/attempt-budget.ts): one row per bucket — a password's
+ * account and client, a client address, a lockout policy's user, … — keyed by
+ * an HMAC of what it counts (never a name, address or user id in clear).
+ * Shared by every process; not events: deleted after `expires_at`.
+ */
+export const attemptBudgets = pgTable(
+  'attempt_budgets',
+  {
+    key: text('key').primaryKey(),
+    failures: integer('failures').notNull().default(0),
+    lastFailureAt: timestamptz('last_failure_at'),
+    inFlight: integer('in_flight').notNull().default(0),
+    inFlightUntil: timestamptz('in_flight_until'),
+    epoch: integer('epoch').notNull().default(0),
+    expiresAt: timestamptz('expires_at').notNull(),
+  },
+  (t) => [index('attempt_budgets_expires_at_idx').on(t.expiresAt)],
+);
+
 export type EventRow = typeof events.$inferSelect;
 export type InstanceRow = typeof instances.$inferSelect;
 export type OrgRow = typeof orgs.$inferSelect;

@@ -25,6 +25,7 @@ export const DEVICE_TEXTS = {
   denied: { en: 'Sign-in denied. The device gets no access.', de: 'Anmeldung abgelehnt. Das Gerät erhält keinen Zugriff.' },
   failed: { en: 'The sign-in did not complete ({error}). Start it on your device again.', de: 'Die Anmeldung wurde nicht abgeschlossen ({error}). Starte sie auf deinem Gerät erneut.' },
   formExpired: { en: 'This form has expired. Enter the code again.', de: 'Dieses Formular ist abgelaufen. Gib den Code erneut ein.' },
+  slowDown: { en: 'Too many unknown codes. Wait {seconds} seconds, then type the code again.', de: 'Zu viele unbekannte Codes. Warte {seconds} Sekunden und gib den Code dann erneut ein.' },
   doneTitle: { en: 'Device signed in', de: 'Gerät angemeldet' },
   done: { en: 'Your device is signed in to {app}. You may close this window.', de: 'Dein Gerät ist bei {app} angemeldet. Du kannst dieses Fenster schließen.' },
 } as const satisfies Record<string, Texts>;

@@ -88,7 +88,7 @@ export type UserCommand =
   | { kind: 'removeMachineSecret'; actor: string }
   | ({ kind: 'addPat'; actor: string } & TokenFacts)
   | ({ kind: 'setPassword'; actor: string } & PasswordFacts)
-  /** A login's outcome at the login UI (issue 17): recorded for human users that exist. */
+  /** A login's outcome at the login UI (issue 17): recorded for active human users (USER_NOT_ACTIVE otherwise). */
   | { kind: 'recordLogin'; clientId: string; amr: string[]; actor: string }
   /**
    * `maxPasswordAttempts`: the org's lockout policy (0 or absent: no lock). The
@@ -200,6 +200,9 @@ export function userDecider(userId: string): Decider<UserState, UserCommand, Use
         }
         case 'recordLogin': {
           assertPasswordHolder(state, userId);
+          // Decided once, here: a user locked or deactivated while the login ran (a wrong password
+          // racing the right one reached the lockout policy) gets no login, hence no tokens.
+          if (state.state !== 'active') throw new KeyholdError('USER_NOT_ACTIVE', { userId });
           return [{ ...own(state.orgId), type: 'user.login.succeeded', payload: { clientId: command.clientId, amr: [...command.amr] } }];
         }
         case 'recordPasswordFailure': {

@@ -7,6 +7,8 @@ import Provider, { errors } from 'oidc-provider';
 import { API_AUDIENCE_SCOPE } from '../../queries/callers.js';
 import type { ReadModel } from '../../queries/read-model.js';
 import type { OidcStateStore } from '../../store/oidc-store.js';
+import type { AttemptBudgets } from '../../store/attempt-budgets.js';
+import { userCodeBuckets } from './guess-buckets.js';
 import { adapterClass, DEVICE_CODE_GRACE_SECONDS } from './adapter.js';
 import { KEYHOLD_CLIENT_PROPERTIES, RESPONSE_TYPES } from './clients.js';
 import { applyDeviceFlowExtension, applyExtensions, applyIssuerRequests, clockSkewOf } from './extensions.js';
@@ -80,6 +82,8 @@ export interface ProviderDeps {
   lifetimes?: Lifetimes;
   /** Seals device codes in the stored state (adapter.ts); derived from the master key (keys.ts stateSealKey). */
   sealKey: Buffer;
+  /** The guessing budgets a user code typed on the device sign-in page spends (guess-buckets.ts). */
+  attempts: Pick<AttemptBudgets, 'reserve'>;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -257,6 +261,7 @@ export function createProvider(deps: ProviderDeps): Any {
     pollIntervalSeconds: lifetimes.devicePollInterval,
     // The poll state lasts as long as the code is kept (its expiry and the grace).
     recordPoll: (code, interval, exp) => store.recordDevicePoll(code, interval, new Date((exp + DEVICE_CODE_GRACE_SECONDS) * 1000)),
+    reserveUserCode: (address, session) => deps.attempts.reserve(userCodeBuckets(address, session)),
   });
   return provider;
 }

@@ -6,7 +6,7 @@
 import { DEVICE_TEXTS, type DeviceText } from '../../domain/i18n/device.js';
 import { negotiateLanguage, type Language } from '../../domain/i18n/language.js';
 import { localize } from '../../domain/i18n/text.js';
-import { prefilledUserCode } from './extensions.js';
+import { prefilledUserCode, UserCodeThrottled } from './extensions.js';
 import { LOGIN_HEADERS, escapeHtml, page } from './pages.js';
 import { scopeList } from './scope-words.js';
 
@@ -36,6 +36,8 @@ const REFUSALS: Readonly<Record<string, DeviceText>> = {
 
 function problemOf(lang: Language, out: Any, err: Any): string | undefined {
   if (!out && !err) return undefined;
+  // Beyond the guessing budget (extensions.ts UserCodeThrottled): how long to wait.
+  if (err instanceof UserCodeThrottled) return dt(lang, 'slowDown', { seconds: err.retryAfterSeconds });
   const known = REFUSALS[String(err?.name ?? err?.constructor?.name ?? '')];
   if (known) return dt(lang, known);
   // A missing or stale form token (the library's xsrf check: "could not find device form details", "xsrf token invalid"): the form expired.

@@ -47,6 +47,13 @@
 //    - a request to the code page's form or its resume path without the
 //      session cookie is sent to the code page (303): the library renders its
 //      error into a session it never saved and then fails to persist it (a 500).
+//    - user codes typed on the code page spend guessing budgets (per browser
+//      session and per client address, guess-buckets.ts): DeviceCode.findByUserCode,
+//      when the code page looks a typed code up, reserves the attempt first
+//      and counts an unknown code as a failure; beyond the budget the code is
+//      not looked up and the page answers 429 with how long to wait
+//      (UserCodeThrottled, rendered by device-pages.ts). The library has no
+//      limit of its own: ~55 guesses a second went through.
 // 8. The request's host and protocol are the issuer's (applyIssuerRequests,
 //    its own self-check checkIssuerRequests): the library builds every URL it
 //    advertises or redirects to from koa's `ctx.href` (urlFor: discovery, the
@@ -63,6 +70,7 @@ import { Socket } from 'node:net';
 import Provider, { errors } from 'oidc-provider';
 import { verifyClientSecret } from '../../domain/oidc/index.js';
 import { globMatches } from './clients.js';
+import type { ReserveResult } from '../../store/attempt-budgets.js';
 import type { ClientSecretThrottle } from './throttle.js';
 
 /** The client-schema refusals Keyhold waives (3.). */
@@ -236,7 +244,25 @@ export interface DeviceFlowOptions {
   pollIntervalSeconds: number;
   /** Records a poll of a pending device code (store/oidc-store.ts recordDevicePoll). */
   recordPoll(deviceCode: string, intervalSeconds: number, expiresAtEpoch: number): Promise<{ slowDown: boolean; intervalSeconds: number }>;
+  /** Reserves one typed user code in the budgets of this client address and browser session (guess-buckets.ts userCodeBuckets). */
+  reserveUserCode(address: string, session: string): Promise<ReserveResult>;
 }
+
+/** Too many unknown user codes typed: the code is not looked up (429; the code page says how long: device-pages.ts). */
+export class UserCodeThrottled extends errors.OIDCProviderError {
+  error_description: string;
+  constructor(
+    readonly retryAfterSeconds: number,
+    /** What was typed, shown again in the form. */
+    readonly userCode?: string,
+  ) {
+    super(429, 'slow_down');
+    this.error_description = `too many unknown codes: wait ${retryAfterSeconds} seconds and try again`;
+  }
+}
+
+/** Set by the start-up self-check (checkDeviceFlowExtension): the code page's lookup answers UserCodeThrottled without spending any budget. */
+const userCodeProbe = new AsyncLocalStorage<true>();
 
 /** Which request asks whether an app may use the device grant: its answer is then unauthorized_client. */
 const deviceGrantAsked = new AsyncLocalStorage<'device_authorization' | 'token'>();
@@ -252,6 +278,7 @@ export function applyDeviceFlowExtension(provider: Any, options: DeviceFlowOptio
   const DeviceCode = provider.DeviceCode;
   const proto = provider.Client?.prototype;
   if (typeof DeviceCode?.find !== 'function') throw new ExtensionCheckFailed('DeviceCode.find is gone');
+  if (typeof DeviceCode.findByUserCode !== 'function') throw new ExtensionCheckFailed('DeviceCode.findByUserCode is gone');
   if (typeof proto?.grantTypeAllowed !== 'function') throw new ExtensionCheckFailed('Client.prototype.grantTypeAllowed is gone');
   if (typeof provider.use !== 'function' || typeof provider.on !== 'function') throw new ExtensionCheckFailed('Provider#use/on is gone');
   if (typeof Object.getOwnPropertyDescriptor(Provider, 'ctx')?.get !== 'function') throw new ExtensionCheckFailed('Provider.ctx (the request being handled) is gone');
@@ -295,6 +322,29 @@ export function applyDeviceFlowExtension(provider: Any, options: DeviceFlowOptio
     if (body && typeof body === 'object') body.interval = options.pollIntervalSeconds;
   });
 
+  const findByUserCode = DeviceCode.findByUserCode as (this: unknown, userCode: unknown, opts?: unknown) => Promise<Any>;
+  DeviceCode.findByUserCode = async function keyholdDeviceCodeFindByUserCode(this: unknown, userCode: unknown, opts?: unknown): Promise<Any> {
+    const ctx = (Provider as Any).ctx;
+    if (ctx?.oidc?.route !== 'code_verification') return findByUserCode.call(this, userCode, opts);
+    const typed = typeof ctx.oidc.params?.user_code === 'string' ? ctx.oidc.params.user_code.slice(0, 64) : undefined;
+    if (userCodeProbe.getStore()) throw new UserCodeThrottled(1, typed);
+    const held = await options.reserveUserCode(secretTransport.getStore()?.ip ?? '', String(ctx.oidc.session?.uid ?? ''));
+    if (!held.ok) {
+      ctx.set('retry-after', String(held.waitSeconds));
+      throw new UserCodeThrottled(held.waitSeconds, typed);
+    }
+    let code: Any;
+    try {
+      code = await findByUserCode.call(this, userCode, opts);
+    } catch (e) {
+      await held.finish('none').catch(() => {});
+      throw e;
+    }
+    // Any code found (even expired or used) was no guess at an unknown one; a success clears nothing here (anyone can request codes).
+    await held.finish(code ? 'success' : 'failure');
+    return code;
+  };
+
   const find = DeviceCode.find as (this: unknown, value: unknown, opts?: unknown) => Promise<Any>;
   DeviceCode.find = async function keyholdDeviceCodeFind(this: unknown, value: unknown, opts?: unknown): Promise<Any> {
     const code = await find.call(this, value, opts);
@@ -308,16 +358,22 @@ export function applyDeviceFlowExtension(provider: Any, options: DeviceFlowOptio
   };
 }
 
-/** One GET through the provider's own handler, in process (no socket): what a browser would get. */
-function getInProcess(
+/** One request through the provider's own handler, in process (no socket): what a browser would get (a GET unless a form is sent). */
+function requestInProcess(
   handler: (req: IncomingMessage, res: ServerResponse) => void,
   url: string,
-  headers: Record<string, string> = { host: 'localhost', accept: 'text/html' },
+  send: { cookie?: string; form?: Record<string, string>; headers?: Record<string, string> } = {},
 ): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   const req = new IncomingMessage(new Socket());
-  req.method = 'GET';
+  const body = send.form ? new URLSearchParams(send.form).toString() : undefined;
+  req.method = body === undefined ? 'GET' : 'POST';
   req.url = url;
-  req.headers = headers;
+  req.headers = {
+    ...(send.headers ?? { host: 'localhost', accept: 'text/html' }),
+    ...(send.cookie ? { cookie: send.cookie } : {}),
+    ...(body !== undefined ? { 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(Buffer.byteLength(body)) } : {}),
+  };
+  if (body !== undefined) req.push(body);
   req.push(null);
   const res = new ServerResponse(req);
   const chunks: Buffer[] = [];
@@ -353,12 +409,17 @@ export async function checkDeviceFlowExtension(provider: Any, options: Pick<Devi
   }
   if (provider.DeviceCode.find.name !== 'keyholdDeviceCodeFind') throw new ExtensionCheckFailed('DeviceCode.find is no longer Keyhold\'s (slow_down)');
   // verification_uri_complete: Keyhold's page, prefilled, no script, the strict CSP.
-  const answer = await getInProcess(provider.callback(), `${options.verificationPath}?user_code=BCDF-GHJK`);
+  const answer = await requestInProcess(provider.callback(), `${options.verificationPath}?user_code=BCDF-GHJK`);
   const cookie = ([] as string[]).concat((answer.headers['set-cookie'] as string[] | string | undefined) ?? []);
   const sessionCookie = `${provider.cookieName('session')}=`;
   const session = cookie.map((c) => (c.startsWith(sessionCookie) ? c.slice(sessionCookie.length).split(';')[0] : undefined)).find(Boolean);
+  // A typed user code: the form's lookup is Keyhold's (its budget refusal, probed without spending one, is the page's 429).
+  const xsrf = /name="xsrf" value="([^"]*)"/.exec(answer.body)?.[1] ?? '';
+  const cookies = cookie.map((c) => c.split(';')[0]).join('; ');
+  const typed = await userCodeProbe.run(true, () => requestInProcess(provider.callback(), options.verificationPath, { cookie: cookies, form: { xsrf, user_code: 'BCDF-GHJK' } }));
   if (session) await provider.Session.adapter.destroy(session);
-  const stray = await getInProcess(provider.callback(), `${options.verificationPath}/keyhold-self-check`);
+  if (typed.status !== 429) throw new ExtensionCheckFailed(`a typed user code is no longer looked up through DeviceCode.findByUserCode (the code page answered ${typed.status}, not the budget's 429)`);
+  const stray = await requestInProcess(provider.callback(), `${options.verificationPath}/keyhold-self-check`);
   if (stray.status !== 303) throw new ExtensionCheckFailed(`a device resume without a session is answered ${stray.status}, not sent to the code page`);
   if (answer.status !== 200 || /<script/i.test(answer.body) || !answer.body.includes('value="BCDF-GHJK"') || !String(answer.headers['content-security-policy'] ?? '').includes("default-src 'none'")) {
     throw new ExtensionCheckFailed(`the device code page for a verification_uri_complete link is not Keyhold's script-free page (status ${answer.status})`);
@@ -388,7 +449,7 @@ const FOREIGN_HOST = 'keyhold-self-check.invalid';
 export async function checkIssuerRequests(provider: Any, issuer: string): Promise<void> {
   const otherProtocol = issuer.startsWith('https:') ? 'http' : 'https';
   const foreign = { host: FOREIGN_HOST, 'x-forwarded-host': FOREIGN_HOST, 'x-forwarded-proto': otherProtocol, accept: 'application/json' };
-  const answer = await getInProcess(provider.callback(), '/.well-known/openid-configuration', foreign);
+  const answer = await requestInProcess(provider.callback(), '/.well-known/openid-configuration', { headers: foreign });
   let discovery: Record<string, unknown> = {};
   try {
     discovery = JSON.parse(answer.body);

@@ -60,6 +60,11 @@ export function stateSealKey(master: Buffer): Buffer {
   return Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), 'keyhold oidc state v1', 32));
 }
 
+/** The key of the attempt budgets' bucket names (store/attempt-budgets.ts), derived from the master key: every process names a bucket alike. */
+export function attemptBudgetKey(master: Buffer): Buffer {
+  return Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), 'keyhold attempt budgets v1', 32));
+}
+
 export function seal(key: Buffer, plain: string): string {
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', key, iv);

@@ -1,49 +1,55 @@
 // The login's ports (login.ts LoginPorts) over Keyhold: which user a login name
 // names and whether the password is theirs (issue 17 part A's loginUser /
-// verifyPassword, src/queries/passwords.ts), the password change as the
-// user's own SetPassword command.
+// checkPassword, src/queries/passwords.ts), the password change as the
+// user's own SetPassword command. Every password and recovery code is
+// reserved in its guessing budgets before it is checked (guess-buckets.ts).
 import type { Caller, Commands } from '../../commands/index.js';
 import type { WebAuthnSettings } from '../../commands/ports.js';
+import { BUCKETS, FIRST_DELAY_SECONDS, type AttemptOutcome } from '../../domain/identity/attempt-budget.js';
+import { KeyholdError } from '../../domain/errors/keyhold-error.js';
 import type { Language } from '../../domain/i18n/language.js';
-import { loginUser, verifyPassword } from '../../queries/passwords.js';
+import { checkPassword, loginUser, type PasswordCheck } from '../../queries/passwords.js';
 import type { ReadModel } from '../../queries/read-model.js';
+import type { AttemptBudgets, FinishedBucket, Reservation } from '../../store/attempt-budgets.js';
 import { toStatus } from '../status.js';
+import { accountOf, passwordBuckets, recoveryBuckets } from './guess-buckets.js';
 import type { LoginPorts, PasswordVerdict } from './login.js';
-import { FIRST_DELAY_SECONDS, FREE_FAILURES, ipFailures, waitSeconds, WINDOW_SECONDS } from './throttle.js';
 
-/** THE password check the login uses (one line to swap). */
-export type PasswordCheck = (userId: string, password: string, clientIp: string, clientId: string) => Promise<PasswordVerdict>;
+const VERDICTS: Readonly<Record<Exclude<PasswordCheck['result'], 'ok'>, PasswordVerdict>> = {
+  wrong: { ok: false, reason: 'wrong' },
+  locked: { ok: false, reason: 'locked' },
+  'no password': { ok: false, reason: 'no-password' },
+};
 
-export function passwordCheckOf(read: Pick<ReadModel, 'passwordOf'>): PasswordCheck {
-  return async (userId, password) => {
-    const check = await verifyPassword(read, userId, password);
-    switch (check.result) {
-      case 'ok':
-        return { ok: true, changeRequired: check.changeRequired };
-      case 'locked':
-        return { ok: false, reason: 'locked' };
-      case 'no password':
-        return { ok: false, reason: 'no-password' };
-      default:
-        return { ok: false, reason: 'wrong' };
-    }
-  };
+/**
+ * Runs a reserved attempt and gives its place back with its outcome — also
+ * when something after the check fails (it was tried: it counts), and as
+ * `none` when the check itself never ran.
+ */
+async function spend<T>(held: Reservation, attempt: (counts: (outcome: AttemptOutcome) => void) => Promise<T>): Promise<{ result: T; finished: FinishedBucket[] }> {
+  let outcome: AttemptOutcome = 'none';
+  try {
+    const result = await attempt((o) => (outcome = o));
+    return { result, finished: await held.finish(outcome) };
+  } catch (err) {
+    await held.finish(outcome).catch(() => {});
+    throw err;
+  }
 }
 
+/** The budgets whose failures just reached their free allowance (each once per streak: the increments are atomic). */
+const engaged = (finished: readonly FinishedBucket[]) => finished.filter((b) => b.failures === BUCKETS[b.kind].free).map((b) => b.kind);
+
 export function loginPorts(
-  read: Pick<ReadModel, 'usersByLoginName' | 'passwordOf' | 'user' | 'u2fTokensOf'>,
+  read: Pick<ReadModel, 'usersByLoginName' | 'passwordOf' | 'user' | 'u2fTokensOf' | 'maxPasswordAttemptsOf'>,
   commands: Pick<Commands, 'setPassword' | 'recordLogin' | 'recordOidc' | 'recordAnonymousThrottle' | 'useU2f' | 'registerU2f' | 'verifyU2fRegistration' | 'useRecoveryCode'>,
   mayLogIn: LoginPorts['mayLogIn'],
-  /** The user's recent wrong passwords, newest first (store/oidc-store.ts recentPasswordFailures). */
-  recentFailures: (userId: string, windowSeconds: number) => Promise<Date[]>,
-  /**
-   * The security-key step's settings, the org's login policy, and the user's
-   * recent wrong recovery codes, newest first (store/oidc-store.ts recentRecoveryCodeFailures).
-   */
+  /** Every guess at the login (passwords, recovery codes) is reserved here before it is checked (store/attempt-budgets.ts). */
+  budgets: Pick<AttemptBudgets, 'reserve'>,
+  /** The security-key step's settings and the org's login policy. */
   second: {
     webauthn: () => WebAuthnSettings;
     forceMfa: (orgId: string) => Promise<boolean>;
-    recoveryFailures?: (userId: string, windowSeconds: number) => Promise<Date[]>;
   },
 ): LoginPorts {
   /** The user acting on its own keys at login, as RegisterU2F / VerifyU2FRegistration over the API would (self needs no permission). */
@@ -51,39 +57,50 @@ export function loginPorts(
     const user = await read.user(userId);
     return user ? { userId, orgId: user.orgId, tokenId: 'login', memberships: [] } : undefined;
   };
-  const check = passwordCheckOf(read);
-  const byIp = ipFailures();
-  // Recovery codes are throttled as passwords are, on their own counters.
-  const recoveryByIp = ipFailures();
+
+  /** The failure that engages a budget's delays is an event (once per streak, never the password): the user's, or the instance's for a name nobody holds. */
+  async function recordEngaged(finished: readonly FinishedBucket[], userId: string | undefined, clientId: string, clientIp: string): Promise<void> {
+    for (const kind of engaged(finished)) {
+      const by = kind === 'password.address' ? 'ip' : 'account';
+      if (userId) {
+        await commands.recordOidc(userId, { type: 'user.login.throttled', payload: { clientId, by, ...(by === 'ip' ? { clientIp } : {}), waitSeconds: FIRST_DELAY_SECONDS } });
+      } else if (by === 'ip') {
+        await commands.recordAnonymousThrottle({ clientId, clientIp, waitSeconds: FIRST_DELAY_SECONDS });
+      }
+    }
+  }
+
   return {
     async findLoginUser(loginName, orgId) {
       const found = await loginUser(read, loginName, orgId);
       // A name two orgs share logs in only with the org scope (urn:keyhold:iam:org:id:{orgId}).
       return found.found === 'one' && found.user.kind === 'human' ? { id: found.user.id, username: found.user.username } : undefined;
     },
-    async verifyPassword(userId, password, clientIp, clientId) {
-      // Throttled before any verification: a guess during the delay is not even tried.
-      const failures = userId ? await recentFailures(userId, WINDOW_SECONDS) : [];
-      const wait = Math.max(waitSeconds(failures.length, FREE_FAILURES.account, failures[0]), byIp.wait(clientIp));
-      if (wait > 0) return { ok: false, reason: 'wrong', retryAfterSeconds: wait };
-      const verdict = await check(userId, password, clientIp, clientId);
-      if (!verdict.ok && verdict.reason === 'wrong') {
-        const fromIp = byIp.failed(clientIp);
-        if (!userId) {
-          // Spraying names nobody holds: the IP's throttle engaging is the instance's event.
-          if (fromIp === FREE_FAILURES.ip) await commands.recordAnonymousThrottle({ clientId, clientIp, waitSeconds: FIRST_DELAY_SECONDS });
-          return verdict;
-        }
-        // A wrong password for a user is an event (the audit trail of guessing; the throttle counts them).
-        const { locked } = await commands.recordLogin({ userId, clientId, outcome: 'wrongPassword' });
-        // The failure that engages the throttle is an event too (once per streak, not per refused try).
-        const throttled = (by: 'account' | 'ip') =>
-          commands.recordOidc(userId, { type: 'user.login.throttled', payload: { clientId, by, ...(by === 'ip' ? { clientIp } : {}), waitSeconds: FIRST_DELAY_SECONDS } });
-        if (failures.length + 1 === FREE_FAILURES.account) await throttled('account');
-        if (fromIp === FREE_FAILURES.ip) await throttled('ip');
+    async verifyPassword({ userId, loginName, password, client, clientId }) {
+      const facts = userId ? await read.passwordOf(userId) : undefined;
+      const user = facts ? userId : undefined;
+      // Only a check that may lock (an active user with a password) counts against the lockout policy.
+      const checked = facts?.state === 'active' && facts.passwordHash ? facts : undefined;
+      const maxAttempts = checked ? await read.maxPasswordAttemptsOf(checked.orgId) : 0;
+      // Reserved before any verification: a guess beyond the budget is not even tried.
+      const lockout = user && maxAttempts > 0 ? { userId: user, maxAttempts } : undefined;
+      const held = await budgets.reserve(passwordBuckets(accountOf(user, loginName), client, lockout));
+      if (!held.ok) return { ok: false, reason: 'wrong', retryAfterSeconds: held.waitSeconds };
+      const { result: verdict, finished } = await spend(held, async (counts): Promise<PasswordVerdict> => {
+        // Under a lockout policy the facts are read again now that the place is held: a failure that
+        // locked the user was written before its place was given back, so this check sees the lock
+        // (and compares nothing) — the policy's count of checks stays exact across processes.
+        const check = await checkPassword(lockout ? await read.passwordOf(lockout.userId) : facts, password);
+        counts(check.result === 'ok' ? 'success' : 'failure');
+        if (check.result === 'ok') return { ok: true, changeRequired: check.changeRequired };
+        if (check.result !== 'wrong' || !user || !checked) return VERDICTS[check.result];
+        // A wrong password is an event of the user (the audit trail; the lockout policy counts them),
+        // recorded before the reservation is given back, so the policy's bucket never misses it.
+        const { locked } = await commands.recordLogin({ userId: user, clientId, outcome: 'wrongPassword' });
         // The one that reaches the org's lockout policy locks the user: say so, so the user stops trying.
-        if (locked) return { ok: false, reason: 'lockedOut' };
-      }
+        return locked ? { ok: false, reason: 'lockedOut' } : VERDICTS.wrong;
+      });
+      await recordEngaged(finished, user, clientId, client.address);
       return verdict;
     },
     async changePassword(userId, newPassword, lang: Language) {
@@ -100,7 +117,15 @@ export function loginPorts(
     },
     mayLogIn,
     async loggedIn(userId, clientId, _clientIp, amr) {
-      await commands.recordLogin({ userId, clientId, outcome: 'succeeded', amr });
+      // The user decider refuses a user that is no longer active (locked or deactivated while this
+      // login ran, e.g. by a wrong password racing this right one): then the login does not finish.
+      try {
+        await commands.recordLogin({ userId, clientId, outcome: 'succeeded', amr });
+        return true;
+      } catch (e) {
+        if (e instanceof KeyholdError && e.reason === 'USER_NOT_ACTIVE') return false;
+        throw e;
+      }
     },
     async keysOf(userId) {
       const tokens = await read.u2fTokensOf(userId);
@@ -128,14 +153,17 @@ export function loginPorts(
       }
     },
     webauthn: () => second.webauthn(),
-    async useRecoveryCode(userId, typed, clientIp, clientId) {
-      // Throttled before any check: a guess during the delay is not even tried (nor recorded).
-      const failures = second.recoveryFailures ? await second.recoveryFailures(userId, WINDOW_SECONDS) : [];
-      const wait = Math.max(waitSeconds(failures.length, FREE_FAILURES.account, failures[0]), recoveryByIp.wait(clientIp));
-      if (wait > 0) return { ok: false, reason: 'RECOVERY_CODE_SLOW_DOWN', retryAfterSeconds: wait };
-      const used = await commands.useRecoveryCode({ userId, clientId, typed });
-      if (!used.ok && used.reason === 'RECOVERY_CODE_WRONG') recoveryByIp.failed(clientIp);
-      return used;
+    async useRecoveryCode(userId, typed, client, clientId) {
+      // Reserved before any check: a guess beyond the budget is not even tried (nor recorded).
+      const held = await budgets.reserve(recoveryBuckets(userId, client));
+      if (!held.ok) return { ok: false, reason: 'RECOVERY_CODE_SLOW_DOWN', retryAfterSeconds: held.waitSeconds };
+      const { result } = await spend(held, async (counts) => {
+        const used = await commands.useRecoveryCode({ userId, clientId, typed });
+        // Input that is no code at all tried nothing: it gives its place back uncounted.
+        counts(used.ok ? 'success' : used.reason === 'RECOVERY_CODE_WRONG' ? 'failure' : 'none');
+        return used;
+      });
+      return result;
     },
   };
 }

@@ -21,6 +21,8 @@ import { secondFactorOf, type LoginFlow } from './second-factor.js';
 import { loginUrl } from './login-url.js';
 import { consentNeededForApi } from './api-audience.js';
 import { scopeList } from './scope-words.js';
+import type { GuessClient } from './guess-buckets.js';
+import { knownBrowsers } from './known-browser.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
@@ -30,18 +32,29 @@ export type PasswordVerdict =
   /** `lockedOut`: this wrong password reached the org's lockout policy and locked the account. */
   | { ok: false; reason: 'wrong' | 'locked' | 'lockedOut' | 'no-password'; retryAfterSeconds?: number };
 
+/** One password try at the login. */
+export interface PasswordAttempt {
+  /** The user the typed name named; undefined: nobody (checked against a dummy hash all the same). */
+  userId?: string;
+  loginName: string;
+  password: string;
+  /** Who tries: its address, and its known-browser id for this user when it has one (known-browser.ts). */
+  client: GuessClient;
+  clientId: string;
+}
+
 /** What the login needs from the rest of Keyhold (wired in start.ts). */
 export interface LoginPorts extends KeyStepPorts, RecoveryStepPorts {
   /** The user a login name names (the username; `orgId` from the org scope when names collide across orgs). */
   findLoginUser(loginName: string, orgId?: string): Promise<{ id: string; username: string } | undefined>;
-  /** THE password check (issue 17 part A); also records failures and throttles. */
-  verifyPassword(userId: string, password: string, clientIp: string, clientId: string): Promise<PasswordVerdict>;
+  /** THE password check (issue 17 part A), within the guessing budgets; also records failures. */
+  verifyPassword(attempt: PasswordAttempt): Promise<PasswordVerdict>;
   /** Sets a new password after a changeRequired login; a refusal's text in `lang`. */
   changePassword(userId: string, newPassword: string, lang: Language): Promise<{ ok: true } | { ok: false; problem: string }>;
   /** Whether the user may log in to the app's project (projectRoleCheck / hasProjectCheck). */
   mayLogIn(userId: string, projectId: string): Promise<boolean>;
-  /** Records a successful login (an event) with how the user authenticated (RFC 8176 amr). */
-  loggedIn(userId: string, clientId: string, clientIp: string, amr: string[]): Promise<void>;
+  /** Records a successful login (an event) with how the user authenticated (RFC 8176 amr); false: the user is no longer active, no login. */
+  loggedIn(userId: string, clientId: string, clientIp: string, amr: string[]): Promise<boolean>;
 }
 
 /** The org scope that picks among users of one name in several orgs (ZITADEL's). */
@@ -94,16 +107,30 @@ export function registerLogin(fastify: FastifyInstance, deps: { provider: () => 
   }
 
   const hidden = (uid: string) => `<input type="hidden" name="form_token" value="${escapeHtml(formToken(uid))}">`;
+  const browsers = knownBrowsers({ cookieKey: deps.cookieKey, secure: () => String(deps.provider()?.issuer ?? '').startsWith('https:') });
+  /** Who tries a guess for `userId` (guess-buckets.ts). */
+  const guessClient = (req: FastifyRequest, userId: string | undefined): GuessClient => ({ address: clientIp(req), knownBrowser: userId ? browsers.idFor(req, userId) : undefined });
+  /**
+   * What a locked or deactivated account is told, whatever the password (it is
+   * not even compared): the state only to a browser that signed in to it before,
+   * to anyone else the answer of a wrong password.
+   */
+  const inactiveText = (req: FastifyRequest, lang: Language, userId: string | undefined) => t(lang, userId && browsers.idFor(req, userId) ? 'locked' : 'unknownOrWrong');
   /** How a login ends, for every step that ends one (the password, a second factor: second-factor.ts). */
   const flow: LoginFlow = {
     async finishLogin(req, reply, interaction, userId, amr) {
-      await ports.loggedIn(userId, interaction.params.client_id, clientIp(req), amr);
+      if (!(await ports.loggedIn(userId, interaction.params.client_id, clientIp(req), amr))) {
+        // Locked or deactivated meanwhile: no login; the sign-in starts over.
+        await setPending(interaction, undefined);
+        return show(req, reply, interaction.uid, interaction, inactiveText(req, languageOf(req, interaction), userId));
+      }
+      browsers.remember(req, reply, userId);
       const login = { accountId: userId, amr, acr: acrOf(amr), remember: true, ts: Math.floor(Date.now() / 1000) };
       return finish(req, reply, interaction, { login });
     },
   };
   const keys = keyStep({ ports, flow, hiddenToken: hidden, issuer: deps.issuer });
-  const recovery = recoveryStep({ ports, flow, hiddenToken: hidden, issuer: deps.issuer });
+  const recovery = recoveryStep({ ports, flow, hiddenToken: hidden, issuer: deps.issuer, guessClient });
   const appName = (client: Any) => client?.clientName ?? client?.client_name ?? client?.clientId ?? '';
 
   function usernameForm(lang: Language, uid: string, app: string, value: string, error?: string): string {
@@ -263,14 +290,20 @@ export function registerLogin(fastify: FastifyInstance, deps: { provider: () => 
       }
       if (step === 'password' && interaction.prompt.name === 'login' && pending) {
         const password = field(req.body, 'password');
-        // An unknown name is checked too (against a dummy hash, and counted per IP): same time, same answer.
-        const verdict = await ports.verifyPassword(pending.userId ?? '', password, clientIp(req), interaction.params.client_id);
+        // An unknown name is checked too (against a dummy hash, in budgets of the typed name): same time, same answer.
+        const verdict = await ports.verifyPassword({
+          userId: pending.userId,
+          loginName: pending.loginName,
+          password,
+          client: guessClient(req, pending.userId),
+          clientId: interaction.params.client_id,
+        });
         if (!verdict.ok) {
           const text =
             verdict.retryAfterSeconds !== undefined
               ? t(lang, 'slowDown', { seconds: verdict.retryAfterSeconds })
               : verdict.reason === 'locked'
-                ? t(lang, 'locked')
+                ? inactiveText(req, lang, pending.userId)
                 : verdict.reason === 'lockedOut'
                   ? t(lang, 'lockedOut')
                   : t(lang, 'unknownOrWrong');

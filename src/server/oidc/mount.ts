@@ -13,6 +13,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { ReadModel } from '../../queries/read-model.js';
 import { DPOP_PROOF_MODEL, type OidcKeyStore, type OidcStateStore } from '../../store/oidc-store.js';
+import type { AttemptBudgets } from '../../store/attempt-budgets.js';
 import { generateClientSecret, hashClientSecret } from '../../domain/oidc/index.js';
 import type { RepeatedErrorLog } from '../repeated-errors.js';
 import { createProvider, LIFETIMES, OIDC_ROUTES, type Lifetimes } from './configuration.js';
@@ -56,6 +57,8 @@ export interface OidcDeps {
   audit?: RecordOidc;
   /** The provider's OAuth refusals onto their requests' log lines (error-notes.ts); none: not noted. */
   noteOAuthError?: NoteOAuthError;
+  /** The guessing budgets (store/attempt-budgets.ts): user codes on the device sign-in page spend them; swept with the provider's state. */
+  attempts: AttemptBudgets;
 }
 
 /** A predecessor key stays published this long after its successor took over: the longest token it signed, and a margin. */
@@ -137,7 +140,7 @@ export function mountOidc(fastify: FastifyInstance, deps: OidcDeps): OidcMount {
 
   async function build(keys: KeySet): Promise<void> {
     const sealKey = stateSealKey(master!);
-    const provider = createProvider({ issuer, keys, store: deps.store, read: deps.read, rolesOf: deps.rolesOf, mayLogIn: deps.mayLogIn, lifetimes, sealKey });
+    const provider = createProvider({ issuer, keys, store: deps.store, read: deps.read, rolesOf: deps.rolesOf, mayLogIn: deps.mayLogIn, lifetimes, sealKey, attempts: deps.attempts });
     const secret = generateClientSecret();
     await checkExtensions(provider, hashClientSecret(secret), secret);
     await checkDeviceFlowExtension(provider, { verificationPath: OIDC_ROUTES.code_verification });
@@ -177,6 +180,7 @@ export function mountOidc(fastify: FastifyInstance, deps: OidcDeps): OidcMount {
           deps.store
             .deleteExpired(new Date(), 5_000)
             .catch((err: unknown) => deps.errors.error(err, { task: 'oidc cleanup' }, 'deleting expired OpenID state failed'));
+          deps.attempts.deleteExpired(5_000).catch((err: unknown) => deps.errors.error(err, { task: 'attempt budgets cleanup' }, 'deleting expired attempt budgets failed'));
         }, CLEANUP_MS).unref(),
       );
     },

@@ -3,12 +3,13 @@
 // for one of the user's one-time codes. A right code finishes the login as a
 // second factor with amr ['pwd', 'mfa'] — no 'hwk', since no key was used. A
 // wrong, spent or malformed code gets its reason in words on the same form
-// (RECOVERY_CODE_* in the catalogue); wrong codes are throttled as passwords
-// are (login-ports.ts, throttle.ts). Works without JavaScript; CSRF as every
+// (RECOVERY_CODE_* in the catalogue); wrong codes spend guessing budgets as
+// passwords do (login-ports.ts, guess-buckets.ts). Works without JavaScript; CSRF as every
 // login form (the interaction cookie and the form token, login.ts).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { renderMessage } from '../../domain/errors/reasons.js';
 import type { Language } from '../../domain/i18n/language.js';
+import type { GuessClient } from './guess-buckets.js';
 import { escapeHtml, LOGIN_HEADERS, page, t } from './pages.js';
 import { completeSecondFactor, secondFactorOf, type LoginFlow } from './second-factor.js';
 import { loginUrl } from './login-url.js';
@@ -21,8 +22,8 @@ export type RecoveryVerdict = { ok: true } | { ok: false; reason: RecoveryRefusa
 
 /** What the step needs from the rest of Keyhold (login-ports.ts). */
 export interface RecoveryStepPorts {
-  /** THE check of a typed code (the use-recovery-code command), throttled; spends the code when right. */
-  useRecoveryCode(userId: string, typed: string, clientIp: string, clientId: string): Promise<RecoveryVerdict>;
+  /** THE check of a typed code (the use-recovery-code command), within the guessing budgets; spends the code when right. */
+  useRecoveryCode(userId: string, typed: string, client: GuessClient, clientId: string): Promise<RecoveryVerdict>;
 }
 
 const BASE = '/ui/login';
@@ -42,7 +43,14 @@ export interface RecoveryStep {
   post(req: FastifyRequest, reply: FastifyReply, interaction: Any, lang: Language, loginName: string): Promise<void>;
 }
 
-export function recoveryStep(deps: { ports: RecoveryStepPorts; flow: LoginFlow; hiddenToken: (uid: string) => string; issuer: () => string }): RecoveryStep {
+export function recoveryStep(deps: {
+  ports: RecoveryStepPorts;
+  flow: LoginFlow;
+  hiddenToken: (uid: string) => string;
+  issuer: () => string;
+  /** Who types the code (its address, its known-browser id for the user: login.ts). */
+  guessClient: (req: FastifyRequest, userId: string) => GuessClient;
+}): RecoveryStep {
   const { ports, flow } = deps;
 
   async function show(req: FastifyRequest, reply: FastifyReply, interaction: Any, lang: Language, loginName: string, error?: { reason: RecoveryRefusal; seconds?: number }): Promise<void> {
@@ -67,7 +75,7 @@ export function recoveryStep(deps: { ports: RecoveryStepPorts; flow: LoginFlow; 
     if (!state || state.step !== 'key') return void (await reply.code(303).header('location', loginUrl(deps.issuer(), interaction.uid)).send());
     const raw = (req.body as Record<string, unknown> | undefined)?.code;
     const typed = typeof raw === 'string' ? raw.slice(0, MAX_CODE + 1) : '';
-    const verdict = await ports.useRecoveryCode(state.userId, typed, req.ip ?? '', interaction.params.client_id);
+    const verdict = await ports.useRecoveryCode(state.userId, typed, deps.guessClient(req, state.userId), interaction.params.client_id);
     if (!verdict.ok) return show(req, reply, interaction, lang, loginName, { reason: verdict.reason, seconds: verdict.retryAfterSeconds });
     return completeSecondFactor(flow, req, reply, interaction, 'recovery');
   }

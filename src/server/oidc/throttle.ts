@@ -1,65 +1,50 @@
-// The login's throttle: repeated wrong passwords slow down further tries, per
-// account (counted from the user's events, so shared by every process) and per
-// client IP (this process's memory), with a delay that doubles per failure
-// beyond a free allowance, capped. Never a hard lock: nobody can lock an admin
-// out by typing wrong passwords (a lock is LockUser's or a lockout policy's).
+// The throttle on client authentication: wrong client secrets at the token,
+// introspection and revocation endpoints slow down further tries per client
+// id and per client address, with the login's delays (doubling beyond a free
+// allowance, capped: domain/identity/attempt-budget.ts), in this process's
+// memory. Used by extensions.ts 1.
+//
+// Why not the login's shared budgets (src/store/attempt-budgets.ts): a client
+// secret is 64 random characters of 62 (~381 bits, domain/oidc/client-secret.ts),
+// so guessing one is hopeless with or without a limit — the throttle only keeps a misconfigured
+// or hostile client from burning CPU; and the token endpoint is Keyhold's
+// hottest path, where two more database round trips per request would cost
+// every app. Passwords, recovery codes and user codes, which can be guessed,
+// spend the shared budgets.
+import { waitSeconds, WINDOW_SECONDS } from '../../domain/identity/attempt-budget.js';
 
-/** Wrong passwords per account before delays start, and per client IP (password spraying hits many accounts from one IP). */
-export const FREE_FAILURES = { account: 5, ip: 20 } as const;
-/** Wrong client secrets (token, introspection, revocation endpoints) per client id and per client IP before delays start. */
+/** Wrong client secrets per client id and per client address before delays start. */
 export const FREE_CLIENT_FAILURES = { client: 5, ip: 20 } as const;
-/** The first delay (seconds), doubling per further failure; the longest; how far back failures count. */
-export const FIRST_DELAY_SECONDS = 5;
-export const MAX_DELAY_SECONDS = 900;
-export const WINDOW_SECONDS = 3600;
 
-/** Seconds to wait before the next try after `failures` failures, the last at `last`; 0 when free. */
-export function waitSeconds(failures: number, free: number, last: Date | undefined, now = Date.now()): number {
-  if (failures < free || !last) return 0;
-  const delay = Math.min(MAX_DELAY_SECONDS, FIRST_DELAY_SECONDS * 2 ** (failures - free));
-  const left = Math.ceil((last.getTime() + delay * 1000 - now) / 1000);
-  return Math.max(0, left);
-}
-
-/** Failures per client IP in this process, forgotten after WINDOW_SECONDS. */
-export function ipFailures(limit = 100_000) {
-  return failureCounter(FREE_FAILURES.ip, limit);
-}
-
-/** Failures per key (an IP, a client id) in this process with `free` failures before delays, forgotten after WINDOW_SECONDS. */
+/** Failures per key (an address, a client id) in this process with `free` failures before delays, forgotten after WINDOW_SECONDS. */
 export function failureCounter(free: number, limit = 100_000) {
-  const seen = new Map<string, { count: number; last: Date }>();
+  const seen = new Map<string, { count: number; last: number }>();
   return {
-    wait(ip: string, now = Date.now()): number {
-      const entry = seen.get(ip);
+    wait(key: string, now = Date.now()): number {
+      const entry = seen.get(key);
       if (!entry) return 0;
-      if (now - entry.last.getTime() > WINDOW_SECONDS * 1000) {
-        seen.delete(ip);
+      if (now - entry.last > WINDOW_SECONDS * 1000) {
+        seen.delete(key);
         return 0;
       }
       return waitSeconds(entry.count, free, entry.last, now);
     },
-    /** Counts a failure; answers the key's failures so far (the one that reaches `free` engages the delays). */
-    failed(ip: string): number {
+    /** Counts a failure; answers the key's failures so far. */
+    failed(key: string): number {
       if (seen.size >= limit) seen.clear();
-      const entry = seen.get(ip);
-      const count = (entry?.count ?? 0) + 1;
-      seen.set(ip, { count, last: new Date() });
+      const count = (seen.get(key)?.count ?? 0) + 1;
+      seen.set(key, { count, last: Date.now() });
       return count;
     },
   };
 }
 
-/**
- * The throttle on client authentication (secret guessing at the token,
- * introspection and revocation endpoints): per client id and per client IP,
- * in this process's memory, the login's delays. Used by extensions.ts 1.
- */
+/** Wrong client secrets per client id and per client address (this process's memory). */
 export function clientSecretThrottle() {
   const byClient = failureCounter(FREE_CLIENT_FAILURES.client);
   const byIp = failureCounter(FREE_CLIENT_FAILURES.ip);
   return {
-    /** Seconds the next try of this client from this IP must wait; 0 when it may go. */
+    /** Seconds the next try of this client from this address must wait; 0 when it may go. */
     wait: (clientId: string, ip: string) => Math.max(byClient.wait(clientId), ip ? byIp.wait(ip) : 0),
     failed(clientId: string, ip: string): void {
       byClient.failed(clientId);

@@ -4,7 +4,7 @@
 // openid-client for the grants, plain HTTP for the login pages.
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FREE_FAILURES } from '../../../src/server/oidc/throttle.js';
+import { BUCKETS } from '../../../src/domain/identity/attempt-budget.js';
 import { startTestKeyhold, type TestKeyhold } from '../../support/keyhold.js';
 import { addApp, browser, formAction, formToken, logIn } from '../../support/oidc-login.js';
 
@@ -125,7 +125,7 @@ describe('audit events of the OpenID Provider', () => {
     const toPassword = await b.request(new URL(formAction(first.html!, 'username')!, base), { form: { form_token: formToken(first.html!), username: 'throttled' } });
     const pw = await b.follow(new URL(toPassword.headers.get('location')!, base));
     const attempt = (p: string) => b.request(new URL(formAction(pw.html!, 'password')!, base), { form: { form_token: formToken(pw.html!), password: p } });
-    for (let i = 0; i < FREE_FAILURES.account - 1; i++) await attempt(`guess number ${i}`);
+    for (let i = 0; i < BUCKETS['password.account.client'].free - 1; i++) await attempt(`guess number ${i}`);
     expect(typesOf(await auditOf(userId, () => true))).not.toContain('user.login.throttled');
     await attempt('guess number last');
     // Refused during the delay: not recorded again.
@@ -134,7 +134,7 @@ describe('audit events of the OpenID Provider', () => {
     const throttled = events.filter((e) => e.type === 'user.login.throttled');
     expect(throttled).toHaveLength(1);
     expect(throttled[0]!.payload).toEqual({ clientId: app.clientId, by: 'account', waitSeconds: 5 });
-    expect(events.filter((e) => e.type === 'user.password.check.failed')).toHaveLength(FREE_FAILURES.account);
+    expect(events.filter((e) => e.type === 'user.password.check.failed')).toHaveLength(BUCKETS['password.account.client'].free);
     expect(JSON.stringify(events)).not.toMatch(/guess number/);
   }, 60_000);
 
@@ -143,19 +143,22 @@ describe('audit events of the OpenID Provider', () => {
     const app = await addApp(kh, projectId, { redirectUris: [REDIRECT], authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE', appType: 'OIDC_APP_TYPE_USER_AGENT', devMode: true });
     const url = new URL(`${base}/oauth/v2/authorize`);
     url.search = new URLSearchParams({ client_id: app.clientId, redirect_uri: REDIRECT, response_type: 'code', scope: 'openid', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGjSstw-cM', code_challenge_method: 'S256' }).toString();
-    const b = browser(base);
-    const first = await b.follow(url);
-    const toPassword = await b.request(new URL(formAction(first.html!, 'username')!, base), { form: { form_token: formToken(first.html!), username: 'nobody-sprayed' } });
-    const pw = await b.follow(new URL(toPassword.headers.get('location')!, base));
-    const attempt = async (p: string) => (await b.request(new URL(formAction(pw.html!, 'password')!, base), { form: { form_token: formToken(pw.html!), password: p } })).text();
+    /** One wrong password for a name of its own (spraying: one try per name). */
+    const attempt = async (n: number) => {
+      const b = browser(base);
+      const first = await b.follow(url);
+      const toPassword = await b.request(new URL(formAction(first.html!, 'username')!, base), { form: { form_token: formToken(first.html!), username: `nobody-sprayed-${n}` } });
+      const pw = await b.follow(new URL(toPassword.headers.get('location')!, base));
+      return (await b.request(new URL(formAction(pw.html!, 'password')!, base), { form: { form_token: formToken(pw.html!), password: `spray ${n}` } })).text();
+    };
     const instanceEvents = async () =>
       ((await kh.rest('POST', '/admin/v1/events/_search', { aggregateTypes: ['instance'], eventTypes: ['instance.login.throttled'], asc: true })).body.events ?? []) as Listed[];
     expect(await instanceEvents()).toEqual([]);
     // Earlier tests' wrong passwords from this IP count too: try until the page says to wait.
     let tries = 0;
-    while (!/Too many attempts/.test(await attempt(`spray ${tries}`))) {
+    while (!/Too many attempts/.test(await attempt(tries))) {
       tries++;
-      expect(tries).toBeLessThanOrEqual(FREE_FAILURES.ip);
+      expect(tries).toBeLessThanOrEqual(BUCKETS['password.address'].free);
     }
     const events = await instanceEvents();
     expect(events).toHaveLength(1);

@@ -99,9 +99,18 @@ describe('extension self-check', () => {
   });
 
   it('the device flow extension (6.) fails loudly when the parts it extends are gone', () => {
-    const options = { deviceAuthorizationPath: '/d', tokenPath: '/t', verificationPath: '/v', pollIntervalSeconds: 5, recordPoll: async () => ({ slowDown: false, intervalSeconds: 5 }) };
+    const options = {
+      deviceAuthorizationPath: '/d',
+      tokenPath: '/t',
+      verificationPath: '/v',
+      pollIntervalSeconds: 5,
+      recordPoll: async () => ({ slowDown: false, intervalSeconds: 5 }),
+      reserveUserCode: async () => ({ ok: false as const, waitSeconds: 1 }),
+    };
     expect(() => applyDeviceFlowExtension(fakeProvider({}), options)).toThrow(/DeviceCode\.find is gone/);
-    const withCode = Object.assign(fakeProvider({}), { DeviceCode: { find: async () => undefined } });
+    const withoutUserCodes = Object.assign(fakeProvider({}), { DeviceCode: { find: async () => undefined } });
+    expect(() => applyDeviceFlowExtension(withoutUserCodes, options)).toThrow(/DeviceCode\.findByUserCode is gone/);
+    const withCode = Object.assign(fakeProvider({}), { DeviceCode: { find: async () => undefined, findByUserCode: async () => undefined } });
     expect(() => applyDeviceFlowExtension(withCode, options)).toThrow(/Client\.prototype\.grantTypeAllowed is gone/);
   });
 

@@ -8,7 +8,8 @@ import { createClient, ConnectError, Code, type Interceptor } from '@connectrpc/
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManagementService } from '../../../gen/keyhold/management/v1/management_pb.js';
-import { FREE_CLIENT_FAILURES, FREE_FAILURES } from '../../../src/server/oidc/throttle.js';
+import { FREE_CLIENT_FAILURES } from '../../../src/server/oidc/throttle.js';
+import { BUCKETS } from '../../../src/domain/identity/attempt-budget.js';
 import { startTestKeyhold, type TestKeyhold } from '../../support/keyhold.js';
 import { addApp, browser, formAction, formToken, logIn, sendOverHttp, sendWithNodeHttp, type Send } from '../../support/oidc-login.js';
 
@@ -129,20 +130,22 @@ describe('X-Forwarded-For from a trusted proxy only (KEYHOLD_TRUSTED_PROXIES=127
   it("the login's per-IP throttle counts the forwarded client behind the trusted proxy, and the peer itself otherwise", async () => {
     const authorize = new URL(`${base}/oauth/v2/authorize`);
     authorize.search = new URLSearchParams({ client_id: clientId, redirect_uri: REDIRECT, response_type: 'code', scope: 'openid', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGjSstw-cM', code_challenge_method: 'S256' }).toString();
-    /** A password form for a name nobody holds, from `from`; `attempt` sends one wrong password claiming to be for `forwardedFor`. */
+    /** From `from`: each attempt names another name nobody holds (spraying) and sends one wrong password claiming to be for `forwardedFor`. */
+    let sprayed = 0;
     const sprayer = async (from: string) => {
       const b = browser(base, {}, sendOverHttp({ localAddress: from }));
-      const first = await b.follow(authorize);
-      const named = await b.request(new URL(formAction(first.html!, 'username')!, base), { form: { form_token: formToken(first.html!), username: 'nobody-at-all' } });
-      const form = await b.follow(new URL(named.headers.get('location')!, base));
-      return async (forwardedFor: string) =>
-        (await b.request(new URL(formAction(form.html!, 'password')!, base), { form: { form_token: formToken(form.html!), password: 'wrong' }, headers: { 'x-forwarded-for': forwardedFor } })).text();
+      return async (forwardedFor: string) => {
+        const first = await b.follow(authorize);
+        const named = await b.request(new URL(formAction(first.html!, 'username')!, base), { form: { form_token: formToken(first.html!), username: `nobody-${++sprayed}` } });
+        const form = await b.follow(new URL(named.headers.get('location')!, base));
+        return (await b.request(new URL(formAction(form.html!, 'password')!, base), { form: { form_token: formToken(form.html!), password: 'wrong' }, headers: { 'x-forwarded-for': forwardedFor } })).text();
+      };
     };
     const throttledIps = async () =>
       (await kh.database.sql.query<{ payload: { clientIp: string } }>({ text: `select payload from events where type = 'instance.login.throttled' order by position`, params: [] })).map((r) => r.payload.clientIp);
 
     const viaProxy = await sprayer(PROXY);
-    for (let i = 0; i < FREE_FAILURES.ip; i++) expect(await viaProxy('203.0.113.7')).toContain('The username or the password is wrong.');
+    for (let i = 0; i < BUCKETS['password.address'].free; i++) expect(await viaProxy('203.0.113.7')).toContain('The username or the password is wrong.');
     expect(await viaProxy('203.0.113.7')).toMatch(/Too many attempts/);
     // Another client behind the same proxy is not slowed.
     expect(await viaProxy('198.51.100.2')).toContain('The username or the password is wrong.');
@@ -150,7 +153,7 @@ describe('X-Forwarded-For from a trusted proxy only (KEYHOLD_TRUSTED_PROXIES=127
 
     const direct = '127.0.0.25';
     const spray = await sprayer(direct);
-    for (let i = 0; i < FREE_FAILURES.ip; i++) expect(await spray(`198.51.100.${100 + i}`)).toContain('The username or the password is wrong.');
+    for (let i = 0; i < BUCKETS['password.address'].free; i++) expect(await spray(`198.51.100.${100 + i}`)).toContain('The username or the password is wrong.');
     expect(await spray('198.51.100.250')).toMatch(/Too many attempts/);
     expect(await throttledIps()).toEqual(['203.0.113.7', direct]);
   }, 120_000);

@@ -44,8 +44,7 @@ async function authorizeUrl(config: oidc.Configuration) {
 }
 
 /** Name, then password, through the login UI: the page answered to the password. */
-async function passwordPage(url: URL, username: string, password: string): Promise<string> {
-  const b = browser(base);
+async function passwordPage(url: URL, username: string, password: string, b = browser(base)): Promise<string> {
   const first = await b.follow(url);
   const next = await b.request(new URL(formAction(first.html!, 'username')!, base), { form: { form_token: formToken(first.html!), username } });
   const pw = await b.follow(new URL(next.headers.get('location')!, base));
@@ -73,11 +72,12 @@ describe('a deactivated app', () => {
 });
 
 describe('a locked or deactivated user', () => {
-  it('cannot log in (told only after the right password), and its access token ends', async () => {
+  it('cannot log in (whatever the password, the same answer; told only in the browser that signed in before), and its access token ends', async () => {
     const userId = await addUser('grace.locked');
     const { config } = await publicApp();
     const { url, verifier } = await authorizeUrl(config);
-    const back = await logIn(browser(base), url, 'grace.locked', PASSWORD, { consent: true });
+    const own = browser(base);
+    const back = await logIn(own, url, 'grace.locked', PASSWORD, { consent: true });
     const tokens = await oidc.authorizationCodeGrant(config, back, { pkceCodeVerifier: verifier });
     const sub = tokens.claims()!.sub;
     expect((await oidc.fetchUserInfo(config, tokens.access_token, sub)).sub).toBe(userId);
@@ -85,10 +85,15 @@ describe('a locked or deactivated user', () => {
     for (const [step, undo] of [['lock', 'unlock'], ['deactivate', 'reactivate']]) {
       expect((await kh.rest('POST', `/v2/users/${userId}/${step}`, {})).status).toBe(200);
       const fresh = (await authorizeUrl(config)).url;
-      expect(await passwordPage(fresh, 'grace.locked', PASSWORD)).toContain('This account is locked or deactivated.');
-      const wrong = await passwordPage(fresh, 'grace.locked', 'not the right passphrase');
-      expect(wrong).toContain('The username or the password is wrong.');
-      expect(wrong).not.toContain('locked or deactivated');
+      fresh.searchParams.set('prompt', 'login');
+      // Elsewhere the right password is answered as a wrong one is: nothing about the password or the state.
+      for (const password of [PASSWORD, 'not the right passphrase']) {
+        const answer = await passwordPage(fresh, 'grace.locked', password);
+        expect(answer).toContain('The username or the password is wrong.');
+        expect(answer).not.toContain('locked or deactivated');
+      }
+      // The browser that signed in before is told, whatever the password.
+      for (const password of [PASSWORD, 'not the right passphrase']) expect(await passwordPage(fresh, 'grace.locked', password, own)).toContain('This account is locked or deactivated.');
       const userinfo = await fetch(`${base}/oidc/v1/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
       expect(userinfo.status, `userinfo after ${step}`).toBe(401);
       expect((await kh.rest('POST', `/v2/users/${userId}/${undo}`, {})).status).toBe(200);

@@ -1,15 +1,17 @@
 // The recovery-code form at the login (issue 18 "Lost key") over plain HTTP
 // (no JavaScript needed): CSRF as every login form, wrong codes throttled as
-// passwords are (after FREE_FAILURES.account even a right code waits, and the
+// passwords are (after the free allowance even a right code waits, and the
 // page says how long), input that is no code refused without counting.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UserService } from '../../../gen/keyhold/user/v2/user_pb.js';
 import { createEventStore } from '../../../src/store/event-store.js';
-import { FREE_FAILURES } from '../../../src/server/oidc/throttle.js';
+import { BUCKETS } from '../../../src/domain/identity/attempt-budget.js';
 import { startTestKeyhold, type TestKeyhold } from '../../support/keyhold.js';
 import { addApp, browser, formAction, formToken } from '../../support/oidc-login.js';
 import { createSoftAuthenticator } from '../../support/soft-authenticator.js';
 import { startRegistration } from '../../support/u2f.js';
+
+const FREE = BUCKETS['recovery.account.client'].free;
 
 describe('recovery codes at the login', () => {
   let kh: TestKeyhold;
@@ -50,13 +52,13 @@ describe('recovery codes at the login', () => {
     // CSRF: without the form token the form is refused, and nothing is tried.
     expect((await attempt('aaaaaa-aaaaaa', '')).status).toBe(400);
     // No code at all: its own words, not counted.
-    for (let i = 0; i < FREE_FAILURES.account + 1; i++) expect(await (await attempt('hello world')).text()).toContain('That is not a recovery code.');
-    for (let i = 0; i < FREE_FAILURES.account; i++) expect(await (await attempt(`aaaaaa-aaaaa${i}`)).text()).toContain('That recovery code is not right');
+    for (let i = 0; i < FREE + 1; i++) expect(await (await attempt('hello world')).text()).toContain('That is not a recovery code.');
+    for (let i = 0; i < FREE; i++) expect(await (await attempt(`aaaaaa-aaaaa${i}`)).text()).toContain('That recovery code is not right');
     const slowed = await (await attempt('aaaaaa-aaaaa9')).text();
     expect(slowed).toMatch(/Too many wrong recovery codes\. Wait \d+ seconds, then try again\./);
     expect(slowed).toContain('data-reason="RECOVERY_CODE_SLOW_DOWN"');
     // The audit trail: one event per wrong code; none for the malformed ones or the slowed one.
     const types = (await createEventStore(kh.database).load('user', userId)).map((e) => e.type);
-    expect(types.filter((t) => t === 'user.recovery.code.check.failed')).toHaveLength(FREE_FAILURES.account);
+    expect(types.filter((t) => t === 'user.recovery.code.check.failed')).toHaveLength(FREE);
   }, 60_000);
 });

@@ -1,27 +1,16 @@
-// The login's throttle: delays that double per wrong password beyond a free
-// allowance (per account from the events, per IP in memory), never a lock.
+// The login's throttle over HTTP: beyond an account's free allowance even the
+// right password waits and the page says how long; the account is never
+// locked by it. Client secrets at the token endpoint: per client and per
+// address, in the process's memory. The budgets' rules themselves:
+// test/domain/identity/attempt-budget.test.ts; bursts and known browsers:
+// guess-budgets.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FIRST_DELAY_SECONDS, FREE_CLIENT_FAILURES, FREE_FAILURES, ipFailures, MAX_DELAY_SECONDS, waitSeconds } from '../../../src/server/oidc/throttle.js';
+import { BUCKETS, FIRST_DELAY_SECONDS } from '../../../src/domain/identity/attempt-budget.js';
+import { FREE_CLIENT_FAILURES } from '../../../src/server/oidc/throttle.js';
 import { startTestKeyhold, type TestKeyhold } from '../../support/keyhold.js';
 import { addApp, browser, formAction, formToken } from '../../support/oidc-login.js';
 
-describe('delays', () => {
-  it('free up to the allowance, then doubling from the first delay, capped; counted from the last failure', () => {
-    const last = new Date(1_000_000);
-    expect(waitSeconds(FREE_FAILURES.account - 1, FREE_FAILURES.account, last, 1_000_000)).toBe(0);
-    expect(waitSeconds(FREE_FAILURES.account, FREE_FAILURES.account, last, 1_000_000)).toBe(FIRST_DELAY_SECONDS);
-    expect(waitSeconds(FREE_FAILURES.account + 2, FREE_FAILURES.account, last, 1_000_000)).toBe(FIRST_DELAY_SECONDS * 4);
-    expect(waitSeconds(FREE_FAILURES.account + 40, FREE_FAILURES.account, last, 1_000_000)).toBe(MAX_DELAY_SECONDS);
-    expect(waitSeconds(FREE_FAILURES.account, FREE_FAILURES.account, last, 1_000_000 + FIRST_DELAY_SECONDS * 1000)).toBe(0);
-  });
-
-  it('per IP: spraying many accounts from one address slows that address only', () => {
-    const ips = ipFailures();
-    for (let i = 0; i < FREE_FAILURES.ip; i++) ips.failed('203.0.113.7');
-    expect(ips.wait('203.0.113.7')).toBe(FIRST_DELAY_SECONDS);
-    expect(ips.wait('198.51.100.1')).toBe(0);
-  });
-});
+const FREE = BUCKETS['password.account.client'].free;
 
 describe('at the login', () => {
   let kh: TestKeyhold;
@@ -43,7 +32,7 @@ describe('at the login', () => {
     const toPassword = await b.request(new URL(formAction(first.html!, 'username')!, base), { form: { form_token: formToken(first.html!), username: 'guessed' } });
     const pw = await b.follow(new URL(toPassword.headers.get('location')!, base));
     const attempt = async (p: string) => (await b.request(new URL(formAction(pw.html!, 'password')!, base), { form: { form_token: formToken(pw.html!), password: p } }));
-    for (let i = 0; i < FREE_FAILURES.account; i++) expect(await (await attempt(`wrong ${i}`)).text()).toContain('The username or the password is wrong.');
+    for (let i = 0; i < FREE; i++) expect(await (await attempt(`wrong ${i}`)).text()).toContain('The username or the password is wrong.');
     const slowed = await (await attempt(password)).text();
     expect(slowed).toMatch(/Too many attempts\. Wait \d+ seconds and try again\./);
     // Not locked: after the delay the right password goes through.

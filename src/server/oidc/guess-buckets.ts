@@ -1,0 +1,52 @@
+// Which budgets a guess at the login spends (the rules:
+// src/domain/identity/attempt-budget.ts; the store: src/store/attempt-budgets.ts).
+//
+// A password try, by who tries it:
+// - a known browser of the account (known-browser.ts: it signed in to this
+//   account before): its own bucket for the account only. Nobody else's
+//   failures reach it, so the right user keeps getting in whatever others try.
+// - any other client: the account and its address (one guesser), the account
+//   for all such clients together (guessing from many addresses), and the
+//   address whatever the account (spraying).
+// - and, when the user's org has a lockout policy, the policy's bucket: the
+//   checks in flight count against it.
+// A name nobody holds has buckets of its own under the typed name (its key),
+// so trying one behaves as trying an account does.
+import type { BucketRequest } from '../../domain/identity/attempt-budget.js';
+import { usernameKey } from '../../domain/identity/identifiers.js';
+
+/** Who guesses: a browser that signed in to the account before (its known-browser id), and the address the request came from. */
+export interface GuessClient {
+  address: string;
+  knownBrowser?: string;
+}
+
+/** The account a login guesses at: the user a name named, or the typed name when it names nobody. */
+export const accountOf = (userId: string | undefined, loginName: string): string => (userId ? `user ${userId}` : `name ${usernameKey(loginName)}`);
+
+const clientOf = (client: GuessClient) => (client.knownBrowser ? `known ${client.knownBrowser}` : `address ${client.address}`);
+
+export function passwordBuckets(account: string, client: GuessClient, lockout?: { userId: string; maxAttempts: number }): BucketRequest[] {
+  const policy: BucketRequest[] = lockout && lockout.maxAttempts > 0 ? [{ kind: 'lockout', ...lockout }] : [];
+  if (client.knownBrowser) return [{ kind: 'password.account.client', key: `${account} ${clientOf(client)}` }, ...policy];
+  return [
+    { kind: 'password.account.client', key: `${account} ${clientOf(client)}` },
+    { kind: 'password.account', key: account },
+    { kind: 'password.address', key: client.address },
+    ...policy,
+  ];
+}
+
+/** A recovery code (after the right password): the account and client, and the address unless a known browser types it. */
+export function recoveryBuckets(userId: string, client: GuessClient): BucketRequest[] {
+  const own: BucketRequest = { kind: 'recovery.account.client', key: `user ${userId} ${clientOf(client)}` };
+  return client.knownBrowser ? [own] : [own, { kind: 'recovery.address', key: client.address }];
+}
+
+/** A user code typed on the device sign-in page: per browser session and per address (a success clears neither: anyone can request codes). */
+export function userCodeBuckets(address: string, session: string): BucketRequest[] {
+  return [
+    { kind: 'usercode.session', key: session },
+    { kind: 'usercode.address', key: address },
+  ];
+}

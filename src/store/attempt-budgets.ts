@@ -1,0 +1,212 @@
+// Guessing budgets on the database (schema.ts attempt_budgets; the rules in
+// src/domain/identity/attempt-budget.ts): one row per bucket, shared by every
+// process on one PostgreSQL.
+//
+// reserve(): the buckets' rows are locked (FOR UPDATE, in key order, so two
+// reservations never wait on each other in a cycle), decided by the pure
+// rules and updated in one transaction — all of them or none. A lockout
+// policy's bucket reads the user's recorded wrong passwords in that same
+// transaction, after the lock: a failure is recorded before its reservation
+// is released (login-ports.ts), so the count and the attempts in flight never
+// miss an attempt between them. Time is the database's (now()), the same for
+// every process.
+//
+// finish(): one transaction, the rows in the same key order: each place given
+// back (unless a newer epoch dropped it as stale), a failure counted, or the
+// streak cleared.
+//
+// Keys are HMACs of what a bucket counts (an account and a client, an
+// address, a typed login name): the table holds no name, address or user id,
+// and no fast hash of a password someone typed into the username field.
+import { createHmac } from 'node:crypto';
+import { sql as dsql } from 'drizzle-orm';
+import {
+  BUCKETS,
+  decideAll,
+  decideCounted,
+  decideLockout,
+  EMPTY_BUCKET,
+  LOCKOUT_COUNTED_EVENT,
+  LOCKOUT_RESET_EVENTS,
+  lockoutFailures,
+  WINDOW_SECONDS,
+  type AttemptOutcome,
+  type BucketRequest,
+  type BucketState,
+  type CountedBucket,
+} from '../domain/identity/attempt-budget.js';
+import type { Database } from './database.js';
+import { toStoreError } from './errors.js';
+import { sql } from './sql.js';
+
+/** A counted bucket after its attempt finished: its failures now (the one that reaches the free allowance engages the delays). */
+export interface FinishedBucket {
+  kind: CountedBucket;
+  failures: number;
+}
+
+export interface Reservation {
+  ok: true;
+  /** Ends the attempt (once): the place given back, the outcome counted. */
+  finish(outcome: AttemptOutcome): Promise<FinishedBucket[]>;
+}
+
+export type ReserveResult = Reservation | { ok: false; waitSeconds: number };
+
+export interface AttemptBudgets {
+  /** One attempt in every bucket named, or in none: the reservation to finish, or how long to wait. */
+  reserve(buckets: readonly BucketRequest[]): Promise<ReserveResult>;
+  /** Deletes buckets whose window is over, at most `limit`; resolves with how many. */
+  deleteExpired(limit: number): Promise<number>;
+}
+
+interface Row {
+  key: string;
+  failures: number;
+  last_ms: number | null;
+  in_flight: number;
+  until_ms: number | null;
+  epoch: number;
+  now_ms: number;
+}
+
+/** A Postgres array literal of base64url keys or numbers (no quoting needed). */
+const arrayLiteral = (values: readonly (string | number | null)[]) => `{${values.map((v) => (v === null ? 'NULL' : String(v))).join(',')}}`;
+
+const rowsOf = <T>(result: unknown): T[] => (Array.isArray(result) ? (result as T[]) : (((result as { rows?: T[] }).rows ?? []) as T[]));
+
+const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+
+function stateOf(row: Row | undefined): BucketState {
+  if (!row) return EMPTY_BUCKET;
+  return { failures: row.failures, lastFailureAt: num(row.last_ms), inFlight: row.in_flight, inFlightUntil: num(row.until_ms), epoch: row.epoch };
+}
+
+/** How a bucket is named in the table. */
+function logicalKey(request: BucketRequest): string {
+  return request.kind === 'lockout' ? `lockout ${request.userId}` : `${request.kind} ${request.key}`;
+}
+
+const NO_FINISH = async (): Promise<FinishedBucket[]> => [];
+
+/** `f` with its rejections as the store's errors (DatabaseUnavailable, StorageUnavailable: a 503, never a driver's text). */
+const mapped =
+  <A extends unknown[], R>(f: (...args: A) => Promise<R>) =>
+  (...args: A): Promise<R> =>
+    f(...args).catch((err: unknown) => {
+      throw toStoreError(err);
+    });
+
+/**
+ * `secret` keys the HMAC of bucket names (derived from the master key, so
+ * every process names a bucket alike).
+ */
+export function createAttemptBudgets({ db, sql: client }: Pick<Database, 'db' | 'sql'>, secret: Buffer): AttemptBudgets {
+  const keyOf = (request: BucketRequest) => createHmac('sha256', secret).update(logicalKey(request)).digest('base64url');
+
+  async function lockoutCount(tx: Pick<Database['db'], 'execute'>, userId: string, maxAttempts: number): Promise<number> {
+    const types = arrayLiteral([LOCKOUT_COUNTED_EVENT, ...LOCKOUT_RESET_EVENTS].map((t) => `"${t}"`));
+    const rows = rowsOf<{ type: string }>(
+      await tx.execute(dsql`
+        select type from events
+        where aggregate_type = 'user' and aggregate_id = ${userId} and type = any(${types}::text[])
+        order by sequence desc limit ${Math.max(1, maxAttempts)}`),
+    );
+    return lockoutFailures(rows.map((r) => r.type));
+  }
+
+  async function reserve(requests: readonly BucketRequest[]): Promise<ReserveResult> {
+    const named = [...new Map(requests.map((r) => [keyOf(r), r])).entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    if (named.length === 0) return { ok: true, finish: NO_FINISH };
+    const keys = named.map(([key]) => key);
+    const keyArray = arrayLiteral(keys);
+    for (let attempt = 1; ; attempt++) {
+      const decided = await decide(named, keyArray);
+      // An expired row swept away between the insert and the lock: make it again.
+      if (decided === 'missing' && attempt < 3) continue;
+      if (decided === 'missing') throw new Error('attempt budget rows vanished three times in a row');
+      if (!decided.allowed) return { ok: false, waitSeconds: decided.waitSeconds };
+      return reservation(named, decided.epochs);
+    }
+  }
+
+  function decide(named: readonly (readonly [string, BucketRequest])[], keyArray: string) {
+    return db.transaction(async (tx) => {
+      // The rows a first attempt needs, in key order as the locks below: every reservation takes
+      // its rows in that order (an insert waits for another's uncommitted one), so none waits in a cycle.
+      await tx.execute(dsql`
+        insert into attempt_budgets (key, expires_at)
+        select k, now() + make_interval(secs => ${WINDOW_SECONDS}) from unnest(${keyArray}::text[]) as k order by k
+        on conflict (key) do nothing`);
+      const rows = rowsOf<Row>(
+        await tx.execute(dsql`
+          select key, failures, in_flight, epoch,
+            (extract(epoch from last_failure_at) * 1000)::float8 as last_ms,
+            (extract(epoch from in_flight_until) * 1000)::float8 as until_ms,
+            (extract(epoch from now()) * 1000)::float8 as now_ms
+          from attempt_budgets where key = any(${keyArray}::text[]) order by key for update`),
+      );
+      if (rows.length < named.length) return 'missing' as const;
+      const byKey = new Map(rows.map((r) => [r.key, r]));
+      const now = Number(rows[0]?.now_ms ?? Date.now());
+      const decisions = await Promise.all(
+        named.map(async ([key, request]) => {
+          const state = stateOf(byKey.get(key));
+          if (request.kind !== 'lockout') return decideCounted(request.kind, state, now);
+          return decideLockout(request.maxAttempts, await lockoutCount(tx, request.userId, request.maxAttempts), state, now);
+        }),
+      );
+      const all = decideAll(decisions);
+      if (!all.allowed) return all;
+      const next = all.next;
+      await tx.execute(dsql`
+        update attempt_budgets as b set
+          failures = v.failures,
+          last_failure_at = case when v.last_ms is null then null else to_timestamp(v.last_ms / 1000.0) end,
+          in_flight = v.in_flight,
+          in_flight_until = to_timestamp(v.until_ms / 1000.0),
+          epoch = v.epoch,
+          expires_at = greatest(b.expires_at, now() + make_interval(secs => ${WINDOW_SECONDS}))
+        from unnest(${keyArray}::text[], ${arrayLiteral(next.map((s) => s.failures))}::int[], ${arrayLiteral(next.map((s) => s.lastFailureAt))}::float8[],
+                    ${arrayLiteral(next.map((s) => s.inFlight))}::int[], ${arrayLiteral(next.map((s) => s.inFlightUntil))}::float8[],
+                    ${arrayLiteral(next.map((s) => s.epoch))}::int[]) as v(key, failures, last_ms, in_flight, until_ms, epoch)
+        where b.key = v.key`);
+      return { allowed: true as const, epochs: next.map((s) => s.epoch) };
+    });
+  }
+
+  function reservation(named: readonly (readonly [string, BucketRequest])[], epochs: readonly number[]): Reservation {
+    let finished: Promise<FinishedBucket[]> | undefined;
+    // One transaction, its rows in key order as a reservation takes them.
+    const finishOnce = async (outcome: AttemptOutcome): Promise<FinishedBucket[]> => {
+      const statements = named.map(([key, request], i) => {
+        const counted = request.kind !== 'lockout';
+        const fail = counted && outcome === 'failure';
+        const clear = counted && outcome === 'success' && BUCKETS[request.kind as CountedBucket].clearedBySuccess;
+        return sql`
+          update attempt_budgets set
+            in_flight = case when epoch = ${epochs[i]} then greatest(in_flight - 1, 0) else in_flight end,
+            failures = case when ${fail}::boolean then failures + 1 when ${clear}::boolean then 0 else failures end,
+            last_failure_at = case when ${fail}::boolean then now() when ${clear}::boolean then null else last_failure_at end,
+            expires_at = greatest(expires_at, now() + make_interval(secs => ${WINDOW_SECONDS}))
+          where key = ${key} returning failures`;
+      });
+      const results = await client.atomic(statements);
+      return named.flatMap(([, request], i) =>
+        request.kind === 'lockout' ? [] : [{ kind: request.kind, failures: Number((results[i]?.[0] as { failures?: number } | undefined)?.failures ?? 0) }],
+      );
+    };
+    return { ok: true, finish: mapped((outcome: AttemptOutcome) => (finished ??= finishOnce(outcome))) };
+  }
+
+  return {
+    reserve: mapped(reserve),
+    deleteExpired: mapped(async (limit: number) => {
+      const rows = await client.query<{ n: number }>(sql`
+        with gone as (
+          delete from attempt_budgets where key in (select key from attempt_budgets where expires_at < now() limit ${limit}) returning 1
+        ) select count(*)::int as n from gone`);
+      return Number(rows[0]?.n ?? 0);
+    }),
+  };
+}
