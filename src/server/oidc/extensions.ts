@@ -15,7 +15,7 @@
 //    AsyncLocalStorage around the provider's handler). A machine user's
 //    client credentials (issue 18, machine-clients.ts) may come either way,
 //    as ZITADEL takes them (the self-check proves both rules of the transport).
-//    Wrong secrets are throttled per client id and per client IP
+//    Wrong secrets are throttled per (client id, client address) and per address
 //    (throttle.ts clientSecretThrottle): beyond the free allowance even the
 //    right secret is not tried during the delay, answered 429 `slow_down`
 //    with Retry-After.

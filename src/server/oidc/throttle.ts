@@ -1,6 +1,6 @@
 // The throttle on client authentication: wrong client secrets at the token,
-// introspection and revocation endpoints slow down further tries per client
-// id and per client address, with the login's delays (doubling beyond a free
+// introspection and revocation endpoints slow down further tries per (client
+// id, client address) and per client address, with the login's delays (doubling beyond a free
 // allowance, capped: domain/identity/attempt-budget.ts), in this process's
 // memory. Used by extensions.ts 1.
 //
@@ -11,9 +11,13 @@
 // hottest path, where two more database round trips per request would cost
 // every app. Passwords, recovery codes and user codes, which can be guessed,
 // spend the shared budgets.
+//
+// Never per client id alone: client ids are public (they travel in every
+// authorization request), so a count per id would let anyone who knows one
+// keep that app's backend out with a few wrong secrets a minute.
 import { waitSeconds, WINDOW_SECONDS } from '../../domain/identity/attempt-budget.js';
 
-/** Wrong client secrets per client id and per client address before delays start. */
+/** Wrong client secrets per (client id, client address) and per client address before delays start. */
 export const FREE_CLIENT_FAILURES = { client: 5, ip: 20 } as const;
 
 /** Failures per key (an address, a client id) in this process with `free` failures before delays, forgotten after WINDOW_SECONDS. */
@@ -39,15 +43,17 @@ export function failureCounter(free: number, limit = 100_000) {
   };
 }
 
-/** Wrong client secrets per client id and per client address (this process's memory). */
+/** Wrong client secrets per (client id, client address) and per client address (this process's memory). */
 export function clientSecretThrottle() {
   const byClient = failureCounter(FREE_CLIENT_FAILURES.client);
   const byIp = failureCounter(FREE_CLIENT_FAILURES.ip);
+  // No address holds a newline: the last one in the key separates the two.
+  const clientAt = (clientId: string, ip: string) => `${clientId}\n${ip}`;
   return {
     /** Seconds the next try of this client from this address must wait; 0 when it may go. */
-    wait: (clientId: string, ip: string) => Math.max(byClient.wait(clientId), ip ? byIp.wait(ip) : 0),
+    wait: (clientId: string, ip: string) => Math.max(byClient.wait(clientAt(clientId, ip)), ip ? byIp.wait(ip) : 0),
     failed(clientId: string, ip: string): void {
-      byClient.failed(clientId);
+      byClient.failed(clientAt(clientId, ip));
       if (ip) byIp.failed(ip);
     },
   };

@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUCKETS, FIRST_DELAY_SECONDS } from '../../../src/domain/identity/attempt-budget.js';
 import { FREE_CLIENT_FAILURES } from '../../../src/server/oidc/throttle.js';
 import { startTestKeyhold, type TestKeyhold } from '../../support/keyhold.js';
-import { addApp, browser, formAction, formToken } from '../../support/oidc-login.js';
+import { addApp, browser, formAction, formToken, sendOverHttp } from '../../support/oidc-login.js';
+import { loopback } from '../../support/client-address.js';
 
 const FREE = BUCKETS['password.account.client'].free;
 
@@ -48,12 +49,20 @@ describe('at the login', () => {
       headers: { authorization: `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(secret)}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ grant_type: 'authorization_code', code: 'no-such-code', redirect_uri: 'http://localhost:5175/cb' }),
     });
+  /** The same call from another loopback address (another machine, to Keyhold). */
+  const tokenCallFrom = (from: string, base: string, clientId: string, secret: string) =>
+    sendOverHttp({ localAddress: from })(
+      new URL(`${base}/oauth/v2/token`),
+      'POST',
+      { authorization: `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(secret)}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+      new URLSearchParams({ grant_type: 'authorization_code', code: 'no-such-code', redirect_uri: 'http://localhost:5175/cb' }).toString(),
+    );
   const confidential = async () => {
     const projectId = (await kh.rest('POST', '/management/v1/projects', { name: 'Secrets' })).body.id;
     return addApp(kh, projectId, { redirectUris: ['http://localhost:5175/cb'], authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC', devMode: true });
   };
 
-  it('token endpoint: after repeated wrong secrets of one client even the right one waits (429, Retry-After); other clients are not slowed', async () => {
+  it('token endpoint: after repeated wrong secrets of one client from one address even the right one waits there (429, Retry-After); the same client elsewhere and other clients are not slowed', async () => {
     const base = `http://localhost:${kh.port}`;
     const app = await confidential();
     const other = await confidential();
@@ -66,6 +75,10 @@ describe('at the login', () => {
     expect(slowed.status).toBe(429);
     expect(Number(slowed.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(await slowed.json()).toMatchObject({ error: 'slow_down', error_description: expect.stringMatching(/wait \d+ seconds/) });
+    // The same client from another address is not slowed: a client id is public, so wrong secrets
+    // sent by anyone who knows it must not keep the app's own backend out.
+    const elsewhere = await tokenCallFrom(loopback(41), base, app.clientId, app.clientSecret!);
+    expect([elsewhere.status, (await elsewhere.json()).error]).toEqual([400, 'invalid_grant']);
     // Another client from the same address is not slowed (its secret is checked: the code is what is wrong).
     const fine = await tokenCall(base, other.clientId, other.clientSecret!);
     expect(fine.status).toBe(400);
