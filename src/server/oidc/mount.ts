@@ -18,6 +18,7 @@ import { generateClientSecret, hashClientSecret } from '../../domain/oidc/index.
 import type { RepeatedErrorLog } from '../repeated-errors.js';
 import { createProvider, LIFETIMES, OIDC_ROUTES, type Lifetimes } from './configuration.js';
 import { DISCOVERY_PATH, isOidcPath } from './paths.js';
+import { PROVIDER_CSP } from './pages.js';
 import { checkDeviceFlowExtension, checkExtensions, checkIssuerRequests, secretTransport } from './extensions.js';
 import { keySetMaxAge, loadKeySet, PUBLIC_MAX_AGE_SECONDS, rotateKeys, stateSealKey, type KeySet, type RotationPolicy } from './keys.js';
 import { clientSecretThrottle } from './throttle.js';
@@ -129,6 +130,11 @@ export function mountOidc(fastify: FastifyInstance, deps: OidcDeps): OidcMount {
     const raw = reply.raw;
     const cacheControl = req.method === 'GET' || req.method === 'HEAD' ? cacheable[path] : undefined;
     if (cacheControl) raw.setHeader('cache-control', cacheControl);
+    // The library's own pages (the auto-submitting forms of response_mode=form_post and of a sign-out
+    // without a session) came with no policy at all: framable, any script. It adds its inline script's
+    // hash to a script-src it finds on the response, so this policy is in place before it answers.
+    raw.setHeader('content-security-policy', PROVIDER_CSP);
+    raw.setHeader('x-frame-options', 'DENY');
     secretTransport.run({ basic, ip: req.ip ?? '', throttle: secretThrottle, setHeader: (n, v) => raw.setHeader(n, v) }, () => handler(req.raw, raw));
   });
 

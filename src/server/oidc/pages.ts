@@ -26,6 +26,13 @@ export const LOGIN_CSP = `default-src 'none'; style-src 'sha256-${STYLE_HASH}'; 
 /** The policy of a page with a script (the key step): Keyhold's own scripts only, no inline script, no other source. */
 export const SCRIPT_CSP = `${LOGIN_CSP}; script-src 'self'`;
 
+/**
+ * The policy of every answer of oidc-provider's own (mount.ts): as a page with a
+ * script. Its auto-submitting forms add their inline script's hash to this
+ * script-src (the library's helpers/script_src_sha.js), so only that script runs.
+ */
+export const PROVIDER_CSP = SCRIPT_CSP;
+
 export const LOGIN_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'content-security-policy': LOGIN_CSP,
   'cache-control': 'no-store',

@@ -9,6 +9,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestKeyhold, type TestKeyhold } from '../../support/keyhold.js';
 import { addApp, browser, formAction, formToken, logIn, type AppCreated } from '../../support/oidc-login.js';
+import { createHash } from 'node:crypto';
+import { chromiumAvailable, launchChromium } from '../../support/chromium.js';
 
 /** Markup a hostile app owner or link would try: quotes to leave an attribute, a script, an image with a handler. */
 const MARKUP = `"'><script>alert(1)</script><img src=x onerror=alert(2)>`;
@@ -139,6 +141,49 @@ describe('login pages', () => {
     expect(question.page!.status).toBe(200);
     expect(question.html).toMatch(/name="xsrf"/);
     expectStrictPage(question.page!, question.html!, 'sign-out question');
+  });
+});
+
+/** The policy of the library's own auto-submitting pages: no framing, and only their own inline script (by its hash). */
+function expectOwnScriptOnly(res: Response, html: string, label: string): void {
+  const csp = res.headers.get('content-security-policy') ?? '';
+  for (const directive of ["default-src 'none'", "base-uri 'none'", "frame-ancestors 'none'"]) expect(csp, label).toContain(directive);
+  expect(csp, label).not.toMatch(/unsafe-inline|unsafe-eval/);
+  expect(res.headers.get('x-frame-options'), label).toBe('DENY');
+  const scripts = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1]!);
+  expect(scripts, label).toHaveLength(1);
+  expect(csp, label).toContain(`'sha256-${createHash('sha256').update(scripts[0]!).digest('base64')}'`);
+}
+
+describe("the library's own auto-submitting pages", () => {
+  it('a sign-out without a session and a form_post answer: framing refused, only their own script allowed', async () => {
+    const signOut = await fetch(`${base}/oidc/v1/end_session`);
+    const signOutHtml = await signOut.text();
+    expect(signOut.status).toBe(200);
+    expectOwnScriptOnly(signOut, signOutHtml, 'sign-out without a session');
+
+    const b = browser(base);
+    await logIn(b, authorizeUrl(web.clientId), USERNAME, PASSWORD);
+    const posted = await b.request(authorizeUrl(web.clientId, { response_mode: 'form_post' }));
+    const postedHtml = await posted.text();
+    expect(postedHtml).toContain(`action="${REDIRECT}"`);
+    expectOwnScriptOnly(posted, postedHtml, 'response_mode=form_post');
+  });
+
+  it.skipIf(!chromiumAvailable())('in Chromium the sign-out without a session still submits itself and ends on the signed-out page', async () => {
+    const chromium = await launchChromium();
+    try {
+      const page = await chromium.newPage();
+      const blocked: string[] = [];
+      page.on('console', (m) => {
+        if (/Content Security Policy/i.test(m.text())) blocked.push(m.text());
+      });
+      await page.goto(`${base}/oidc/v1/end_session`);
+      await page.waitForURL(/\/oidc\/v1\/end_session\/success/, { timeout: 10_000 });
+      expect(blocked).toEqual([]);
+    } finally {
+      await chromium.close();
+    }
   });
 });
 
