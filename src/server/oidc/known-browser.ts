@@ -9,10 +9,12 @@
 // key is derived from the cookie key the provider signs its cookies with
 // (shared by every process). An entry is good for MAX_AGE_DAYS; each sign-in
 // replaces it with a new one (a new browser id, so a copied entry stops
-// sharing the owner's budget at the owner's next sign-in). Path /ui/login
-// (only the login reads it), HttpOnly, SameSite=Lax, Secure when the issuer
-// is https. It says nothing about the account beyond its id, and grants
-// nothing: it only picks which budget a try spends.
+// sharing the owner's budget at the owner's next sign-in). HttpOnly,
+// SameSite=Lax; on Path /ui/login (only the login reads it) — except when the
+// issuer is https: then it is `__Host-keyhold_known`, Secure, on Path / (what
+// the prefix demands), so no subdomain and no plain-http page can plant one.
+// It says nothing about the account beyond its id, and grants nothing: it only
+// picks which budget a try spends.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomToken } from '../../domain/ids.js';
@@ -41,13 +43,17 @@ export interface KnownBrowsers {
 export function knownBrowsers(deps: { cookieKey: () => string; secure: () => boolean }): KnownBrowsers {
   const mac = (body: string) => createHmac('sha256', deps.cookieKey()).update(`keyhold known browser ${body}`).digest('base64url');
 
+  const name = () => (deps.secure() ? `__Host-${KNOWN_BROWSER_COOKIE}` : KNOWN_BROWSER_COOKIE);
+
   function entries(req: FastifyRequest, now: number): Entry[] {
-    const header = req.headers.cookie ?? '';
-    const value = header
+    const prefix = `${name()}=`;
+    // Every cookie of the name (a browser may hold one per path): their entries, at most MAX_ACCOUNTS.
+    const values = (req.headers.cookie ?? '')
       .split(';')
       .map((c) => c.trim())
-      .find((c) => c.startsWith(`${KNOWN_BROWSER_COOKIE}=`))
-      ?.slice(KNOWN_BROWSER_COOKIE.length + 1);
+      .filter((c) => c.startsWith(prefix))
+      .map((c) => c.slice(prefix.length));
+    const value = values.join('~');
     if (!value || value.length > 2048) return [];
     const found: Entry[] = [];
     for (const raw of value.split('~').slice(0, MAX_ACCOUNTS)) {
@@ -77,7 +83,7 @@ export function knownBrowsers(deps: { cookieKey: () => string; secure: () => boo
       const now = Math.floor(Date.now() / 1000);
       const kept = entries(req, now).filter((e) => e.userId !== userId);
       const value = [{ userId, browserId: randomToken(16), issued: now }, ...kept].slice(0, MAX_ACCOUNTS).map(encode).join('~');
-      const cookie = `${KNOWN_BROWSER_COOKIE}=${value}; Path=${PATH}; Max-Age=${MAX_AGE_SECONDS}; HttpOnly; SameSite=Lax${deps.secure() ? '; Secure' : ''}`;
+      const cookie = `${name()}=${value}; Path=${deps.secure() ? '/' : PATH}; Max-Age=${MAX_AGE_SECONDS}; HttpOnly; SameSite=Lax${deps.secure() ? '; Secure' : ''}`;
       const raw = reply.raw;
       const existing = raw.getHeader('set-cookie');
       raw.setHeader('set-cookie', [...(Array.isArray(existing) ? existing : existing === undefined ? [] : [String(existing)]), cookie]);
