@@ -61,7 +61,7 @@ export interface OidcStateStore {
    * `expected` says (compare-and-set, one statement): true when replaced;
    * false when another request changed it first, or it is gone or expired.
    */
-  replaceIf(model: string, id: string, payload: OidcPayload, expiresInSeconds: number | undefined, expected: readonly StoredExpectation[]): Promise<boolean>;
+  replaceIf(model: string, id: string, payload: OidcPayload, expiresInSeconds: number | undefined, expected: readonly StoredExpectation[], accountId?: string): Promise<boolean>;
   /** Deletes the artifact; resolves with what this call deleted (undefined: it was gone already). */
   destroy(model: string, id: string): Promise<OidcPayload | undefined>;
   revokeByGrantId(grantId: string): Promise<void>;
@@ -239,10 +239,10 @@ export function createOidcStateStore({ db, sql: client, kind }: Pick<Database, '
         returning key`);
       return taken.length === 1;
     },
-    async replaceIf(model, id, payload, expiresIn, expected) {
+    async replaceIf(model, id, payload, expiresIn, expected, accountId = typeof payload.accountId === 'string' ? payload.accountId : undefined) {
       const stored: OidcPayload = { ...payload };
       if (BEARER_MODELS.has(model)) delete stored.jti;
-      const params: unknown[] = [model, keyOf(model, id), JSON.stringify(stored), payload.grantId ?? null, payload.uid ?? null, payload.userCode ?? null, expiry(expiresIn), typeof payload.accountId === 'string' ? payload.accountId : null];
+      const params: unknown[] = [model, keyOf(model, id), JSON.stringify(stored), payload.grantId ?? null, payload.uid ?? null, payload.userCode ?? null, expiry(expiresIn), accountId ?? null];
       for (const e of expected) params.push(textArray(e.path), e.equals);
       const replaced = await write({ text: replaceIfText(expected.length), params });
       return replaced.length === 1;

@@ -195,6 +195,8 @@ export function userDecider(userId: string): Decider<UserState, UserCommand, Use
         }
         case 'setPassword': {
           assertPasswordHolder(state, userId);
+          // A locked or deactivated user sets no password of its own (a password-change form held open across the lock).
+          if (command.actor === userId && state.state !== 'active') throw new KeyholdError('USER_NOT_ACTIVE', { userId });
           const { passwordHash, changeRequired } = command;
           return [{ ...own(state.orgId), type: 'user.password.changed', payload: { passwordHash, changeRequired } }];
         }

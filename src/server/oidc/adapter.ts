@@ -11,7 +11,10 @@
 //
 // Every row names the user it belongs to (the store's account_id), so that
 // the user's sessions end in one delete (store/projections/oidc-sessions.ts);
-// a machine user's client-credentials tokens name the machine user. And a
+// a machine user's client-credentials tokens name the machine user, and a
+// sign-in in flight (Interaction) its user once it proved the password (or
+// runs in the user's session) — so a login held open across the end (its
+// resume link, its password-change form) finishes nothing. And a
 // session is ended where it is read when its user is no longer active
 // (locked, deactivated, removed) or its sign-in is older than the user's
 // sessions' end (saved again by a request in flight at that moment): the
@@ -49,6 +52,19 @@ export function nulField(value: unknown, at = 'value'): string | undefined {
     }
   }
   return undefined;
+}
+
+/**
+ * The user a sign-in in flight belongs to: the login it finished with, the
+ * user whose right password must be changed before it goes on (login.ts
+ * PendingLogin), or the browser's session. A name merely typed makes it
+ * nobody's: a stranger's sign-in at someone's name ends with nothing of theirs.
+ */
+export function interactionOwner(payload: OidcPayload): string | undefined {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const p = payload as any;
+  const named = [p.result?.login?.accountId, p.result?.keyhold?.mustChange ? p.result.keyhold.userId : undefined, p.session?.accountId];
+  return named.find((id): id is string => typeof id === 'string');
 }
 
 /** Whether a session's user may still be signed in: a human user, active (account.ts findAccount's rule). */
@@ -98,10 +114,11 @@ export function adapterClass(store: OidcStateStore, read: ClientReads & Pick<Rea
       const keep = this.model === 'DeviceCode' && expiresIn !== undefined ? Math.max(expiresIn, 0) + DEVICE_CODE_GRACE_SECONDS : expiresIn;
       // A machine's client-credentials token has no account: it belongs to the machine user.
       const machineUser = this.model === 'ClientCredentials' && typeof payload.clientId === 'string' ? (await read.machineByClientId(payload.clientId))?.userId : undefined;
+      const owner = machineUser ?? (this.model === 'Interaction' ? interactionOwner(payload) : undefined);
       // A one-time step (single-use.ts): stored only while the stored record is where this request found it.
       const condition = saveCondition(this.model, payload);
-      if (!condition) return store.upsert(this.model, id, sealed(this.model, id, payload), keep, machineUser);
-      if (!(await store.replaceIf(this.model, id, sealed(this.model, id, payload), keep, condition.expected))) throw condition.refused();
+      if (!condition) return store.upsert(this.model, id, sealed(this.model, id, payload), keep, owner);
+      if (!(await store.replaceIf(this.model, id, sealed(this.model, id, payload), keep, condition.expected, owner))) throw condition.refused();
     }
 
     async find(id: string): Promise<OidcPayload | undefined> {

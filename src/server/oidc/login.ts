@@ -64,7 +64,7 @@ interface PendingLogin {
   /** The name typed; the user id when it named one. */
   loginName: string;
   userId?: string;
-  /** Set once the password was right and must be changed before going on. */
+  /** Set once the password was right and must be changed before going on (the sign-in is then the user's: adapter.ts interactionOwner). */
   mustChange?: boolean;
 }
 
@@ -112,10 +112,12 @@ export function registerLogin(fastify: FastifyInstance, deps: { provider: () => 
   const guessClient = (req: FastifyRequest, userId: string | undefined): GuessClient => ({ address: clientIp(req), knownBrowser: userId ? browsers.idFor(req, userId) : undefined });
   /**
    * What a locked or deactivated account is told, whatever the password (it is
-   * not even compared): the state only to a browser that signed in to it before,
-   * to anyone else the answer of a wrong password.
+   * not even compared), and the wrong password that locked it: the state only to
+   * a browser that signed in to it before, to anyone else the answer of a wrong
+   * password (else the lock tells a stranger that the name exists).
    */
-  const inactiveText = (req: FastifyRequest, lang: Language, userId: string | undefined) => t(lang, userId && browsers.idFor(req, userId) ? 'locked' : 'unknownOrWrong');
+  const inactiveText = (req: FastifyRequest, lang: Language, userId: string | undefined, state: 'locked' | 'lockedOut' = 'locked') =>
+    t(lang, userId && browsers.idFor(req, userId) ? state : 'unknownOrWrong');
   /** How a login ends, for every step that ends one (the password, a second factor: second-factor.ts). */
   const flow: LoginFlow = {
     async finishLogin(req, reply, interaction, userId, amr) {
@@ -302,11 +304,9 @@ export function registerLogin(fastify: FastifyInstance, deps: { provider: () => 
           const text =
             verdict.retryAfterSeconds !== undefined
               ? t(lang, 'slowDown', { seconds: verdict.retryAfterSeconds })
-              : verdict.reason === 'locked'
-                ? inactiveText(req, lang, pending.userId)
-                : verdict.reason === 'lockedOut'
-                  ? t(lang, 'lockedOut')
-                  : t(lang, 'unknownOrWrong');
+              : verdict.reason === 'locked' || verdict.reason === 'lockedOut'
+                ? inactiveText(req, lang, pending.userId, verdict.reason)
+                : t(lang, 'unknownOrWrong');
           return show(req, reply, uid, interaction, text);
         }
         if (verdict.changeRequired) {

@@ -4,7 +4,10 @@
 // device codes, refresh and access tokens, a machine user's client-credentials
 // tokens) is deleted. A browser whose session went is asked to sign in again;
 // a refresh token, code or access token whose row or grant went is refused
-// everywhere at once (docs/security.md, section 7).
+// everywhere at once (docs/security.md, section 7). A sign-in in flight that
+// belongs to the user (oidc/adapter.ts interactionOwner) is kept but its
+// outcome replaced: its resume answers the app access_denied, and its steps
+// (a password-change form held open) find no sign-in to go on with.
 //
 // The changes that end them: LockUser (and the lockout policy's lock),
 // DeactivateUser, RemoveUser, RemoveMySessions, and a password set by someone
@@ -28,10 +31,14 @@ import { sql } from '../sql.js';
 import { SESSIONS_ENDED_MODEL } from '../oidc-store.js';
 import type { ProjectableEvent, Projection } from './projection.js';
 
+/** The outcome a sign-in in flight gets when its user's sessions end (the library's interaction result). */
+const ENDED_SIGN_IN = JSON.stringify({ error: 'access_denied', error_description: "the user's sessions ended during this sign-in" });
+
 const endSessions = (e: ProjectableEvent<'user.locked' | 'user.deactivated' | 'user.removed' | 'user.sessions.ended' | 'user.password.changed'>) =>
   e.createdAt === null
     ? sql`
-      with ended as (delete from oidc_payloads where account_id = ${e.aggregateId})
+      with ended as (delete from oidc_payloads where account_id = ${e.aggregateId} and model <> 'Interaction'),
+      refused as (update oidc_payloads set payload = jsonb_set(payload, '{result}', ${ENDED_SIGN_IN}::text::jsonb) where account_id = ${e.aggregateId} and model = 'Interaction')
       insert into oidc_payloads (model, key, payload)
       select ${SESSIONS_ENDED_MODEL}, ${e.aggregateId}, jsonb_build_object('at', floor(extract(epoch from clock_timestamp()) * 1000))
       where not exists (select 1 from users where id = ${e.aggregateId} and created_at = now())

@@ -108,4 +108,15 @@ describe('user decider', () => {
     ]);
     expect(refusal(decider, decide(decider, [], machine), update).reason).toBe('USER_NOT_HUMAN');
   });
+
+  it('SetPassword: a locked or deactivated user sets none of its own; an administrator still may', () => {
+    const history = decide(decider, [], human);
+    const own = (kind: 'lock' | 'deactivate') => [...history, ...decide(decider, history, { kind, actor: 'admin' })];
+    const set = (actor: string): UserCommand => ({ kind: 'setPassword', passwordHash: 'h', changeRequired: false, actor });
+    for (const inactive of [own('lock'), own('deactivate')]) {
+      expect(refusal(decider, inactive, set('u1')).reason).toBe('USER_NOT_ACTIVE');
+      expect(decide(decider, inactive, set('admin')).map((e) => e.type)).toEqual(['user.password.changed']);
+    }
+    expect(decide(decider, history, set('u1')).map((e) => e.type)).toEqual(['user.password.changed']);
+  });
 });

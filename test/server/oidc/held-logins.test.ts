@@ -67,7 +67,7 @@ const ENDINGS: [string, (id: string) => Promise<void>][] = [
 
 describe('a sign-in held before it returns to the app', () => {
   for (const [what, end] of ENDINGS) {
-    it.fails(`the right password, its resume held across ${what}: no code`, async () => {
+    it(`the right password, its resume held across ${what}: no code`, async () => {
       const user = await addUser();
       const b = browserFrom(base, address());
       const page = await passwordPage(b, user.name);
@@ -85,7 +85,7 @@ describe('a sign-in held before it returns to the app', () => {
     ['LockUser', (id) => admin(`/v2/users/${id}/lock`)],
   ];
   for (const [what, end] of CHANGE_ENDINGS) {
-    it.fails(`the password-change form of a changeRequired sign-in, held across ${what}: the holder's password is not set`, async () => {
+    it(`the password-change form of a changeRequired sign-in, held across ${what}: the holder's password is not set`, async () => {
       const user = await addUser(true);
       const b = browserFrom(base, address());
       const passed = await (await passwordPage(b, user.name)).post(PASSWORD);
@@ -101,7 +101,7 @@ describe('a sign-in held before it returns to the app', () => {
 });
 
 describe('what a browser new to an account is told', () => {
-  it.fails('the wrong password that reaches the lockout policy gets the wrong-password answer, as for a name nobody holds', async () => {
+  it('the wrong password that reaches the lockout policy gets the wrong-password answer, as for a name nobody holds', async () => {
     expect((await kh.rest('POST', '/management/v1/policies/lockout', { maxPasswordAttempts: 3 })).status).toBe(200);
     try {
       const user = await addUser();
