@@ -15,6 +15,7 @@ import type { EventTypeName, StoredEvent } from '../domain/events/index.js';
 import { KeyholdError } from '../domain/errors/keyhold-error.js';
 import { hashToken } from '../domain/identity/tokens.js';
 import { checkSenderConstraint, type ClaimOnce, type Presented, type SenderRefusal } from '../domain/oidc/dpop-proof.js';
+import { secretVersion } from '../domain/oidc/client-secret.js';
 import { issuedBeforeEnd } from '../domain/oidc/ended-sessions.js';
 import { freshCache } from './fresh-cache.js';
 import type { ReadModel } from './read-model.js';
@@ -110,6 +111,8 @@ export interface MachineJwt {
   clientId: string;
   userId: string;
   iat: number;
+  /** The secret it was got with (domain/oidc/client-secret.ts secretVersion); '' when it names none. */
+  secretVersion: string;
   jkt?: string;
 }
 
@@ -165,10 +168,11 @@ export function withOidcAccessTokens(
     const rows = await read.membershipsOf(userId);
     return { userId, orgId, tokenId, memberships: rows.map((m) => ({ scopeType: m.scopeType, scopeId: m.scopeId, orgId: m.orgId, roles: m.roles })) };
   };
-  /** The machine user holding this client id now, active: it acts as with a PAT. */
-  const machineCaller = async (clientId: string, userId?: string): Promise<Caller | undefined> => {
+  /** The machine user holding this client id now, active (and, for a JWT, with the secret it was got with): it acts as with a PAT. */
+  const machineCaller = async (clientId: string, jwt?: MachineJwt): Promise<Caller | undefined> => {
     const machine = await read.machineByClientId(clientId);
-    if (!machine || machine.state !== 'active' || (userId !== undefined && machine.userId !== userId)) return undefined;
+    if (!machine || machine.state !== 'active') return undefined;
+    if (jwt && (machine.userId !== jwt.userId || secretVersion(machine.clientSecretHash) !== jwt.secretVersion)) return undefined;
     return callerOf(machine.userId, machine.orgId, 'oidc:client_credentials');
   };
   const live = (token: StoredAccessToken) => typeof token.exp !== 'number' || token.exp * 1000 > Date.now();
@@ -181,7 +185,7 @@ export function withOidcAccessTokens(
       // Only a machine user's JWT (for this API) is taken; an app's JWT is for its project.
       const jwt = token.length <= 8192 ? deps.machineJwt(token) : undefined;
       if (!jwt) return undefined;
-      const [caller, endedAt] = await Promise.all([machineCaller(jwt.clientId, jwt.userId), deps.sessionsEndedAt(jwt.userId)]);
+      const [caller, endedAt] = await Promise.all([machineCaller(jwt.clientId, jwt), deps.sessionsEndedAt(jwt.userId)]);
       if (!caller || issuedBeforeEnd(jwt.iat, endedAt)) return undefined;
       return { caller, jkt: jwt.jkt };
     }

@@ -70,3 +70,12 @@ export function verifyClientSecret(presented: string, storedHash: string): boole
   // Plain Uint8Array views keep the call type-correct across @types/node versions.
   return timingSafeEqual(new Uint8Array(actual), new Uint8Array(expected));
 }
+
+/**
+ * Which secret a token was got with, as a JWT may say it (16 characters): a
+ * one-way digest of the stored hash, so a machine user's JWT from a secret
+ * since regenerated is told apart without a clock. Says nothing of the secret.
+ */
+export function secretVersion(storedHash: string): string {
+  return createHash('sha256').update(`keyhold client secret version\u0000${storedHash}`).digest('base64url').slice(0, 16);
+}

@@ -117,13 +117,13 @@ export function loginPorts(
     },
     mayLogIn,
     async loggedIn(userId, clientId, _clientIp, amr) {
-      // The user decider refuses a user that is no longer active (locked or deactivated while this
-      // login ran, e.g. by a wrong password racing this right one): then the login does not finish.
+      // The user decider refuses a user that is no longer active (locked, deactivated or removed while
+      // this login ran, e.g. by a wrong password racing this right one): then the login does not finish.
       try {
         await commands.recordLogin({ userId, clientId, outcome: 'succeeded', amr });
         return true;
       } catch (e) {
-        if (e instanceof KeyholdError && e.reason === 'USER_NOT_ACTIVE') return false;
+        if (e instanceof KeyholdError && (e.reason === 'USER_NOT_ACTIVE' || e.reason === 'USER_NOT_FOUND')) return false;
         throw e;
       }
     },

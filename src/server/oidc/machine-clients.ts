@@ -5,6 +5,7 @@
 // accessTokenType, and act as the machine user there as a PAT does
 // (queries/callers.ts). Everything the provider needs for that is here;
 // configuration.ts, adapter.ts and extensions.ts only call it.
+import { secretVersion } from '../../domain/oidc/client-secret.js';
 import { checkAccessJwt } from './access-jwt.js';
 import type { MachineJwt } from '../../queries/callers.js';
 import type { MachineClientView } from '../../queries/read-model.js';
@@ -51,20 +52,25 @@ export function machineResourceServer(client: Any, resource: string, accessToken
   };
 }
 
-/** formats.customizers.jwt for a machine client's token: `sub` is the machine user (not the client id). */
+/** The claim naming the secret a machine user's JWT was got with (a regenerated secret ends the JWTs of the old one). */
+export const SECRET_VERSION_CLAIM = 'keyhold_secret_version';
+
+/** formats.customizers.jwt for a machine client's token: `sub` is the machine user (not the client id); which secret got it. */
 export function customizeMachineJwt(client: Any, jwt: Any): boolean {
   const userId = machineUserOf(client);
   if (!userId) return false;
   jwt.payload.sub = userId;
   jwt.payload.aud = MACHINE_API_RESOURCE;
+  // The client's secret is the stored hash (machineClientMetadata).
+  jwt.payload[SECRET_VERSION_CLAIM] = secretVersion(String(client.clientSecret ?? ''));
   return true;
 }
 
 /**
  * A machine user's JWT access token, checked: a valid Keyhold access JWT
  * (access-jwt.ts) whose `aud` is Keyhold's API. Answers the client id, the
- * user it names, when it was issued and the key it is bound to (DPoP
- * `cnf.jkt`), or undefined.
+ * user it names, when it was issued, the secret it was got with and the key
+ * it is bound to (DPoP `cnf.jkt`), or undefined.
  */
 export function verifyMachineJwt(token: string, issuer: string, signingKeys: readonly Record<string, unknown>[]): MachineJwt | undefined {
   const checked = checkAccessJwt(token, issuer, signingKeys);
@@ -73,7 +79,8 @@ export function verifyMachineJwt(token: string, issuer: string, signingKeys: rea
   const aud = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
   if (!aud.includes(MACHINE_API_RESOURCE)) return undefined;
   if (typeof payload.client_id !== 'string' || typeof payload.sub !== 'string') return undefined;
-  return { clientId: payload.client_id, userId: payload.sub, iat: typeof payload.iat === 'number' ? payload.iat : 0, ...boundKey(payload) };
+  const secret = typeof payload[SECRET_VERSION_CLAIM] === 'string' ? (payload[SECRET_VERSION_CLAIM] as string) : '';
+  return { clientId: payload.client_id, userId: payload.sub, iat: typeof payload.iat === 'number' ? payload.iat : 0, secretVersion: secret, ...boundKey(payload) };
 }
 
 /** The `cnf.jkt` of a JWT access token's payload (RFC 9449 §6.1), when it is bound to a key. */

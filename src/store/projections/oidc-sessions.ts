@@ -10,8 +10,13 @@
 // (a password-change form held open) find no sign-in to go on with.
 //
 // The changes that end them: LockUser (and the lockout policy's lock),
-// DeactivateUser, RemoveUser, RemoveMySessions, and a password set by someone
+// DeactivateUser, RemoveUser, RemoveMySessions, a password set by someone
 // else than the user or with changeRequired (an administrator's reset). A
+// machine user's client secret regenerated or removed ends its stored
+// client-credentials tokens too (they were got with the secret an
+// administrator meant to revoke), noting no instant: its JWTs name the secret
+// they were got with (oidc/machine-clients.ts), which is exact, where an
+// instant of whole seconds would refuse the new secret's first token. A
 // user's own new password (at the login or SetPassword on itself) keeps the
 // session it was set in.
 //
@@ -45,10 +50,15 @@ const endSessions = (e: ProjectableEvent<'user.locked' | 'user.deactivated' | 'u
       on conflict (model, key) do update set payload = excluded.payload`
     : undefined;
 
+const endMachineTokens = (e: ProjectableEvent<'user.machine.secret.set' | 'user.machine.secret.removed'>) =>
+  e.createdAt === null ? sql`delete from oidc_payloads where account_id = ${e.aggregateId} and model = 'ClientCredentials'` : undefined;
+
 export const oidcSessionsProjection: Projection = {
   'user.locked': endSessions,
   'user.deactivated': endSessions,
   'user.removed': endSessions,
   'user.sessions.ended': endSessions,
+  'user.machine.secret.set': endMachineTokens,
+  'user.machine.secret.removed': endMachineTokens,
   'user.password.changed': (e) => (e.creator !== e.aggregateId || e.payload.changeRequired ? endSessions(e) : undefined),
 };

@@ -3,7 +3,8 @@
 // access token stops when the app it was issued to is deactivated (and works
 // again once it is reactivated: the app's state, not an end) and while its
 // user is not active — even a token that outlived the change; a machine user's
-// client-credentials tokens (opaque and JWT) end with its lock. And another
+// client-credentials tokens (opaque and JWT) end with its lock and when its
+// secret is regenerated or removed. And another
 // process sharing the PostgreSQL refuses within the caches' bound (1 s).
 // Real clients: openid-client, the login UI over HTTP, a child Keyhold.
 import * as oidc from 'openid-client';
@@ -96,6 +97,26 @@ describe('one process', () => {
       expect(await meAt(base, token), accessTokenType).toBe(401);
       await nextSecond(); // …and so would a new one of that second
       expect(await meAt(base, (await oidc.clientCredentialsGrant(config)).access_token), `${accessTokenType}: a new token`).toBe(200);
+    }
+  });
+
+  it("a machine user's client-credentials tokens, opaque and JWT, end when its secret is regenerated or removed", async () => {
+    for (const accessTokenType of ['ACCESS_TOKEN_TYPE_BEARER', 'ACCESS_TOKEN_TYPE_JWT']) {
+      const added = await kh.rest('POST', '/management/v1/users/machine', { userName: `rotated-${accessTokenType}`, name: 'Rotated', accessTokenType });
+      const path = `/management/v1/users/${added.body.userId}/secret`;
+      const tokenWith = async (secret: { clientId: string; clientSecret: string }) =>
+        (await oidc.clientCredentialsGrant(await oidc.discovery(new URL(base), secret.clientId, undefined, oidc.ClientSecretBasic(secret.clientSecret), { execute: [oidc.allowInsecureRequests] }))).access_token;
+      const old = await tokenWith((await kh.rest('PUT', path, {})).body);
+      expect(await meAt(base, old), accessTokenType).toBe(200);
+      await nextSecond(); // a JWT of the change's own second counts as before it
+      const rotated = (await kh.rest('PUT', path, {})).body;
+      expect(await meAt(base, old), `${accessTokenType}: a token of the old secret`).toBe(401);
+      await nextSecond();
+      const current = await tokenWith(rotated);
+      expect(await meAt(base, current), `${accessTokenType}: a token of the new secret`).toBe(200);
+      await nextSecond();
+      expect((await kh.rest('DELETE', path)).status).toBe(200);
+      expect(await meAt(base, current), `${accessTokenType}: after the secret was removed`).toBe(401);
     }
   });
 });
