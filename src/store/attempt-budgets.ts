@@ -130,7 +130,21 @@ export function createAttemptBudgets({ db, sql: client }: Pick<Database, 'db' | 
     }
   }
 
-  function decide(named: readonly (readonly [string, BucketRequest])[], keyArray: string) {
+  /** A refusal ends decide()'s transaction by rolling it back: a refused guess leaves no row behind (a spray of new names would fill the table). */
+  class Refused {
+    constructor(readonly answer: { allowed: false; waitSeconds: number }) {}
+  }
+
+  async function decide(named: readonly (readonly [string, BucketRequest])[], keyArray: string) {
+    try {
+      return await decideIn(named, keyArray);
+    } catch (e) {
+      if (e instanceof Refused) return e.answer;
+      throw e;
+    }
+  }
+
+  function decideIn(named: readonly (readonly [string, BucketRequest])[], keyArray: string) {
     return db.transaction(async (tx) => {
       // The rows a first attempt needs, in key order as the locks below: every reservation takes
       // its rows in that order (an insert waits for another's uncommitted one), so none waits in a cycle.
@@ -157,7 +171,7 @@ export function createAttemptBudgets({ db, sql: client }: Pick<Database, 'db' | 
         }),
       );
       const all = decideAll(decisions);
-      if (!all.allowed) return all;
+      if (!all.allowed) throw new Refused(all);
       const next = all.next;
       await tx.execute(dsql`
         update attempt_budgets as b set

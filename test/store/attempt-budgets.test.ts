@@ -110,7 +110,11 @@ for (const [engine, fresh, skip] of [
         const r = await budgets[0]!.reserve([full]);
         if (r.ok) await r.finish('failure');
       }
+      const rowCount = async () => Number((await db.database.sql.query<{ n: number }>({ text: `select count(*)::int as n from attempt_budgets`, params: [] }))[0]!.n);
+      const before = await rowCount();
       expect((await budgets[0]!.reserve([other, full])).ok).toBe(false);
+      // A refused guess leaves no row behind: a spray of new names past a full address fills nothing.
+      expect(await rowCount()).toBe(before);
       // `other` holds nothing: its whole allowance is still there.
       expect(allowed(await burst([other]))).toHaveLength(FREE);
     });

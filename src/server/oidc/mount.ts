@@ -36,6 +36,21 @@ import { loggable, noteOAuthErrors, type NoteOAuthError } from './error-notes.js
 export const KEY_RELOAD_MS = 60_000;
 /** How often expired provider state is deleted. */
 const CLEANUP_MS = 10 * 60_000;
+/** Rows one delete statement takes: short statements, so a sweep never holds many locks at once. */
+const SWEEP_BATCH = 5_000;
+/** Tasks sweeping now: a sweep slower than the interval is not started twice. */
+const sweeping = new Set<string>();
+
+/** Deletes in batches until a batch finds fewer than it may take: whatever piled up since the last sweep goes. */
+async function sweep(task: string, deleteBatch: (limit: number) => Promise<number>): Promise<void> {
+  if (sweeping.has(task)) return;
+  sweeping.add(task);
+  try {
+    while ((await deleteBatch(SWEEP_BATCH)) >= SWEEP_BATCH);
+  } finally {
+    sweeping.delete(task);
+  }
+}
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
@@ -183,10 +198,12 @@ export function mountOidc(fastify: FastifyInstance, deps: OidcDeps): OidcMount {
           reloadKeys().catch((err: unknown) => deps.errors.error(err, { task: 'oidc keys' }, 'reloading the OpenID keys failed'));
         }, reloadMs).unref(),
         setInterval(() => {
-          deps.store
-            .deleteExpired(new Date(), 5_000)
-            .catch((err: unknown) => deps.errors.error(err, { task: 'oidc cleanup' }, 'deleting expired OpenID state failed'));
-          deps.attempts.deleteExpired(5_000).catch((err: unknown) => deps.errors.error(err, { task: 'attempt budgets cleanup' }, 'deleting expired attempt budgets failed'));
+          sweep('oidc cleanup', (limit) => deps.store.deleteExpired(new Date(), limit)).catch((err: unknown) =>
+            deps.errors.error(err, { task: 'oidc cleanup' }, 'deleting expired OpenID state failed'),
+          );
+          sweep('attempt budgets cleanup', (limit) => deps.attempts.deleteExpired(limit)).catch((err: unknown) =>
+            deps.errors.error(err, { task: 'attempt budgets cleanup' }, 'deleting expired attempt budgets failed'),
+          );
         }, CLEANUP_MS).unref(),
       );
     },
