@@ -48,8 +48,10 @@ export const BUCKETS = {
   'recovery.address': { free: 20, clearedBySuccess: false },
   /** Unknown user codes typed in one browser session (the device sign-in page). */
   'usercode.session': { free: 5, clearedBySuccess: false },
-  /** Unknown user codes typed from one address. */
+  /** Unknown user codes typed from one address by browsers known to no account. */
   'usercode.address': { free: 20, clearedBySuccess: false },
+  /** Unknown user codes typed by the browsers known to one account, all of them together (a new sign-in gives no new budget). */
+  'usercode.known': { free: 5, clearedBySuccess: false },
 } as const satisfies Record<string, { free: number; clearedBySuccess: boolean }>;
 
 export type CountedBucket = keyof typeof BUCKETS;

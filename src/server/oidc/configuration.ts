@@ -9,6 +9,7 @@ import type { ReadModel } from '../../queries/read-model.js';
 import type { OidcStateStore } from '../../store/oidc-store.js';
 import type { AttemptBudgets } from '../../store/attempt-budgets.js';
 import { userCodeBuckets } from './guess-buckets.js';
+import { knownBrowsers } from './known-browser.js';
 import { adapterClass, DEVICE_CODE_GRACE_SECONDS } from './adapter.js';
 import { KEYHOLD_CLIENT_PROPERTIES, RESPONSE_TYPES } from './clients.js';
 import { applyDeviceFlowExtension, applyExtensions, applyIssuerRequests, clockSkewOf } from './extensions.js';
@@ -254,6 +255,8 @@ export function createProvider(deps: ProviderDeps): Any {
   });
   applyExtensions(provider);
   applyIssuerRequests(provider, issuer);
+  // The login's known browsers (login.ts), read with the same cookie key: a user code typed in one spends its account's budget, not the address's.
+  const browsers = knownBrowsers({ cookieKey: () => keys.cookieKeys[0] ?? '', secure: () => issuer.startsWith('https:') });
   applyDeviceFlowExtension(provider, {
     deviceAuthorizationPath: OIDC_ROUTES.device_authorization,
     tokenPath: OIDC_ROUTES.token,
@@ -261,7 +264,7 @@ export function createProvider(deps: ProviderDeps): Any {
     pollIntervalSeconds: lifetimes.devicePollInterval,
     // The poll state lasts as long as the code is kept (its expiry and the grace).
     recordPoll: (code, interval, exp) => store.recordDevicePoll(code, interval, new Date((exp + DEVICE_CODE_GRACE_SECONDS) * 1000)),
-    reserveUserCode: (address, session) => deps.attempts.reserve(userCodeBuckets(address, session)),
+    reserveUserCode: (req, address, session) => deps.attempts.reserve(userCodeBuckets(session, { address, knownTo: browsers.anyAccount(req) })),
   });
   return provider;
 }

@@ -48,7 +48,8 @@
 //      session cookie is sent to the code page (303): the library renders its
 //      error into a session it never saved and then fails to persist it (a 500).
 //    - user codes typed on the code page spend guessing budgets (per browser
-//      session and per client address, guess-buckets.ts): DeviceCode.findByUserCode,
+//      session, and per client address or, in a browser known to an account,
+//      per that account: guess-buckets.ts): DeviceCode.findByUserCode,
 //      when the code page looks a typed code up, reserves the attempt first
 //      and counts an unknown code as a failure; beyond the budget the code is
 //      not looked up and the page answers 429 with how long to wait
@@ -244,8 +245,8 @@ export interface DeviceFlowOptions {
   pollIntervalSeconds: number;
   /** Records a poll of a pending device code (store/oidc-store.ts recordDevicePoll). */
   recordPoll(deviceCode: string, intervalSeconds: number, expiresAtEpoch: number): Promise<{ slowDown: boolean; intervalSeconds: number }>;
-  /** Reserves one typed user code in the budgets of this client address and browser session (guess-buckets.ts userCodeBuckets). */
-  reserveUserCode(address: string, session: string): Promise<ReserveResult>;
+  /** Reserves one typed user code in the budgets of this browser session and of its address or the account it is known to (guess-buckets.ts userCodeBuckets). */
+  reserveUserCode(req: IncomingMessage, address: string, session: string): Promise<ReserveResult>;
 }
 
 /** Too many unknown user codes typed: the code is not looked up (429; the code page says how long: device-pages.ts). */
@@ -328,7 +329,7 @@ export function applyDeviceFlowExtension(provider: Any, options: DeviceFlowOptio
     if (ctx?.oidc?.route !== 'code_verification') return findByUserCode.call(this, userCode, opts);
     const typed = typeof ctx.oidc.params?.user_code === 'string' ? ctx.oidc.params.user_code.slice(0, 64) : undefined;
     if (userCodeProbe.getStore()) throw new UserCodeThrottled(1, typed);
-    const held = await options.reserveUserCode(secretTransport.getStore()?.ip ?? '', String(ctx.oidc.session?.uid ?? ''));
+    const held = await options.reserveUserCode(ctx.req, secretTransport.getStore()?.ip ?? '', String(ctx.oidc.session?.uid ?? ''));
     if (!held.ok) {
       ctx.set('retry-after', String(held.waitSeconds));
       throw new UserCodeThrottled(held.waitSeconds, typed);

@@ -12,6 +12,8 @@
 //   checks in flight count against it.
 // A name nobody holds has buckets of its own under the typed name (its key),
 // so trying one behaves as trying an account does.
+// A device's user code: the browser session, and the address unless a known
+// browser types it (userCodeBuckets).
 import type { BucketRequest } from '../../domain/identity/attempt-budget.js';
 import { usernameKey } from '../../domain/identity/identifiers.js';
 
@@ -43,10 +45,15 @@ export function recoveryBuckets(userId: string, client: GuessClient): BucketRequ
   return client.knownBrowser ? [own] : [own, { kind: 'recovery.address', key: client.address }];
 }
 
-/** A user code typed on the device sign-in page: per browser session and per address (a success clears neither: anyone can request codes). */
-export function userCodeBuckets(address: string, session: string): BucketRequest[] {
-  return [
-    { kind: 'usercode.session', key: session },
-    { kind: 'usercode.address', key: address },
-  ];
+/**
+ * A user code typed on the device sign-in page: the browser session's bucket,
+ * and the address's — unless the browser is known to an account (it signed in
+ * to one before), whose bucket it spends instead, so a neighbour at a shared
+ * address cannot stop it. That bucket is the account's, not the browser id's:
+ * each sign-in mints a new id, and would mint a new budget. A success clears
+ * none of them: anyone can request codes.
+ */
+export function userCodeBuckets(session: string, client: { address: string; knownTo?: string }): BucketRequest[] {
+  const own: BucketRequest = { kind: 'usercode.session', key: session };
+  return [own, client.knownTo ? { kind: 'usercode.known', key: `user ${client.knownTo}` } : { kind: 'usercode.address', key: client.address }];
 }

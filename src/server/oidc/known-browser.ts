@@ -2,7 +2,9 @@
 // account gets a signed cookie entry for it, and its later password tries for
 // that account spend a budget of their own (guess-buckets.ts) — so wrong
 // passwords from anyone else, however many, never slow the right user down in
-// the browser they use.
+// the browser they use. The user codes it types on the device page
+// (/ui/login/device, under the cookie's path) likewise spend its newest
+// account's budget, not its address's.
 //
 // The cookie `keyhold_known` holds up to MAX_ACCOUNTS entries, newest first,
 // each `<user id, base64url>.<browser id>.<issued, epoch s>.<HMAC>`. The HMAC
@@ -16,6 +18,7 @@
 // It says nothing about the account beyond its id, and grants nothing: it only
 // picks which budget a try spends.
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomToken } from '../../domain/ids.js';
 
@@ -33,9 +36,14 @@ interface Entry {
   issued: number;
 }
 
+/** A request as far as known browsers read it (Fastify's, or the raw one a library page gets). */
+type WithCookies = { headers: IncomingHttpHeaders };
+
 export interface KnownBrowsers {
   /** This browser's id for `userId` when it holds a valid entry for that account; else undefined. */
-  idFor(req: FastifyRequest, userId: string): string | undefined;
+  idFor(req: WithCookies, userId: string): string | undefined;
+  /** The account of this browser's newest valid entry, when it is known to any. */
+  anyAccount(req: WithCookies): string | undefined;
   /** After a successful sign-in as `userId`: a new entry for it first, the browser's other valid entries kept (on the raw response, beside the provider's cookies). */
   remember(req: FastifyRequest, reply: FastifyReply, userId: string): void;
 }
@@ -45,7 +53,7 @@ export function knownBrowsers(deps: { cookieKey: () => string; secure: () => boo
 
   const name = () => (deps.secure() ? `__Host-${KNOWN_BROWSER_COOKIE}` : KNOWN_BROWSER_COOKIE);
 
-  function entries(req: FastifyRequest, now: number): Entry[] {
+  function entries(req: WithCookies, now: number): Entry[] {
     const prefix = `${name()}=`;
     // Every cookie of the name (a browser may hold one per path): their entries, at most MAX_ACCOUNTS.
     const values = (req.headers.cookie ?? '')
@@ -78,6 +86,9 @@ export function knownBrowsers(deps: { cookieKey: () => string; secure: () => boo
     idFor(req, userId) {
       if (!userId) return undefined;
       return entries(req, Math.floor(Date.now() / 1000)).find((e) => e.userId === userId)?.browserId;
+    },
+    anyAccount(req) {
+      return entries(req, Math.floor(Date.now() / 1000))[0]?.userId;
     },
     remember(req, reply, userId) {
       const now = Math.floor(Date.now() / 1000);

@@ -4,11 +4,13 @@
 // wrong passwords from anywhere else, the fixed-name keyhold-admin's
 // included, and spraying from one shared address (a proxy Keyhold does not
 // trust) slow only browsers new to the account. And a device's user code:
-// beyond its budget even the right code is not looked up. Each actor guesses
+// beyond its budget even the right code is not looked up; a known browser's
+// codes spend its account's budget, not its address's. Each actor guesses
 // from a loopback address of its own (test/support/client-address.ts).
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUCKETS } from '../../../src/domain/identity/attempt-budget.js';
+import { COOKIE_NAMES } from '../../../src/server/oidc/cookies.js';
 import { checkDeviceFlowExtension } from '../../../src/server/oidc/extensions.js';
 import { browserFrom, loopback } from '../../support/client-address.js';
 import { startTestKeyhold, type TestKeyhold } from '../../support/keyhold.js';
@@ -132,22 +134,35 @@ describe('known browsers', () => {
   }, 120_000);
 });
 
+let tv: Promise<{ clientId: string }> | undefined;
+/** A new sign-in of the TV app (a device app, added once): its user code. */
+async function deviceCode(): Promise<string> {
+  tv ??= addApp(kh, projectId, { name: 'TV', appType: 'OIDC_APP_TYPE_NATIVE', authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE', responseTypes: ['OIDC_RESPONSE_TYPE_CODE'], grantTypes: ['OIDC_GRANT_TYPE_DEVICE_CODE'] });
+  const started = await fetch(`${base}/oauth/v2/device_authorization`, { method: 'POST', body: new URLSearchParams({ client_id: (await tv).clientId, scope: 'openid' }) });
+  return ((await started.json()) as { user_code: string }).user_code;
+}
+
+/** `b` at the code page (a new browser session unless it has one); type() posts one code and answers status, text and Retry-After. */
+async function codePage(b: Browser) {
+  let html = (await b.follow(new URL('/ui/login/device', base))).html!;
+  return async (code: string) => {
+    const res = await b.request(new URL('/ui/login/device', base), { form: { xsrf: /name="xsrf" value="([^"]+)"/.exec(html)![1]!, user_code: code } });
+    html = await res.text();
+    return { status: res.status, text: html, retryAfter: res.headers.get('retry-after') };
+  };
+}
+
+/** `b` without its provider session, its other cookies (the known-browser entry) kept: its next page starts a new session. */
+const dropSession = (b: Browser) =>
+  b.jar.take(new Response(null, { headers: [COOKIE_NAMES.session, `${COOKIE_NAMES.session}.sig`].map((name): [string, string] => ['set-cookie', `${name}=; Path=/`]) }));
+
+/** The n-th unknown code of a test (the alphabet's letters, never a code handed out in these tests). */
+const unknownCode = (prefix: string, n: number) => `${prefix}-B${'CDFGHJKL'[Math.floor(n / 8) % 8]}${'CDFGHJKL'[n % 8]}`;
+
 describe("a device's user code", () => {
   it('after the budget of a browser session even the right code is not looked up (429, Retry-After); another address is not slowed', async () => {
-    const device = await addApp(kh, projectId, { name: 'TV', appType: 'OIDC_APP_TYPE_NATIVE', authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE', responseTypes: ['OIDC_RESPONSE_TYPE_CODE'], grantTypes: ['OIDC_GRANT_TYPE_DEVICE_CODE'] });
-    const started = await fetch(`${base}/oauth/v2/device_authorization`, { method: 'POST', body: new URLSearchParams({ client_id: device.clientId, scope: 'openid' }) });
-    const { user_code: userCode } = (await started.json()) as { user_code: string };
-    /** A browser session at the code page from `from`; type() posts one code and answers status, text and Retry-After. */
-    const codePage = async (from: string) => {
-      const b = browserFrom(base, from);
-      let html = (await b.follow(new URL('/ui/login/device', base))).html!;
-      return async (code: string) => {
-        const res = await b.request(new URL('/ui/login/device', base), { form: { xsrf: /name="xsrf" value="([^"]+)"/.exec(html)![1]!, user_code: code } });
-        html = await res.text();
-        return { status: res.status, text: html, retryAfter: res.headers.get('retry-after') };
-      };
-    };
-    const type = await codePage(address());
+    const userCode = await deviceCode();
+    const type = await codePage(browserFrom(base, address()));
     for (let i = 0; i < BUCKETS['usercode.session'].free; i++) {
       const unknown = await type(`BBBB-BBB${'CDFGHJKL'[i]}`);
       expect(unknown.status).toBe(200);
@@ -159,9 +174,44 @@ describe("a device's user code", () => {
     expect(slowed.text).toContain(`value="${userCode}"`);
     expect(Number(slowed.retryAfter)).toBeGreaterThan(0);
     // Someone else, elsewhere: the code is found at once (the confirmation names the app).
-    const elsewhere = await (await codePage(address()))(userCode);
+    const elsewhere = await (await codePage(browserFrom(base, address())))(userCode);
     expect(elsewhere.status).toBe(200);
     expect(elsewhere.text).toContain('Sign in to TV on your device?');
+  }, 60_000);
+
+  it("a known browser's unknown codes spend its account's budget, across sessions and sign-ins, never its address's", async () => {
+    const userCode = await deviceCode();
+    const from = address();
+    await addUser('code-typer');
+    const own = browserFrom(base, from);
+    await logIn(own, authorize, 'code-typer', PASSWORD);
+    // Browsers new to every account there spend all but one of the address's budget.
+    const perSession = BUCKETS['usercode.session'].free;
+    for (let n = 0; n < BUCKETS['usercode.address'].free - 1; n += perSession) {
+      const type = await codePage(browserFrom(base, from));
+      for (let i = n; i < Math.min(n + perSession, BUCKETS['usercode.address'].free - 1); i++) expect((await type(unknownCode('CCCC', i))).status).toBe(200);
+    }
+    // The known browser: one unknown code per new session, and a new sign-in (a new browser id) halfway.
+    const budget = BUCKETS['usercode.known'].free;
+    for (let i = 0; i < budget; i++) {
+      if (i === Math.floor(budget / 2)) {
+        dropSession(own);
+        expect((await logIn(own, authorize, 'code-typer', PASSWORD)).searchParams.get('code')).toBeTruthy();
+      }
+      dropSession(own);
+      const unknown = await (await codePage(own))(unknownCode('DDDD', i));
+      expect(unknown.status).toBe(200);
+      expect(unknown.text).toContain('This code is unknown');
+    }
+    // Its account's budget is spent: even the right code waits, in yet another session.
+    dropSession(own);
+    const slowed = await (await codePage(own))(userCode);
+    expect(slowed.status).toBe(429);
+    expect(Number(slowed.retryAfter)).toBeGreaterThan(0);
+    // None of its codes reached the address's budget: a browser new to every account there still has one lookup.
+    const stranger = await (await codePage(browserFrom(base, from)))(userCode);
+    expect(stranger.status).toBe(200);
+    expect(stranger.text).toContain('Sign in to TV on your device?');
   }, 60_000);
 
   // Last: it changes the running provider.
