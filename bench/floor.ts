@@ -11,7 +11,7 @@
 //           Payloads are copied from the events Keyhold itself stored.
 //   argon2  @node-rs/argon2 verify of one password against its argon2id hash
 //           made with Keyhold's parameters (ARGON2_OPTIONS), in this one
-//           process: the work a password login must do (issue 21).
+//           process: the work a password login must do.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';

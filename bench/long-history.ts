@@ -1,5 +1,5 @@
-// A login of a user with a long history against one of a new user (issue 21:
-// "fast where users feel it"). A user's history grows by two events per login
+// A login of a user with a long history against one of a new user (fast
+// where users feel it). A user's history grows by two events per login
 // (its success, the grant the login stored), and by one per wrong password;
 // the commands of a login fold the user's history (src/commands/run.ts). This
 // gives one user `--events` such events (written straight into the events

@@ -1,4 +1,4 @@
-// The peer (issue 21): a bare oidc-provider 9.13.3 with its in-memory adapter
+// The peer: a bare oidc-provider 9.13.3 with its in-memory adapter
 // (the library's MemoryAdapter, no storage at all; only its size cap lifted) in its own process — the
 // library's ceiling on this machine for the same token requests Keyhold
 // answers. Forked by bench/run.ts with IPC; argv[2] = JSON { port, chains }.

@@ -1,5 +1,5 @@
 // `npm run bench`: Keyhold's throughput and latency against the floors of the
-// same machine (issue 7). For each backend (PGlite in a temp dir, PostgreSQL on
+// same machine. For each backend (PGlite in a temp dir, PostgreSQL on
 // a fresh database) it starts Keyhold as its own child process (`node src/main.ts`),
 // drives load from a second child (bench/worker.ts), then stops the server and
 // measures the floors in a third (bench/floor.ts). Results: bench/results/*.json
@@ -12,7 +12,7 @@
 //   BENCH_CONCURRENCY   comma list (default 1,16,64)
 //   BENCH_BACKENDS      comma list of pglite, postgres (default both)
 //   BENCH_SCENARIOS     comma list of healthz-grpc, healthz-rest, oidc-grpc, oidc-rest, u2f-grpc and the
-//                       login surface (issue 21): cc-bearer, cc-jwt, refresh, introspect, userinfo, login,
+//                       login surface: cc-bearer, cc-jwt, refresh, introspect, userinfo, login,
 //                       login-key (default all)
 //   BENCH_FLOORS        0 to skip the floors (default 1): raw verify, raw append, argon2id verify, and
 //                       the bare oidc-provider peer (bench/peer.mjs) for the token requests and the

@@ -41,7 +41,7 @@ let userIds: string[] = [];
 let runTag = '';
 let nameCounter = 0;
 const pool: PendingCredential[] = [];
-/** The login surface's fixtures (issue 21): Keyhold's, or the peer's after `retarget`. */
+/** The login surface's fixtures: Keyhold's, or the peer's after `retarget`. */
 let surface: SurfaceTarget | undefined;
 let poolNext = 0;
 

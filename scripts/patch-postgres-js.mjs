@@ -70,7 +70,7 @@
 //    query moves its connection between queues (index.js `move` → remove), and
 //    under steady load the busy queue never drains, so each query scanned every
 //    slot ever pushed: `remove` was 8.5% of the server's CPU after 30 s of
-//    introspection at c=64 (bench/profile.ts, issue 21). It now searches only
+//    introspection at c=64 (bench/profile.ts). The repaired one searches only
 //    the live part, and a queue drops its dead slots once they are half of it.
 //
 // The fix: drop the timer and the buffer when the socket goes; refuse queries

@@ -1,4 +1,4 @@
-// The login surface's scenarios (issue 21), run by bench/worker.ts against
+// The login surface's scenarios, run by bench/worker.ts against
 // Keyhold or against the bare oidc-provider peer (bench/peer.mjs): the token
 // endpoint (client_credentials for an opaque and a JWT machine, refresh with
 // rotation), introspection and userinfo with prepared access tokens, and whole

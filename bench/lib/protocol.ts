@@ -8,7 +8,7 @@ export type ScenarioName =
   | 'oidc-grpc'
   | 'oidc-rest'
   | 'u2f-grpc'
-  // The login surface (issue 21, lib/login-surface.ts).
+  // The login surface (lib/login-surface.ts).
   | 'cc-bearer'
   | 'cc-jwt'
   | 'refresh'
@@ -71,7 +71,7 @@ export interface ScenarioResult {
 }
 
 export interface FloorResult {
-  /** argon2: @node-rs/argon2 verify with Keyhold's parameters, one process (issue 21's login floor). */
+  /** argon2: @node-rs/argon2 verify with Keyhold's parameters, one process (the login's floor). */
   floor: 'verify' | 'insert-oidc' | 'insert-u2f' | 'argon2';
   concurrency: number;
   seconds: number;

@@ -1,5 +1,5 @@
 // The Markdown view of a bench result: one table per backend, the floors, and
-// issue 7's and issue 21's targets, each marked met or missed from the numbers
+// Keyhold's performance targets, each marked met or missed from the numbers
 // of this run; and the login-surface block of the README's Performance section.
 import type { FloorResult, ScenarioName, ScenarioResult } from './protocol.js';
 import { startupMarkdown, type StartupMeasurement } from '../startup.mjs';
@@ -48,7 +48,7 @@ const LABELS: Record<ScenarioName, string> = {
   login: 'login: code + PKCE, password',
   'login-key': 'login: code + PKCE, password + key',
 };
-/** The login surface (issue 21), in table order. */
+/** The login surface, in table order. */
 const SURFACE: ScenarioName[] = ['cc-bearer', 'cc-jwt', 'refresh', 'introspect', 'userinfo', 'login', 'login-key'];
 const LOGINS: ScenarioName[] = ['login', 'login-key'];
 
@@ -170,7 +170,7 @@ export function targets(result: BenchResult): TargetCheck[] {
         });
       }
     } else unknown('PostgreSQL: VerifyU2FRegistration at c=64');
-    // Issue 21: the seed operations as ratios of the same run's floors (they hold on any machine).
+    // The seed operations as ratios of the same run's floors (they hold on any machine).
     checks.push(...ratioTargets('PostgreSQL', [
       [g, 'AddOIDCApp gRPC', 'the raw-append floor', floor(pg, 'insert-oidc', 64), 0.75],
       [u, 'VerifyU2FRegistration', 'the raw-verify floor', v, 0.6],
@@ -190,7 +190,7 @@ export function targets(result: BenchResult): TargetCheck[] {
   return checks;
 }
 
-/** Issue 21's ratio targets of the seed operations at c=64: [scenario, its name, the floor's name, the floor, share]. */
+/** The ratio targets of the seed operations at c=64: [scenario, its name, the floor's name, the floor, share]. */
 function ratioTargets(backend: string, rows: [ScenarioResult | undefined, string, string, FloorResult | undefined, number][]): TargetCheck[] {
   return rows.flatMap(([s, name, floorName, f, share]) =>
     s && f
@@ -203,7 +203,7 @@ function ratioTargets(backend: string, rows: [ScenarioResult | undefined, string
   );
 }
 
-/** Issue 21's memory and start-up targets, on the medians. */
+/** The memory and start-up targets, on the medians. */
 function startupTargets(startup: StartupMeasurement | undefined): TargetCheck[] {
   if (!startup) return [];
   const checks: TargetCheck[] = [];
@@ -226,7 +226,7 @@ function startupTargets(startup: StartupMeasurement | undefined): TargetCheck[] 
 /** a ≥ share × b; undefined (not measurable) when this run has no positive reference figure. */
 const atLeast = (a: number, b: number | undefined, share: number): boolean | undefined => (b !== undefined && b > 0 ? a >= share * b : undefined);
 
-/** Issue 21's targets (the login surface), at c=64; each met or missed from this run. */
+/** The login surface's targets, at c=64; each met or missed from this run. */
 export function surfaceTargets(result: BenchResult): TargetCheck[] {
   const checks: TargetCheck[] = [];
   const pg = result.backends.find((b) => b.backend === 'postgres' && !b.skipped);
@@ -324,7 +324,7 @@ function seedTable(result: BenchResult): string[] {
 
 /**
  * README.md with the block between the markers replaced by this run's figures
- * and issue 21's targets — the login surface, the seed operations against
+ * and the targets — the login surface, the seed operations against
  * their floors, start-up and memory — each met or missed; undefined without
  * markers or figures.
  */
@@ -341,7 +341,7 @@ export function surfaceReadme(readme: string, result: BenchResult, file: string)
     '',
     ...surfaceTable(result),
     '',
-    '| target (issue 21, c=64) | measured | |',
+    '| target (login surface, c=64) | measured | |',
     '|---|---|---|',
     ...targetRows(surfaceTargets(result)),
     '',
@@ -350,7 +350,7 @@ export function surfaceReadme(readme: string, result: BenchResult, file: string)
     ...seedTable(result),
     '',
     ...(result.startup ? ['Start-up and memory of the build (`node bin/keyhold.js`):', '', startupMarkdown(result.startup).trimEnd(), ''] : []),
-    '| target (issue 7; issue 21: the seed operations as ratios, start-up and memory) | measured | |',
+    '| target (the seed operations, also as ratios; start-up and memory) | measured | |',
     '|---|---|---|',
     ...targetRows(targets(result)),
     '',
@@ -384,10 +384,10 @@ export function toMarkdown(result: BenchResult): string {
   if (result.peer) {
     out.push('## Bare oidc-provider 9.13.3, in-memory adapter (the peer)', '', ...backendTable({ backend: 'postgres', setup: {}, scenarios: result.peer.scenarios, floors: [] }).map((l) => l.replace(/\| \(floor\) \||\| [^|]* of (peer|argon2id) \|/, '| (peer) |')), '');
   }
-  out.push('## Login surface (issue 21)', '', ...surfaceTable(result), '');
-  out.push('## Targets (issue 7; issue 21: the seed operations as ratios, start-up and memory)', '', '| target | measured | |', '|---|---|---|');
+  out.push('## Login surface', '', ...surfaceTable(result), '');
+  out.push('## Targets (the seed operations, also as ratios; start-up and memory)', '', '| target | measured | |', '|---|---|---|');
   out.push(...targetRows(targets(result)), '');
-  out.push('## Targets (issue 21, login surface)', '', '| target | measured | |', '|---|---|---|');
+  out.push('## Targets (login surface)', '', '| target | measured | |', '|---|---|---|');
   out.push(...targetRows(surfaceTargets(result)), '');
   return out.join('\n');
 }

@@ -1,4 +1,4 @@
-// Signing in through Keyhold's own login (issue 17): the console is the public
+// Signing in through Keyhold's own login: the console is the public
 // USER_AGENT app `keyhold-console` that bootstrap registers with the redirect
 // URI `<issuer>/console/`. Authorization code + PKCE (S256) against
 // /oauth/v2/authorize, the code redeemed at /oauth/v2/token (same origin), and

@@ -1,6 +1,6 @@
 // Who may act where, for commands and queries alike: the org context of a
-// call, the permission check, which users a caller can see, and containment
-// (issue 15). The rules are the domain's (domain/identity/permissions.ts);
+// call, the permission check, which users a caller can see, and containment.
+// The rules are the domain's (domain/identity/permissions.ts);
 // this file looks up the facts they need.
 // Order per design §4: authenticate → validate → load (404) → authorize (403).
 import { KeyholdError } from '../domain/errors/keyhold-error.js';

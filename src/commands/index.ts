@@ -92,14 +92,14 @@ export function createCommands(ports: Ports) {
     registerU2f: bind(u2f, registerU2f),
     verifyU2fRegistration: bind(u2f, verifyU2fRegistration),
     removeU2f: bind(u2f, removeU2f),
-    // Issue 18.
+    // Machine users' client secrets and apps' keys.
     generateMachineSecret: bind(ports, generateMachineSecret),
     removeMachineSecret: bind(ports, removeMachineSecret),
     addAppKey: bind(ports, addAppKey),
     removeAppKey: bind(ports, removeAppKey),
     /** The login's second factor (no caller: the user logging in is the actor). */
     useU2f: (input: Parameters<typeof useU2f>[1]) => useU2f(ports, input),
-    // Issue 18 "Lost key".
+    // A lost key.
     removeAllU2f: bind(ports, removeAllU2f),
     generateRecoveryCodes: bind(ports, generateRecoveryCodes),
     /** A recovery code in place of a key at login (no caller: the user logging in is the actor). */

@@ -1,4 +1,4 @@
-// Lists are searches with pages (issue 19): the page a request asks for, its
+// Lists are searches with pages: the page a request asks for, its
 // default and maximum, and the text filters every list shares. Pure rules; the
 // read model (src/store) turns them into SQL.
 import { violation, type FieldViolation } from './errors/keyhold-error.js';
@@ -128,7 +128,7 @@ export function textFilters(sent: readonly SentText[]): { filters: TextFilter[];
   return { filters, problems };
 }
 
-/** ListEvents' filters (issue 19's audit log); all must match. */
+/** ListEvents' filters (the audit log); all must match. */
 export interface EventSearch {
   /** Orgs whose events the caller may read; undefined: every event. */
   orgIds: readonly string[] | undefined;

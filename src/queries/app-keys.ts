@@ -1,4 +1,4 @@
-// ListAppKeys (issue 18): a private_key_jwt app's keys — ids, type, expiry,
+// ListAppKeys: a private_key_jwt app's keys — ids, type, expiry,
 // never a key. As GetAppByID: the project in the org (404), project.app.read
 // (403), the app in that project (404).
 import type { Call } from '../commands/caller.js';

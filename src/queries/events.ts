@@ -1,4 +1,4 @@
-// ListEvents (the audit log, issue 19): the instance owner reads every event;
+// ListEvents (the audit log): the instance owner reads every event;
 // an org owner (org.events.read) its org's events only — a resource_owner
 // filter naming another org is 403. Payloads leave out their secret fields by
 // the one rule of the vocabulary (domain/events withoutSecrets).

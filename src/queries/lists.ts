@@ -1,4 +1,4 @@
-// The lists (issue 19): ListApps, ListProjects, ListUsers, ListOrganizations.
+// The lists: ListApps, ListProjects, ListUsers, ListOrganizations.
 // Each validates its filters (400), authorizes like its Get (403/404), and asks
 // the read model for one page of what the caller may read.
 import { projectForAppCall } from '../commands/apps/app-in-project.js';

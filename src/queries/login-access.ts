@@ -1,4 +1,4 @@
-// Who may log in to a project's apps, and with which roles (issue 17): the
+// Who may log in to a project's apps, and with which roles: the
 // reads the OpenID Provider needs at login and for the roles claim. Not
 // caller-authorized (the login asks before anyone is authenticated).
 import type { GrantedRole, ReadModel } from './read-model.js';

@@ -1,4 +1,4 @@
-// GetLoginPolicy (issue 18): the login policy of the org the call acts in —
+// GetLoginPolicy: the login policy of the org the call acts in —
 // its own, or the default (forceMfa off) with the org's version.
 import { authorize, orgContext } from '../commands/access.js';
 import type { Call } from '../commands/caller.js';

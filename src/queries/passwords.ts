@@ -1,4 +1,4 @@
-// The login's two reads (issue 17): which user a login name names, and whether
+// The login's two reads: which user a login name names, and whether
 // a password is that user's. Not caller-authorized queries: the OpenID
 // Provider's login calls them before anyone is authenticated. They never
 // return a hash, and they do not throttle (the login does, per account and IP).

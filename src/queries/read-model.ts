@@ -20,7 +20,7 @@ export interface ProjectView extends Versioned {
   id: string;
   name: string;
   state: 'active';
-  /** Login checks (issue 17). */
+  /** Login checks. */
   projectRoleCheck: boolean;
   hasProjectCheck: boolean;
 }
@@ -121,7 +121,7 @@ export interface PatListed {
   createdAt: Date;
 }
 
-/** A machine user's client credentials (issue 18), for the token endpoint and the API's token check. */
+/** A machine user's client credentials, for the token endpoint and the API's token check. */
 export interface MachineClientView {
   userId: string;
   orgId: string;
@@ -170,17 +170,17 @@ export interface ReadModel extends Lookups {
   searchOrgs(orgIds: readonly string[] | undefined, names: readonly TextFilter[], ids: readonly string[], page: Page): Promise<Listed<OrgView>>;
   patsOf(userId: string, page: Page): Promise<Listed<PatListed>>;
   org(orgId: string): Promise<OrgView | undefined>;
-  /** Issue 18: the machine user with this client id and a secret; undefined when none. */
+  /** The machine user with this client id and a secret; undefined when none. */
   machineByClientId(clientId: string): Promise<MachineClientView | undefined>;
-  /** Issue 18: the public JWKs of the app's keys not expired at `now`. */
+  /** The public JWKs of the app's keys not expired at `now`. */
   liveAppKeys(appId: string, now: Date): Promise<Record<string, unknown>[]>;
-  /** Issue 18: one page of the app's keys. */
+  /** One page of the app's keys. */
   appKeysOf(appId: string, page: Page): Promise<Listed<AppKeyListed>>;
   /** The org's own lockout policy; undefined: the default (no lock) applies. */
   lockoutPolicyOf(orgId: string): Promise<LockoutPolicyView | undefined>;
   /** The org's own login policy; undefined: the default applies. */
   loginPolicyOf(orgId: string): Promise<LoginPolicyView | undefined>;
-  /** Issue 18 "Lost key": how many of the user's recovery codes are unused (0: none). */
+  /** For a lost key: how many of the user's recovery codes are unused (0: none). */
   unusedRecoveryCodesOf(userId: string): Promise<number>;
   /** The audit log: events matching the search, in position order from the cursor, at most `limit` and `maxBytes` of payload. */
   events(search: EventSearch): Promise<StoredEvent[]>;

@@ -29,7 +29,7 @@ export async function listU2fTokens(read: ReadModel, { caller }: Call, input: { 
   return { ...listed, items: listed.items.map((t) => ({ ...t, shown: shownState(t.state, t.expiresAt, input.now) })) };
 }
 
-/** Issue 18 "Lost key": how many of the user's recovery codes are unused (who may list the user's keys may see it). */
+/** For a lost key: how many of the user's recovery codes are unused (who may list the user's keys may see it). */
 export async function unusedRecoveryCodes(read: ReadModel, { caller }: Call, input: { userId: string }): Promise<number> {
   const violations = requiredId('userId', input.userId);
   if (violations.length) throw invalidRequest(violations);

@@ -131,7 +131,7 @@ async function recoverPendingPat(read: BootstrapReads, patFile: string, log: Log
   }
 }
 
-// --- the human admin (issue 17) ----------------------------------------------
+// --- the human admin ---------------------------------------------------------
 
 /** Where the human admin's initial password is written: next to the PAT file. */
 export const adminPasswordFile = (patFile: string) => path.join(path.dirname(patFile), 'admin.password');
@@ -209,7 +209,7 @@ async function recoverPendingPassword(read: HumanAdminReads, userId: string, fil
   }
 }
 
-// --- the console's app (issue 17) --------------------------------------------
+// --- the console's app -------------------------------------------------------
 
 /**
  * Makes the console's `Keyhold` project and USER_AGENT app (commands/instance/

@@ -114,7 +114,7 @@ function isUnavailableCode(code: string): boolean {
  * nothing that was running on it can be reported as done. That covers
  * refusals at connection start whose code is generic — e.g. 55000 "database …
  * is not currently accepting connections" (ALTER DATABASE … ALLOW_CONNECTIONS
- * false), which used to surface as 500 INTERNAL.
+ * false): unavailable, not 500 INTERNAL.
  */
 export function isUnavailable(err: unknown): boolean {
   const e = driverError(err);

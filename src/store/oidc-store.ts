@@ -44,7 +44,7 @@ export interface OidcStateStore {
   /**
    * Stores the artifact only when no live one has this id (an expired one is
    * replaced): true when stored. One statement, so of two processes storing
-   * the same id at once exactly one gets true (replay detection, issue 18).
+   * the same id at once exactly one gets true (replay detection).
    */
   insertNew(model: string, id: string, payload: OidcPayload, expiresInSeconds: number): Promise<boolean>;
   find(model: string, id: string): Promise<OidcPayload | undefined>;
@@ -183,8 +183,8 @@ const expiry = (expiresIn: number | undefined) => (expiresIn ? new Date(Date.now
  * Every token request, introspection and userinfo call reads or writes here,
  * so the statements the provider's adapter runs per request are plain SQL
  * (./sql.ts): built with drizzle they cost ~20% of the server's CPU at
- * c=64 (bench/profile.ts on the introspection and client_credentials runs of
- * issue 21). The device poll's transaction and the sweep stay drizzle: cold.
+ * c=64 (bench/profile.ts on the introspection and client_credentials runs).
+ * The device poll's transaction and the sweep stay drizzle: cold.
  */
 export function createOidcStateStore({ db, sql: client, kind }: Pick<Database, 'db' | 'sql' | 'kind'>): OidcStateStore {
   const writes = groupCommitter(client, GROUP_COMMIT_BY_DRIVER[kind]);

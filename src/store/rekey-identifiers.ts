@@ -52,7 +52,7 @@ interface KeyedTable {
 // Table, column and function names are constants, never input.
 const KEYED_TABLES: readonly KeyedTable[] = [
   { table: 'users', scope: 'org_id', name: 'username', key: 'username_key', keyOf: usernameKey },
-  // Usernames as login names, unique across the instance (migration 0003, issue 17).
+  // Usernames as login names, unique across the instance (migration 0003).
   { table: 'users', scope: `'instance'`, name: 'username', key: 'login_name_key', keyOf: usernameKey },
   { table: 'apps', scope: 'project_id', name: 'name', key: 'name_key', keyOf: displayNameKey },
 ];

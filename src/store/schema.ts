@@ -86,7 +86,7 @@ export const lockoutPolicies = pgTable('lockout_policies', {
 });
 
 /**
- * A user's recovery codes (issue 18 "Lost key"): how many of the current set
+ * A user's recovery codes (for a lost key): how many of the current set
  * are unused, for ListU2FTokens. The hashes stay in the user's events (the
  * login decides on them); no row: no codes.
  */
@@ -106,7 +106,7 @@ export const projects = pgTable(
     orgId: text('org_id').notNull(),
     name: text('name').notNull(),
     state: text('state').$type<'active'>().notNull(),
-    /** Login checks (issue 17): only users with a grant on the project / whose org has it may log in to its apps. */
+    /** Login checks: only users with a grant on the project / whose org has it may log in to its apps. */
     projectRoleCheck: boolean('project_role_check').notNull().default(false),
     hasProjectCheck: boolean('has_project_check').notNull().default(false),
     createdAt: timestamptz('created_at').notNull(),
@@ -163,8 +163,8 @@ export const users = pgTable(
      */
     usernameKey: text('username_key').notNull(),
     /**
-     * The username's key as a login name, unique across the instance (issue 17:
-     * the login name is the username). New rows: usernameKey. Rows stored
+     * The username's key as a login name, unique across the instance (the
+     * login name is the username). New rows: usernameKey. Rows stored
      * before (migration 0003 adds it nullable; rekey-identifiers.ts keys them at
      * start, then sets NOT NULL): the oldest holder of a key gets it, each later
      * one the key + U+001F + its id — it keeps its row and logs in with the org
@@ -187,7 +187,7 @@ export const users = pgTable(
     // machine users
     name: text('name'),
     description: text('description'),
-    /** Deactivate/Reactivate, Lock/Unlock (issue 19): only an active user's tokens authenticate. */
+    /** Deactivate/Reactivate, Lock/Unlock: only an active user's tokens authenticate. */
     state: text('state').$type<'active' | 'inactive' | 'locked'>().notNull().default('active'),
     createdAt: timestamptz('created_at').notNull(),
     changedAt: timestamptz('changed_at').notNull(),
@@ -305,7 +305,7 @@ export const u2fTokens = pgTable(
 );
 
 /**
- * Machine users' OAuth side (issue 18): the access token type chosen at
+ * Machine users' OAuth side: the access token type chosen at
  * AddMachineUser, and the client credentials of GenerateMachineSecret — the
  * generated client id and only the secret's hash. One row per machine user.
  */
@@ -326,7 +326,7 @@ export const machineUsers = pgTable(
 );
 
 /**
- * Keys of private_key_jwt apps (AddAppKey, issue 18): only the public key (a
+ * Keys of private_key_jwt apps (AddAppKey): only the public key (a
  * JWK); the private key was in the key file shown once.
  */
 export const appKeys = pgTable(

@@ -1,4 +1,4 @@
-// The console signs in through Keyhold's login (issue 17): Chromium opens
+// The console signs in through Keyhold's login: Chromium opens
 // /console/, presses "Log in with Keyhold", types username and password on the
 // login page, allows the console to act as the user on Keyhold's API on the
 // consent page, comes back to the console signed in (code + PKCE, the access

@@ -1,4 +1,4 @@
-// Managing what was created, in the console in headless Chromium (issue 19):
+// Managing what was created, in the console in headless Chromium:
 // data is made through the API, then a person searches and pages the lists,
 // edits an application and watches its compliance report change, deactivates
 // and removes it, walks a user through its lifecycle, creates, lists and

@@ -277,7 +277,7 @@ const ROWS: Row[] = [
     // user.write, as for adding one: T cannot revoke its own either.
     expect: inOrgA(['orgOwner', 'instanceOwner']),
   },
-  // Issue 18: a machine user's client secret (as its PATs: user.write, and containment).
+  // A machine user's client secret (as its PATs: user.write, and containment).
   {
     rpc: 'management.GenerateMachineSecret',
     call: (c) => c.mgmt.generateMachineSecret({ userId: world.target.userId }),
@@ -292,7 +292,7 @@ const ROWS: Row[] = [
     },
     expect: inOrgA(['orgOwner', 'instanceOwner']),
   },
-  // Issue 18: a private_key_jwt app's keys (as its other writes: project.app.write / read).
+  // A private_key_jwt app's keys (as its other writes: project.app.write / read).
   {
     rpc: 'management.AddAppKey',
     call: async (c) => c.mgmt.addAppKey({ projectId: world.p1, appId: await keyApp(), type: KeyType.JSON }),
@@ -375,7 +375,7 @@ const ROWS: Row[] = [
     expect: onUserT(['self', 'orgOwner', 'instanceOwner']),
   },
   {
-    // Issue 18 "Lost key": self only — an admin is refused (403) as anyone else.
+    // Recovery codes: self only — an admin is refused (403) as anyone else.
     rpc: 'user.GenerateRecoveryCodes',
     call: (c) => c.user.generateRecoveryCodes({ userId: world.target.userId }),
     expect: onUserT(['self']),
@@ -482,7 +482,7 @@ const ROWS: Row[] = [
     call: (c) => c.auth.removeMySessions({}),
     expect: anyValidToken,
   },
-  // Issue 18: the login policy of the org the call acts in (org.policy.read / org.policy.write);
+  // The login policy of the org the call acts in (org.policy.read / org.policy.write);
   // B's owner in its own context reads and writes B's. forceMfa stays off: no login here needs a key.
   {
     rpc: 'management.GetLoginPolicy',
@@ -622,7 +622,7 @@ describe('authorization matrix (gRPC)', () => {
   });
 });
 
-// --- Privilege containment (issue 15) -----------------------------------------
+// --- Privilege containment ----------------------------------------------------
 // Who may create a credential for, or grant a role to, whom. The world lives in
 // the instance's first org D (where the bootstrap admin, the only IAM_OWNER, is
 // a user), plus org B from above. Each caller kind × each target kind × each RPC
@@ -740,7 +740,7 @@ const C_ROWS: CRow[] = [
     },
   },
   {
-    // Issue 18: a client secret acts as the machine user, as a PAT does: the same rule.
+    // A client secret acts as the machine user, as a PAT does: the same rule.
     rpc: 'GenerateMachineSecret',
     grpc: (c, t) => c.mgmt.generateMachineSecret({ userId: t.userId }),
     rest: (t) => ['PUT', `/management/v1/users/${t.userId}/secret`, {}],
@@ -774,7 +774,7 @@ const C_ROWS: CRow[] = [
     expect: credentialWrite,
   },
   {
-    // Issue 18 "Lost key": removes every key and the codes of another user, so containment applies as for RemoveU2F.
+    // Removes every key and the codes of another user, so containment applies as for RemoveU2F.
     rpc: 'RemoveAllU2F',
     prepare: pendingRegistration,
     grpc: (c, t) => c.user.removeAllU2F({ userId: t.userId }),
@@ -782,7 +782,7 @@ const C_ROWS: CRow[] = [
     expect: credentialWrite,
   },
   {
-    // Issue 18 "Lost key": the codes are shown to their user only; anyone else who can see the user is refused.
+    // The codes are shown to their user only; anyone else who can see the user is refused.
     rpc: 'GenerateRecoveryCodes',
     grpc: (c, t) => c.user.generateRecoveryCodes({ userId: t.userId }),
     rest: (t) => ['POST', `/v2/users/${t.userId}/recovery_codes`, {}],
@@ -897,9 +897,9 @@ describe('privilege containment and other orgs\u2019 users', () => {
     cw.targets = Object.fromEntries(C_TARGETS.map((k, i) => [k, targets[i]])) as Record<CTarget, Principal>;
   }, 60_000);
 
-  it('the exploit of issue 15: an ORG_USER_MANAGER posts {} to the admin\u2019s /pats over REST and is refused', async () => {
+  it('privilege escalation through PATs: an ORG_USER_MANAGER posts {} to the admin\u2019s /pats over REST and is refused', async () => {
     const res = await kh.rest('POST', `/management/v1/users/${cw.admin.userId}/pats`, {}, { authorization: `Bearer ${cw.callers.userManager.token}` });
-    // Before the fix this answered 200 with a token whose GetMyUser said IAM_OWNER.
+    // A 200 would be a token whose GetMyUser says IAM_OWNER: its roles are asserted too.
     const mintedRoles = res.status === 200 ? (await kh.client(AuthService, 'grpc', res.body.token).getMyUser({})).roles : null;
     expect({ status: res.status, reason: res.status === 200 ? undefined : restReason(res.body), mintedRoles }).toEqual({ status: 403, reason: 'PRIVILEGE_ESCALATION', mintedRoles: null });
     // The same for an ORG_OWNER of the admin's org, over gRPC.

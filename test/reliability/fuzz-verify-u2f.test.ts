@@ -259,7 +259,7 @@ function restVerify(userId: string, u2fId: string, body: RawBody) {
   return postRaw(`http://127.0.0.1:${kh.port}/v2/users/${userId}/u2f/${u2fId}`, user.token, body);
 }
 
-/** Whether the user has a ready key yet: the first one verified also writes its recovery codes (issue 18 "Lost key"). */
+/** Whether the user has a ready key yet: the first one verified also writes its recovery codes. */
 let hasKey = false;
 
 async function invariant(tally: Tally, run: () => Promise<{ ok: boolean; reason: string }>) {

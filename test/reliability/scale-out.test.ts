@@ -57,7 +57,7 @@ async function expectOneAdmin(pair: Pair): Promise<string> {
            (select count(*)::int from users) as users,
            (select count(*)::int from personal_access_tokens) as pats,
            (select count(*)::int from memberships where scope_type = 'instance') as instance_admins`;
-  // The machine admin (bootstrap) and the human admin (issue 17: keyhold-admin, made once at start).
+  // The machine admin (bootstrap) and the human admin (keyhold-admin, made once at start).
   expect(counts).toEqual({ instance_events: 3, orgs: 1, users: 2, pats: 1, instance_admins: 2 });
   for (const child of pair.children) {
     const res = await child.rest('POST', '/management/v1/projects/_search', {}, { token: tokens[0] });

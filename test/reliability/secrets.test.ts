@@ -1,7 +1,7 @@
 // Secrets stay secret. One Keyhold logging at trace level issues every kind of
 // secret it has — OIDC client secrets (BASIC and POST, and regenerated), personal
 // access tokens, WebAuthn registration challenges, machine users' client secrets
-// and app key files (issue 18) — over REST and gRPC, then is
+// and app key files — over REST and gRPC, then is
 // sent a batch of failing calls that carry those secrets back (near-miss and
 // misplaced tokens, a credential answering another registration's challenge).
 // Then: no log line holds any of them, no error answer echoes them, and the
@@ -26,7 +26,7 @@ let kh: TestKeyhold;
 const clientSecrets: { appId: string; secret: string }[] = [];
 const pats: { tokenId: string; token: string }[] = [];
 const challenges: string[] = [];
-/** Issue 18: machine users' client secrets (the current one last per user), and the private keys of app key files. */
+/** Machine users' client secrets (the current one last per user), and the private keys of app key files. */
 const machineSecrets: { userId: string; secret: string }[] = [];
 const privateKeys: string[] = [];
 /** The PEM's base64 body, one line: what a leak would show even with the line breaks escaped. */
@@ -92,7 +92,7 @@ beforeAll(async () => {
   const c = await kh.rest('POST', `/v2/users/${user.userId}/u2f`, {}, { authorization: `Bearer ${user.token}` });
   challenges.push(a.challenge, b.challenge, c.body.publicKeyCredentialCreationOptions.challenge);
 
-  // Issue 18: machine users' client secrets (gRPC, REST, regenerated) and app key files (gRPC, REST).
+  // Machine users' client secrets (gRPC, REST, regenerated) and app key files (gRPC, REST).
   for (const via of ['grpc', 'rest', 'rest'] as const) {
     const { userId } = via === 'grpc' || machineSecrets.length === 0 ? await mgmt.addMachineUser({ userName: `secret-bot-${machineSecrets.length}`, name: 'Bot' }) : machineSecrets[machineSecrets.length - 1]!;
     const secret = via === 'grpc' ? (await mgmt.generateMachineSecret({ userId })).clientSecret : (await kh.rest('PUT', `/management/v1/users/${userId}/secret`, {})).body.clientSecret;

@@ -1,9 +1,9 @@
-// A full disk under the database (issue 15): every write used to answer 500
-// INTERNAL while /readyz said SERVING, and each failure logged a full stack.
-// Now a storage refusal is a retryable 503 with its own reason (STORAGE_FULL),
-// a retry-after header / trailer and a RetryInfo detail; /readyz says 503 until
-// the storage takes writes again; the log says it once per interval with a
-// count; and Keyhold recovers by itself when space is freed.
+// A full disk under the database: a storage refusal is a retryable 503 with
+// its own reason (STORAGE_FULL), a retry-after header / trailer and a
+// RetryInfo detail, not a 500 INTERNAL with a full stack logged each time;
+// /readyz says 503 (not SERVING) until the storage takes writes again; the
+// log says it once per interval with a count; and Keyhold recovers by itself
+// when space is freed.
 //
 // Real disks: a small tmpfs (needs root and mount, as CI has; skipped by name
 // elsewhere) under a Keyhold child process — PGlite's data directory, or a

@@ -1,4 +1,4 @@
-// Operating Keyhold (issue 20): Prometheus metrics at GET /metrics and one
+// Operating Keyhold: Prometheus metrics at GET /metrics and one
 // request log line per request, checked as an operator would — calls over all
 // four protocols (gRPC through connect-node, on the fast path and the general
 // one; gRPC-Web; Connect; REST over plain HTTP), an answer and an error each,

@@ -1,4 +1,4 @@
-// The configuration is fixed at start (issue 16): nothing rewrites it, not even
+// The configuration is fixed at start: nothing rewrites it, not even
 // the default WebAuthn origin, which can only name the port once the server
 // listens (KEYHOLD_PORT=0). The commands read settings made from it then.
 import { rm } from 'node:fs/promises';

@@ -270,7 +270,7 @@ export function eventStoreContract(driver: string, open: () => Promise<FreshData
       expect(((await rejection(store.append([human], [fresh('user', u2)]))) as UniqueViolation).constraint).toBe(
         'users_org_username_key',
       );
-      // … and across the instance, as a login name (issue 17).
+      // … and across the instance, as a login name.
       expect(((await rejection(store.append([{ ...human, resourceOwner: id('other-org') }], [fresh('user', u2)]))) as UniqueViolation).constraint).toBe(
         'users_login_name_key',
       );

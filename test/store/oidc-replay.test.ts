@@ -1,4 +1,4 @@
-// Replay detection of client assertions (issue 18, private_key_jwt): the
+// Replay detection of client assertions (private_key_jwt): the
 // store's insertNew (src/store/oidc-store.ts) stores a jti only when no live
 // one has it, in one statement — so of two stores (two Keyhold processes) on
 // one database racing with the same jti exactly one succeeds; an expired

@@ -39,7 +39,7 @@ function notPrivate(dir: string): { paths: number; wrong: Record<string, string>
   return { paths, wrong };
 }
 
-/** What an earlier Keyhold left under umask 0022: directories 0755, files 0666 (as measured in issue 15). */
+/** What an earlier Keyhold left under umask 0022: directories 0755, files 0666. */
 function openUp(dir: string): void {
   const walk = (path: string) => {
     const st = lstatSync(path);

@@ -1,7 +1,7 @@
 // Migration 0001 on a database written by the Keyhold before it: the names
 // stored under lower() get Keyhold's keys at the next start (rekey-identifiers.ts),
 // colliding ones are kept and reported, and the key columns end NOT NULL.
-// Migration 0003 (issue 17) keys usernames once more as login names, unique
+// Migration 0003 keys usernames once more as login names, unique
 // across the instance: the oldest holder keeps the name, later ones stay.
 // On PGlite, on PostgreSQL, and on a PostgreSQL database created with LC_CTYPE=C.
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -237,7 +237,7 @@ describe.skipIf(!postgresAvailable).each([
       await migratePostgres(drizzlePostgres(old), { migrationsFolder: migrationsBeforeKeys() });
       for (const statement of legacyStatements(caseTwins)) await old.unsafe(statement);
       if (caseTwins) {
-        // The old index really took both spellings on this locale (the bug being fixed).
+        // The old index really took both spellings on this locale (what the keys prevent).
         const [{ n }] = await old`select count(*)::int as n from apps where project_id = 'p-1' and lower(name) in ('über', 'Über')`;
         expect(n).toBe(2);
       }

@@ -1,4 +1,4 @@
-// Helpers for logins with a security key in Chromium (issue 18): a human user
+// Helpers for logins with a security key in Chromium: a human user
 // with a password, a key registered for it through the API with a CDP virtual
 // authenticator, an app from AddOIDCApp and openid-client's code + PKCE.
 import { createServer, type Server } from 'node:http';
@@ -203,7 +203,7 @@ export async function copyKey(from: VirtualAuthenticator, page: Page, protocol: 
 
 /**
  * After a first key registered at the login (forceMfa): the page of its
- * recovery codes, shown once (issue 18 "Lost key"). Answers the codes shown
+ * recovery codes, shown once. Answers the codes shown
  * and goes on ("I saved them, continue").
  */
 export async function continueAfterCodes(page: Page): Promise<string[]> {

@@ -247,7 +247,7 @@ export async function userView(userId: string): Promise<View> {
           naming.replaceChildren();
           status.textContent = `Security key \u201c${name.input.value.trim()}\u201d added.`;
           await reload();
-          // The user's first key (issue 18 "Lost key"): its recovery codes, in this answer only — shown here once.
+          // The user's first key: its recovery codes (for a lost key), in this answer only — shown here once.
           if (answer.recoveryCodes.length) naming.replaceChildren(recoveryCodesCard(answer.recoveryCodes));
           add.focus();
         } catch (e) {
@@ -305,7 +305,7 @@ export async function userView(userId: string): Promise<View> {
   };
 }
 
-/** The recovery codes a first key brought (issue 18 "Lost key"): shown once, never fetched again. */
+/** The recovery codes a first key brought (for a lost key): shown once, never fetched again. */
 function recoveryCodesCard(codes: readonly string[]): HTMLElement {
   return h(
     'section',

@@ -1,4 +1,4 @@
-// Issue 18's management RPCs: a machine user's client secret
+// The management RPCs of credentials: a machine user's client secret
 // (GenerateMachineSecret, RemoveMachineSecret) and a private_key_jwt app's keys
 // (AddAppKey, ListAppKeys, RemoveAppKey).
 import { timestampDate, timestampFromDate } from '@bufbuild/protobuf/wkt';

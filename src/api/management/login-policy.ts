@@ -1,4 +1,4 @@
-// GetLoginPolicy, AddCustomLoginPolicy, UpdateCustomLoginPolicy (issue 18):
+// GetLoginPolicy, AddCustomLoginPolicy, UpdateCustomLoginPolicy:
 // convert, call, convert.
 import type { ServiceImpl } from '@connectrpc/connect';
 import type { ManagementService } from '../../../gen/keyhold/management/v1/management_pb.js';

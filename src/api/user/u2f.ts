@@ -1,5 +1,5 @@
 // RegisterU2F, VerifyU2FRegistration, ListU2FTokens, RemoveU2F (design §7);
-// issue 18 "Lost key": GenerateRecoveryCodes, RemoveAllU2F, and the recovery
+// for a lost key: GenerateRecoveryCodes, RemoveAllU2F, and the recovery
 // codes a first key brings (VerifyU2FRegistration) and how many are left (ListU2FTokens).
 import type { JsonObject } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';

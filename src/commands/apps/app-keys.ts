@@ -1,4 +1,4 @@
-// AddAppKey / RemoveAppKey (issue 18): keys of a private_key_jwt app. Keyhold
+// AddAppKey / RemoveAppKey: keys of a private_key_jwt app. Keyhold
 // makes the key pair, stores only the public key (event and read model), and
 // hands the private key back once in ZITADEL's JSON key file:
 // {type: "application", keyId, key (PEM), appId, clientId}, base64 in `keyDetails`.

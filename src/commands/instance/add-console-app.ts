@@ -1,4 +1,4 @@
-// The console's own app (issue 17): a `Keyhold` project in the first org with a
+// The console's own app: a `Keyhold` project in the first org with a
 // USER_AGENT app (auth NONE + PKCE) whose redirect URI is `<issuer>/console/`,
 // so the console signs in through Keyhold's login. Made at every start when
 // missing (src/server/bootstrap.ts ensureConsoleApp), on new instances and on

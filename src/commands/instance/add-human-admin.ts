@@ -1,4 +1,4 @@
-// The human admin (issue 17): a person who can log in through the login page
+// The human admin: a person who can log in through the login page
 // as IAM_OWNER, with an initial random password that must be changed at the
 // first login. Made at start, after bootstrap, on new instances and on those
 // bootstrapped before it existed (src/server/bootstrap.ts ensureHumanAdmin).

@@ -1,4 +1,4 @@
-// AddCustomLoginPolicy / UpdateCustomLoginPolicy (issue 18): the login policy
+// AddCustomLoginPolicy / UpdateCustomLoginPolicy: the login policy
 // of the org the call acts in (x-service-orgid, else the caller's own), under
 // org.policy.write. Load the org's events, decide (org decider), append.
 import { invalidRequest, violation } from '../../domain/errors/keyhold-error.js';

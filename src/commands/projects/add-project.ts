@@ -1,5 +1,5 @@
 // AddProject: a new project in the call's org, with ZITADEL's login checks
-// (projectRoleCheck, hasProjectCheck; issue 17).
+// (projectRoleCheck, hasProjectCheck).
 import { invalidRequest } from '../../domain/errors/keyhold-error.js';
 import { checkDisplayName } from '../../domain/identity/identifiers.js';
 import { requiredText } from '../../domain/identity/text-rules.js';

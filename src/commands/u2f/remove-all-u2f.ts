@@ -1,4 +1,4 @@
-// RemoveAllU2F (issue 18 "Lost key"): every security key of a user goes at
+// RemoveAllU2F (a lost key): every security key of a user goes at
 // once, pending registrations too, and with them the user's recovery codes —
 // for the user who lost their keys (or whose keys and code sheet were
 // stolen). The codes go because they stand in for the keys: a set that outlived

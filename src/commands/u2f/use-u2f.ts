@@ -1,4 +1,4 @@
-// UseU2F: the login's second factor (issue 18). The browser's assertion for
+// UseU2F: the login's second factor. The browser's assertion for
 // this login's challenge is checked against the user's key it names; the key's
 // new signature counter is stored (u2f.used), or — a counter that went back, a
 // cloned key — the login is refused and that is recorded (u2f.signcount.refused).

@@ -4,7 +4,7 @@
 // (the U2F commands' event store keeps them, ../recent-copies.ts).
 //
 // The user's FIRST key (no other ready one) brings a set of recovery codes
-// (issue 18 "Lost key"), written in the same transaction and answered once —
+// (for a lost key), written in the same transaction and answered once —
 // but only when the user verifies the key themself: the codes are self-only
 // (../users/recovery-codes.ts), so a key an administrator enrolls for another
 // user brings none; that user generates them (GenerateRecoveryCodes).

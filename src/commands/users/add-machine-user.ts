@@ -33,7 +33,7 @@ export async function addMachineUser(
       name: checkDisplayName(input.name, 200).value,
       description: input.description,
       actor: caller.userId,
-      // BEARER is the default: the event stays as before issue 18.
+      // BEARER is the default: the event then carries none, as older events.
       ...(input.accessTokenType === 'JWT' ? { accessTokenType: 'JWT' as const } : {}),
     },
     { creates: true },

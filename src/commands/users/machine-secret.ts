@@ -1,4 +1,4 @@
-// GenerateMachineSecret / RemoveMachineSecret (issue 18): a machine user's
+// GenerateMachineSecret / RemoveMachineSecret: a machine user's
 // client credentials for grant_type=client_credentials. The secret is shown
 // once and stored as its hash (as an app's); the client id is generated once
 // and kept when the secret is regenerated. As AddPersonalAccessToken: the user

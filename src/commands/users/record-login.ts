@@ -1,4 +1,4 @@
-// The login UI's audit trail (issue 17): a successful login and a wrong
+// The login UI's audit trail: a successful login and a wrong
 // password are events of the user; a wrong password that reaches the org's
 // lockout policy also locks the user. Not caller-authorized: the OpenID
 // Provider's login records them for the user who is logging in (the actor).

@@ -1,5 +1,5 @@
-// The OpenID Provider's audit trail of a user (issue 17: "throttling, grants
-// and their revocation are events"): the login's throttle engaging, a grant
+// The OpenID Provider's audit trail of a user (throttling, grants and their
+// revocation are events): the login's throttle engaging, a grant
 // stored, a grant or one token revoked. Not caller-authorized: the provider
 // records them for the user concerned (the actor). Never a token, a token's
 // id or a password: the event types say what they carry.

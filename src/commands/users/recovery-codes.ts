@@ -1,4 +1,4 @@
-// Recovery codes (issue 18 "Lost key"): GenerateRecoveryCodes, the set a
+// Recovery codes (for a lost key): GenerateRecoveryCodes, the set a
 // user's first key brings (./../u2f/verify-u2f.ts), and a code typed at the
 // login in place of a key (useRecoveryCode). The codes are shown once, in the
 // answer that made them; only their hashes are written (domain/user/recovery-codes.ts).

@@ -1,4 +1,4 @@
-// The user's lifecycle (issue 19, user v2): DeactivateUser, ReactivateUser,
+// The user's lifecycle (user v2): DeactivateUser, ReactivateUser,
 // LockUser, UnlockUser, RemoveUser. As every call on a user id: a user the
 // caller does not see is 404 (access.ts visibleUser); then user.write in its
 // org (403) and containment for another user (PRIVILEGE_ESCALATION: an

@@ -90,7 +90,7 @@ export const REASONS = {
       de: 'Zu viele Anfragen; bitte kurz warten und erneut versuchen.',
     },
   },
-  // --- protocol hygiene (issue 15): ambiguous requests are refused ---------
+  // --- protocol hygiene: ambiguous requests are refused --------------------
   BODY_NOT_UTF8: {
     code: GrpcCode.InvalidArgument,
     messages: {
@@ -198,7 +198,7 @@ export const REASONS = {
       de: 'Die Anwendung {appId} darf im Namen ihrer Benutzer die API von Keyhold nutzen: Nur eine Instanz-Administratorin oder ein Instanz-Administrator darf ihren Namen, ihre Konfiguration, ihr Secret oder ihre Schlüssel ändern.',
     },
   },
-  // --- privilege containment (issue 15) --------------------------------------
+  // --- privilege containment -------------------------------------------------
   PRIVILEGE_ESCALATION: {
     code: GrpcCode.PermissionDenied,
     messages: {
@@ -351,7 +351,7 @@ export const REASONS = {
       de: 'Diese Registrierung eines Sicherheitsschlüssels wurde beendet, weil neuere begonnen wurden; bitte neu beginnen.',
     },
   },
-  // --- login policy (issue 18) ---------------------------------------------
+  // --- login policy --------------------------------------------------------
   LOGIN_POLICY_EXISTS: {
     code: GrpcCode.AlreadyExists,
     messages: {
@@ -366,7 +366,7 @@ export const REASONS = {
       de: 'Die Organisation {orgId} hat keine eigene Login-Richtlinie (sie verwendet die Vorgabe); lege eine mit AddCustomLoginPolicy an.',
     },
   },
-  // --- lockout policy (issue 17) ------------------------------------------
+  // --- lockout policy -----------------------------------------------------
   LOCKOUT_POLICY_EXISTS: {
     code: GrpcCode.AlreadyExists,
     messages: {
@@ -381,7 +381,7 @@ export const REASONS = {
       de: 'Die Organisation {orgId} hat keine eigene Sperr-Richtlinie (sie verwendet die Vorgabe: keine Sperre); lege eine mit AddCustomLockoutPolicy an.',
     },
   },
-  // --- security key at login (issue 18): each shown in plain words on the key step
+  // --- security key at login: each shown in plain words on the key step
   U2F_LOGIN_UNKNOWN_CREDENTIAL: {
     code: GrpcCode.FailedPrecondition,
     messages: {
@@ -538,7 +538,7 @@ export const REASONS = {
     },
     retryAfterSeconds: 1,
   },
-  // --- storage (issue 15): refusals of the disk under the database ----------
+  // --- storage: refusals of the disk under the database ---------------------
   // A full disk, a read-only or failing one is an operator's problem, not the
   // client's and not a bug: 503, retryable once storage is back.
   STORAGE_FULL: {
@@ -557,7 +557,7 @@ export const REASONS = {
     },
     retryAfterSeconds: 10,
   },
-  // Issue 18: machine users' client credentials and app keys.
+  // Machine users' client credentials and app keys.
   MACHINE_SECRET_ONLY_FOR_MACHINE_USERS: {
     code: GrpcCode.FailedPrecondition,
     messages: {
@@ -580,7 +580,7 @@ export const REASONS = {
     code: GrpcCode.NotFound,
     messages: { en: 'Key {keyId} of application {appId} was not found.', de: 'Der Schlüssel {keyId} der Anwendung {appId} wurde nicht gefunden.' },
   },
-  // Issue 18 "Lost key": recovery codes, at the login and on the API.
+  // A lost key: recovery codes, at the login and on the API.
   RECOVERY_CODES_SELF_ONLY: {
     code: GrpcCode.PermissionDenied,
     messages: {

@@ -21,7 +21,7 @@ export interface AppEventPayloads {
   'app.deactivated': Record<string, never>;
   'app.reactivated': Record<string, never>;
   /**
-   * AddAppKey (issue 18): a key of a private_key_jwt app. Only the public key
+   * AddAppKey: a key of a private_key_jwt app. Only the public key
    * (a JWK with its kid = keyId); the private key went to the caller once.
    */
   'app.key.added': { keyId: string; type: AppKeyType; publicKey: PublicJwk; expiresAt: string };

@@ -108,7 +108,7 @@ export const AGGREGATE_OF: { readonly [K in EventTypeName]: AggregateOfType<K> }
 
 /**
  * Payload fields that hold a secret or a value derived from one (a hash), per
- * event type. Whatever shows events to people (issue 19's audit log) leaves
+ * event type. Whatever shows events to people (the audit log) leaves
  * these out by this one rule; every event type is listed, so a new one cannot
  * be added without deciding. Not secret: ids, names, challenges (single-use
  * nonces, useless without the authenticator), public keys.

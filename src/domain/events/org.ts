@@ -4,7 +4,7 @@ import type { MemberAddedPayload } from './members.js';
 export interface OrgEventPayloads {
   'org.added': { name: string };
   'org.member.added': MemberAddedPayload;
-  /** AddCustomLoginPolicy: the org's own login policy (issue 18; ZITADEL's shape, forceMfa only so far). */
+  /** AddCustomLoginPolicy: the org's own login policy (ZITADEL's shape, forceMfa only so far). */
   'org.login.policy.added': { forceMfa: boolean };
   /** UpdateCustomLoginPolicy. */
   'org.login.policy.changed': { forceMfa: boolean };

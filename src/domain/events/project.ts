@@ -3,8 +3,8 @@ import type { MemberAddedPayload } from './members.js';
 
 export interface ProjectEventPayloads {
   /**
-   * The login checks (ZITADEL's flags), absent in events written before issue 17
-   * (false): `projectRoleCheck` — only users with a grant on the project may log
+   * The login checks (ZITADEL's flags), absent in older events (false):
+   * `projectRoleCheck` — only users with a grant on the project may log
    * in to its apps; `hasProjectCheck` — only users whose org has the project.
    */
   'project.added': { name: string; projectRoleCheck?: boolean; hasProjectCheck?: boolean };

@@ -7,7 +7,7 @@ export interface UserEventPayloads {
     displayName: string;
     email: string;
   };
-  /** `accessTokenType` (issue 18): the kind of access token client credentials get; absent in older events: BEARER. */
+  /** `accessTokenType`: the kind of access token client credentials get; absent in older events: BEARER. */
   'user.machine.added': { username: string; name: string; description: string; accessTokenType?: MachineAccessTokenType };
   /**
    * A password set: at AddHumanUser (in the same write), by SetPassword, or at
@@ -46,7 +46,7 @@ export interface UserEventPayloads {
   'user.pat.removed': { tokenId: string };
   /** UpdateHumanUser: the human's profile and e-mail as they are now (stored forms). */
   'user.human.changed': { username: string; givenName: string; familyName: string; displayName: string; email: string };
-  /** The lifecycle (issue 19): only an active user's tokens authenticate. */
+  /** The lifecycle: only an active user's tokens authenticate. */
   'user.deactivated': Record<string, never>;
   'user.reactivated': Record<string, never>;
   /**
@@ -64,7 +64,7 @@ export interface UserEventPayloads {
    */
   'user.sessions.ended': Record<string, never>;
   /**
-   * GenerateMachineSecret (issue 18): the machine user's client credentials —
+   * GenerateMachineSecret: the machine user's client credentials —
    * its client id (generated, kept when the secret is regenerated) and the
    * secret's hash (domain/oidc hashClientSecret); the secret is never stored.
    */
@@ -72,7 +72,7 @@ export interface UserEventPayloads {
   /** RemoveMachineSecret: the client credentials stop authenticating. */
   'user.machine.secret.removed': Record<string, never>;
   /**
-   * Recovery codes (issue 18 "Lost key"): a new set, replacing any earlier one.
+   * Recovery codes (for a lost key): a new set, replacing any earlier one.
    * Only the codes' hashes (domain/user/recovery-codes.ts), never the codes.
    */
   'user.recovery.codes.generated': { codeHashes: string[] };

@@ -78,7 +78,7 @@ export const LOGIN_TEXTS = {
     en: 'Your organization requires a security key, but none can be registered at this address. Ask an administrator.',
     de: 'Deine Organisation verlangt einen Sicherheitsschlüssel, aber an dieser Adresse kann keiner registriert werden. Wende dich an eine Administratorin oder einen Administrator.',
   },
-  // Issue 18 "Lost key".
+  // A lost key: the recovery code.
   recoveryLink: { en: 'Lost your key? Use a recovery code', de: 'Schlüssel verloren? Wiederherstellungscode verwenden' },
   recoveryTitle: { en: 'Use a recovery code', de: 'Wiederherstellungscode verwenden' },
   recoveryPrompt: {

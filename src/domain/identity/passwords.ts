@@ -1,4 +1,4 @@
-// Passwords (issue 17): the rules a new password must meet (NIST SP 800-63B
+// Passwords: the rules a new password must meet (NIST SP 800-63B
 // §3.1.1.2), and its stored form (argon2id with OWASP's parameters).
 //
 // Rules: at least 8 characters and at most 256, counted as code points of the
@@ -26,7 +26,7 @@ export const ARGON2_OPTIONS = { algorithm: 2, memoryCost: 19_456, timeCost: 2, p
 // The list is loaded on first use, not at start-up: importing the package costs
 // ~14 MiB of heap (its ~1.3 MB of source and every dictionary in it), the set
 // ~3 MiB more, and a server that never sets a password never needs them
-// (issue 21: PGlite's idle RSS after a first start). A synchronous require of
+// (PGlite's idle RSS after a first start counts). A synchronous require of
 // the package's CommonJS build keeps the rule synchronous; the first password
 // checked after a start pays for it once (~30 ms of loading and building).
 const load = createRequire(import.meta.url);

@@ -2,7 +2,7 @@
 // permission and the object it is about; a role grants it only inside the
 // scope the role was given in (instance, one org, or one project).
 //
-// The same table answers containment (issue 15): a caller may create a
+// The same table answers containment: a caller may create a
 // credential for, or grant a role to, another principal only when that gives
 // the principal no permission the caller lacks — compared as concrete
 // permission sets at each scope, never by role names.

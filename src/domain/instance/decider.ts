@@ -16,7 +16,7 @@ export interface InstanceState {
 
 export type InstanceCommand =
   | { kind: 'bootstrap'; defaultOrgId: string; adminUserId: string }
-  /** An IAM_OWNER added after bootstrap (the human admin of issue 17, at start). */
+  /** An IAM_OWNER added after bootstrap (the human admin, made at start). */
   | { kind: 'addOwner'; userId: string; actor: string }
   /** The login's per-IP throttle engaged for unknown names (the actor: LOGIN_ACTOR). */
   | { kind: 'recordThrottle'; clientId: string; clientIp: string; waitSeconds: number; actor: string };

@@ -80,7 +80,7 @@ export type UserCommand =
       description: string;
       actor: string;
       token?: TokenFacts;
-      /** Absent: BEARER (the event then carries none, as before issue 18). */
+      /** Absent: BEARER (the event then carries none, as older events). */
       accessTokenType?: MachineAccessTokenType;
     }
   /** GenerateMachineSecret: `clientId` is used only when the user has none yet (a regenerated secret keeps the id). */
@@ -88,7 +88,7 @@ export type UserCommand =
   | { kind: 'removeMachineSecret'; actor: string }
   | ({ kind: 'addPat'; actor: string } & TokenFacts)
   | ({ kind: 'setPassword'; actor: string } & PasswordFacts)
-  /** A login's outcome at the login UI (issue 17): recorded for active human users (USER_NOT_ACTIVE otherwise). */
+  /** A login's outcome at the login UI: recorded for active human users (USER_NOT_ACTIVE otherwise). */
   | { kind: 'recordLogin'; clientId: string; amr: string[]; actor: string }
   /**
    * `maxPasswordAttempts`: the org's lockout policy (0 or absent: no lock). The

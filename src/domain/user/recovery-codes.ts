@@ -1,4 +1,4 @@
-// Recovery codes (issue 18, "Lost key"): one-time codes a user keeps on paper
+// Recovery codes (for a lost key): one-time codes a user keeps on paper
 // and types at the login in place of a lost security key. Pure: generation
 // from the CSPRNG, the normalization of what a user types, the stored hash.
 //

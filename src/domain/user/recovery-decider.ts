@@ -1,4 +1,4 @@
-// A user's recovery codes (issue 18 "Lost key"), decided on the user's own
+// A user's recovery codes (for a lost key), decided on the user's own
 // aggregate: a set generated (hashes only), codes used one by one, the set
 // removed with the keys (RemoveAllU2F). Its own decider, beside the user's
 // (./decider.ts), folding only the user events it needs, so that the user's

@@ -9,10 +9,10 @@ export const ROLES_SCOPE = 'urn:keyhold:iam:org:project:roles';
 export const ROLES_CLAIM = 'urn:keyhold:iam:org:project:roles';
 
 export type ProjectRoles = Record<string, Record<string, string>>;
-/** The user's roles on a project, shaped as the claim (project grants, issue 17 part A). */
+/** The user's roles on a project, shaped as the claim (from the project grants). */
 export type RolesOf = (userId: string, projectId: string) => Promise<ProjectRoles>;
 
-/** Until project roles exist (issue 17 part A) nobody has any. */
+/** Nobody has any roles (Keyhold itself reads them from the project grants, start.ts). */
 export const noRoles: RolesOf = async () => ({});
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -29,7 +29,7 @@ import { machineClientMetadata } from './machine-clients.js';
 import { noteDeletedGrant } from './revoked-grants.js';
 import { answerReplay, goneAnswer, saveCondition } from './single-use.js';
 
-/** What the adapter reads: apps, and (issue 18) machine users' client credentials and apps' keys. */
+/** What the adapter reads: apps, machine users' client credentials and apps' keys. */
 export type ClientReads = Pick<ReadModel, 'appByClientId' | 'machineByClientId' | 'liveAppKeys'>;
 
 /** How long an expired device code is kept, to answer `expired_token` (RFC 8628 §3.5). */
@@ -101,7 +101,7 @@ export function adapterClass(store: OidcStateStore, read: ClientReads & Pick<Rea
 
     async upsert(id: string, payload: OidcPayload, expiresIn?: number): Promise<void> {
       if (this.model === 'Client') return;
-      // A client assertion's jti (private_key_jwt, issue 18): the library looks it up and then
+      // A client assertion's jti (private_key_jwt): the library looks it up and then
       // saves it; two processes could both find nothing, so the save itself refuses a live one.
       if (this.model === 'ReplayDetection') {
         if (!(await store.insertNew(this.model, id, payload, expiresIn ?? 60))) throw new errors.InvalidClientAuth('client assertion tokens must only be used once');
@@ -126,7 +126,7 @@ export function adapterClass(store: OidcStateStore, read: ClientReads & Pick<Rea
       // it in a query: a client_id or token like that is simply unknown.
       if (id.includes('\u0000')) return undefined;
       if (this.model === 'Client') {
-        // A machine user's client credentials (issue 18), while it is active. Their client ids
+        // A machine user's client credentials, while it is active. Their client ids
         // carry a prefix no app's id has, so each kind costs one read (the client is read on
         // every token, introspection and revocation request).
         const machineClient = async () => {

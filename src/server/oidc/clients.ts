@@ -22,7 +22,7 @@ export const KEYHOLD_CLIENT_PROPERTIES = [
   'keyhold_clock_skew_seconds',
   'keyhold_additional_origins',
   'keyhold_skip_native_success_page',
-  // Issue 18: a machine user as a client_credentials client (machine-clients.ts).
+  // A machine user as a client_credentials client (machine-clients.ts).
   'keyhold_machine_user_id',
 ] as const;
 
@@ -102,7 +102,7 @@ export const usesAppKeys = (app: AppView) => app.config?.authMethodType === 'OID
 
 /**
  * oidc-provider client metadata for an app; undefined when it is no OIDC app.
- * `jwks`: a private_key_jwt app's public keys not expired (AddAppKey, issue 18).
+ * `jwks`: a private_key_jwt app's public keys not expired (AddAppKey).
  */
 export function clientMetadata(app: AppView, jwks: readonly Record<string, unknown>[] = []): Record<string, unknown> | undefined {
   const config = app.config;

@@ -27,7 +27,7 @@ import { deviceAsksApiAudience, PROVIDER_SCOPES } from './api-audience.js';
 import { DPOP_ALGS } from '../../domain/oidc/dpop-proof.js';
 import { introspectionPolicy, revocationPolicy } from './introspection.js';
 
-/** ZITADEL's endpoint paths (issue 17), so its users feel at home. */
+/** ZITADEL's endpoint paths, so its users feel at home. */
 export const OIDC_ROUTES = {
   authorization: '/oauth/v2/authorize',
   token: '/oauth/v2/token',
@@ -41,7 +41,7 @@ export const OIDC_ROUTES = {
   code_verification: '/ui/login/device',
 } as const;
 
-/** The scope that asks for an access token for Keyhold's own API (issue 17; the token resolution in queries/callers.ts). */
+/** The scope that asks for an access token for Keyhold's own API (the token resolution in queries/callers.ts). */
 export { API_AUDIENCE_SCOPE };
 
 /** Token and session lifetimes in seconds (config KEYHOLD_*_SECONDS, defaults LIFETIMES). */
@@ -153,7 +153,7 @@ export function createProvider(deps: ProviderDeps): Any {
         userCodeConfirmSource: renderUserCodeConfirm,
         successSource: renderDeviceDone,
       },
-      // Machine users' client credentials (issue 18, machine-clients.ts); apps are never offered this grant (clients.ts).
+      // Machine users' client credentials (machine-clients.ts); apps are never offered this grant (clients.ts).
       clientCredentials: { enabled: true },
       userinfo: { enabled: true },
       rpInitiatedLogout: {
@@ -164,7 +164,7 @@ export function createProvider(deps: ProviderDeps): Any {
       resourceIndicators: {
         enabled: true,
         // JWT-access-token apps get tokens for their project (RFC 9068 needs an `aud`); the others opaque ones.
-        // Machine users' tokens are for Keyhold's API (issue 18).
+        // Machine users' tokens are for Keyhold's API.
         defaultResource: (_ctx: Any, client: Any) =>
           machineUserOf(client) ? MACHINE_API_RESOURCE : extra(client, 'keyhold_access_token_type') === 'jwt' ? projectResource(extra(client, 'keyhold_project_id')) : undefined,
         useGrantedResource: () => true,

@@ -13,7 +13,7 @@
 //    BASIC app must use the header and POST app the body. How the secret came
 //    is read from the request's head by mount.ts (secretTransport, an
 //    AsyncLocalStorage around the provider's handler). A machine user's
-//    client credentials (issue 18, machine-clients.ts) may come either way,
+//    client credentials (machine-clients.ts) may come either way,
 //    as ZITADEL takes them (the self-check proves both rules of the transport).
 //    Wrong secrets are throttled per (client id, client address) and per address
 //    (throttle.ts clientSecretThrottle): beyond the free allowance even the
@@ -209,7 +209,7 @@ export async function checkExtensions(provider: Any, sampleHash: string, sampleS
   const ok = await client.compareClientSecret(sampleSecret);
   const wrong = await client.compareClientSecret(`${sampleSecret}x`);
   if (ok !== true || wrong !== false) throw new ExtensionCheckFailed('Client.prototype.compareClientSecret does not verify against the stored hash');
-  // 1., the transport: a BASIC app's secret is refused from the body; a machine user's (issue 18) is taken from either.
+  // 1., the transport: a BASIC app's secret is refused from the body; a machine user's is taken from either.
   Object.defineProperty(client, 'clientAuthMethod', { value: 'client_secret_basic', configurable: true });
   const fromBody = () => secretTransport.run({ basic: false }, async () => (await client.compareClientSecret(sampleSecret)) === true).catch(() => false);
   const appFromBody = await fromBody();

@@ -1,6 +1,6 @@
 // The login's ports (login.ts LoginPorts) over Keyhold: which user a login name
-// names and whether the password is theirs (issue 17 part A's loginUser /
-// checkPassword, src/queries/passwords.ts), the password change as the
+// names and whether the password is theirs (loginUser / checkPassword,
+// src/queries/passwords.ts), the password change as the
 // user's own SetPassword command. Every password and recovery code is
 // reserved in its guessing budgets before it is checked (guess-buckets.ts).
 import type { Caller, Commands } from '../../commands/index.js';

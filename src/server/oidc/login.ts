@@ -47,7 +47,7 @@ export interface PasswordAttempt {
 export interface LoginPorts extends KeyStepPorts, RecoveryStepPorts {
   /** The user a login name names (the username; `orgId` from the org scope when names collide across orgs). */
   findLoginUser(loginName: string, orgId?: string): Promise<{ id: string; username: string } | undefined>;
-  /** THE password check (issue 17 part A), within the guessing budgets; also records failures. */
+  /** THE password check, within the guessing budgets; also records failures. */
   verifyPassword(attempt: PasswordAttempt): Promise<PasswordVerdict>;
   /** Sets a new password after a changeRequired login; a refusal's text in `lang`. */
   changePassword(userId: string, newPassword: string, lang: Language): Promise<{ ok: true } | { ok: false; problem: string }>;
@@ -227,7 +227,7 @@ export function registerLogin(fastify: FastifyInstance, deps: { provider: () => 
     const app = appName(client);
     if (interaction.prompt.name === 'login') {
       const pending = pendingOf(interaction);
-      // The key page's "Use a recovery code" link (issue 18 "Lost key"): only in place of a key the user has.
+      // The key page's "Use a recovery code" link (a lost key): only in place of a key the user has.
       if (pending && secondFactorOf(interaction)?.step === 'key' && wantsRecovery(req)) return recovery.show(req, reply, interaction, lang, pending.loginName);
       if (pending && secondFactorOf(interaction)) return keys.show(req, reply, interaction, lang, pending.loginName);
       if (pending?.mustChange) return void (await html(reply, page(lang, t(lang, 'changePassword'), changeForm(lang, uid, pending.loginName, error))));

@@ -1,4 +1,4 @@
-// Machine users as OAuth clients (issue 18, as ZITADEL): a machine user with a
+// Machine users as OAuth clients, as in ZITADEL: a machine user with a
 // client secret (GenerateMachineSecret) is a client of the token endpoint for
 // grant_type=client_credentials only. Its access tokens are for Keyhold's own
 // API (the resource MACHINE_API_RESOURCE), opaque or JWT by the user's

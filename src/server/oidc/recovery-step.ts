@@ -1,4 +1,4 @@
-// The login's recovery-code step (issue 18 "Lost key"): on the security-key
+// The login's recovery-code step (a lost key): on the security-key
 // page, "Use a recovery code" (a plain link, GET ?recovery=1) leads to a form
 // for one of the user's one-time codes. A right code finishes the login as a
 // second factor with amr ['pwd', 'mfa'] — no 'hwk', since no key was used. A

@@ -1,5 +1,5 @@
 // "Password done, second factor pending": the one state between the password
-// step and the end of a login that needs more (issue 18). Kept in the
+// step and the end of a login that needs more. Kept in the
 // interaction (oidc-provider's, so it expires with the login and lives in the
 // database like the rest of it) under result.keyhold.secondFactor.
 //
@@ -19,7 +19,7 @@ type Any = any;
 
 /**
  * The second factors Keyhold accepts: hwk (a security key), otp (a one-time
- * code), and a recovery code in place of a key (issue 18 "Lost key"), which
+ * code), and a recovery code in place of a lost key, which
  * RFC 8176 has no value for: its login says only pwd and mfa.
  */
 export type SecondFactorMethod = 'hwk' | 'otp' | 'recovery';
@@ -33,7 +33,7 @@ export type SecondFactorStep =
   /**
    * The key of 'enroll' is registered (the factor is passed) and was the
    * user's first: its recovery codes were shown once; the login finishes when
-   * the user goes on (issue 18 "Lost key").
+   * the user goes on.
    */
   | 'codes'
   /**

@@ -1,4 +1,4 @@
--- Usernames become login names, unique across the instance (issue 17). The key
+-- Usernames become login names, unique across the instance. The key
 -- column starts nullable, as in 0001: src/store/rekey-identifiers.ts keys the
 -- existing rows in TypeScript right after the migrations (the oldest holder of a
 -- name keeps it; a later one gets its key suffixed with U+001F and its id, so

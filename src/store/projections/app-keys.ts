@@ -1,4 +1,4 @@
-// Public keys of private_key_jwt apps (issue 18). A removed key's row goes,
+// Public keys of private_key_jwt apps. A removed key's row goes,
 // and so do a removed app's.
 import { sql } from '../sql.js';
 import type { Projection } from './projection.js';

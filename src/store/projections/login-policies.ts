@@ -1,4 +1,4 @@
-// Orgs' own login policies (issue 18): a row once AddCustomLoginPolicy ran,
+// Orgs' own login policies: a row once AddCustomLoginPolicy ran,
 // changed by UpdateCustomLoginPolicy. No row: the default policy.
 import { sql } from '../sql.js';
 import type { Projection } from './projection.js';

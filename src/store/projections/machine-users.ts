@@ -1,4 +1,4 @@
-// Machine users' OAuth side (issue 18): access token type and client
+// Machine users' OAuth side: access token type and client
 // credentials (the secret only as its hash). A removed user's row goes.
 import { sql } from '../sql.js';
 import type { Projection } from './projection.js';

@@ -1,4 +1,4 @@
-// Users' recovery codes (issue 18 "Lost key"): one row per user with a set,
+// Users' recovery codes (for a lost key): one row per user with a set,
 // counting the unused codes (ListU2FTokens shows the count). A new set resets
 // the count, a used code lowers it; removing the set or the user drops the row.
 import { sql } from '../sql.js';

@@ -1,4 +1,4 @@
-// Keys of private_key_jwt apps (issue 18): the public keys the token endpoint
+// Keys of private_key_jwt apps: the public keys the token endpoint
 // verifies client assertions with (ListAppKeys' page: search.ts).
 import { and, asc, eq, gt } from 'drizzle-orm';
 import type { Db } from '../database.js';

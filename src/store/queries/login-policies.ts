@@ -1,4 +1,4 @@
-// An org's own login policy (issue 18), read at every login of its users.
+// An org's own login policy, read at every login of its users.
 import { sql, withDates, type SqlRunner } from '../sql.js';
 
 export interface LoginPolicyRow {

@@ -1,4 +1,4 @@
-// Machine users' client credentials (issue 18): the token endpoint's lookup by
+// Machine users' client credentials: the token endpoint's lookup by
 // client id, and the API's check of a client-credentials token's machine.
 import { sql, type SqlRunner } from '../sql.js';
 

@@ -1,4 +1,4 @@
-// A user's recovery codes (issue 18 "Lost key"): only how many are unused.
+// A user's recovery codes (for a lost key): only how many are unused.
 import { sql, type SqlRunner } from '../sql.js';
 
 /** How many recovery codes of the user's current set are unused (0: none, or no set). */

@@ -1,4 +1,4 @@
-// The lists' searches (issue 19): one page of the matches in a stable order
+// The lists' searches: one page of the matches in a stable order
 // (creation date, then id), the number of matches in all, and the event
 // position the read model had reached. Cold queries: drizzle builds them.
 import { and, asc, count, desc, eq, inArray, like, max, or, sql as dsql, type AnyColumn, type SQL } from 'drizzle-orm';

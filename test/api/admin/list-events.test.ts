@@ -1,4 +1,4 @@
-// Issue 19, the audit log: ListEvents (POST /admin/v1/events/_search) returns a
+// The audit log: ListEvents (POST /admin/v1/events/_search) returns a
 // scripted scenario's events in order, filtered each way, with a cursor and a
 // limit; an ORG_OWNER sees its org's events only; no payload holds a secret or a hash.
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';

@@ -26,7 +26,7 @@ const addRest = (body: Record<string, unknown>, headers?: Record<string, string>
 
 const keys = (body: any) => (body.complianceProblems ?? []).map((p: any) => p.key.replace(P, ''));
 
-describe('worked examples of issue 4 (REST)', () => {
+describe('worked examples of compliance (REST)', () => {
   const examples: [string, Record<string, unknown>, boolean, string[]][] = [
     ['WEB code BASIC https', { redirectUris: ['https://a.example/cb'] }, false, []],
     ['WEB code BASIC no redirect', {}, true, ['NotCompliant', 'NoRedirectUris']],

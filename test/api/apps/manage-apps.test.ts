@@ -1,4 +1,4 @@
-// Issue 19, apps: UpdateApp, UpdateOIDCAppConfig, DeactivateApp, ReactivateApp
+// Apps: UpdateApp, UpdateOIDCAppConfig, DeactivateApp, ReactivateApp
 // over REST and gRPC, with their 400/401/403/404/409 answers.
 import { Code } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

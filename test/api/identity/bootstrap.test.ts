@@ -59,8 +59,8 @@ function restGet(kh: RunningKeyhold, pathName: string, token: string): Promise<{
 
 /**
  * What a user would count in the database: admin grants, admin users, bootstrap
- * events. Two IAM_OWNERs: the machine admin (PAT) and the human admin (issue 17,
- * keyhold-admin, password file; test/api/identity/human-admin.test.ts).
+ * events. Two IAM_OWNERs: the machine admin (PAT) and the human admin
+ * (keyhold-admin, password file; test/api/identity/human-admin.test.ts).
  */
 async function adminCounts(kh: RunningKeyhold) {
   const db = kh.database.db;

@@ -1,4 +1,4 @@
-// Issue 15, through real clients: personal access tokens only for machine
+// Containment through real clients: personal access tokens only for machine
 // users, containment measured at the moment of the call, and error bodies that
 // say what is wrong without telling what the target holds.
 import { Code } from '@connectrpc/connect';

@@ -1,4 +1,4 @@
-// Issue 17, item 4: the human admin. Every start makes sure the instance has
+// The human admin. Every start makes sure the instance has
 // one (keyhold-admin, IAM_OWNER, a random password that must be changed at the
 // first login, written next to the PAT file with mode 0600) — on a new instance
 // and on one bootstrapped before it existed; a restart makes no second one.
@@ -65,7 +65,7 @@ describe('the human admin', () => {
     try {
       const read = createReadModel(database);
       const events = createEventStore(database);
-      // What bootstrap alone made before issue 17: the machine admin only.
+      // What bootstrap alone makes, as on an instance older than the human admin: the machine admin only.
       expect((await bootstrap(read, events, patFile, log)).created).toBe(true);
       expect(await loginUser(read, HUMAN_ADMIN_USERNAME)).toEqual({ found: 'none' });
       const made = await ensureHumanAdmin(read, events, patFile, log);

@@ -1,4 +1,4 @@
-// Issue 17: passwords through real clients — AddHumanUser's initial password and
+// Passwords through real clients — AddHumanUser's initial password and
 // SetPassword over REST and gRPC, with 400/401/403/404 and containment; the
 // login's check (queries/passwords.ts) against what was set; and the password
 // itself nowhere: not in events, read-model answers, logs or errors.

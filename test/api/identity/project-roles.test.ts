@@ -1,4 +1,4 @@
-// Issue 17: a project's login checks (projectRoleCheck, hasProjectCheck), its
+// A project's login checks (projectRoleCheck, hasProjectCheck), its
 // roles (AddProjectRole) and user grants (AddUserGrant) through real clients,
 // with 400/401/403/404/409; and the reads the login makes of them
 // (queries/login-access.ts: loginAccess, the roles claim).

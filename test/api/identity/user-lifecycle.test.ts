@@ -1,4 +1,4 @@
-// Issue 19, users: UpdateHumanUser and the lifecycle (Deactivate/Reactivate,
+// Users: UpdateHumanUser and the lifecycle (Deactivate/Reactivate,
 // Lock/Unlock, RemoveUser) over REST and gRPC; a deactivated, locked or removed
 // user's token is refused at once here and within 2 s by another process on
 // the same PostgreSQL; containment and 400/401/403/404.

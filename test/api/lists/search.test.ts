@@ -1,4 +1,4 @@
-// Issue 19: every list is a search with pages — ListApps, ListProjects,
+// Every list is a search with pages — ListApps, ListProjects,
 // ListUsers, ListOrganizations over REST and gRPC: defaults and the maximum,
 // a stable order while others create, filters, who sees what, 400/401/403/404.
 import { Code } from '@connectrpc/connect';

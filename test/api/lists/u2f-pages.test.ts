@@ -1,7 +1,7 @@
-// Issue 19 review: ListU2FTokens was the one list without pages. It now takes
+// ListU2FTokens has pages as every list: it takes
 // `{query: {offset, limit, asc}}` and answers `{details: {totalResult, …}, result}`
 // as every v2 list — over POST …/u2f/_search, gRPC, and the kept GET (which
-// without a query answers the first page, oldest first, as before).
+// without a query answers the first page, oldest first).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UserService } from '../../../gen/keyhold/user/v2/user_pb.js';
 import { restFields } from '../../support/errors.js';

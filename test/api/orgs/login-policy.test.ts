@@ -1,4 +1,4 @@
-// Issue 18: an org's login policy over REST as ZITADEL has it —
+// An org's login policy over REST as ZITADEL has it —
 // GET|POST|PUT /management/v1/policies/login in the org of the call
 // (x-service-orgid, else the caller's own), forceMfa.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Issue 19, organizations: GetOrganization (v2) and GetMyOrganization
+// Organizations: GetOrganization (v2) and GetMyOrganization
 // (management) over REST and gRPC, with 400/401/404 (ListOrganizations: test/api/lists).
 import { Code } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Issue 19, tokens: ListPersonalAccessTokens (never the token or its hash) and
+// Tokens: ListPersonalAccessTokens (never the token or its hash) and
 // RemovePersonalAccessToken over REST and gRPC; a removed token is refused at
 // once by the process that removed it and within 2 s by another process on the
 // same PostgreSQL; an expiring token stops at its expiry.

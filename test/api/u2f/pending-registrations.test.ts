@@ -1,4 +1,4 @@
-// Pending security-key registrations are bounded (issue 15): any authenticated
+// Pending security-key registrations are bounded: any authenticated
 // user may start registrations for itself, so a user holds at most
 // KEYHOLD_WEBAUTHN_MAX_PENDING (5) at once — a new one ends the oldest, which
 // then answers U2F_REGISTRATION_REPLACED, also in the process that kept a copy

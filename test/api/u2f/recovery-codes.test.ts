@@ -1,4 +1,4 @@
-// Issue 18 "Lost key" on the API, with real clients (Connect, gRPC, REST):
+// Recovery codes for a lost key on the API, with real clients (Connect, gRPC, REST):
 // the first key verified by its user answers 10 recovery codes (once);
 // GenerateRecoveryCodes is self only; RemoveAllU2F removes every key and the
 // codes under containment; ListU2FTokens counts the unused codes.

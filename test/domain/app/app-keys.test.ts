@@ -1,4 +1,4 @@
-// Keys of private_key_jwt apps (src/domain/app/decider.ts, issue 18): AddAppKey
+// Keys of private_key_jwt apps (src/domain/app/decider.ts): AddAppKey
 // only for PRIVATE_KEY_JWT apps, only the public key in the event; RemoveAppKey.
 import { describe, expect, it } from 'vitest';
 import { appDecider, type AppCommand } from '../../../src/domain/app/decider.js';

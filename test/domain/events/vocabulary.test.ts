@@ -1,6 +1,6 @@
 // The event vocabulary (src/domain/events): every event type belongs to one
 // aggregate, and the one rule that marks secret payload fields (SECRET_FIELDS,
-// for issue 19's audit log) leaves out every hash of a secret.
+// for the audit log) leaves out every hash of a secret.
 import { describe, expect, it } from 'vitest';
 import {
   AGGREGATE_OF,

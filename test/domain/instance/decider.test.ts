@@ -23,7 +23,7 @@ describe('instance decider', () => {
     });
   });
 
-  it('addOwner (the human admin, issue 17): one more IAM_OWNER, owned by the default org; before bootstrap: refused', () => {
+  it('addOwner (the human admin): one more IAM_OWNER, owned by the default org; before bootstrap: refused', () => {
     const history = decide(instanceDecider, [], bootstrap);
     expect(decide(instanceDecider, history, { kind: 'addOwner', userId: 'human', actor: 'human' })).toEqual([
       { aggregateType: 'instance', aggregateId: INSTANCE_ID, resourceOwner: 'org', creator: 'human', type: 'instance.member.added', payload: { userId: 'human', roles: ['IAM_OWNER'] } },

@@ -175,7 +175,7 @@ describe('complianceProblems: rule table', () => {
   });
 });
 
-describe('compliance: worked examples of issue 4 (through validation and defaults)', () => {
+describe('compliance: worked examples (through validation and defaults)', () => {
   const examples: { name: string; req: Parameters<typeof request>[0]; noneCompliant: boolean; keys: string[] }[] = [
     { name: 'WEB, code, BASIC, https://a.example/cb', req: { redirectUris: ['https://a.example/cb'] }, noneCompliant: false, keys: [] },
     { name: 'WEB, code, BASIC, no redirect URIs', req: { redirectUris: [] }, noneCompliant: true, keys: ['NotCompliant', 'NoRedirectUris'] },

@@ -1,4 +1,4 @@
-// An org's login policy (issue 18), decided by the org decider: given the
+// An org's login policy, decided by the org decider: given the
 // org's events → AddCustomLoginPolicy / UpdateCustomLoginPolicy → events.
 import { describe, expect, it } from 'vitest';
 import type { NewEvent } from '../../../src/domain/events/index.js';

@@ -71,7 +71,7 @@ describe('u2f decider', () => {
   });
 });
 
-describe('RemoveAllU2F (issue 18 "Lost key")', () => {
+describe('RemoveAllU2F (a lost key)', () => {
   it('remove ifPresent: a key is removed as by RemoveU2F; one already removed is nothing to do instead of U2F_NOT_FOUND', () => {
     const history = then(started(), verify);
     const removed = decide(decider, history, { kind: 'remove', actor: 'admin', ifPresent: true });

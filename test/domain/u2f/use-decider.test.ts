@@ -1,4 +1,4 @@
-// A login with a security key (issue 18), decided by the u2f decider (kind
+// A login with a security key, decided by the u2f decider (kind
 // 'use'): given the key's events → the login's command → u2f.used with the new
 // counter, or u2f.signcount.refused for a counter that did not increase.
 import { describe, expect, it } from 'vitest';

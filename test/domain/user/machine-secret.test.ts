@@ -1,4 +1,4 @@
-// A machine user's client credentials (src/domain/user/decider.ts, issue 18):
+// A machine user's client credentials (src/domain/user/decider.ts):
 // AddMachineUser's access token type, GenerateMachineSecret (the client id kept
 // when regenerated, only the hash in the event), RemoveMachineSecret.
 import { describe, expect, it } from 'vitest';

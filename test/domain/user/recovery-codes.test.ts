@@ -1,4 +1,4 @@
-// Recovery codes (issue 18 "Lost key"): the pure module (generation, what a
+// Recovery codes (for a lost key): the pure module (generation, what a
 // typed code may look like, the hash) and the decider on the user's aggregate,
 // given events → command → events.
 import { describe, expect, it } from 'vitest';

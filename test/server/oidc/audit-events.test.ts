@@ -1,5 +1,5 @@
-// The OpenID Provider's audit trail (issue 17: "logins, failed passwords,
-// throttling, grants and their revocation are events"), read back through the
+// The OpenID Provider's audit trail (logins, failed passwords, throttling,
+// grants and their revocation are events), read back through the
 // audit log's API (POST /admin/v1/events/_search) with real clients:
 // openid-client for the grants, plain HTTP for the login pages.
 import * as oidc from 'openid-client';

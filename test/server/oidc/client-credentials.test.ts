@@ -1,4 +1,4 @@
-// Client credentials for machine users (issue 18), end to end with real
+// Client credentials for machine users, end to end with real
 // clients: GenerateMachineSecret over REST, openid-client's
 // clientCredentialsGrant at the token endpoint, the token then used on
 // Keyhold's own API as a bearer token — GetMyUser over gRPC (connect-node) and

@@ -1,4 +1,4 @@
-// Issue 17's "Done when" cases the login suite did not cover yet, with real
+// Cases of the OpenID Provider the login suite does not cover, with real
 // clients (openid-client, jose + plain HTTP, the login pages over HTTP):
 // - the ID token's at_hash where one is issued (implicit `id_token token`,
 //   hybrid `code id_token token`): base64url of the left half of SHA-256 of

@@ -3,7 +3,7 @@
 // rest, and two Keyhold processes on one PostgreSQL serving one login
 // (authorize and the login UI on one, the token endpoint on the other); what
 // one process deactivates (an app, a machine user) the other refuses within
-// 2 s (issue 19; PATs and users' API tokens: personal-access-tokens.test.ts,
+// 2 s (PATs and users' API tokens: personal-access-tokens.test.ts,
 // user-lifecycle.test.ts).
 import { statSync } from 'node:fs';
 import path from 'node:path';
@@ -110,7 +110,7 @@ describe.skipIf(!postgresAvailable)('two processes on one PostgreSQL', () => {
     expect(JSON.stringify(rows)).not.toContain(tokens.access_token);
   }, 60_000);
 
-  it('issue 19: a deactivated app gets no token from the other process within 2 s (code), nor a deactivated machine user (client_credentials); reactivated, both work again', async () => {
+  it('a deactivated app gets no token from the other process within 2 s (code), nor a deactivated machine user (client_credentials); reactivated, both work again', async () => {
     const baseB = `http://localhost:${b.port}`;
     const REDIRECT = 'http://localhost:5173/cb';
     const projectId = (await a.rest('POST', '/management/v1/projects', { name: 'Two, deactivated' })).body.id;

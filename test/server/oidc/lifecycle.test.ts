@@ -1,4 +1,4 @@
-// What issue 19's lifecycle calls mean at login: a deactivated app is no
+// What the lifecycle calls mean at login: a deactivated app is no
 // client, a locked or deactivated user cannot log in and its tokens stop at
 // userinfo, and a changed username is still a login name unique across the
 // instance. Real clients: openid-client and the login UI over HTTP.

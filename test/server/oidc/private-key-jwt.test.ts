@@ -1,4 +1,4 @@
-// private_key_jwt (issue 18), end to end with real clients: AddAppKey over REST
+// private_key_jwt, end to end with real clients: AddAppKey over REST
 // gives ZITADEL's JSON key file; a backend imports its PEM with jose and
 // openid-client authenticates with it (PrivateKeyJwt) through code + PKCE via
 // the login UI. Then every refusal, told apart at the token endpoint by the

@@ -1,4 +1,4 @@
-// A lost security key at login (issue 18 "Lost key"), in Chromium with a CDP
+// A lost security key at login, in Chromium with a CDP
 // virtual authenticator and openid-client: under forceMfa a user registers a
 // first key during the login and is shown its recovery codes once; a later
 // login without the key goes through "Use a recovery code" (amr pwd mfa, no

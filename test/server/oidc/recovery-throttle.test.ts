@@ -1,4 +1,4 @@
-// The recovery-code form at the login (issue 18 "Lost key") over plain HTTP
+// The recovery-code form at the login (a lost key) over plain HTTP
 // (no JavaScript needed): CSRF as every login form, wrong codes throttled as
 // passwords are (after the free allowance even a right code waits, and the
 // page says how long), input that is no code refused without counting.

@@ -46,7 +46,7 @@ describe('second factor state', () => {
 
   it('amr per RFC 8176', () => {
     expect(amrWith('hwk')).toEqual(['pwd', 'hwk', 'mfa']);
-    // A recovery code in place of a key (issue 18 "Lost key"): RFC 8176 has no value for it, and it is no key.
+    // A recovery code in place of a lost key: RFC 8176 has no value for it, and it is no key.
     expect(amrWith('recovery')).toEqual(['pwd', 'mfa']);
   });
 });

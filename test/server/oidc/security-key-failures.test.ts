@@ -1,4 +1,4 @@
-// Each way the key step refuses (issue 18), in Chromium with CDP virtual
+// Each way the key step refuses, in Chromium with CDP virtual
 // authenticators: the reason in words on the page, and the login resumable —
 // the same page then finishes with the right key. The WebAuthn timeout (and so
 // the challenge's lifetime) is short here: KEYHOLD_WEBAUTHN_TIMEOUT_MS.

@@ -1,4 +1,4 @@
-// A security key as the second factor at login (issue 18), in Chromium with a
+// A security key as the second factor at login, in Chromium with a
 // CDP virtual authenticator: the key is registered through the API, then the
 // user logs in to an app made with AddOIDCApp — password, then the key — and
 // openid-client redeems the code for tokens whose amr says so.

@@ -214,7 +214,7 @@ export const ListEventsResponseSchema: GenMessage<ListEventsResponse> = /*@__PUR
   messageDesc(file_keyhold_admin_v1_admin, 5);
 
 /**
- * The instance's administration. Issue 19: the audit log.
+ * The instance's administration: the audit log.
  *
  * @generated from service keyhold.admin.v1.AdminService
  */

@@ -2114,7 +2114,7 @@ export const ManagementService: GenService<{
     output: typeof AddOrgMemberResponseSchema;
   },
   /**
-   * Issue 19: the app's lifecycle after AddOIDCApp.
+   * The app's lifecycle after AddOIDCApp.
    *
    * @generated from rpc keyhold.management.v1.ManagementService.UpdateApp
    */
@@ -2159,7 +2159,7 @@ export const ManagementService: GenService<{
     output: typeof SetAppAPIAccessResponseSchema;
   },
   /**
-   * Issue 19: a machine user's tokens, listed (never the token) and revoked.
+   * A machine user's tokens, listed (never the token) and revoked.
    *
    * @generated from rpc keyhold.management.v1.ManagementService.ListPersonalAccessTokens
    */
@@ -2187,7 +2187,7 @@ export const ManagementService: GenService<{
     output: typeof GetMyOrganizationResponseSchema;
   },
   /**
-   * Issue 18: a machine user's client credentials (grant_type=client_credentials at the token endpoint).
+   * A machine user's client credentials (grant_type=client_credentials at the token endpoint).
    * The client id is generated; the secret is shown once and stored only as a hash.
    *
    * @generated from rpc keyhold.management.v1.ManagementService.GenerateMachineSecret
@@ -2206,7 +2206,7 @@ export const ManagementService: GenService<{
     output: typeof RemoveMachineSecretResponseSchema;
   },
   /**
-   * Issue 18: keys of a private_key_jwt app; the key file (with the private key) is shown once.
+   * Keys of a private_key_jwt app; the key file (with the private key) is shown once.
    *
    * @generated from rpc keyhold.management.v1.ManagementService.AddAppKey
    */
@@ -2232,7 +2232,7 @@ export const ManagementService: GenService<{
     output: typeof RemoveAppKeyResponseSchema;
   },
   /**
-   * Issue 18: the org's login policy, as ZITADEL's (forceMfa: a second factor at every login).
+   * The org's login policy, as ZITADEL's (forceMfa: a second factor at every login).
    * The org of the call (x-service-orgid, else the caller's own); org.policy.read / org.policy.write.
    *
    * @generated from rpc keyhold.management.v1.ManagementService.GetLoginPolicy

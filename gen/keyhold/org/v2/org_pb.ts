@@ -301,7 +301,7 @@ export const OrganizationService: GenService<{
     output: typeof AddOrganizationResponseSchema;
   },
   /**
-   * Issue 19: the organizations the caller may read (org.read; the instance owner: all).
+   * The organizations the caller may read (org.read; the instance owner: all).
    *
    * @generated from rpc keyhold.org.v2.OrganizationService.ListOrganizations
    */

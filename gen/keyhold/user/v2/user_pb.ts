@@ -536,7 +536,7 @@ export type ListU2FTokensRequest = Message<"keyhold.user.v2.ListU2FTokensRequest
   userId: string;
 
   /**
-   * Issue 19: the page; absent → the first 100, oldest first (the order before paging).
+   * The page; absent → the first 100, oldest first.
    *
    * @generated from field: keyhold.object.v2.ListQuery query = 2;
    */
@@ -1292,7 +1292,7 @@ export const UserService: GenService<{
     output: typeof VerifyU2FRegistrationResponseSchema;
   },
   /**
-   * A user's security keys, page by page (issue 19). GET answers the first page
+   * A user's security keys, page by page. GET answers the first page
    * (or the page of `?query.offset=&query.limit=&query.asc=`); POST …/u2f/_search
    * takes `{query: {offset, limit, asc}}` as every other list.
    *
@@ -1312,7 +1312,7 @@ export const UserService: GenService<{
     output: typeof RemoveU2FResponseSchema;
   },
   /**
-   * Issue 19: the users the caller may read (user.read in their org, and itself), page by page.
+   * The users the caller may read (user.read in their org, and itself), page by page.
    *
    * @generated from rpc keyhold.user.v2.UserService.ListUsers
    */
@@ -1322,7 +1322,7 @@ export const UserService: GenService<{
     output: typeof ListUsersResponseSchema;
   },
   /**
-   * Issue 19: a user's lifecycle. A deactivated, locked or removed user's tokens are refused.
+   * A user's lifecycle. A deactivated, locked or removed user's tokens are refused.
    *
    * @generated from rpc keyhold.user.v2.UserService.UpdateHumanUser
    */
@@ -1372,7 +1372,7 @@ export const UserService: GenService<{
     output: typeof RemoveUserResponseSchema;
   },
   /**
-   * Issue 18 "Lost key": a new set of 10 one-time recovery codes for the
+   * For a lost key: a new set of 10 one-time recovery codes for the
    * caller's own user, each usable once at the login in place of a security
    * key. Replaces every earlier code. The codes are in this answer only (stored
    * hashed); self only: for any other user, even by an IAM_OWNER, 403.
@@ -1385,7 +1385,7 @@ export const UserService: GenService<{
     output: typeof GenerateRecoveryCodesResponseSchema;
   },
   /**
-   * Issue 18 "Lost key": removes every security key of the user (pending ones
+   * For a lost key: removes every security key of the user (pending ones
    * too) and the user's recovery codes, in one write. As RemoveU2F: the user
    * themself, or user.credential.write in the user's org under containment.
    * Under forceMfa the user registers a new key at the next login.
