@@ -2,8 +2,7 @@
 // flight may still do after its user's sessions ended, what the login tells
 // a browser that never signed in to the account, and whose user-code guesses
 // stop whom. Plain HTTP through the login pages, openid-client for the code;
-// PGlite. Cases marked `fails` assert the rule and fail on this code: each
-// turns into a plain `it` with its fix.
+// PGlite.
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUCKETS } from '../../../src/domain/identity/attempt-budget.js';
