@@ -14,6 +14,9 @@
 // so trying one behaves as trying an account does.
 // A device's user code: the browser session, and the address unless a known
 // browser types it (userCodeBuckets).
+// An address is its bucket's key as domain/identity/address-key.ts says: an
+// IPv4 host, an IPv6 /64.
+import { addressBucketKey } from '../../domain/identity/address-key.js';
 import type { BucketRequest } from '../../domain/identity/attempt-budget.js';
 import { usernameKey } from '../../domain/identity/identifiers.js';
 
@@ -26,7 +29,7 @@ export interface GuessClient {
 /** The account a login guesses at: the user a name named, or the typed name when it names nobody. */
 export const accountOf = (userId: string | undefined, loginName: string): string => (userId ? `user ${userId}` : `name ${usernameKey(loginName)}`);
 
-const clientOf = (client: GuessClient) => (client.knownBrowser ? `known ${client.knownBrowser}` : `address ${client.address}`);
+const clientOf = (client: GuessClient) => (client.knownBrowser ? `known ${client.knownBrowser}` : `address ${addressBucketKey(client.address)}`);
 
 export function passwordBuckets(account: string, client: GuessClient, lockout?: { userId: string; maxAttempts: number }): BucketRequest[] {
   const policy: BucketRequest[] = lockout && lockout.maxAttempts > 0 ? [{ kind: 'lockout', ...lockout }] : [];
@@ -34,7 +37,7 @@ export function passwordBuckets(account: string, client: GuessClient, lockout?: 
   return [
     { kind: 'password.account.client', key: `${account} ${clientOf(client)}` },
     { kind: 'password.account', key: account },
-    { kind: 'password.address', key: client.address },
+    { kind: 'password.address', key: addressBucketKey(client.address) },
     ...policy,
   ];
 }
@@ -42,7 +45,7 @@ export function passwordBuckets(account: string, client: GuessClient, lockout?: 
 /** A recovery code (after the right password): the account and client, and the address unless a known browser types it. */
 export function recoveryBuckets(userId: string, client: GuessClient): BucketRequest[] {
   const own: BucketRequest = { kind: 'recovery.account.client', key: `user ${userId} ${clientOf(client)}` };
-  return client.knownBrowser ? [own] : [own, { kind: 'recovery.address', key: client.address }];
+  return client.knownBrowser ? [own] : [own, { kind: 'recovery.address', key: addressBucketKey(client.address) }];
 }
 
 /**
@@ -55,5 +58,5 @@ export function recoveryBuckets(userId: string, client: GuessClient): BucketRequ
  */
 export function userCodeBuckets(session: string, client: { address: string; knownTo?: string }): BucketRequest[] {
   const own: BucketRequest = { kind: 'usercode.session', key: session };
-  return [own, client.knownTo ? { kind: 'usercode.known', key: `user ${client.knownTo}` } : { kind: 'usercode.address', key: client.address }];
+  return [own, client.knownTo ? { kind: 'usercode.known', key: `user ${client.knownTo}` } : { kind: 'usercode.address', key: addressBucketKey(client.address) }];
 }

@@ -127,7 +127,7 @@ describe('X-Forwarded-For from a trusted proxy only (KEYHOLD_TRUSTED_PROXIES=127
     expect(await grpc('127.0.0.24', '203.0.113.14')).toBe(Code.ResourceExhausted);
   });
 
-  it("the login's per-IP throttle counts the forwarded client behind the trusted proxy, and the peer itself otherwise", async () => {
+  it("the login's per-IP throttle counts the forwarded client behind the trusted proxy (an IPv6 client by its /64), and the peer itself otherwise", async () => {
     const authorize = new URL(`${base}/oauth/v2/authorize`);
     authorize.search = new URLSearchParams({ client_id: clientId, redirect_uri: REDIRECT, response_type: 'code', scope: 'openid', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGjSstw-cM', code_challenge_method: 'S256' }).toString();
     /** From `from`: each attempt names another name nobody holds (spraying) and sends one wrong password claiming to be for `forwardedFor`. */
@@ -156,6 +156,11 @@ describe('X-Forwarded-For from a trusted proxy only (KEYHOLD_TRUSTED_PROXIES=127
     for (let i = 0; i < BUCKETS['password.address'].free; i++) expect(await spray(`198.51.100.${100 + i}`)).toContain('The username or the password is wrong.');
     expect(await spray('198.51.100.250')).toMatch(/Too many attempts/);
     expect(await throttledIps()).toEqual(['203.0.113.7', direct]);
+
+    // IPv6 clients behind the proxy: a new address of one /64 for every try is still one guesser; the next /64 is another.
+    for (let i = 0; i < BUCKETS['password.address'].free; i++) expect(await viaProxy(`2001:db8:0:7::${(i + 1).toString(16)}`)).toContain('The username or the password is wrong.');
+    expect(await viaProxy('2001:db8:0:7:ffff::99')).toMatch(/Too many attempts/);
+    expect(await viaProxy('2001:db8:0:8::1')).toContain('The username or the password is wrong.');
   }, 120_000);
 });
 
