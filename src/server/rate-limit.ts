@@ -1,4 +1,5 @@
-// Rate limiting: a token bucket per client IP (checked before authentication, so
+// Rate limiting: a token bucket per client address — an IPv4 host or an IPv6 /64
+// (domain/identity/address-key.ts) — (checked before authentication, so
 // unauthenticated floods and token guessing are slowed too) and one per personal
 // access token (checked after, keyed by the token's id, so made-up tokens create
 // no buckets). Both are interceptors, so every RPC is covered on every protocol:
@@ -15,6 +16,7 @@
 import { createContextKey, type Interceptor } from '@connectrpc/connect';
 import { callerKey } from '../commands/caller.js';
 import { KeyholdError } from '../domain/errors/keyhold-error.js';
+import { addressBucketKey } from '../domain/identity/address-key.js';
 
 /** The client's IP address, put into each call's context values by app.ts (and REST). */
 export const clientAddressKey = createContextKey<string | undefined>(undefined, { description: 'client IP address' });
@@ -114,7 +116,7 @@ export function createRateLimiter(opts: RateLimitOptions): RateLimiter | undefin
     buckets,
     byAddress: (next) => async (req) => {
       const address = req.contextValues.get(clientAddressKey);
-      if (address) check(`ip:${address}`);
+      if (address) check(`ip:${addressBucketKey(address)}`);
       return next(req);
     },
     byToken: (next) => async (req) => {
