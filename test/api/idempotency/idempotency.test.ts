@@ -3,6 +3,7 @@
 // secret, which works); another request under the key, a bad key, requests at
 // once, another caller's key, a refused first try, the window's end; and the
 // table keeps the answer sealed.
+import { request } from 'node:http';
 import { Code } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManagementService } from '../../../gen/keyhold/management/v1/management_pb.js';
@@ -136,7 +137,7 @@ describe.each(backends)('Idempotency-Key on $backend', ({ postgres }) => {
     expect(retried.body.appId).not.toBe(taken.appId);
   });
 
-  it('a key that is not 1–255 printable ASCII characters is a 400 naming the header (gRPC: INVALID_ARGUMENT), and nothing runs', async () => {
+  it('a key that is not 1–255 printable ASCII characters, or sent twice, is a 400 naming the header (gRPC: INVALID_ARGUMENT), and nothing runs', async () => {
     for (const bad of ['', 'x'.repeat(256), 'clé']) {
       const res = await addApp('Bad key', bad);
       expect(res.status, JSON.stringify(bad)).toBe(400);
@@ -148,6 +149,20 @@ describe.each(backends)('Idempotency-Key on $backend', ({ postgres }) => {
     );
     expect(grpc.code).toBe(Code.InvalidArgument);
     expect(grpc.fields).toEqual(['Idempotency-Key']);
+    // Sent twice, it would name two requests: refused before any protocol reads it.
+    const twice = await new Promise<{ status: number; body: any }>((resolve, reject) => {
+      const req = request(`${kh.url}/management/v1/projects/${projectId}/apps/oidc`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${kh.adminToken}`, 'content-type': 'application/json', 'idempotency-key': ['one', 'two'] },
+      });
+      req.on('response', (res) => {
+        let text = '';
+        res.on('data', (chunk) => (text += chunk)).on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+      });
+      req.on('error', reject).end(JSON.stringify({ name: 'Bad key', redirectUris: ['https://shop.example/cb'] }));
+    });
+    expect(twice.status).toBe(400);
+    expect(restReason(twice.body)).toBe('REPEATED_HEADER');
     expect(await appsNamed('Bad key')).toHaveLength(0);
     // The longest key is fine.
     expect((await addApp('Long key', 'k'.repeat(255))).status).toBe(200);
