@@ -7,7 +7,8 @@
 //
 // Every process runs it (several may share a PostgreSQL; a delete is
 // idempotent); one sweep at a time, in batches, so a large backlog never holds
-// one long transaction.
+// one long transaction. The same sweep deletes the other rows that only live
+// for a window (`windowed`: kept Idempotency-Key answers).
 import type { Logger } from 'pino';
 import type { RepeatedErrorLog } from './repeated-errors.js';
 
@@ -26,10 +27,12 @@ export function startHousekeeping(options: {
   /** Deletes rows of registrations expired before the date, at most the limit; resolves with how many (store/read-model.ts). */
   deleteExpired: (before: Date, limit: number) => Promise<number>;
   expiredKeptMs: number;
+  /** Tables whose rows are deleted once their window is over: each deletes at most the limit, resolving with how many. */
+  windowed?: readonly { task: string; deleteExpired: (limit: number) => Promise<number> }[];
   log: Logger;
   errors: RepeatedErrorLog;
 }): Housekeeping {
-  const { deleteExpired, expiredKeptMs, log, errors } = options;
+  const { deleteExpired, expiredKeptMs, windowed = [], log, errors } = options;
   const intervalMs = Math.min(MAX_INTERVAL_MS, Math.max(1_000, expiredKeptMs));
   let running: Promise<number> | undefined;
 
@@ -41,6 +44,16 @@ export function startHousekeeping(options: {
       if (deleted < BATCH) break;
     }
     if (total > 0) log.info({ deleted: total }, 'expired security-key registrations removed from the read model');
+    for (const { task, deleteExpired: deleteBatch } of windowed) {
+      let deleted = 0;
+      for (;;) {
+        const batch = await deleteBatch(BATCH);
+        deleted += batch;
+        if (batch < BATCH) break;
+      }
+      if (deleted > 0) log.debug({ task, deleted }, 'rows past their window deleted');
+      total += deleted;
+    }
     return total;
   }
 

@@ -26,6 +26,8 @@ export const SINGLETON_HEADERS: ReadonlySet<string> = new Set([
   'content-type',
   'host',
   ORG_HEADER,
+  // One key per request (interceptors/idempotency.ts): two would name two executions.
+  'idempotency-key',
   'grpc-timeout',
   'grpc-encoding',
   'connect-timeout-ms',

@@ -15,7 +15,7 @@ import { readJsonBody } from './json-body.js';
 import { fieldByName, jsonDecodeError } from './json-fields.js';
 import { API_RESPONSE_HEADERS } from './response-headers.js';
 import { requestKey } from './requests.js';
-import { httpStatusOf, statusJsonOf, toStatus } from './status.js';
+import { restStatusOf, statusJsonOf, toStatus } from './status.js';
 
 export type { RegisteredService };
 
@@ -125,7 +125,7 @@ function requestMessage(route: RestRoute, req: FastifyRequest): unknown {
   }
 }
 
-export function sendStatus(reply: FastifyReply, err: ConnectError, httpStatus = httpStatusOf(err.code)): FastifyReply {
+export function sendStatus(reply: FastifyReply, err: ConnectError, httpStatus = restStatusOf(err)): FastifyReply {
   // Headers an error carries (e.g. retry-after on RATE_LIMITED) go out as HTTP headers.
   err.metadata.forEach((value, name) => reply.header(name, value));
   // Also here for answers given before any hook ran (fastify's routing failures).

@@ -27,7 +27,9 @@ import { repeatedErrorLog } from './repeated-errors.js';
 import { reportingFailures } from '../store/observer.js';
 import { createOidcKeyStore, createOidcStateStore, DPOP_PROOF_MODEL } from '../store/oidc-store.js';
 import { createAttemptBudgets } from '../store/attempt-budgets.js';
-import { attemptBudgetKey, loadMasterKey } from './oidc/keys.js';
+import { attemptBudgetKey, idempotencyKeys, loadMasterKey } from './oidc/keys.js';
+import { createIdempotentAnswers } from '../store/idempotent-answers.js';
+import { withIdempotency } from './idempotency.js';
 import { loginPorts } from './oidc/login-ports.js';
 import { loginAccess, rolesClaim } from '../queries/login-access.js';
 import { readyKeysByRpId } from '../store/queries/u2f-tokens.js';
@@ -107,6 +109,8 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
     const masterKey = await loadMasterKey({ ...config.oidc, embedded: database.kind === 'pglite' });
     // Every guess at the login is reserved here before it is checked (passwords, recovery codes, user codes).
     const attempts = reportingFailures(createAttemptBudgets(database, attemptBudgetKey(masterKey)), metrics.store);
+    // Answers of creates sent with an Idempotency-Key, sealed, for repeats (interceptors/idempotency.ts).
+    const idempotentAnswers = reportingFailures(createIdempotentAnswers(database), metrics.store);
     const onAppended = (listener: (events: readonly StoredEvent[]) => void) => events.onAppended?.(listener);
     const accounts = cachedAccountReads(readModel, { onAppended });
     const clients = cachedClientLookups(readModel, { onAppended });
@@ -115,7 +119,7 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
     const app = await buildApp({
       config,
       log,
-      services: createServices({ commands, queries: createQueries(readModel, systemClock) }),
+      services: createServices({ commands, queries: createQueries(readModel, systemClock) }).map(withIdempotency(idempotentAnswers, idempotencyKeys(masterKey))),
       // Users, apps and machines through the same 1 s caches as the provider's (queries/callers.ts).
       resolveToken: withOidcAccessTokens(tokenResolver(readModel, { onAppended }), {
         findAccessToken: (token) => oidcState.find('AccessToken', token),
@@ -167,6 +171,7 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
     const housekeeping = startHousekeeping({
       deleteExpired: expiredRegistrationSweeper(database, metrics.store),
       expiredKeptMs: config.webauthn.expiredKeptMs,
+      windowed: [{ task: 'idempotent answers', deleteExpired: (limit) => idempotentAnswers.deleteExpired(limit) }],
       log,
       errors,
     });

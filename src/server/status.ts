@@ -209,6 +209,13 @@ export function httpStatusOf(code: Code): number {
   return HTTP_STATUS_BY_CODE[code] ?? 500;
 }
 
+/** REST's status for an error: its reason's own where the table names one (reasons.ts httpStatus), else the code's. */
+export function restStatusOf(err: ConnectError): number {
+  const reason = reasonOf(err);
+  const own = reason !== undefined && Object.hasOwn(REASONS, reason) ? (REASONS[reason as Reason] as { httpStatus?: number }).httpStatus : undefined;
+  return own ?? httpStatusOf(err.code);
+}
+
 export interface StatusJson {
   code: number;
   message: string;

@@ -418,6 +418,26 @@ export const attemptBudgets = pgTable(
   (t) => [index('attempt_budgets_expires_at_idx').on(t.expiresAt)],
 );
 
+/**
+ * Answers of requests sent with an Idempotency-Key (src/store/idempotent-answers.ts,
+ * src/server/interceptors/idempotency.ts): one row per caller and key, keyed by an
+ * HMAC of both; the request's digest; the answer sealed (AES-256-GCM under a key
+ * derived from the master key) once the first execution finished, null while it
+ * runs. Not events: deleted after `expires_at`.
+ */
+export const idempotentAnswers = pgTable(
+  'idempotent_answers',
+  {
+    key: text('key').primaryKey(),
+    requestDigest: text('request_digest').notNull(),
+    owner: text('owner').notNull(),
+    sealedAnswer: text('sealed_answer'),
+    runningUntil: timestamptz('running_until').notNull(),
+    expiresAt: timestamptz('expires_at').notNull(),
+  },
+  (t) => [index('idempotent_answers_expires_at_idx').on(t.expiresAt)],
+);
+
 export type EventRow = typeof events.$inferSelect;
 export type InstanceRow = typeof instances.$inferSelect;
 export type OrgRow = typeof orgs.$inferSelect;

@@ -28,6 +28,8 @@ interface ReasonEntry {
   messages: Record<Language, string>;
   /** A retryable refusal: clients are told to wait this long (retry-after, RetryInfo). */
   retryAfterSeconds?: number;
+  /** REST's status when grpc-gateway's table for the code says less (IETF Idempotency-Key draft: 422). */
+  httpStatus?: number;
 }
 
 export const REASONS = {
@@ -521,6 +523,30 @@ export const REASONS = {
       en: 'This security key is already registered.',
       de: 'Dieser Sicherheitsschlüssel ist bereits registriert.',
     },
+  },
+  // --- Idempotency-Key (src/server/interceptors/idempotency.ts) -------------
+  IDEMPOTENCY_KEY_INVALID: {
+    code: GrpcCode.InvalidArgument,
+    messages: {
+      en: 'The Idempotency-Key header must be 1 to 255 printable ASCII characters.',
+      de: 'Der Header Idempotency-Key muss aus 1 bis 255 druckbaren ASCII-Zeichen bestehen.',
+    },
+  },
+  IDEMPOTENCY_KEY_REUSED: {
+    code: GrpcCode.FailedPrecondition,
+    httpStatus: 422,
+    messages: {
+      en: 'This Idempotency-Key was already used for a different request; use a new key for a new request.',
+      de: 'Dieser Idempotency-Key wurde bereits für eine andere Anfrage verwendet; für eine neue Anfrage bitte einen neuen Schlüssel verwenden.',
+    },
+  },
+  IDEMPOTENCY_KEY_IN_PROGRESS: {
+    code: GrpcCode.Aborted,
+    messages: {
+      en: 'A request with this Idempotency-Key is still being processed; retry shortly to get its answer.',
+      de: 'Eine Anfrage mit diesem Idempotency-Key wird noch bearbeitet; bitte gleich erneut senden, um ihre Antwort zu erhalten.',
+    },
+    retryAfterSeconds: 1,
   },
   // --- infrastructure --------------------------------------------------------
   CONCURRENT_MODIFICATION: {

@@ -65,6 +65,17 @@ export function attemptBudgetKey(master: Buffer): Buffer {
   return Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), 'keyhold attempt budgets v1', 32));
 }
 
+/**
+ * The keys of kept Idempotency-Key answers (interceptors/idempotency.ts), derived from the master
+ * key: `names` keys the HMACs that name a row and digest its request, `seal` seals its answer.
+ */
+export function idempotencyKeys(master: Buffer): { names: Buffer; seal: Buffer } {
+  return {
+    names: Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), 'keyhold idempotency names v1', 32)),
+    seal: Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), 'keyhold idempotency answers v1', 32)),
+  };
+}
+
 export function seal(key: Buffer, plain: string): string {
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
