@@ -102,15 +102,13 @@ function decoded(s: string): string {
 const DEFAULT_PORT: Record<string, string> = { 'http:': '80', 'https:': '443' };
 
 /**
- * Why an accepted redirect URI would be ambiguous: the RFC 3986 reading of the
- * text sent differs from the WHATWG reading of what was stored (scheme, userinfo,
- * host, port, path, query), or the stored form is not its own serialization.
- * Undefined when they agree.
+ * Why an accepted redirect URI would be ambiguous: what was stored is not what
+ * was sent, or the RFC 3986 reading of the text differs from the WHATWG reading
+ * (scheme, userinfo, host, port, path, query). Undefined when they agree.
  */
 export function redirectUriAmbiguity(sent: string, stored: string): string | undefined {
+  if (stored !== sent) return `stored ${stored}, sent ${sent}`;
   const url = new URL(stored);
-  if (url.href !== stored) return `stored ${stored} re-serializes as ${url.href}`;
-  if (new URL(sent).href !== stored) return `the browser reads ${new URL(sent).href}, not the stored ${stored}`;
   const m = RFC3986.exec(sent);
   if (!m) return 'not an RFC 3986 URI';
   const [, scheme = '', authority, rawPath = '', rawQuery] = m;

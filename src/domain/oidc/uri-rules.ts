@@ -1,18 +1,20 @@
 // Syntax rules for the URI-valued fields of an OIDC application, on top of the
 // WHATWG URL parser (the one browsers use).
 //
-// The rule: what Keyhold stores is what a browser reads. Input that a browser
-// would read differently from what the text says to a person or to an RFC 3986
-// parser is AMBIGUOUS and refused ("http://localhost\@evil.com/cb" is
-// localhost to a browser and evil.com to others; "https:example.com/cb" and
-// "https:///cb" get a host invented by the browser; "%65vil.com" is decoded;
-// "127.1" is expanded; "/a/../cb" is shortened). What is merely spelled
-// differently (letter case of scheme and host, a default or empty port, an
-// empty path, characters the browser percent-encodes in path and query) is
-// stored in the browser's own serialization (URL.href) — so a stored redirect
-// URI always re-parses to itself. Origins are different: a browser sends them
-// in one serialized form (RFC 6454 §6.2) and they are compared byte for byte,
-// so only that form is accepted.
+// The rule: what Keyhold stores is what was registered, and a browser reads it
+// as a person or an RFC 3986 parser does. Input that a browser would read
+// differently from what the text says is AMBIGUOUS and refused
+// ("http://localhost\@evil.com/cb" is localhost to a browser and evil.com to
+// others; "https:example.com/cb" and "https:///cb" get a host invented by the
+// browser; "%65vil.com" is decoded; "127.1" is expanded; "/a/../cb" is
+// shortened). What is merely spelled differently (letter case of scheme and
+// host, a default or empty port, an empty path, characters the browser
+// percent-encodes) is kept exactly as sent: an app sends its redirect URI as it
+// registered it and the authorization endpoint compares the two strings, so a
+// rewritten registration ("http://localhost:3000" stored as
+// "http://localhost:3000/") would match no request. Origins are different: a
+// browser sends them in one serialized form (RFC 6454 §6.2) and they are
+// compared byte for byte, so only that form is accepted.
 //
 // Each check returns the first problem of one entry: one precise reason per
 // entry reads better than a cascade of follow-on errors.
@@ -112,7 +114,7 @@ const problem = (code: string, params?: Record<string, string | number>): UriChe
 
 /**
  * A redirect or post-logout redirect URI: absolute, unambiguous, no fragment.
- * The value to store is the browser's serialization of it.
+ * The value to store is the URI as sent.
  */
 export function checkRedirectUri(raw: string): UriCheck {
   const basic = basicProblem(raw, 'URI');
@@ -146,7 +148,7 @@ export function checkRedirectUri(raw: string): UriCheck {
   if ((authority !== undefined || path.startsWith('/')) && path.split('/').some((s) => DOT_SEGMENT.test(s))) {
     return problem('URI_PATH_DOT_SEGMENT');
   }
-  return { value: url.href };
+  return { value: raw };
 }
 
 // scheme "://" authority, then whatever follows the authority.

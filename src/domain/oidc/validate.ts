@@ -129,7 +129,7 @@ function enumList<T extends string>(values: readonly T[], fallback: readonly T[]
   };
 }
 
-/** A list of URIs, each stored in the form its check returns (./uri-rules.ts); duplicates after that are dropped. */
+/** A list of URIs, each stored in the form its check returns (./uri-rules.ts); an entry sent twice is kept once. */
 function uriList(check: (raw: string) => UriCheck, notAString: string): Kind<string[]> {
   return (raw, field, report) => {
     const out = new Set<string>();

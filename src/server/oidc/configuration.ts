@@ -13,6 +13,8 @@ import { knownBrowsers } from './known-browser.js';
 import { adapterClass, DEVICE_CODE_GRACE_SECONDS } from './adapter.js';
 import { KEYHOLD_CLIENT_PROPERTIES, RESPONSE_TYPES } from './clients.js';
 import { applyDeviceFlowExtension, applyExtensions, applyIssuerRequests, clockSkewOf } from './extensions.js';
+import { applyRedirectUris } from './redirect-uris.js';
+import { applyUnauthorizedClient } from './unauthorized-client.js';
 import { renderDeviceDone, renderUserCodeConfirm, renderUserCodeInput } from './device-pages.js';
 import { customizeMachineJwt, MACHINE_API_RESOURCE, machineResourceServer, machineUserOf } from './machine-clients.js';
 import type { ClientReads } from './adapter.js';
@@ -43,6 +45,11 @@ export const OIDC_ROUTES = {
 
 /** The scope that asks for an access token for Keyhold's own API (the token resolution in queries/callers.ts). */
 export { API_AUDIENCE_SCOPE };
+
+/** How an app authenticates at the token, introspection and revocation endpoints (clients.ts AUTH_METHOD). */
+const CLIENT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt'] as const;
+/** What a private_key_jwt assertion may be signed with (no HS256: the library holds the secret's hash). */
+const CLIENT_ASSERTION_ALGS = ['RS256', 'ES256'] as const;
 
 /** Token and session lifetimes in seconds (config KEYHOLD_*_SECONDS, defaults LIFETIMES). */
 export interface Lifetimes {
@@ -121,15 +128,24 @@ export function createProvider(deps: ProviderDeps): Any {
     },
     // The ID token carries scope claims by the app's idTokenUserinfoAssertion (account.ts), not by the library's rule.
     conformIdTokenClaims: false,
-    clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt'],
+    clientAuthMethods: [...CLIENT_AUTH_METHODS],
+    // What discovery adds to the library's own answer (RFC 8414 §2).
+    discovery: {
+      // Introspection and revocation authenticate an app as the token endpoint does (client_auth of the library, extensions.ts 1.).
+      introspection_endpoint_auth_methods_supported: [...CLIENT_AUTH_METHODS],
+      introspection_endpoint_auth_signing_alg_values_supported: [...CLIENT_ASSERTION_ALGS],
+      revocation_endpoint_auth_methods_supported: [...CLIENT_AUTH_METHODS],
+      revocation_endpoint_auth_signing_alg_values_supported: [...CLIENT_ASSERTION_ALGS],
+    },
     // The library holds the secret's hash, not the secret: nothing may be keyed by it.
     enabledJWA: {
-      idTokenSigningAlgValues: ['RS256', 'ES256'],
+      // Every app's ID tokens are RS256 (clients.ts id_token_signed_response_alg): discovery names only what an app gets.
+      idTokenSigningAlgValues: ['RS256'],
       userinfoSigningAlgValues: ['RS256', 'ES256'],
       introspectionSigningAlgValues: ['RS256', 'ES256'],
       authorizationSigningAlgValues: ['RS256', 'ES256'],
       requestObjectSigningAlgValues: ['RS256', 'ES256'],
-      clientAuthSigningAlgValues: ['RS256', 'ES256'],
+      clientAuthSigningAlgValues: [...CLIENT_ASSERTION_ALGS],
       // The proofs Keyhold's own token checks accept too (domain/oidc/dpop-proof.ts).
       dPoPSigningAlgValues: [...DPOP_ALGS],
     },
@@ -254,12 +270,12 @@ export function createProvider(deps: ProviderDeps): Any {
     },
   });
   applyExtensions(provider);
+  applyRedirectUris(provider);
+  applyUnauthorizedClient(provider);
   applyIssuerRequests(provider, issuer);
   // The login's known browsers (login.ts), read with the same cookie key: a user code typed in one spends its account's budget, not the address's.
   const browsers = knownBrowsers({ cookieKey: () => keys.cookieKeys[0] ?? '', secure: () => issuer.startsWith('https:') });
   applyDeviceFlowExtension(provider, {
-    deviceAuthorizationPath: OIDC_ROUTES.device_authorization,
-    tokenPath: OIDC_ROUTES.token,
     verificationPath: OIDC_ROUTES.code_verification,
     pollIntervalSeconds: lifetimes.devicePollInterval,
     // The poll state lasts as long as the code is kept (its expiry and the grace).

@@ -1,7 +1,8 @@
-// EVERY change Keyhold makes to oidc-provider's own behaviour, in one file
-// (README "Log in with your app" lists them). Each extends the library where
-// its maintainer points, on one Provider instance's classes only. A start-up
-// self-check (checkExtensions) fails loudly when the library changed so that
+// Keyhold's changes to oidc-provider's own behaviour: these, and those this
+// list names in their own files (README "Log in with your app" lists them all).
+// Each extends the library where its maintainer points, on one Provider
+// instance's classes only. A start-up self-check (checkExtensions, and each
+// file's own) fails loudly when the library changed so that
 // an extension no longer takes hold — a pinned upgrade must fail here, not
 // silently accept plain-text secrets or refuse dev-mode redirects.
 //
@@ -19,8 +20,9 @@
 //    (throttle.ts clientSecretThrottle): beyond the free allowance even the
 //    right secret is not tried during the delay, answered 429 `slow_down`
 //    with Retry-After.
-// 2. Client.prototype.redirectUriAllowed — dev-mode apps also match their
-//    registered globs (ZITADEL's devMode: `*` = any run of non-`/` characters).
+// 2. Which redirect URIs match (dev-mode globs among them): redirect-uris.ts.
+// 9. unauthorized_client for a grant or response type an app lacks:
+//    unauthorized-client.ts.
 // 3. Client.Schema.prototype.invalidate — the two refusals Keyhold decides
 //    against (compliance is advice at creation, as in ZITADEL):
 //    'implicit-force-https' and 'implicit-forbid-localhost' (implicit web
@@ -36,10 +38,6 @@
 //      process counts it); a poll sooner than the code's interval answers
 //      `slow_down` and grows that interval by 5 seconds for every later poll
 //      (§3.5). The device authorization response names the `interval`.
-//    - unauthorized_client (RFC 6749 §5.2) instead of the library's
-//      invalid_request when an app without the device grant asks for a code,
-//      or polls with one: Client.prototype.grantTypeAllowed refuses so during
-//      those requests only.
 //    - verification_uri_complete: the library answers it with an auto-submit
 //      page with inline script and no CSP; the user_code is taken off the
 //      query instead and shown prefilled on Keyhold's own code page
@@ -70,7 +68,6 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import Provider, { errors } from 'oidc-provider';
 import { verifyClientSecret } from '../../domain/oidc/index.js';
-import { globMatches } from './clients.js';
 import type { ReserveResult } from '../../store/attempt-budgets.js';
 import type { ClientSecretThrottle } from './throttle.js';
 
@@ -112,7 +109,7 @@ type Any = any;
 export function applyExtensions(provider: Any): void {
   const Client = provider.Client;
   const proto = Client?.prototype;
-  for (const name of ['compareClientSecret', 'redirectUriAllowed']) {
+  for (const name of ['compareClientSecret']) {
     if (typeof proto?.[name] !== 'function') throw new ExtensionCheckFailed(`Client.prototype.${name} is gone`);
   }
   const Schema = Client.Schema;
@@ -141,13 +138,6 @@ export function applyExtensions(provider: Any): void {
     const ok = typeof this.clientSecret === 'string' && typeof actual === 'string' && verifyClientSecret(actual, this.clientSecret);
     if (!ok) transport?.throttle?.failed(clientId, ip);
     return ok;
-  };
-
-  // 2. Dev-mode globs.
-  const redirectUriAllowed = proto.redirectUriAllowed as (this: unknown, value: string) => boolean;
-  proto.redirectUriAllowed = function keyholdRedirectUriAllowed(this: { keyhold_redirect_globs?: string[]; keyhold_dev_mode?: boolean }, value: string): boolean {
-    if (redirectUriAllowed.call(this, value)) return true;
-    return this.keyhold_dev_mode === true && (this.keyhold_redirect_globs ?? []).some((g) => globMatches(g, value));
   };
 
   // 4. Clock skew on ID tokens.
@@ -199,11 +189,6 @@ export async function checkExtensions(provider: Any, sampleHash: string, sampleS
     refused = true;
   }
   if (!refused) throw new ExtensionCheckFailed('the client schema no longer refuses a javascript: redirect URI');
-  // 2.: dev-mode globs.
-  Object.assign(client, { keyhold_dev_mode: true, keyhold_redirect_globs: ['http://localhost:3000/*'] });
-  if (!client.redirectUriAllowed('http://localhost:3000/anything') || client.redirectUriAllowed('http://localhost:3001/x')) {
-    throw new ExtensionCheckFailed('Client.prototype.redirectUriAllowed is no longer what authorization checks');
-  }
   // 1.: the secret comparison goes through the hash.
   client.clientSecret = sampleHash;
   const ok = await client.compareClientSecret(sampleSecret);
@@ -237,9 +222,7 @@ export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
 /** What the device flow's extension (6.) needs from Keyhold. */
 export interface DeviceFlowOptions {
-  /** Where the library serves the device authorization, the token endpoint and the code page (configuration.ts OIDC_ROUTES). */
-  deviceAuthorizationPath: string;
-  tokenPath: string;
+  /** Where the library serves the code page (configuration.ts OIDC_ROUTES). */
   verificationPath: string;
   /** The interval a device is told to poll at (seconds). */
   pollIntervalSeconds: number;
@@ -265,8 +248,6 @@ export class UserCodeThrottled extends errors.OIDCProviderError {
 /** Set by the start-up self-check (checkDeviceFlowExtension): the code page's lookup answers UserCodeThrottled without spending any budget. */
 const userCodeProbe = new AsyncLocalStorage<true>();
 
-/** Which request asks whether an app may use the device grant: its answer is then unauthorized_client. */
-const deviceGrantAsked = new AsyncLocalStorage<'device_authorization' | 'token'>();
 const PREFILL = 'keyholdUserCode';
 
 /** The user code a verification_uri_complete link brought (6.), for the code page to show prefilled. */
@@ -277,10 +258,8 @@ export function prefilledUserCode(ctx: Any): string | undefined {
 
 export function applyDeviceFlowExtension(provider: Any, options: DeviceFlowOptions): void {
   const DeviceCode = provider.DeviceCode;
-  const proto = provider.Client?.prototype;
   if (typeof DeviceCode?.find !== 'function') throw new ExtensionCheckFailed('DeviceCode.find is gone');
   if (typeof DeviceCode.findByUserCode !== 'function') throw new ExtensionCheckFailed('DeviceCode.findByUserCode is gone');
-  if (typeof proto?.grantTypeAllowed !== 'function') throw new ExtensionCheckFailed('Client.prototype.grantTypeAllowed is gone');
   if (typeof provider.use !== 'function' || typeof provider.on !== 'function') throw new ExtensionCheckFailed('Provider#use/on is gone');
   if (typeof Object.getOwnPropertyDescriptor(Provider, 'ctx')?.get !== 'function') throw new ExtensionCheckFailed('Provider.ctx (the request being handled) is gone');
 
@@ -302,22 +281,8 @@ export function applyDeviceFlowExtension(provider: Any, options: DeviceFlowOptio
         ctx.state[PREFILL] = code.slice(0, 64);
       }
     }
-    if (ctx.path === options.deviceAuthorizationPath) return deviceGrantAsked.run('device_authorization', next);
-    if (ctx.path === options.tokenPath) return deviceGrantAsked.run('token', next);
     return next();
   });
-
-  const grantTypeAllowed = proto.grantTypeAllowed as (this: unknown, type: string) => boolean;
-  proto.grantTypeAllowed = function keyholdGrantTypeAllowed(this: unknown, type: string): boolean {
-    const allowed = grantTypeAllowed.call(this, type);
-    if (allowed || type !== DEVICE_CODE_GRANT) return allowed;
-    const asked = deviceGrantAsked.getStore();
-    // At the token endpoint only the check of the grant asked for (not, e.g., a revocation's look at every grant).
-    if (asked === 'device_authorization' || (asked === 'token' && (Provider as Any).ctx?.oidc?.params?.grant_type === DEVICE_CODE_GRANT)) {
-      throw new errors.UnauthorizedClient('this app may not use the device authorization grant: add OIDC_GRANT_TYPE_DEVICE_CODE to its grant types');
-    }
-    return allowed;
-  };
 
   provider.on('device_authorization.success', (_ctx: Any, body: Any) => {
     if (body && typeof body === 'object') body.interval = options.pollIntervalSeconds;
@@ -397,17 +362,6 @@ function requestInProcess(
  * Throws ExtensionCheckFailed naming what no longer works.
  */
 export async function checkDeviceFlowExtension(provider: Any, options: Pick<DeviceFlowOptions, 'verificationPath'>): Promise<void> {
-  // unauthorized_client only within a device authorization request; elsewhere a plain no.
-  const client = new provider.Client({ client_id: 'keyhold-self-check', token_endpoint_auth_method: 'none', grant_types: ['authorization_code'], response_types: ['code'], redirect_uris: ['https://keyhold.invalid/cb'] });
-  let refusal: unknown;
-  try {
-    deviceGrantAsked.run('device_authorization', () => client.grantTypeAllowed(DEVICE_CODE_GRANT));
-  } catch (e) {
-    refusal = e;
-  }
-  if (!(refusal instanceof errors.UnauthorizedClient) || client.grantTypeAllowed(DEVICE_CODE_GRANT) !== false) {
-    throw new ExtensionCheckFailed('Client.prototype.grantTypeAllowed is no longer what decides whether an app may use the device grant');
-  }
   if (provider.DeviceCode.find.name !== 'keyholdDeviceCodeFind') throw new ExtensionCheckFailed('DeviceCode.find is no longer Keyhold\'s (slow_down)');
   // verification_uri_complete: Keyhold's page, prefilled, no script, the strict CSP.
   const answer = await requestInProcess(provider.callback(), `${options.verificationPath}?user_code=BCDF-GHJK`);

@@ -17,9 +17,11 @@ import type { AttemptBudgets } from '../../store/attempt-budgets.js';
 import { generateClientSecret, hashClientSecret } from '../../domain/oidc/index.js';
 import type { RepeatedErrorLog } from '../repeated-errors.js';
 import { createProvider, LIFETIMES, OIDC_ROUTES, type Lifetimes } from './configuration.js';
-import { DISCOVERY_PATH, isOidcPath } from './paths.js';
+import { AS_METADATA_PATH, DISCOVERY_PATH, isOidcPath } from './paths.js';
 import { PROVIDER_CSP } from './pages.js';
 import { checkDeviceFlowExtension, checkExtensions, checkIssuerRequests, secretTransport } from './extensions.js';
+import { checkRedirectUris } from './redirect-uris.js';
+import { checkUnauthorizedClient } from './unauthorized-client.js';
 import { keySetMaxAge, loadKeySet, PUBLIC_MAX_AGE_SECONDS, rotateKeys, stateSealKey, type KeySet, type RotationPolicy } from './keys.js';
 import { clientSecretThrottle } from './throttle.js';
 import { registerLogin, type LoginPorts } from './login.js';
@@ -104,6 +106,7 @@ export function mountOidc(fastify: FastifyInstance, deps: OidcDeps): OidcMount {
   // Public and cacheable: discovery changes only with the configuration; the key set within the rotation's lead (keys.ts).
   const cacheable: Readonly<Record<string, string>> = {
     [DISCOVERY_PATH]: `public, max-age=${PUBLIC_MAX_AGE_SECONDS}`,
+    [AS_METADATA_PATH]: `public, max-age=${PUBLIC_MAX_AGE_SECONDS}`,
     [OIDC_ROUTES.jwks]: `public, max-age=${keySetMaxAge(deps.keyRotation?.aheadSeconds)}`,
   };
 
@@ -140,11 +143,15 @@ export function mountOidc(fastify: FastifyInstance, deps: OidcDeps): OidcMount {
     }
     reply.hijack();
     (req.raw as Any).originalUrl = req.raw.url;
+    // RFC 8414's metadata is the library's discovery document, asked under its other name.
+    if (path === AS_METADATA_PATH) req.raw.url = DISCOVERY_PATH + req.raw.url!.slice(path.length);
     const basic = /^basic\s/i.test(req.headers.authorization ?? '');
     const handler = current.handler;
     const raw = reply.raw;
     const cacheControl = req.method === 'GET' || req.method === 'HEAD' ? cacheable[path] : undefined;
     if (cacheControl) raw.setHeader('cache-control', cacheControl);
+    // RFC 6749 §5.1: no cache keeps a token answer, HTTP/1.0 ones included (the library sets only Cache-Control).
+    if (path === OIDC_ROUTES.token) raw.setHeader('pragma', 'no-cache');
     // The library's own pages (the auto-submitting forms of response_mode=form_post and of a sign-out
     // without a session) came with no policy at all: framable, any script. It adds its inline script's
     // hash to a script-src it finds on the response, so this policy is in place before it answers.
@@ -164,6 +171,8 @@ export function mountOidc(fastify: FastifyInstance, deps: OidcDeps): OidcMount {
     const provider = createProvider({ issuer, keys, store: deps.store, read: deps.read, rolesOf: deps.rolesOf, mayLogIn: deps.mayLogIn, lifetimes, sealKey, attempts: deps.attempts });
     const secret = generateClientSecret();
     await checkExtensions(provider, hashClientSecret(secret), secret);
+    checkRedirectUris(provider);
+    checkUnauthorizedClient(provider);
     await checkDeviceFlowExtension(provider, { verificationPath: OIDC_ROUTES.code_verification });
     checkSingleUse(provider);
     await checkIssuerRequests(provider, issuer);

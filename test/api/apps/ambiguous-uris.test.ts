@@ -1,7 +1,7 @@
 // URIs and origins a browser would read differently from what Keyhold stores,
 // through real clients (REST over HTTP/1.1, gRPC and Connect via connect-node):
 // each ambiguous entry is a 400 naming its index, nothing is created, and the
-// unambiguous spellings are stored as the browser serializes them.
+// unambiguous spellings are stored exactly as sent.
 import { Code } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OIDCAppType, OIDCAuthMethodType } from '../../../gen/keyhold/management/v1/app_pb.js';
@@ -79,21 +79,21 @@ describe('redirect URIs a browser would read differently are refused', () => {
   });
 });
 
-describe('unambiguous spellings are stored as the browser serializes them', () => {
-  it('HTTPS://A.EXAMPLE:443/cb is stored (and reported) as https://a.example/cb', async () => {
+describe('unambiguous spellings are stored exactly as sent', () => {
+  it('HTTPS://A.EXAMPLE:443/cb, http://localhost:3000 and https://a.example/cb are stored (and reported) as sent', async () => {
     const client = kh.client(ManagementService, 'connect');
     const added = await client.addOIDCApp({
       projectId,
       name: uniqueName(),
       appType: OIDCAppType.OIDC_APP_TYPE_USER_AGENT,
       authMethodType: OIDCAuthMethodType.OIDC_AUTH_METHOD_TYPE_NONE,
-      redirectUris: ['HTTPS://A.EXAMPLE:443/cb', 'HTTP://LOCALHOST:4200/cb', 'https://a.example/cb'],
+      redirectUris: ['HTTPS://A.EXAMPLE:443/cb', 'HTTP://LOCALHOST:4200/cb', 'https://a.example/cb', 'http://localhost:3000'],
     });
-    // The compliance report reads the stored values: the http URI is named in its stored spelling.
+    // The compliance report reads the stored values: the http URI is named as registered.
     const http = added.complianceProblems.find((p) => p.key.endsWith('Code.RedirectUris.HttpOnlyForWeb'));
-    expect(http?.localizedMessage).toContain('http://localhost:4200/cb');
+    expect(http?.localizedMessage).toContain('HTTP://LOCALHOST:4200/cb');
     const { app } = await client.getAppByID({ projectId, appId: added.appId });
-    expect(app?.oidcConfig?.redirectUris).toEqual(['https://a.example/cb', 'http://localhost:4200/cb']);
+    expect(app?.oidcConfig?.redirectUris).toEqual(['HTTPS://A.EXAMPLE:443/cb', 'HTTP://LOCALHOST:4200/cb', 'https://a.example/cb', 'http://localhost:3000']);
   });
 });
 

@@ -1,7 +1,8 @@
 // Redirect URIs and origins that a browser would read differently from what
-// Keyhold stores: refused when ambiguous, stored in the browser's serialization
-// when only spelled differently (redirect URIs), and for origins only the
-// serialized form a browser sends (RFC 6454 §6.2).
+// Keyhold stores: refused when ambiguous, stored exactly as registered when
+// only spelled differently (redirect URIs: the app sends them so, and they are
+// compared as strings), and for origins only the serialized form a browser
+// sends (RFC 6454 §6.2).
 import { describe, expect, it } from 'vitest';
 import { checkOrigin, checkRedirectUri } from '../../../src/domain/oidc/uri-rules.js';
 import { complianceProblems } from '../../../src/domain/oidc/compliance.js';
@@ -86,36 +87,43 @@ describe('redirect URIs: ambiguous input is refused', () => {
   });
 });
 
-describe('redirect URIs: unambiguous spellings are stored as the browser serializes them', () => {
+describe('redirect URIs: unambiguous spellings are stored exactly as registered', () => {
   it.each([
-    ['https://a.example/cb', 'https://a.example/cb'],
-    ['HTTPS://A.EXAMPLE/cb', 'https://a.example/cb'],
-    ['HTTP://LOCALHOST/cb', 'http://localhost/cb'],
-    ['https://a.example:443/cb', 'https://a.example/cb'],
-    ['https://a.example:/cb', 'https://a.example/cb'],
-    ['http://localhost:08080/cb', 'http://localhost:8080/cb'],
-    ['https://a.example', 'https://a.example/'],
-    ['https://a.example?x=1', 'https://a.example/?x=1'],
-    ['https://a.example/cb?q="x"', 'https://a.example/cb?q=%22x%22'],
-    ['http://[0:0:0:0:0:0:0:1]:8080/cb', 'http://[::1]:8080/cb'],
-    ['https://xn--bcher-kva.example/cb', 'https://xn--bcher-kva.example/cb'],
-    ['https://a.example./cb', 'https://a.example./cb'],
-    ['https://a.example/%7e', 'https://a.example/%7e'],
-    ['myapp://cb', 'myapp://cb'],
-    ['MyApp://CB/x', 'myapp://CB/x'],
-    ['com.example.app:/oauth2redirect', 'com.example.app:/oauth2redirect'],
-    ['myapp:cb', 'myapp:cb'],
-    ['urn:ietf:wg:oauth:2.0:oob', 'urn:ietf:wg:oauth:2.0:oob'],
-  ])('%s is stored as %s', (uri, stored) => {
-    expect(codeOf(checkRedirectUri(uri))).toBe(`ok ${stored}`);
-    // Canonical: the stored form re-parses to itself.
-    expect(new URL(stored).href).toBe(stored);
-    expect(codeOf(checkRedirectUri(stored))).toBe(`ok ${stored}`);
+    'https://a.example/cb',
+    'HTTPS://A.EXAMPLE/cb',
+    'HTTP://LOCALHOST/cb',
+    'https://a.example:443/cb',
+    'https://a.example:/cb',
+    'http://localhost:08080/cb',
+    // No path: a browser would make it "…/", an app sends it without.
+    'https://a.example',
+    'http://localhost:3000',
+    'http://127.0.0.1',
+    'http://[::1]:8080',
+    'https://a.example?x=1',
+    'https://a.example/cb?q="x"',
+    'http://[0:0:0:0:0:0:0:1]:8080/cb',
+    'https://xn--bcher-kva.example/cb',
+    'https://a.example./cb',
+    'https://a.example/%7e',
+    'myapp://cb',
+    'MyApp://CB/x',
+    'com.example.app:/oauth2redirect',
+    'myapp:cb',
+    'urn:ietf:wg:oauth:2.0:oob',
+  ])('%s is stored as sent', (uri) => {
+    expect(codeOf(checkRedirectUri(uri))).toBe(`ok ${uri}`);
   });
 
-  it('two spellings of one URI are one entry', () => {
-    const r = validateOidcApp(request({ redirectUris: ['https://a.example/cb', 'HTTPS://A.EXAMPLE:443/cb'] }));
-    expect(r.ok && r.config.redirectUris).toEqual(['https://a.example/cb']);
+  it('a URI without a path stays without one, in the app config and after validation of the whole app', () => {
+    const r = validateOidcApp(request({ redirectUris: ['http://localhost:3000'], postLogoutRedirectUris: ['http://localhost:3000'] }));
+    expect(r.ok && r.config.redirectUris).toEqual(['http://localhost:3000']);
+    expect(r.ok && r.config.postLogoutRedirectUris).toEqual(['http://localhost:3000']);
+  });
+
+  it('two spellings of one URI are two entries (each matches only itself); one sent twice is one', () => {
+    const r = validateOidcApp(request({ redirectUris: ['https://a.example/cb', 'HTTPS://A.EXAMPLE:443/cb', 'https://a.example/cb', 'https://a.example', 'https://a.example/'] }));
+    expect(r.ok && r.config.redirectUris).toEqual(['https://a.example/cb', 'HTTPS://A.EXAMPLE:443/cb', 'https://a.example', 'https://a.example/']);
   });
 
   it('the compliance report of every accepted spelling is the report of what was sent (design §6 keys unchanged)', () => {

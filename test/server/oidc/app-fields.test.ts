@@ -317,14 +317,16 @@ describe('responseTypes and grantTypes', () => {
     // code is not registered for it: refused back at the app.
     const code = await fetch(authorize(implicit.clientId, 'code', { code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGjSstw-cM', code_challenge_method: 'S256' }), { redirect: 'manual' });
     const refusal = new URL(code.headers.get('location')!);
-    expect(refusal.searchParams.get('error_description')).toBe('requested response_type is not allowed for this client');
+    expect(refusal.searchParams.get('error')).toBe('unauthorized_client');
+    expect(refusal.searchParams.get('error_description')).toBe('this app may not use the response type code: add it to its response types (and its grant type to its grant types)');
 
     const codeOnly = await addApp(kh, projectId, web({ redirectUris: ['https://implicit.example/cb'] }));
     for (const type of ['id_token', 'code id_token']) {
       const res = await fetch(authorize(codeOnly.clientId, type), { redirect: 'manual' });
       const location = new URL(res.headers.get('location')!);
       const params = location.hash ? new URLSearchParams(location.hash.slice(1)) : location.searchParams;
-      expect(params.get('error_description')).toBe('requested response_type is not allowed for this client');
+      expect(params.get('error')).toBe('unauthorized_client');
+      expect(params.get('error_description')).toContain(`may not use the response type ${type}`);
     }
 
     const hybrid = await addApp(kh, projectId, {

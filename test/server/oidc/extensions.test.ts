@@ -7,9 +7,11 @@ import { generateClientSecret, hashClientSecret } from '../../../src/domain/oidc
 import Provider from 'oidc-provider';
 import { applyDeviceFlowExtension, applyExtensions, applyIssuerRequests, checkExtensions, checkIssuerRequests, ExtensionCheckFailed } from '../../../src/server/oidc/extensions.js';
 import { checkSingleUse } from '../../../src/server/oidc/single-use.js';
+import { applyRedirectUris, checkRedirectUris } from '../../../src/server/oidc/redirect-uris.js';
+import { applyUnauthorizedClient, checkUnauthorizedClient } from '../../../src/server/oidc/unauthorized-client.js';
 
 /** A stand-in for a changed library: a Client class whose parts can be taken away. */
-function fakeProvider(opts: { withoutCompare?: boolean; withoutInvalidate?: boolean; schemaRefusesNothing?: boolean; ignoresPrototype?: boolean; idTokenSetsIat?: boolean; withoutIdToken?: boolean }) {
+function fakeProvider(opts: { withoutCompare?: boolean; withoutInvalidate?: boolean; schemaRefusesNothing?: boolean; idTokenSetsIat?: boolean; withoutIdToken?: boolean }) {
   class Schema {
     constructor(metadata: Record<string, any>) {
       if (opts.schemaRefusesNothing) return;
@@ -30,13 +32,9 @@ function fakeProvider(opts: { withoutCompare?: boolean; withoutInvalidate?: bool
     constructor(metadata: Record<string, any>) {
       new Schema(metadata);
       this.redirectUris = metadata.redirect_uris;
-      if (opts.ignoresPrototype) (this as any).redirectUriAllowed = (v: string) => this.redirectUris.includes(v);
     }
     compareClientSecret(actual: string) {
       return actual === this.clientSecret;
-    }
-    redirectUriAllowed(value: string) {
-      return this.redirectUris.includes(value);
     }
   }
   if (opts.withoutCompare) delete (Client.prototype as any).compareClientSecret;
@@ -83,9 +81,6 @@ describe('extension self-check', () => {
     const lax = fakeProvider({ schemaRefusesNothing: true });
     applyExtensions(lax);
     await expect(checkExtensions(lax, hash, secret)).rejects.toThrow(/no longer refuses a javascript: redirect URI/);
-    const own = fakeProvider({ ignoresPrototype: true });
-    applyExtensions(own);
-    await expect(checkExtensions(own, hash, secret)).rejects.toThrow(/redirectUriAllowed is no longer what authorization checks/);
     // compareClientSecret replaced after Keyhold's (a library that re-assigns it): the transport rule is gone.
     const replaced = fakeProvider({});
     applyExtensions(replaced);
@@ -100,8 +95,6 @@ describe('extension self-check', () => {
 
   it('the device flow extension (6.) fails loudly when the parts it extends are gone', () => {
     const options = {
-      deviceAuthorizationPath: '/d',
-      tokenPath: '/t',
       verificationPath: '/v',
       pollIntervalSeconds: 5,
       recordPoll: async () => ({ slowDown: false, intervalSeconds: 5 }),
@@ -110,8 +103,8 @@ describe('extension self-check', () => {
     expect(() => applyDeviceFlowExtension(fakeProvider({}), options)).toThrow(/DeviceCode\.find is gone/);
     const withoutUserCodes = Object.assign(fakeProvider({}), { DeviceCode: { find: async () => undefined } });
     expect(() => applyDeviceFlowExtension(withoutUserCodes, options)).toThrow(/DeviceCode\.findByUserCode is gone/);
-    const withCode = Object.assign(fakeProvider({}), { DeviceCode: { find: async () => undefined, findByUserCode: async () => undefined } });
-    expect(() => applyDeviceFlowExtension(withCode, options)).toThrow(/Client\.prototype\.grantTypeAllowed is gone/);
+    const withoutUse = Object.assign(fakeProvider({}), { DeviceCode: { find: async () => undefined, findByUserCode: async () => undefined } });
+    expect(() => applyDeviceFlowExtension(withoutUse, options)).toThrow(/Provider#use\/on is gone/);
   });
 
   it("a device code stored without the fields its one-time steps read is refused at start (single-use.ts)", () => {
@@ -139,5 +132,31 @@ describe('the issuer decides the request host and protocol (8.)', () => {
     // Pinned, then href taken from the Host header again by a changed library.
     Object.defineProperty((provider as any).request, 'href', { get(this: any) { return `http://${this.get('host')}${this.originalUrl}`; }, configurable: true });
     await expect(checkIssuerRequests(provider, issuer)).rejects.toThrow(/jwks_uri=http:\/\/keyhold-self-check\.invalid\/jwks/);
+  });
+});
+
+describe('which redirect URIs match (redirect-uris.ts) and unauthorized_client (unauthorized-client.ts)', () => {
+  const issuer = 'https://login.example.com';
+
+  it('pass on the library as pinned', () => {
+    const provider = new Provider(issuer, {});
+    applyRedirectUris(provider);
+    applyUnauthorizedClient(provider);
+    expect(() => checkRedirectUris(provider)).not.toThrow();
+    expect(() => checkUnauthorizedClient(provider)).not.toThrow();
+  });
+
+  it('fail loudly when the library decides elsewhere (its own methods back in place) or the parts are gone', () => {
+    const provider = new Provider(issuer, {});
+    const { redirectUriAllowed, grantTypeAllowed } = (provider as any).Client.prototype;
+    applyRedirectUris(provider);
+    applyUnauthorizedClient(provider);
+    (provider as any).Client.prototype.redirectUriAllowed = redirectUriAllowed;
+    (provider as any).Client.prototype.grantTypeAllowed = grantTypeAllowed;
+    expect(() => checkRedirectUris(provider)).toThrow(/redirectUriAllowed\/postLogoutRedirectUriAllowed are no longer what decides/);
+    expect(() => checkUnauthorizedClient(provider)).toThrow(/no longer decide what an app may use \(unauthorized_client\)/);
+    const gone = { Client: class {}, AuthorizationCode: {} };
+    expect(() => applyRedirectUris(gone)).toThrow(/Client\.prototype\.redirectUriAllowed is gone/);
+    expect(() => applyUnauthorizedClient(gone)).toThrow(/Client\.prototype\.grantTypeAllowed is gone/);
   });
 });
