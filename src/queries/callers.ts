@@ -15,7 +15,7 @@ import type { EventTypeName, StoredEvent } from '../domain/events/index.js';
 import { KeyholdError } from '../domain/errors/keyhold-error.js';
 import { hashToken } from '../domain/identity/tokens.js';
 import { checkSenderConstraint, type ClaimOnce, type Presented, type SenderRefusal } from '../domain/oidc/dpop-proof.js';
-import { secretVersion } from '../domain/oidc/client-secret.js';
+import { SECRET_VERSION_CLAIM, secretVersion } from '../domain/oidc/client-secret.js';
 import { issuedBeforeEnd } from '../domain/oidc/ended-sessions.js';
 import { freshCache } from './fresh-cache.js';
 import type { ReadModel } from './read-model.js';
@@ -104,6 +104,8 @@ export interface StoredAccessToken {
   exp?: unknown;
   /** The thumbprint of the key the token is bound to (DPoP), when it is. */
   jkt?: unknown;
+  /** Claims the token carries beyond the standard ones (a machine token's secret version). */
+  extra?: Record<string, unknown>;
 }
 
 /** A machine user's JWT access token, verified: its client, its user, when it was issued (s), and the key it is bound to (`cnf.jkt`). */
@@ -168,11 +170,12 @@ export function withOidcAccessTokens(
     const rows = await read.membershipsOf(userId);
     return { userId, orgId, tokenId, memberships: rows.map((m) => ({ scopeType: m.scopeType, scopeId: m.scopeId, orgId: m.orgId, roles: m.roles })) };
   };
-  /** The machine user holding this client id now, active (and, for a JWT, with the secret it was got with): it acts as with a PAT. */
-  const machineCaller = async (clientId: string, jwt?: MachineJwt): Promise<Caller | undefined> => {
+  /** The machine user holding this client id now, active, whose secret is the one the token was got with: it acts as with a PAT. */
+  const machineCaller = async (clientId: string, token: { userId?: string; secretVersion: unknown }): Promise<Caller | undefined> => {
     const machine = await read.machineByClientId(clientId);
     if (!machine || machine.state !== 'active') return undefined;
-    if (jwt && (machine.userId !== jwt.userId || secretVersion(machine.clientSecretHash) !== jwt.secretVersion)) return undefined;
+    if (token.userId !== undefined && machine.userId !== token.userId) return undefined;
+    if (secretVersion(machine.clientSecretHash) !== token.secretVersion) return undefined;
     return callerOf(machine.userId, machine.orgId, 'oidc:client_credentials');
   };
   const live = (token: StoredAccessToken) => typeof token.exp !== 'number' || token.exp * 1000 > Date.now();
@@ -194,7 +197,7 @@ export function withOidcAccessTokens(
     if (!stored) {
       const credentials = await deps.findClientCredentials(token);
       const clientId = text(credentials?.clientId);
-      const caller = credentials && clientId && live(credentials) ? await machineCaller(clientId) : undefined;
+      const caller = credentials && clientId && live(credentials) ? await machineCaller(clientId, { secretVersion: credentials.extra?.[SECRET_VERSION_CLAIM] }) : undefined;
       return caller ? { caller, jkt: text(credentials!.jkt) } : undefined;
     }
     const accountId = text(stored.accountId);

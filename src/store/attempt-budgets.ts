@@ -218,7 +218,10 @@ export function createAttemptBudgets({ db, sql: client }: Pick<Database, 'db' | 
     deleteExpired: mapped(async (limit: number) => {
       const rows = await client.query<{ n: number }>(sql`
         with gone as (
-          delete from attempt_budgets where key in (select key from attempt_budgets where expires_at < now() limit ${limit}) returning 1
+          delete from attempt_budgets
+          where key in (select key from attempt_budgets where expires_at < now() limit ${limit} for update skip locked)
+            and expires_at < now() -- again on the row: a reservation may have brought it back into use meanwhile
+          returning 1
         ) select count(*)::int as n from gone`);
       return Number(rows[0]?.n ?? 0);
     }),

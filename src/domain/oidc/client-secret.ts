@@ -71,6 +71,9 @@ export function verifyClientSecret(presented: string, storedHash: string): boole
   return timingSafeEqual(new Uint8Array(actual), new Uint8Array(expected));
 }
 
+/** The claim a machine user's token says which secret got it in (a JWT's claim, an opaque token's stored extra). */
+export const SECRET_VERSION_CLAIM = 'keyhold_secret_version';
+
 /**
  * Which secret a token was got with, as a JWT may say it (16 characters): a
  * one-way digest of the stored hash, so a machine user's JWT from a secret

@@ -57,13 +57,15 @@ export function nulField(value: unknown, at = 'value'): string | undefined {
 /**
  * The user a sign-in in flight belongs to: the login it finished with, the
  * user whose right password must be changed before it goes on (login.ts
- * PendingLogin), or the browser's session. A name merely typed makes it
- * nobody's: a stranger's sign-in at someone's name ends with nothing of theirs.
+ * PendingLogin) or who is at a second-factor step after it (second-factor.ts),
+ * or the browser's session. A name merely typed makes it nobody's: a
+ * stranger's sign-in at someone's name ends with nothing of theirs.
  */
 export function interactionOwner(payload: OidcPayload): string | undefined {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const p = payload as any;
-  const named = [p.result?.login?.accountId, p.result?.keyhold?.mustChange ? p.result.keyhold.userId : undefined, p.session?.accountId];
+  const keyhold = p.result?.keyhold;
+  const named = [p.result?.login?.accountId, keyhold?.mustChange ? keyhold.userId : undefined, keyhold?.secondFactor?.userId, p.session?.accountId];
   return named.find((id): id is string => typeof id === 'string');
 }
 

@@ -16,7 +16,7 @@ import { applyDeviceFlowExtension, applyExtensions, applyIssuerRequests, clockSk
 import { applyRedirectUris } from './redirect-uris.js';
 import { applyUnauthorizedClient } from './unauthorized-client.js';
 import { renderDeviceDone, renderUserCodeConfirm, renderUserCodeInput } from './device-pages.js';
-import { customizeMachineJwt, MACHINE_API_RESOURCE, machineResourceServer, machineUserOf } from './machine-clients.js';
+import { customizeMachineJwt, MACHINE_API_RESOURCE, machineResourceServer, machineTokenClaims, machineUserOf } from './machine-clients.js';
 import type { ClientReads } from './adapter.js';
 import type { KeySet } from './keys.js';
 import { renderErrorPage, renderLogoutPage, renderLoggedOutPage } from './pages.js';
@@ -117,7 +117,10 @@ export function createProvider(deps: ProviderDeps): Any {
     scopes: [...PROVIDER_SCOPES],
     // How the user authenticated (acr.ts): acr_values_supported in discovery; amr/acr in tokens.
     acrValues: [...ACR_VALUES],
-    extraTokenClaims: authenticationClaims,
+    extraTokenClaims: (ctx: Any, token: Any) => {
+      const machine = machineTokenClaims(ctx?.oidc?.client);
+      return machine ? { ...authenticationClaims(ctx, token), ...machine } : authenticationClaims(ctx, token);
+    },
     claims: {
       // amr and acr (how the user authenticated: pwd, or pwd hwk mfa; acr.ts) with openid, so every ID token carries them.
       // The roles claim passes with openid too: account.ts adds it only where it belongs (idTokenRoleAssertion, or the roles scope).
@@ -274,13 +277,26 @@ export function createProvider(deps: ProviderDeps): Any {
   applyUnauthorizedClient(provider);
   applyIssuerRequests(provider, issuer);
   // The login's known browsers (login.ts), read with the same cookie key: a user code typed in one spends its account's budget, not the address's.
+  /**
+   * The account a known browser's user codes count against: its newest entry
+   * for a user still active whose sessions have not ended since the entry was
+   * issued — someone who signed in before a reset or a removal spends nobody's
+   * budget (and a removed user's entries none at all).
+   */
+  const standingAccount = async (entries: { userId: string; issued: number }[]): Promise<string | undefined> => {
+    for (const entry of entries) {
+      const [user, endedAt] = await Promise.all([deps.read.user(entry.userId), deps.store.sessionsEndedAt(entry.userId)]);
+      if (user?.state === 'active' && (endedAt === undefined || entry.issued * 1000 > endedAt)) return entry.userId;
+    }
+    return undefined;
+  };
   const browsers = knownBrowsers({ cookieKey: () => keys.cookieKeys[0] ?? '', secure: () => issuer.startsWith('https:') });
   applyDeviceFlowExtension(provider, {
     verificationPath: OIDC_ROUTES.code_verification,
     pollIntervalSeconds: lifetimes.devicePollInterval,
     // The poll state lasts as long as the code is kept (its expiry and the grace).
     recordPoll: (code, interval, exp) => store.recordDevicePoll(code, interval, new Date((exp + DEVICE_CODE_GRACE_SECONDS) * 1000)),
-    reserveUserCode: (req, address, session) => deps.attempts.reserve(userCodeBuckets(session, { address, knownTo: browsers.anyAccount(req) })),
+    reserveUserCode: async (req, address, session) => deps.attempts.reserve(userCodeBuckets(session, { address, knownTo: await standingAccount(browsers.accounts(req)) })),
   });
   return provider;
 }

@@ -42,8 +42,8 @@ type WithCookies = { headers: IncomingHttpHeaders };
 export interface KnownBrowsers {
   /** This browser's id for `userId` when it holds a valid entry for that account; else undefined. */
   idFor(req: WithCookies, userId: string): string | undefined;
-  /** The account of this browser's newest valid entry, when it is known to any. */
-  anyAccount(req: WithCookies): string | undefined;
+  /** The accounts of this browser's valid entries, newest first, with when each was issued (epoch s). */
+  accounts(req: WithCookies): { userId: string; issued: number }[];
   /** After a successful sign-in as `userId`: a new entry for it first, the browser's other valid entries kept (on the raw response, beside the provider's cookies). */
   remember(req: FastifyRequest, reply: FastifyReply, userId: string): void;
 }
@@ -87,8 +87,8 @@ export function knownBrowsers(deps: { cookieKey: () => string; secure: () => boo
       if (!userId) return undefined;
       return entries(req, Math.floor(Date.now() / 1000)).find((e) => e.userId === userId)?.browserId;
     },
-    anyAccount(req) {
-      return entries(req, Math.floor(Date.now() / 1000))[0]?.userId;
+    accounts(req) {
+      return entries(req, Math.floor(Date.now() / 1000)).map(({ userId, issued }) => ({ userId, issued }));
     },
     remember(req, reply, userId) {
       const now = Math.floor(Date.now() / 1000);

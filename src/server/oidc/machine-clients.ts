@@ -5,7 +5,7 @@
 // accessTokenType, and act as the machine user there as a PAT does
 // (queries/callers.ts). Everything the provider needs for that is here;
 // configuration.ts, adapter.ts and extensions.ts only call it.
-import { secretVersion } from '../../domain/oidc/client-secret.js';
+import { SECRET_VERSION_CLAIM, secretVersion } from '../../domain/oidc/client-secret.js';
 import { checkAccessJwt } from './access-jwt.js';
 import type { MachineJwt } from '../../queries/callers.js';
 import type { MachineClientView } from '../../queries/read-model.js';
@@ -52,17 +52,24 @@ export function machineResourceServer(client: Any, resource: string, accessToken
   };
 }
 
-/** The claim naming the secret a machine user's JWT was got with (a regenerated secret ends the JWTs of the old one). */
-export const SECRET_VERSION_CLAIM = 'keyhold_secret_version';
 
-/** formats.customizers.jwt for a machine client's token: `sub` is the machine user (not the client id); which secret got it. */
+/**
+ * extraTokenClaims for a machine client's token: which secret got it (the
+ * client's secret is the stored hash, machineClientMetadata). In a JWT it is a
+ * claim; an opaque token keeps it in its stored `extra` — both are compared
+ * with the machine's current secret wherever the token is used (queries/callers.ts).
+ */
+export function machineTokenClaims(client: Any): Record<string, string> | undefined {
+  if (!machineUserOf(client)) return undefined;
+  return { [SECRET_VERSION_CLAIM]: secretVersion(String(client.clientSecret ?? '')) };
+}
+
+/** formats.customizers.jwt for a machine client's token: `sub` is the machine user (not the client id). */
 export function customizeMachineJwt(client: Any, jwt: Any): boolean {
   const userId = machineUserOf(client);
   if (!userId) return false;
   jwt.payload.sub = userId;
   jwt.payload.aud = MACHINE_API_RESOURCE;
-  // The client's secret is the stored hash (machineClientMetadata).
-  jwt.payload[SECRET_VERSION_CLAIM] = secretVersion(String(client.clientSecret ?? ''));
   return true;
 }
 

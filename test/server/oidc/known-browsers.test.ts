@@ -214,6 +214,24 @@ describe("a device's user code", () => {
     expect(stranger.text).toContain('Sign in to TV on your device?');
   }, 60_000);
 
+  it("an entry from before the account's sessions ended (a reset) makes a browser new again for user codes: it spends the address's budget, not the account's", async () => {
+    const userCode = await deviceCode();
+    const from = address();
+    const userId = await addUser('reset-typer');
+    const earlier = browserFrom(base, from);
+    await logIn(earlier, authorize, 'reset-typer', PASSWORD);
+    expect((await kh.rest('POST', `/v2/users/${userId}/password`, { newPassword: { password: 'set by the administrator 5' } })).status).toBe(200);
+    // Browsers new to every account there spend the address's budget…
+    const perSession = BUCKETS['usercode.session'].free;
+    for (let n = 0; n < BUCKETS['usercode.address'].free; n += perSession) {
+      const type = await codePage(browserFrom(base, from));
+      for (let i = n; i < Math.min(n + perSession, BUCKETS['usercode.address'].free); i++) expect((await type(unknownCode('FFFF', i))).status).toBe(200);
+    }
+    // …and the browser that signed in before the reset waits with them, even for the right code.
+    dropSession(earlier);
+    expect((await (await codePage(earlier))(userCode)).status).toBe(429);
+  }, 60_000);
+
   // Last: it changes the running provider.
   it("the start-up self-check fails loudly when a typed code is no longer looked up through Keyhold's budget", async () => {
     const provider = kh.app.oidc!.provider();

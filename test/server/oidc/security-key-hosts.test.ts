@@ -9,7 +9,7 @@
 import { rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UserService } from '../../../gen/keyhold/user/v2/user_pb.js';
+import { U2FState, UserService } from '../../../gen/keyhold/user/v2/user_pb.js';
 import { pgliteDirFromTemplate } from '../../support/databases.js';
 import { addOrg, inOrg } from '../../support/identity.js';
 import { humanUser, PASSWORD } from '../../support/key-login.js';
@@ -110,6 +110,30 @@ describe('security keys and relying-party ids at the login', () => {
     expect(await amrOf(issuer, back)).toEqual(['pwd', 'hwk', 'mfa']);
   });
 
+  it("a sign-in held at the key step or at enrolment ends with its user's sessions: after a reset, the held key's answer gives no code and enrolment adds no key", async () => {
+    const reset = async (userId: string) => expect((await kh.rest('POST', `/v2/users/${userId}/password`, { newPassword: { password: 'set by the administrator 9' } })).status).toBe(200);
+    // The key step, held across a reset: the right key's answer finishes nothing.
+    const user = await humanUser(kh, 'held-key');
+    const key = await keyUnder(user.userId, 'localhost', issuer);
+    const { b, step } = await passwordAt(issuer, user.username);
+    expect(step.html).toContain('data-mode="authenticate"');
+    const options = JSON.parse(/data-options="([^"]+)"/.exec(step.html!)![1]!.replaceAll('&quot;', '"'));
+    await reset(user.userId);
+    const answer = key.makeAssertion({ challenge: options.challenge, origin: issuer, rpId: 'localhost', signCount: 1 });
+    const sent = await b.request(new URL(formAction(step.html!, 'key')!, step.url), { form: { form_token: formToken(step.html!), response: JSON.stringify(answer), failure: '' } });
+    const after = sent.headers.get('location') ? await b.follow(new URL(sent.headers.get('location')!, step.url)) : undefined;
+    expect(after?.left?.searchParams.get('code') ?? null).toBeNull();
+    // Enrolment under forceMfa, held across a reset: the page no longer offers to register a key.
+    const fresh = await humanUser(kh, 'held-enrol', strictOrg);
+    const enrol = await passwordAt(issuer, fresh.username);
+    expect(enrol.step.html).toContain('data-mode="register"');
+    await reset(fresh.userId);
+    const again = await enrol.b.follow(enrol.step.url);
+    expect(again.html ?? '').not.toContain('data-mode="register"');
+    const ready = (await kh.client(UserService, 'grpc').listU2FTokens({ userId: fresh.userId })).result.filter((t) => t.state === U2FState.U2F_STATE_READY);
+    expect(ready).toHaveLength(0);
+  });
+
   it('keys only under another RP id: the login is refused, naming where they work — never the password alone', async () => {
     const user = await humanUser(kh, 'elsewhere');
     await keyUnder(user.userId, 'other.example', 'https://other.example');
@@ -162,7 +186,7 @@ describe('security keys and relying-party ids at the login', () => {
     const retired = warnings.filter((w) => /no longer configured/.test(w.msg)).map((w) => ({ rpId: w.rpId, keys: w.keys }));
     expect(retired).toEqual([
       { rpId: 'gone.example', keys: 1 },
-      { rpId: 'localhost', keys: 1 },
+      { rpId: 'localhost', keys: 2 }, // the keys of the tests above
     ]);
     expect(JSON.stringify(warnings)).not.toContain(gone.userId);
 

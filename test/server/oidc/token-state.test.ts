@@ -108,8 +108,19 @@ describe('one process', () => {
         (await oidc.clientCredentialsGrant(await oidc.discovery(new URL(base), secret.clientId, undefined, oidc.ClientSecretBasic(secret.clientSecret), { execute: [oidc.allowInsecureRequests] }))).access_token;
       const old = await tokenWith((await kh.rest('PUT', path, {})).body);
       expect(await meAt(base, old), accessTokenType).toBe(200);
+      // What another process still holding the old secret would store after the change's delete: the same row again.
+      const stored = await kh.database.sql.query<{ key: string; payload: unknown; expires_at: Date; account_id: string }>({
+        text: `select key, payload::text as payload, expires_at, account_id from oidc_payloads where model = 'ClientCredentials' and account_id = $1`,
+        params: [added.body.userId],
+      });
       await nextSecond(); // a JWT of the change's own second counts as before it
       const rotated = (await kh.rest('PUT', path, {})).body;
+      for (const row of stored) {
+        await kh.database.sql.query({
+          text: `insert into oidc_payloads (model, key, payload, expires_at, account_id) values ('ClientCredentials', $1, $2::jsonb, $3, $4)`,
+          params: [row.key, row.payload, row.expires_at, row.account_id],
+        });
+      }
       expect(await meAt(base, old), `${accessTokenType}: a token of the old secret`).toBe(401);
       await nextSecond();
       const current = await tokenWith(rotated);
