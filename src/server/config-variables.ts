@@ -31,6 +31,12 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
     summary: "PGlite's buffer pool (PostgreSQL's `shared_buffers`), all of it resident from the start",
     more: '. More keeps more of a large database in memory (faster reads and writes), less keeps the idle process small; see Operations',
   },
+  {
+    names: ['KEYHOLD_DATABASE_POOL_SIZE'],
+    default: '`20`',
+    summary: 'PostgreSQL connections each Keyhold process keeps (1…1000)',
+    more: '. A request waits at most 5 s for one of them and its answer, then answers 503 with `Retry-After`; see Operations',
+  },
   { names: ['KEYHOLD_ADMIN_PAT_FILE'], default: '`<dataDir>/admin.pat`', summary: "where bootstrap writes the admin's token" },
   {
     names: ['KEYHOLD_WEBAUTHN_RP_IDS'],

@@ -14,6 +14,8 @@ export interface Config {
   databaseUrl?: string;
   /** KEYHOLD_PGLITE_SHARED_BUFFERS: PGlite's buffer pool, resident from the start (store/pglite-open.ts). */
   pgliteSharedBuffers: string;
+  /** KEYHOLD_DATABASE_POOL_SIZE: PostgreSQL connections this process keeps (store/database.ts). */
+  databasePoolSize: number;
   adminPatFile: string;
   webauthn: {
     rpIds: string[];
@@ -186,6 +188,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir,
     databaseUrl,
     pgliteSharedBuffers,
+    databasePoolSize: integer(env, 'KEYHOLD_DATABASE_POOL_SIZE', 20, 1, 1_000),
     adminPatFile: path.resolve(env.KEYHOLD_ADMIN_PAT_FILE || path.join(dataDir, 'admin.pat')),
     webauthn: {
       rpIds: parties.rpIds,

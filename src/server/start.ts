@@ -27,6 +27,8 @@ import { repeatedErrorLog } from './repeated-errors.js';
 import { reportingFailures } from '../store/observer.js';
 import { createOidcKeyStore, createOidcStateStore, DPOP_PROOF_MODEL } from '../store/oidc-store.js';
 import { createAttemptBudgets } from '../store/attempt-budgets.js';
+import { DATABASE_WAIT_BOUNDS, within } from '../store/wait-bounds.js';
+import { KeyholdError } from '../domain/errors/keyhold-error.js';
 import { attemptBudgetKey, idempotencyKeys, loadMasterKey } from './oidc/keys.js';
 import { createIdempotentAnswers } from '../store/idempotent-answers.js';
 import { withIdempotency } from './idempotency.js';
@@ -79,7 +81,7 @@ function logRekey({ rekey }: Database, log: Logger): void {
 export async function startKeyhold(config: Config, log: Logger = pino(loggerOptions(config))): Promise<RunningKeyhold> {
   // Keyhold's own registry (metrics.ts); the store reports to it through its observer port.
   const metrics = createMetrics();
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pgliteSharedBuffers: config.pgliteSharedBuffers, observer: metrics.store });
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pgliteSharedBuffers: config.pgliteSharedBuffers, poolSize: config.databasePoolSize, observer: metrics.store });
   logRekey(database, log);
   const threads = config.webauthn.verifyThreads > 0 ? verificationThreads(config.webauthn.verifyThreads) : undefined;
   if (threads) metrics.watchVerificationQueue(() => threads.queueDepth());
@@ -116,6 +118,8 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
     const clients = cachedClientLookups(readModel, { onAppended });
     // Known once the port is (below); no request arrives before.
     let issuer = '';
+    // Set once every surface serves: the OpenID Provider and the console app start after the listener.
+    let serving = false;
     const app = await buildApp({
       config,
       log,
@@ -132,10 +136,19 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
         sessionsEndedAt: (userId) => oidcState.sessionsEndedAt(userId),
       }),
       issuer: () => issuer,
-      // The database answers, and its storage takes writes (a full disk still answers `select 1`).
+      // Every surface serves (the OpenID Provider starts after the listener), the database answers
+      // within the readiness bound, and its storage takes writes (a full disk still answers `select 1`).
       ready: async () => {
-        await database.storage.check();
-        await database.ping();
+        if (!serving) throw new KeyholdError('SERVER_STARTING');
+        await within(
+          (async () => {
+            await database.storage.check();
+            await database.ping();
+          })(),
+          DATABASE_WAIT_BOUNDS.readyMs,
+          'answer to the readiness probe',
+          () => {},
+        );
       },
       errors,
       metrics,
@@ -175,6 +188,7 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
       log,
       errors,
     });
+    serving = true;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
     const url = `${config.tls ? 'https' : 'http'}://${host}:${port}`;
     let stopping: Promise<void> | undefined;

@@ -25,6 +25,7 @@ import { assertPostgresRepaired } from './postgres-repairs.js';
 import { postgresTarget } from './postgres-url.js';
 import { rekeyIdentifiers, type RekeyReport } from './rekey-identifiers.js';
 import { pgliteSqlClient, postgresSqlClient, type SqlClient } from './sql.js';
+import { beginWithin, boundedQuery, DATABASE_WAIT_BOUNDS, SERVER_TIMEOUTS } from './wait-bounds.js';
 
 export type Schema = typeof schema;
 /** The drizzle handle both drivers share; a transaction (`tx`) is one too. */
@@ -108,12 +109,13 @@ async function openPostgres(databaseUrl: string, poolSize: number, observer: Sto
   assertPostgresRepaired();
   const rekey = await migratePostgresLocked(databaseUrl);
   const { url, host } = postgresTarget(databaseUrl);
-  const client = postgres(url, { max: poolSize, onnotice: () => {}, ...POSTGRES_CONNECTION_OPTIONS, ...(host ? { host } : {}) });
-  const db: Db = drizzlePostgres(preparingStatements(client), { schema });
+  // Every wait on the serving pool is bounded (./wait-bounds.ts); the migration connection's are not.
+  const client = postgres(url, { max: poolSize, onnotice: () => {}, ...POSTGRES_CONNECTION_OPTIONS, connection: SERVER_TIMEOUTS, ...(host ? { host } : {}) });
+  const db: Db = drizzlePostgres(preparingStatements(client, DATABASE_WAIT_BOUNDS.waitMs), { schema });
   return {
     kind: 'postgres',
     db,
-    sql: postgresSqlClient(client),
+    sql: postgresSqlClient(client, DATABASE_WAIT_BOUNDS.waitMs),
     rekey,
     ping: () => ping(db, observer),
     storage: storageHealth({ probe: () => probePostgres(client) }),
@@ -136,18 +138,23 @@ async function openPostgres(databaseUrl: string, poolSize: number, observer: Sto
  * texts are a fixed set (drizzle builds them from code, values are parameters),
  * so the per-connection statement cache stays small.
  */
-function preparingStatements(sql: postgres.Sql): postgres.Sql {
+function preparingStatements(sql: postgres.Sql, waitMs?: number): postgres.Sql {
   return new Proxy(sql, {
     get(target, property, receiver) {
       if (property === 'unsafe') {
-        return (query: string, params?: never[], options?: postgres.UnsafeQueryOptions) =>
-          target.unsafe(query, params, { ...options, prepare: true });
+        return (query: string, params?: never[], options?: postgres.UnsafeQueryOptions) => {
+          const pending = target.unsafe(query, params, { ...options, prepare: true });
+          return waitMs === undefined ? pending : boundedQuery(pending, waitMs);
+        };
       }
       if (property === 'begin' || property === 'savepoint') {
         return (...args: unknown[]) => {
           const callback = args.pop() as (tx: postgres.Sql) => unknown;
-          const open = Reflect.get(target, property) as (...a: unknown[]) => unknown;
-          return open.call(target, ...args, (tx: postgres.Sql) => callback(preparingStatements(tx)));
+          const open = Reflect.get(target, property) as (...a: unknown[]) => Promise<unknown>;
+          // Inside a transaction (no waitMs) statements are bounded by the server alone (./wait-bounds.ts).
+          const body = (tx: postgres.Sql) => callback(preparingStatements(tx));
+          if (waitMs === undefined || property === 'savepoint') return open.call(target, ...args, body);
+          return beginWithin((inner) => open.call(target, ...args, inner), body, waitMs);
         };
       }
       return Reflect.get(target, property, receiver);

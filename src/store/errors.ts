@@ -98,9 +98,16 @@ function isConnectCode(code: string): boolean {
   );
 }
 
+// A statement that outwaited its bound (./database.ts DATABASE_WAIT_BOUNDS):
+// 57014 statement_timeout (or cancelled by Keyhold's own wait bound), 55P03
+// lock_not_available (lock_timeout). The database did not answer in time: the
+// same retryable 503 as one that cannot be reached, never a 500.
+const timeoutCodes = new Set(['57014', '55P03']);
+
 function isUnavailableCode(code: string): boolean {
   return (
     isConnectCode(code) ||
+    timeoutCodes.has(code) ||
     lostCodes.has(code) ||
     code.startsWith('08') || // connection exception
     code === '57P01' || // admin shutdown

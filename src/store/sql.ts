@@ -10,6 +10,7 @@
 // drizzle still owns the schema, the migrations and the cold queries.
 import { parse, protocol, type PGlite } from '@electric-sql/pglite';
 import type postgres from 'postgres';
+import { reserveWithin, within } from './wait-bounds.js';
 
 /** One statement: SQL text with $1…$n and its values, not yet sent. */
 export interface SqlStatement {
@@ -100,17 +101,19 @@ export function withDates<Row extends { createdAt: Date; changedAt: Date }>(row:
 }
 
 /** postgres.js: named prepared statements (see above), rows as objects. */
-export function postgresSqlClient(client: postgres.Sql): SqlClient {
-  const runner = (on: Pick<postgres.Sql, 'unsafe'>): SqlRunner => ({
+export function postgresSqlClient(client: postgres.Sql, waitMs?: number): SqlClient {
+  const runner = (on: Pick<postgres.Sql, 'unsafe'>, bound?: number): SqlRunner => ({
     query<Row>(statement: SqlStatement) {
       // postgres.js queries are lazy; execute() sends it now, in call order.
       const pending = on.unsafe(statement.text, statement.params as postgres.ParameterOrJSON<never>[], { prepare: true });
       pending.execute();
-      return pending as unknown as Promise<Row[]>;
+      // On the pool, answered within the wait bound (./wait-bounds.ts); on a reserved connection, by the server's timeouts.
+      if (bound !== undefined) return within(pending, bound, 'answer', () => void pending.cancel()) as unknown as Promise<Row[]>;
+      return pending as unknown as unknown as Promise<Row[]>;
     },
   });
   return {
-    ...runner(client),
+    ...runner(client, waitMs),
     /**
      * BEGIN, the statements and COMMIT go out together on a reserved
      * connection: one round trip and one write. (postgres.js' begin() waits
@@ -123,7 +126,7 @@ export function postgresSqlClient(client: postgres.Sql): SqlClient {
      * release() leaves it to be reconnected (scripts/patch-postgres-js.mjs, 7).
      */
     async atomic(statements) {
-      const connection = await client.reserve();
+      const connection = waitMs === undefined ? await client.reserve() : await reserveWithin(client, waitMs);
       let settled: PromiseSettledResult<unknown[]>[];
       try {
         const on = runner(connection);

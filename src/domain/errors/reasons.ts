@@ -564,6 +564,14 @@ export const REASONS = {
     },
     retryAfterSeconds: 1,
   },
+  SERVER_STARTING: {
+    code: GrpcCode.Unavailable,
+    messages: {
+      en: 'The server is starting and does not serve every endpoint yet; retry shortly.',
+      de: 'Der Server startet und bedient noch nicht alle Endpunkte; bitte gleich erneut versuchen.',
+    },
+    retryAfterSeconds: 1,
+  },
   // --- storage: refusals of the disk under the database ---------------------
   // A full disk, a read-only or failing one is an operator's problem, not the
   // client's and not a bug: 503, retryable once storage is back.

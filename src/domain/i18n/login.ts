@@ -29,6 +29,11 @@ export const LOGIN_TEXTS = {
   deny: { en: 'Deny', de: 'Ablehnen' },
   formExpired: { en: 'This form has expired. Start the sign-in again from the application.', de: 'Dieses Formular ist abgelaufen. Starte die Anmeldung in der Anwendung erneut.' },
   errorTitle: { en: 'Sign-in failed', de: 'Anmeldung fehlgeschlagen' },
+  unavailableTitle: { en: 'Sign-in is unavailable right now', de: 'Die Anmeldung ist gerade nicht verfügbar' },
+  unavailable: {
+    en: 'The server cannot reach its database right now. Nothing is lost: try again in a moment.',
+    de: 'Der Server erreicht gerade seine Datenbank nicht. Es geht nichts verloren: versuche es gleich noch einmal.',
+  },
   errorCode: { en: 'Error: {error}', de: 'Fehler: {error}' },
   redirectMismatch: {
     en: 'The redirect_uri sent by the application is not registered for it.',

@@ -8,6 +8,7 @@
 // a form token bound to the interaction (HMAC under the cookie key).
 // An unknown username is not revealed: the password step follows anyway and
 // fails as a wrong password would.
+import { isStoreUnavailable, RETRY_AFTER_SECONDS } from './unavailable.js';
 import { ORG_SCOPE_PREFIX, orgScopeIn } from './org-scope.js';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -16,7 +17,7 @@ import { keyStepScript } from './key-step-script.js';
 import { acrOf } from './acr.js';
 import { keyStep, type KeyStepPorts } from './key-step.js';
 import { recoveryStep, wantsRecovery, type RecoveryStepPorts } from './recovery-step.js';
-import { LOGIN_HEADERS, escapeHtml, page, t } from './pages.js';
+import { LOGIN_HEADERS, escapeHtml, page, t, unavailablePage } from './pages.js';
 import { secondFactorOf, type LoginFlow } from './second-factor.js';
 import { loginUrl } from './login-url.js';
 import { consentNeededForApi } from './api-audience.js';
@@ -101,7 +102,9 @@ export function registerLogin(fastify: FastifyInstance, deps: { provider: () => 
     try {
       const interaction = await deps.provider().interactionDetails(req.raw, reply.raw);
       return interaction.uid === uid ? interaction : undefined;
-    } catch {
+    } catch (err) {
+      // A sign-in that could not be read is not an expired one.
+      if (isStoreUnavailable(err)) throw err;
       return undefined;
     }
   }
@@ -255,6 +258,12 @@ export function registerLogin(fastify: FastifyInstance, deps: { provider: () => 
   };
 
   void fastify.register(async (app) => {
+    // While the database cannot answer, every step answers a page saying so (503, Retry-After) in the
+    // user's language; other errors go on to the server's handler.
+    app.setErrorHandler((err, req, reply) => {
+      if (!isStoreUnavailable(err)) throw err;
+      return html(reply.header('retry-after', String(RETRY_AFTER_SECONDS)), unavailablePage(negotiateLanguage(req.headers['accept-language'])), 503);
+    });
     app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 16 * 1024 }, (_req, body, done) => {
       done(null, Object.fromEntries(new URLSearchParams(body as string)));
     });

@@ -18,7 +18,7 @@ import { generateClientSecret, hashClientSecret } from '../../domain/oidc/index.
 import type { RepeatedErrorLog } from '../repeated-errors.js';
 import { createProvider, LIFETIMES, OIDC_ROUTES, type Lifetimes } from './configuration.js';
 import { AS_METADATA_PATH, DISCOVERY_PATH, isOidcPath } from './paths.js';
-import { PROVIDER_CSP } from './pages.js';
+import { PROVIDER_CSP, renderErrorPage } from './pages.js';
 import { checkDeviceFlowExtension, checkExtensions, checkIssuerRequests, secretTransport } from './extensions.js';
 import { checkRedirectUris } from './redirect-uris.js';
 import { checkUnauthorizedClient } from './unauthorized-client.js';
@@ -32,6 +32,7 @@ import { auditProvider, type RecordOidc } from './audit.js';
 import { checkSingleUse } from './single-use.js';
 import type { RolesOf } from './account.js';
 import type { MachineJwt } from '../../queries/callers.js';
+import { isStoreUnavailable, loggableStoreError, RETRY_AFTER_SECONDS, speakingProvider, unavailableAnswers, UNAVAILABLE_DESCRIPTION } from './unavailable.js';
 import { loggable, noteOAuthErrors, type NoteOAuthError } from './error-notes.js';
 
 /** How often each process looks for a changed key set. */
@@ -115,7 +116,7 @@ export function mountOidc(fastify: FastifyInstance, deps: OidcDeps): OidcMount {
     const path = req.url.split('?')[0] ?? '';
     if (!isOidcPath(path)) return done();
     if (!current) {
-      reply.code(503).header('retry-after', '1').send({ error: 'temporarily_unavailable', error_description: 'the OpenID Provider is starting' });
+      reply.code(503).header('retry-after', String(RETRY_AFTER_SECONDS)).send({ error: 'temporarily_unavailable', error_description: 'the OpenID Provider is starting' });
       return;
     }
     const jwt = path === OIDC_ROUTES.userinfo ? jwtCredentials(req.headers.authorization) : undefined;
@@ -135,6 +136,11 @@ export function mountOidc(fastify: FastifyInstance, deps: OidcDeps): OidcMount {
           reply.code(answer.status).header('cache-control', 'no-store').send(answer.body);
         },
         (err: unknown) => {
+          if (isStoreUnavailable(err)) {
+            noteUnavailable(loggableStoreError(err));
+            reply.code(503).header('retry-after', String(RETRY_AFTER_SECONDS)).header('cache-control', 'no-store').send({ error: 'temporarily_unavailable', error_description: UNAVAILABLE_DESCRIPTION });
+            return;
+          }
           deps.errors.error(err, { component: 'oidc' }, 'userinfo for a JWT access token failed');
           reply.code(500).send({ error: 'server_error' });
         },
@@ -160,15 +166,31 @@ export function mountOidc(fastify: FastifyInstance, deps: OidcDeps): OidcMount {
     secretTransport.run({ basic, ip: req.ip ?? '', throttle: secretThrottle, setHeader: (n, v) => raw.setHeader(n, v) }, () => handler(req.raw, raw));
   });
 
+  // Store failures of the provider and the login pages: logged once per interval, answered 503 (unavailable.ts).
+  const noteUnavailable = (err: Error) => deps.errors.error(err, { component: 'oidc' }, 'the OpenID Provider could not use the database');
+  const speak = <T extends object>(ports: T): T => speakingProvider(ports, noteUnavailable);
+
   const getProvider = () => {
     if (!current) throw new Error('the OpenID Provider has not started');
     return current.provider;
   };
-  registerLogin(fastify, { provider: getProvider, ports: deps.login, cookieKey: () => current?.keys.cookieKeys[0] ?? '', issuer: () => issuer });
+  registerLogin(fastify, { provider: getProvider, ports: speak(deps.login), cookieKey: () => current?.keys.cookieKeys[0] ?? '', issuer: () => issuer });
 
   async function build(keys: KeySet): Promise<void> {
     const sealKey = stateSealKey(master!);
-    const provider = createProvider({ issuer, keys, store: deps.store, read: deps.read, rolesOf: deps.rolesOf, mayLogIn: deps.mayLogIn, lifetimes, sealKey, attempts: deps.attempts });
+    // Its ports answer store failures in its own terms (unavailable.ts).
+    const provider = createProvider({
+      issuer,
+      keys,
+      store: speak(deps.store),
+      read: speak(deps.read),
+      rolesOf: speak(deps.rolesOf),
+      mayLogIn: speak(deps.mayLogIn),
+      lifetimes,
+      sealKey,
+      attempts: speak(deps.attempts),
+    });
+    provider.use(unavailableAnswers(renderErrorPage));
     const secret = generateClientSecret();
     await checkExtensions(provider, hashClientSecret(secret), secret);
     checkRedirectUris(provider);

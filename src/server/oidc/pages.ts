@@ -83,6 +83,10 @@ function firstDifference(a: string, b: string): number {
  */
 export async function renderErrorPage(ctx: Any, out: { error: string; error_description?: string }, error: Any): Promise<void> {
   const lang = langOf(ctx);
+  if (out.error === 'temporarily_unavailable') {
+    send(ctx, unavailablePage(lang), 503);
+    return;
+  }
   const client = ctx.oidc?.client;
   const sent: string | undefined = ctx.oidc?.params?.redirect_uri;
   let body = `<h1>${t(lang, 'errorTitle')}</h1><p class="error">${t(lang, 'errorCode', { error: out.error })}</p>`;
@@ -109,6 +113,11 @@ export async function renderErrorPage(ctx: Any, out: { error: string; error_desc
   }
   void error;
   send(ctx, page(lang, t(lang, 'errorTitle'), body), ctx.status);
+}
+
+/** The page of a sign-in step that cannot go on while the database cannot answer (unavailable.ts): 503, with Retry-After. */
+export function unavailablePage(lang: Language): string {
+  return page(lang, t(lang, 'unavailableTitle'), `<h1>${t(lang, 'unavailableTitle')}</h1><p class="error">${t(lang, 'unavailable')}</p>`);
 }
 
 /** oidc-provider's logoutSource: the confirmation form it hands over (its xsrf field included). */
