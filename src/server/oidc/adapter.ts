@@ -28,6 +28,8 @@ import { MACHINE_CLIENT_ID_PREFIX } from '../../commands/users/machine-secret.js
 import { machineClientMetadata } from './machine-clients.js';
 import { noteDeletedGrant } from './revoked-grants.js';
 import { answerReplay, goneAnswer, saveCondition } from './single-use.js';
+import { asPresented, rotate, withRotation } from './refresh-rotation.js';
+import { orUnavailable } from './faults.js';
 
 /** What the adapter reads: apps, and (issue 18) machine users' client credentials and apps' keys. */
 export type ClientReads = Pick<ReadModel, 'appByClientId' | 'machineByClientId' | 'liveAppKeys'>;
@@ -96,7 +98,7 @@ export function adapterClass(store: OidcStateStore, read: ClientReads & Pick<Rea
     return activeHuman(user) && (endedAt === undefined || signedInAt >= Math.floor(endedAt / 1000));
   };
 
-  return class KeyholdAdapter {
+  return faultsAnswered(class KeyholdAdapter {
     constructor(readonly model: string) {}
 
     async upsert(id: string, payload: OidcPayload, expiresIn?: number): Promise<void> {
@@ -117,6 +119,8 @@ export function adapterClass(store: OidcStateStore, read: ClientReads & Pick<Rea
       const owner = machineUser ?? (this.model === 'Interaction' ? interactionOwner(payload) : undefined);
       // A one-time step (single-use.ts): stored only while the stored record is where this request found it.
       const condition = saveCondition(this.model, payload);
+      // A rotation's new refresh token names the token it replaces (refresh-rotation.ts).
+      if (this.model === 'RefreshToken') payload = withRotation(payload);
       if (!condition) return store.upsert(this.model, id, sealed(this.model, id, payload), keep, owner);
       if (!(await store.replaceIf(this.model, id, sealed(this.model, id, payload), keep, condition.expected, owner))) throw condition.refused();
     }
@@ -147,6 +151,7 @@ export function adapterClass(store: OidcStateStore, read: ClientReads & Pick<Rea
         }
       }
       const found = opened(await store.find(this.model, id));
+      if (this.model === 'RefreshToken') return asPresented(id, found);
       if (this.model === 'Session' && typeof found?.accountId === 'string' && !(await sessionMayStay(found.accountId, found.loginTs))) {
         // The library would carry the account on without its grant (a 500 at every authorization
         // request); unknown, the session is a new one and the login is shown.
@@ -166,7 +171,9 @@ export function adapterClass(store: OidcStateStore, read: ClientReads & Pick<Rea
 
     /** Exactly one request consumes a record; any other is its replay (single-use.ts answerReplay throws). */
     async consume(id: string): Promise<void> {
-      if (!(await store.consume(this.model, id))) await answerReplay(store, this.model, id);
+      // A refresh token's rotation may redo one a fault left unfinished (refresh-rotation.ts).
+      const taken = this.model === 'RefreshToken' ? await rotate(store, id) : await store.consume(this.model, id);
+      if (!taken) await answerReplay(store, this.model, id);
     }
 
     async destroy(id: string): Promise<void> {
@@ -181,5 +188,17 @@ export function adapterClass(store: OidcStateStore, read: ClientReads & Pick<Rea
     revokeByGrantId(grantId: string) {
       return store.revokeByGrantId(grantId);
     }
-  };
+  });
+}
+
+/** The adapter with every method's database fault answered 503 (faults.ts). */
+function faultsAnswered<T extends new (model: string) => object>(Adapter: T): T {
+  for (const name of Object.getOwnPropertyNames(Adapter.prototype)) {
+    const method = (Adapter.prototype as Record<string, unknown>)[name];
+    if (name === 'constructor' || typeof method !== 'function') continue;
+    (Adapter.prototype as Record<string, unknown>)[name] = function (this: unknown, ...args: unknown[]) {
+      return orUnavailable(async () => method.apply(this, args));
+    };
+  }
+  return Adapter;
 }

@@ -22,6 +22,7 @@ import { ACR_VALUES, authenticationClaims } from './acr.js';
 import { findAccount, ROLES_CLAIM, ROLES_SCOPE, type RolesOf } from './account.js';
 import { firstPartyGrant, grantsWithoutConsentPage } from './first-party-grant.js';
 import { loginUrl } from './login-url.js';
+import { orUnavailable } from './faults.js';
 import { providerCookies } from './cookies.js';
 import { deviceAsksApiAudience, PROVIDER_SCOPES } from './api-audience.js';
 import { DPOP_ALGS } from '../../domain/oidc/dpop-proof.js';
@@ -201,13 +202,17 @@ export function createProvider(deps: ProviderDeps): Any {
             jwt.payload.exp += skew;
           }
           if (extra(client, 'keyhold_access_token_role_assertion') && token.accountId) {
-            const roles = await rolesOf(token.accountId, projectId);
+            const roles = await orUnavailable(() => rolesOf(token.accountId, projectId));
             if (Object.keys(roles).length > 0) jwt.payload[ROLES_CLAIM] = roles;
           }
         },
       },
     },
-    findAccount: (ctx: Any, id: string, token?: Any) => findAccount(ctx, id, token, read, rolesOf),
+    // A database fault meets the client as 503 (faults.ts), here and in the adapter.
+    async findAccount(ctx: Any, id: string, token?: Any) {
+      const account = await orUnavailable(() => findAccount(ctx, id, token, read, rolesOf));
+      return account && { ...account, claims: (...args: Parameters<typeof account.claims>) => orUnavailable(() => account.claims(...args)) };
+    },
     interactions: {
       // The org scope the library dropped is put back for the login first (org-scope.ts).
       url: async (ctx: Any, interaction: Any) => {
@@ -234,7 +239,7 @@ export function createProvider(deps: ProviderDeps): Any {
       const firstParty = grantsWithoutConsentPage(ctx);
       if (!grantId && !firstParty) return undefined;
       const projectId = extra(ctx.oidc.client, 'keyhold_project_id');
-      if (projectId && ctx.oidc.session.accountId && !(await mayLogIn(ctx.oidc.session.accountId, projectId))) return undefined;
+      if (projectId && ctx.oidc.session.accountId && !(await orUnavailable(() => mayLogIn(ctx.oidc.session.accountId, projectId)))) return undefined;
       // A session's grant that expired or was revoked is replaced as a first grant would be.
       const existing = grantId ? await ctx.oidc.provider.Grant.find(grantId) : undefined;
       return existing ?? (firstParty ? firstPartyGrant(ctx) : undefined);
