@@ -57,6 +57,16 @@ export interface OidcStateStore {
    */
   consume(model: string, id: string): Promise<boolean>;
   /**
+   * A refresh token's rotation step (src/server/oidc/refresh-rotation.ts), one
+   * statement: takes the token, marked with this request's `nonce`, when it is
+   * unconsumed — or consumed by a rotation that saved no successor, or (within
+   * `graceSeconds` of that rotation) one whose successor was never used; and,
+   * when the token is itself a successor, only while its predecessor's latest
+   * rotation is the one that made it (marking that successor used). False:
+   * a replay (or the token is gone).
+   */
+  rotateRefreshToken(id: string, nonce: string, graceSeconds: number): Promise<boolean>;
+  /**
    * Replaces a stored artifact only while its payload still holds what
    * `expected` says (compare-and-set, one statement): true when replaced;
    * false when another request changed it first, or it is gone or expired.
@@ -124,6 +134,9 @@ const DEVICE_POLL_MODEL = 'DevicePoll';
 const sha256 = (value: string) => createHash('sha256').update(value).digest('base64url');
 
 const keyOf = (model: string, id: string) => (BEARER_MODELS.has(model) ? sha256(id) : id);
+
+/** The stored key of a refresh token: what a successor names its predecessor by (never the token itself). */
+export const refreshTokenKey = (id: string): string => keyOf('RefreshToken', id);
 
 /**
  * A row as the finders read it. When it was consumed comes as epoch seconds
@@ -237,6 +250,34 @@ export function createOidcStateStore({ db, sql: client, kind }: Pick<Database, '
         update oidc_payloads set consumed_at = now()
         where model = ${model} and key = ${keyOf(model, id)} and consumed_at is null
         returning key`);
+      return taken.length === 1;
+    },
+    async rotateRefreshToken(id, nonce, graceSeconds) {
+      // Every condition that decides is on the rows this statement updates (the token's, its
+      // predecessor's), so PostgreSQL checks it again on the newest row once a concurrent rotation
+      // commits (READ COMMITTED): two rotations of one token, or a token's rotation and its
+      // predecessor's retry, are decided one after the other. The predecessor's update runs even
+      // when the token's own conditions fail; it marks only that its current successor was
+      // presented, which is then true.
+      const key = refreshTokenKey(id);
+      const taken = await write(sql`
+        with me as (
+          select payload->>'keyholdRotatedFrom' as pred, payload->>'keyholdRotatedBy' as pred_nonce from oidc_payloads
+          where model = 'RefreshToken' and key = ${key}
+        ), pred as (
+          update oidc_payloads p set payload = p.payload || '{"keyholdSuccessorUsed":true}'::jsonb
+          from me where p.model = 'RefreshToken' and p.key = me.pred and p.payload->>'keyholdRotation' = me.pred_nonce
+          returning p.key
+        )
+        update oidc_payloads t set consumed_at = now(), payload = t.payload || jsonb_build_object('keyholdRotation', ${nonce}::text)
+        where t.model = 'RefreshToken' and t.key = ${key} and (t.expires_at is null or t.expires_at > now())
+          and (t.consumed_at is null
+            or not exists (select 1 from oidc_payloads c where c.model = 'RefreshToken' and c.grant_id = t.grant_id
+              and c.payload->>'keyholdRotatedFrom' = t.key and c.payload->>'keyholdRotatedBy' = t.payload->>'keyholdRotation')
+            or (t.consumed_at > now() - ${graceSeconds}::int * interval '1 second' and t.payload->>'keyholdSuccessorUsed' is null))
+          and (t.payload->>'keyholdRotatedFrom' is null or exists (select 1 from pred)
+            or not exists (select 1 from oidc_payloads p where p.model = 'RefreshToken' and p.key = t.payload->>'keyholdRotatedFrom'))
+        returning t.key`);
       return taken.length === 1;
     },
     async replaceIf(model, id, payload, expiresIn, expected, accountId = typeof payload.accountId === 'string' ? payload.accountId : undefined) {

@@ -46,6 +46,11 @@ export class Relay {
     for (const socket of this.pairs) socket.resetAndDestroy();
   }
 
+  /** Every open connection is reset (RST); new ones are relayed as before. */
+  cut(): void {
+    this.resetAll();
+  }
+
   /** The server stops: connections reset, the port refuses new ones. */
   async stop(): Promise<void> {
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));

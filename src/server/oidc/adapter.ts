@@ -28,6 +28,7 @@ import { MACHINE_CLIENT_ID_PREFIX } from '../../commands/users/machine-secret.js
 import { machineClientMetadata } from './machine-clients.js';
 import { noteDeletedGrant } from './revoked-grants.js';
 import { answerReplay, goneAnswer, saveCondition } from './single-use.js';
+import { asPresented, rotate, withRotation } from './refresh-rotation.js';
 
 /** What the adapter reads: apps, machine users' client credentials and apps' keys. */
 export type ClientReads = Pick<ReadModel, 'appByClientId' | 'machineByClientId' | 'liveAppKeys'>;
@@ -119,6 +120,8 @@ export function adapterClass(store: OidcStateStore, read: ClientReads & Pick<Rea
       const owner = machineUser ?? (this.model === 'Interaction' ? interactionOwner(payload) : undefined);
       // A one-time step (single-use.ts): stored only while the stored record is where this request found it.
       const condition = saveCondition(this.model, payload);
+      // A rotation's new refresh token names the token it replaces (refresh-rotation.ts).
+      if (this.model === 'RefreshToken') payload = withRotation(payload);
       if (!condition) return store.upsert(this.model, id, sealed(this.model, id, payload), keep, owner);
       if (!(await store.replaceIf(this.model, id, sealed(this.model, id, payload), keep, condition.expected, owner))) throw condition.refused();
     }
@@ -149,6 +152,7 @@ export function adapterClass(store: OidcStateStore, read: ClientReads & Pick<Rea
         }
       }
       const found = opened(await store.find(this.model, id));
+      if (this.model === 'RefreshToken') return asPresented(id, found);
       if (this.model === 'Session' && typeof found?.accountId === 'string' && !(await sessionMayStay(found.accountId, found.loginTs))) {
         // The library would carry the account on without its grant (a 500 at every authorization
         // request); unknown, the session is a new one and the login is shown.
@@ -168,7 +172,9 @@ export function adapterClass(store: OidcStateStore, read: ClientReads & Pick<Rea
 
     /** Exactly one request consumes a record; any other is its replay (single-use.ts answerReplay throws). */
     async consume(id: string): Promise<void> {
-      if (!(await store.consume(this.model, id))) await answerReplay(store, this.model, id);
+      // A refresh token's rotation may redo one a fault left unfinished (refresh-rotation.ts).
+      const taken = this.model === 'RefreshToken' ? await rotate(store, id) : await store.consume(this.model, id);
+      if (!taken) await answerReplay(store, this.model, id);
     }
 
     async destroy(id: string): Promise<void> {

@@ -24,6 +24,7 @@ import { ACR_VALUES, authenticationClaims } from './acr.js';
 import { findAccount, ROLES_CLAIM, ROLES_SCOPE, type RolesOf } from './account.js';
 import { firstPartyGrant, grantsWithoutConsentPage } from './first-party-grant.js';
 import { loginUrl } from './login-url.js';
+import { keepOfflineAccess } from './offline-access.js';
 import { providerCookies } from './cookies.js';
 import { deviceAsksApiAudience, PROVIDER_SCOPES } from './api-audience.js';
 import { DPOP_ALGS } from '../../domain/oidc/dpop-proof.js';
@@ -229,8 +230,9 @@ export function createProvider(deps: ProviderDeps): Any {
     findAccount: (ctx: Any, id: string, token?: Any) => findAccount(ctx, id, token, read, rolesOf),
     interactions: {
       // The org scope the library dropped is put back for the login first (org-scope.ts).
+      // offline_access too, for apps allowed the refresh grant (offline-access.ts).
       url: async (ctx: Any, interaction: Any) => {
-        await keepOrgScope(ctx, interaction);
+        await keepOrgScope(ctx, interaction, keepOfflineAccess(ctx, interaction.params));
         return loginUrl(issuer, interaction.uid);
       },
     },
@@ -247,6 +249,8 @@ export function createProvider(deps: ProviderDeps): Any {
     // only while the user may log in to the app's project (projectRoleCheck / hasProjectCheck);
     // otherwise the login UI runs and says why not.
     async loadExistingGrant(ctx: Any) {
+      // An app allowed the refresh grant gets offline_access without prompt=consent (offline-access.ts).
+      keepOfflineAccess(ctx, ctx.oidc.params);
       // A device sign-in asking for Keyhold's API reuses no grant: its consent page comes every time (api-audience.ts).
       if (deviceAsksApiAudience(ctx)) return undefined;
       const grantId = ctx.oidc.result?.consent?.grantId || ctx.oidc.session.grantIdFor(ctx.oidc.client.clientId);

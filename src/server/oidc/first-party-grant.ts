@@ -1,5 +1,5 @@
 // Every app of Keyhold is first-party: the login asks for consent only when the
-// app asks for it (prompt=consent, which offline_access needs; login.ts) or for
+// app asks for it (prompt=consent; login.ts) or for
 // Keyhold's own API (api-audience.ts), and otherwise grants what was asked.
 // This is that grant, made where the library first looks for one
 // (loadExistingGrant, oidc-provider's documented place to skip consent for

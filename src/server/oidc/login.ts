@@ -1,6 +1,6 @@
 // Keyhold's login UI at /ui/login/<interaction uid>: username → password
 // (→ new password when changeRequired) → consent only where OIDC requires it
-// (prompt=consent, which offline_access needs) or the app asks for Keyhold's
+// (prompt=consent) or the app asks for Keyhold's
 // own API (api-audience.ts) → back to the app through oidc-provider. Server-rendered (pages.ts), works without JavaScript.
 //
 // CSRF: every step needs the interaction cookie oidc-provider set (SameSite=Lax,

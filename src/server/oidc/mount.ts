@@ -30,6 +30,7 @@ import type { ClientReads } from './adapter.js';
 import { verifyMachineJwt } from './machine-clients.js';
 import { auditProvider, type RecordOidc } from './audit.js';
 import { checkSingleUse } from './single-use.js';
+import { checkOfflineAccess } from './offline-access.js';
 import type { RolesOf } from './account.js';
 import type { MachineJwt } from '../../queries/callers.js';
 import { isStoreUnavailable, loggableStoreError, RETRY_AFTER_SECONDS, speakingProvider, unavailableAnswers, UNAVAILABLE_DESCRIPTION } from './unavailable.js';
@@ -197,6 +198,7 @@ export function mountOidc(fastify: FastifyInstance, deps: OidcDeps): OidcMount {
     checkUnauthorizedClient(provider);
     await checkDeviceFlowExtension(provider, { verificationPath: OIDC_ROUTES.code_verification });
     checkSingleUse(provider);
+    checkOfflineAccess(provider);
     await checkIssuerRequests(provider, issuer);
     provider.on('server_error', (_ctx: Any, err: Error) => deps.errors.error(err, { component: 'oidc' }, 'OpenID Provider error'));
     if (deps.noteOAuthError) noteOAuthErrors(provider, deps.noteOAuthError);

@@ -22,18 +22,22 @@ export function orgScopeIn(scope: unknown): string | undefined {
   return scope.split(' ').find((s) => s.startsWith(ORG_SCOPE_PREFIX) && s.length > ORG_SCOPE_PREFIX.length);
 }
 
-/** Called from `interactions.url` (configuration.ts): adds the org scope the request sent back to the stored interaction. */
-export async function keepOrgScope(ctx: Any, interaction: Any): Promise<void> {
+/**
+ * Called from `interactions.url` (configuration.ts): adds the org scope the
+ * request sent back to the stored interaction, and saves it again when that or
+ * `changed` (another scope put back: offline-access.ts) changed its params.
+ */
+export async function keepOrgScope(ctx: Any, interaction: Any, changed = false): Promise<void> {
   // The authorization request's parameters as sent (the library's assemble_params reads the same).
   const sent = ctx?.method === 'POST' ? ctx?.oidc?.body : ctx?.query;
   const org = orgScopeIn(sent?.scope);
-  if (!org) return;
+  if (!org && !changed) return;
   if (!interaction?.params || typeof interaction.save !== 'function' || typeof interaction.exp !== 'number') {
     throw new Error('oidc-provider changed: the interaction has no params, exp or save(ttl); the org scope extension (src/server/oidc/org-scope.ts) needs a look');
   }
   const scope = String(interaction.params.scope ?? '');
-  if (orgScopeIn(scope)) return;
-  interaction.params.scope = scope ? `${scope} ${org}` : org;
+  if (org && !orgScopeIn(scope)) interaction.params.scope = scope ? `${scope} ${org}` : org;
+  else if (!changed) return;
   // Saved again with the time it has left (it was saved a moment ago).
   await interaction.save(Math.max(1, interaction.exp - Math.floor(Date.now() / 1000)));
 }

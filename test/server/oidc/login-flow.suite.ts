@@ -181,7 +181,7 @@ export function loginFlowSuite(engine: 'pglite' | 'postgres'): void {
         }
       });
 
-      it('refresh tokens rotate (offline_access with prompt=consent, REFRESH_TOKEN registered); the old one is refused', async () => {
+      it('refresh tokens rotate (offline_access with prompt=consent, REFRESH_TOKEN registered); the old one, once its successor was used, is refused', async () => {
         const app = await addApp(kh, projectId, {
           redirectUris: [REDIRECT],
           authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC',
@@ -195,10 +195,12 @@ export function loginFlowSuite(engine: 'pglite' | 'postgres'): void {
         expect(next.refresh_token).toBeTruthy();
         expect(next.refresh_token).not.toBe(tokens.refresh_token);
         expect(next.access_token).not.toBe(tokens.access_token);
+        // The successor used: the old token is spent for good (before, its presentation would be a retry).
+        const third = await oidc.refreshTokenGrant(config, next.refresh_token!);
         await expect(oidc.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
         // Reuse of a rotated token revokes the whole grant: the newest refresh and access tokens end too.
-        await expect(oidc.refreshTokenGrant(config, next.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
-        expect(await oidc.tokenIntrospection(config, next.access_token)).toMatchObject({ active: false });
+        await expect(oidc.refreshTokenGrant(config, third.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+        expect(await oidc.tokenIntrospection(config, third.access_token)).toMatchObject({ active: false });
       });
 
       it('introspection and revocation for a confidential app', async () => {
