@@ -153,7 +153,8 @@ function templateDirectories(template: string): string[] | undefined {
   }
 }
 
-function usableTemplate(template = TEMPLATE_DIR): string | undefined {
+/** `template` when a first start may copy it. Exported for tests. */
+export function usableTemplate(template = TEMPLATE_DIR): string | undefined {
   return templateDirectories(template) ? template : undefined;
 }
 

@@ -3,13 +3,13 @@
 // modes either way, nothing half-made left behind; shared_buffers as configured.
 // A template without its empty directories (a release package keeps files
 // only) still gives a working database.
-import { cpSync, existsSync, readdirSync, rmdirSync, statSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/database.js';
-import { preparePgdata } from '../../src/store/pglite-open.js';
+import { preparePgdata, usableTemplate } from '../../src/store/pglite-open.js';
 import { securePgliteDir } from '../../src/store/private-data-dir.js';
 import { tempDir } from '../support/databases.js';
 import { repoRoot } from '../support/keyhold.js';
@@ -78,6 +78,19 @@ describe('PGlite first start', () => {
       expect(await showSharedBuffers(database)).toBe('16MB');
     } finally {
       await database.close();
+    }
+  });
+
+  it("a template whose stamp names a directory outside the copy is not used", async () => {
+    const built = join(repoRoot, 'dist/server/pgdata-template');
+    const template = join(await dir(), 'pgdata-template');
+    cpSync(built, template, { recursive: true });
+    cpSync(`${built}.json`, `${template}.json`);
+    expect(usableTemplate(template)).toBe(template);
+    const stamp = JSON.parse(readFileSync(`${built}.json`, 'utf8')) as { directories: string[] };
+    for (const outside of ['../escaped', '/tmp/escaped', 'pg_wal/../../escaped']) {
+      writeFileSync(`${template}.json`, JSON.stringify({ ...stamp, directories: [...stamp.directories, outside] }));
+      expect(usableTemplate(template), outside).toBeUndefined();
     }
   });
 
