@@ -15,6 +15,7 @@
 //   dist/server/migrations/        src/store/migrations, copied
 //   dist/server/pgdata-template/   an initdb'd PGlite data directory a first start copies
 //                                  (src/store/pglite-open.ts: a first start without initdb's memory)
+//   dist/server/build-info.json    the commit the build was made from (`keyhold --version`)
 //
 // Paths the code resolves from import.meta.url keep working because
 // dist/server/ sits as deep below the package root as src/server/ and
@@ -57,6 +58,19 @@ export function isStale(outDir = SERVER_DIST_DIR) {
   return !stamp || stamp.mtimeMs < newestSource();
 }
 
+/**
+ * The commit the sources are at, "-dirty" when tracked files differ from it, or "unknown"
+ * outside a git checkout (a source archive). Read once per build: the build is what runs.
+ */
+function sourceCommit() {
+  try {
+    // --exclude='*': the abbreviated commit, never a tag name.
+    return execFileSync('git', ['describe', '--always', '--dirty', '--abbrev=10', '--exclude=*'], { cwd: repoRoot, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() || 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
 /** Builds into a temporary directory and swaps it in, so a running server never sees a half-written build. */
 export async function buildServer({ outDir = SERVER_DIST_DIR } = {}) {
   const { build } = await import('esbuild');
@@ -87,6 +101,7 @@ export async function buildServer({ outDir = SERVER_DIST_DIR } = {}) {
     cpSync(path.join(repoRoot, 'src/store/migrations'), path.join(tmp, 'migrations'), { recursive: true });
     // initdb once, in a child process of the built code (seconds; the first start of every data directory saves them).
     execFileSync(process.execPath, [path.join(tmp, 'pglite-template.mjs'), path.join(tmp, 'pgdata-template')], { stdio: 'inherit' });
+    writeFileSync(path.join(tmp, 'build-info.json'), `${JSON.stringify({ commit: sourceCommit() })}\n`);
     writeFileSync(path.join(tmp, STAMP), `${new Date().toISOString()}\n`);
 
     const old = `${outDir}.old-${process.pid}-${Date.now()}`;

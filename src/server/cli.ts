@@ -3,7 +3,7 @@
 // anything else is refused with exit code 2 before anything starts (a typo
 // such as `keyhold --prot 80` must not start a server on the default port).
 import { configVariablesText } from './config-variables.js';
-import { KEYHOLD_VERSION } from './version.js';
+import { KEYHOLD_COMMIT, KEYHOLD_VERSION } from './version.js';
 
 export type CliAction =
   | { kind: 'start' }
@@ -19,7 +19,7 @@ export function helpText(): string {
     '',
     'Options:',
     '  -h, --help     print this help and exit',
-    '  -v, --version  print the version and exit',
+    '  -v, --version  print the version and the commit it was built from, and exit',
     '',
     'Environment:',
     configVariablesText(),
@@ -31,7 +31,7 @@ export function cliAction(args: readonly string[]): CliAction {
   if (args.length === 0) return { kind: 'start' };
   const [first] = args;
   if (args.length === 1 && (first === '--help' || first === '-h')) return { kind: 'exit', code: 0, text: helpText() };
-  if (args.length === 1 && (first === '--version' || first === '-v')) return { kind: 'exit', code: 0, text: `${KEYHOLD_VERSION}\n` };
+  if (args.length === 1 && (first === '--version' || first === '-v')) return { kind: 'exit', code: 0, text: `${KEYHOLD_VERSION} (commit ${KEYHOLD_COMMIT})\n` };
   const unknown = args.find((a) => !['--help', '-h', '--version', '-v'].includes(a)) ?? args.join(' ');
   return { kind: 'exit', code: 2, text: `keyhold: unknown argument "${unknown.slice(0, 100)}"; keyhold takes --help or --version, and is configured by environment variables (keyhold --help lists them)\n` };
 }

@@ -31,10 +31,14 @@
 //    build` (also run by `npm install`) runs it once into
 //    dist/server/pgdata-template, stamped with the PGlite version and initdb's
 //    settings; a first start copies that directory (owner-only, see above)
-//    instead, with nothing but a restart's memory. Each install makes its own,
-//    so data directories of one install share PostgreSQL's system identifier
-//    (pg_control), which nothing in PGlite or Keyhold reads. Without a fitting
-//    template (a build without it, another PGlite), initdb runs in the child.
+//    instead, with nothing but a restart's memory. Each build makes its own (a
+//    release package carries its build's), so data directories made from one
+//    build share PostgreSQL's system identifier (pg_control), which nothing in
+//    PGlite or Keyhold reads. Without a fitting template (a build without it,
+//    another PGlite), initdb runs in the child. The stamp also lists the
+//    template's directories, and a copy makes every one of them: a package
+//    (npm pack's tarball) keeps files only, and PostgreSQL does not start
+//    without its empty ones (pg_notify, pg_tblspc, pg_wal/archive_status…).
 //
 // 4. One WebAssembly compile task. V8 compiles PGlite's hot functions again
 //    with its optimizing compiler (dynamic tier-up) on background threads,
@@ -50,10 +54,10 @@
 //    V8 reads the flag when it schedules compile jobs, so it is set before
 //    the first PGlite instance compiles; it concerns WebAssembly only.
 import { spawn } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, lstatSync, readdirSync, readFileSync, renameSync, rmSync, rmdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, rmdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { setFlagsFromString } from 'node:v8';
-import { dirname, join } from 'node:path';
+import { dirname, isAbsolute, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { PrivateNodeFS, securePgdata } from './private-data-dir.js';
@@ -97,9 +101,9 @@ async function initdbInChild(target: string): Promise<void> {
 }
 
 /** What a template must have been made with to be used: this PGlite and these initdb settings. */
-function templateStamp(): string {
+function templateStamp(): { pglite: string; initdb: readonly string[] } {
   const pkg = JSON.parse(readFileSync(join(dirname(require.resolve('@electric-sql/pglite')), '..', 'package.json'), 'utf8')) as { version: string };
-  return JSON.stringify({ pglite: pkg.version, initdb: INITDB_PARAMS });
+  return { pglite: pkg.version, initdb: INITDB_PARAMS };
 }
 
 // dist/server/ and src/store/ are both two levels below the package root.
@@ -114,7 +118,14 @@ export async function writePgdataTemplate(template: string): Promise<void> {
   await initdbInChild(template);
   // PGlite wrote 0666 files (./private-data-dir.ts): nobody but the owner may change what every new database starts from.
   readOnlyForOthers(template);
-  writeFileSync(templateStampFile(template), `${templateStamp()}\n`);
+  writeFileSync(templateStampFile(template), `${JSON.stringify({ ...templateStamp(), directories: directoriesBelow(template) })}\n`);
+}
+
+/** Every directory below `root`, relative to it, parents first. */
+function directoriesBelow(root: string, below = ''): string[] {
+  return readdirSync(join(root, below), { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .flatMap((e) => [join(below, e.name), ...directoriesBelow(root, join(below, e.name))]);
 }
 
 /** Directories 0755, files 0644: the template holds no secret (no Keyhold data yet), only others' writes matter. */
@@ -126,12 +137,25 @@ function readOnlyForOthers(path: string): void {
   } else if (stat.isFile()) chmodSync(path, 0o644);
 }
 
-function usableTemplate(template = TEMPLATE_DIR): string | undefined {
+/** The template's directories when it fits this PGlite and these settings, else undefined. */
+function templateDirectories(template: string): string[] | undefined {
   try {
-    return existsSync(join(template, 'PG_VERSION')) && readFileSync(templateStampFile(template), 'utf8').trim() === templateStamp() ? template : undefined;
+    if (!existsSync(join(template, 'PG_VERSION'))) return undefined;
+    const stamp = JSON.parse(readFileSync(templateStampFile(template), 'utf8')) as { pglite?: unknown; initdb?: unknown; directories?: unknown };
+    const wanted = templateStamp();
+    if (stamp.pglite !== wanted.pglite || JSON.stringify(stamp.initdb) !== JSON.stringify(wanted.initdb)) return undefined;
+    const dirs = stamp.directories;
+    // Only paths inside the copy: the list comes from a file.
+    const inside = (d: unknown): d is string => typeof d === 'string' && d !== '' && !isAbsolute(d) && !normalize(d).startsWith('..');
+    return Array.isArray(dirs) && dirs.every(inside) ? dirs : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** `template` when a first start may copy it. Exported for tests. */
+export function usableTemplate(template = TEMPLATE_DIR): string | undefined {
+  return templateDirectories(template) ? template : undefined;
 }
 
 /**
@@ -147,8 +171,13 @@ export async function preparePgdata(dataDir: string, pgdata: string, template = 
   let copied = false;
   if (template) {
     try {
-      cpSync(template, staging, { recursive: true });
-      copied = true;
+      const directories = templateDirectories(template);
+      if (directories) {
+        cpSync(template, staging, { recursive: true });
+        // The empty ones a package left out (3. above).
+        for (const d of directories) mkdirSync(join(staging, d), { recursive: true });
+        copied = true;
+      }
     } catch {
       // Unreadable (another user's install?) or half copied: initdb instead, as without a template.
     }

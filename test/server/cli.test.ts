@@ -1,7 +1,8 @@
 // The `keyhold` command line, run as a user runs it (the build, through the
 // bin) and as `npm run dev` runs it (the sources through tsx): --help and
 // --version answer and exit 0 without starting anything; an unknown argument
-// is refused with exit code 2 and a message naming it.
+// is refused with exit code 2 and a message naming it. --version names the
+// commit a build was made from; the sources, not built, say "unknown".
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -11,9 +12,12 @@ import { repoRoot } from '../support/keyhold.js';
 
 const version = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')).version as string;
 
+/** `git describe`'s form for a commit: its abbreviated hash, "-dirty" when the tree differed from it. */
+const BUILT_COMMIT = /^([0-9a-f]{10,})(-dirty)?$/;
+
 const COMMANDS = [
-  ['keyhold (the build)', ['bin/keyhold.js']],
-  ['npm run dev (tsx)', ['--import', 'tsx', 'src/main.ts']],
+  ['keyhold (the build)', ['bin/keyhold.js'], BUILT_COMMIT],
+  ['npm run dev (tsx)', ['--import', 'tsx', 'src/main.ts'], /^unknown$/],
 ] as const;
 
 /** Runs the command with a port that would be taken if a server started by mistake. */
@@ -27,7 +31,7 @@ function keyhold(command: readonly string[], args: string[]) {
   return { code: res.status, stdout: res.stdout, stderr: res.stderr };
 }
 
-describe.each(COMMANDS)('%s', (_label, command) => {
+describe.each(COMMANDS)('%s', (_label, command, commit) => {
   it('--help: usage and every environment variable, exit 0, no server', () => {
     for (const flag of ['--help', '-h']) {
       const res = keyhold(command, [flag]);
@@ -40,11 +44,16 @@ describe.each(COMMANDS)('%s', (_label, command) => {
     expect(fs.existsSync(path.join(repoRoot, '.no-such-dir-keyhold-cli-test'))).toBe(false);
   });
 
-  it("--version: package.json's version, exit 0", () => {
+  it("--version: package.json's version and the commit built from, exit 0", () => {
     for (const flag of ['--version', '-v']) {
       const res = keyhold(command, [flag]);
       expect(res.code).toBe(0);
-      expect(res.stdout).toBe(`${version}\n`);
+      const [, printedVersion, printedCommit] = /^(\S+) \(commit (\S+)\)\n$/.exec(res.stdout) ?? [];
+      expect(printedVersion, res.stdout).toBe(version);
+      expect(printedCommit, res.stdout).toMatch(commit);
+      const hash = BUILT_COMMIT.exec(printedCommit!)?.[1];
+      // A user takes the printed commit to the repository: it must be one of its commits.
+      if (hash) expect(spawnSync('git', ['cat-file', '-t', hash], { cwd: repoRoot, encoding: 'utf8' }).stdout.trim()).toBe('commit');
     }
   });
 

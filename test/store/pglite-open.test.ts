@@ -1,15 +1,18 @@
 // How a PGlite data directory gets its database (src/store/pglite-open.ts):
 // a copy of the build's template, or initdb in a child process; private
 // modes either way, nothing half-made left behind; shared_buffers as configured.
-import { existsSync, readdirSync, statSync } from 'node:fs';
+// A template without its empty directories (a release package keeps files
+// only) still gives a working database.
+import { cpSync, existsSync, readdirSync, readFileSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/database.js';
-import { preparePgdata } from '../../src/store/pglite-open.js';
+import { preparePgdata, usableTemplate } from '../../src/store/pglite-open.js';
 import { securePgliteDir } from '../../src/store/private-data-dir.js';
 import { tempDir } from '../support/databases.js';
+import { repoRoot } from '../support/keyhold.js';
 
 const dirs: string[] = [];
 afterAll(async () => {
@@ -48,6 +51,47 @@ describe('PGlite first start', () => {
     expect(existsSync(join(dataDir, 'pgdata', 'PG_VERSION'))).toBe(true);
     expect(existsSync(join(dataDir, 'pgdata.initdb'))).toBe(false);
     expect(shared(join(dataDir, 'pgdata'))).toEqual([]);
+  });
+
+  it("copies a template that lost its empty directories, as npm pack's tarball delivers it: they are made again", { timeout: 120_000 }, async () => {
+    const built = join(repoRoot, 'dist/server/pgdata-template');
+    const template = join(await dir(), 'pgdata-template');
+    cpSync(built, template, { recursive: true });
+    cpSync(`${built}.json`, `${template}.json`);
+    const removeEmpty = (p: string): number => {
+      let removed = 0;
+      for (const e of readdirSync(p, { withFileTypes: true })) if (e.isDirectory()) removed += removeEmpty(join(p, e.name));
+      if (p !== template && readdirSync(p).length === 0) {
+        rmdirSync(p);
+        removed++;
+      }
+      return removed;
+    };
+    expect(removeEmpty(template)).toBeGreaterThan(0);
+    const dataDir = await dir();
+    const pgdata = join(dataDir, 'pgdata');
+    securePgliteDir(dataDir, pgdata);
+    await preparePgdata(dataDir, pgdata, template);
+    for (const d of ['pg_notify', 'pg_tblspc', 'pg_wal/archive_status']) expect(existsSync(join(pgdata, d)), d).toBe(true);
+    const database = await openDatabase({ dataDir });
+    try {
+      expect(await showSharedBuffers(database)).toBe('16MB');
+    } finally {
+      await database.close();
+    }
+  });
+
+  it("a template whose stamp names a directory outside the copy is not used", async () => {
+    const built = join(repoRoot, 'dist/server/pgdata-template');
+    const template = join(await dir(), 'pgdata-template');
+    cpSync(built, template, { recursive: true });
+    cpSync(`${built}.json`, `${template}.json`);
+    expect(usableTemplate(template)).toBe(template);
+    const stamp = JSON.parse(readFileSync(`${built}.json`, 'utf8')) as { directories: string[] };
+    for (const outside of ['../escaped', '/tmp/escaped', 'pg_wal/../../escaped']) {
+      writeFileSync(`${template}.json`, JSON.stringify({ ...stamp, directories: [...stamp.directories, outside] }));
+      expect(usableTemplate(template), outside).toBeUndefined();
+    }
   });
 
   it('without a template, initdb runs in a child process into the same private layout', { timeout: 180_000 }, async () => {
