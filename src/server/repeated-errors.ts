@@ -5,7 +5,7 @@
 // database outage it was the same flood. An operator needs the first
 // occurrence (with its stack) and how often it recurred, not every copy.
 //
-// A kind is (what failed, the error's name and message): the first of a kind is
+// A kind is (what failed, the error's name and message up to a driver's code): the first of a kind is
 // logged at once; further ones within `intervalMs` are counted, and at the end
 // of the interval one line says how many there were (without a stack). A kind
 // that recurs keeps getting one line per interval; one that stopped is
@@ -41,6 +41,13 @@ function describe(err: unknown): { type: string; message: string } {
   return { type: typeof err, message: String(err) };
 }
 
+/**
+ * The message as a kind: up to a driver's code ("… (ECONNRESET: read
+ * ECONNRESET 127.0.0.1:5432)" → "… (ECONNRESET)"), since the detail after it
+ * (read or write, the connection's port) differs from one failure to the next.
+ */
+const kindOf = (message: string) => message.replace(/ \(([A-Z0-9_]+): [^()]*\)$/, ' ($1)');
+
 export function repeatedErrorLog(log: Logger, options: RepeatedErrorLogOptions = {}): RepeatedErrorLog {
   const intervalMs = options.intervalMs ?? REPEATED_ERROR_INTERVAL_MS;
   const maxKinds = options.maxKinds ?? 1_000;
@@ -70,7 +77,7 @@ export function repeatedErrorLog(log: Logger, options: RepeatedErrorLogOptions =
   return {
     error(err, fields, msg) {
       const described = describe(err);
-      const key = `${msg}\u0000${JSON.stringify(fields)}\u0000${described.type}\u0000${described.message}`;
+      const key = `${msg}\u0000${JSON.stringify(fields)}\u0000${described.type}\u0000${kindOf(described.message)}`;
       const kind = kinds.get(key);
       if (kind) {
         kind.repeated++;

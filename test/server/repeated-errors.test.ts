@@ -31,6 +31,17 @@ describe('repeated server-side errors', () => {
     expect(lines[1].err.stack).toBe('');
   });
 
+  it("one driver code is one kind whatever its detail (read or write, the connection's port); another code is another", () => {
+    const { log, lines } = logger();
+    const errors = repeatedErrorLog(log, { intervalMs: 300 });
+    flush = errors.flush;
+    for (const detail of ['read ECONNRESET', 'write ECONNRESET', 'write ECONNRESET 127.0.0.1:43585', 'read ECONNRESET 127.0.0.1:43601']) {
+      errors.error(new DatabaseUnavailable(`the database is unavailable (ECONNRESET: ${detail})`), { rpc: 'AddOIDCApp' }, 'request failed on the server side');
+    }
+    errors.error(new DatabaseUnavailable('the database is unavailable (CONNECT_TIMEOUT: write CONNECT_TIMEOUT 127.0.0.1:43585)'), { rpc: 'AddOIDCApp' }, 'request failed on the server side');
+    expect(lines.map((l) => l.err.message)).toEqual(['the database is unavailable (ECONNRESET: read ECONNRESET)', 'the database is unavailable (CONNECT_TIMEOUT: write CONNECT_TIMEOUT 127.0.0.1:43585)']);
+  });
+
   it('a failure that keeps recurring gets one line per interval; after a quiet interval the next is logged in full again', async () => {
     const { log, lines } = logger();
     const errors = repeatedErrorLog(log, { intervalMs: 300 });
