@@ -140,6 +140,14 @@ export function cannotConnect(err: unknown): boolean {
 }
 
 /**
+ * Whether PostgreSQL broke a deadlock by aborting this transaction (40P01):
+ * nothing of it was written, and running it again is PostgreSQL's own advice.
+ */
+export function isDeadlock(err: unknown): boolean {
+  return driverError(err)?.code === '40P01';
+}
+
+/**
  * Whether `err` is a refusal every write would get, whichever request it came
  * from: a read-only database (class 25, e.g. 25006 after a failover to a
  * standby), out of resources (53: disk full, memory), a system or I/O error

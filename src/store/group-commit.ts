@@ -38,8 +38,11 @@
 //   otherwise each batch would wait out the connect timeout after the one
 //   before it (test/reliability/outage-stopped: writes answered 503 after
 //   6 s, not 3).
-import { cannotConnect, isUnavailable, refusesEveryWrite } from './errors.js';
+import { cannotConnect, isDeadlock, isUnavailable, refusesEveryWrite } from './errors.js';
 import { failedStatementIndex, type SqlClient, type SqlStatement } from './sql.js';
+
+/** How often a member alone runs when PostgreSQL keeps choosing it to break a deadlock. */
+const DEADLOCK_ATTEMPTS = 3;
 
 export interface GroupCommitOptions {
   /** Most appends in one shared transaction. */
@@ -90,16 +93,24 @@ export function groupCommitter(client: Pick<SqlClient, 'atomic'>, options: Group
   // Both run functions settle every member they are given, and return the
   // error when the database cannot be reached, so that callers stop there.
 
-  /** Runs one member in its own transaction. */
+  /**
+   * Runs one member in its own transaction. A member alone can still deadlock
+   * with another process's shared transaction over the same rows (two
+   * processes revoking one grant while a third saves its token): the aborted
+   * transaction wrote nothing, so it runs again, a few times.
+   */
   async function runAlone(member: Member): Promise<unknown> {
-    options.onTransaction?.(1);
-    try {
-      member.resolve(await client.atomic(member.statements));
-    } catch (err) {
-      fail([member], err);
-      if (cannotConnect(err)) return err;
+    for (let attempt = 1; ; attempt++) {
+      options.onTransaction?.(1);
+      try {
+        member.resolve(await client.atomic(member.statements));
+      } catch (err) {
+        if (isDeadlock(err) && attempt < DEADLOCK_ATTEMPTS) continue;
+        fail([member], err);
+        if (cannotConnect(err)) return err;
+      }
+      return undefined;
     }
-    return undefined;
   }
 
   /** The member whose statements include statement `index` of the shared transaction. */

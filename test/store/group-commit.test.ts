@@ -247,6 +247,19 @@ describe('group commit: failures without a statement index, refusals for everyon
     expect(outcomes).toEqual([[{ m: 0 }], [{ m: 1 }], [{ m: 2 }], '23505', [{ m: 4 }]]);
   });
 
+  it('a member alone chosen to break a deadlock (40P01) runs again, up to three times; then it gets the deadlock', async () => {
+    const deadlocksOf = new Map<number, number>([[0, 1], [1, 5]]);
+    const { calls, run } = scripted(([m]) => {
+      const left = deadlocksOf.get(m!) ?? 0;
+      if (left === 0) return undefined;
+      deadlocksOf.set(m!, left - 1);
+      return failure('40P01');
+    });
+    expect(await run(0)).toEqual([{ m: 0 }]);
+    expect(await run(1)).toBe('40P01');
+    expect(calls).toEqual([[0], [0], [1], [1], [1]]);
+  });
+
   it('a refusal every write gets (read-only database) fails the shared transaction\'s members at once', async () => {
     const { calls, run } = scripted((members) => (members.length > 1 ? failure('25006') : undefined));
     const outcomes = await Promise.all([0, 1, 2, 3].map(run));
