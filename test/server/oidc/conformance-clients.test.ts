@@ -162,15 +162,16 @@ describe('unauthorized_client for a grant or response type the app may not use',
   it('at the token endpoint, for every grant: authorization_code, refresh_token, device_code, client_credentials', async () => {
     const codeConfig = await configFor(codeOnly, secretBasic(codeOnly));
     const deviceConfig = await configFor(deviceOnly, oidc.None());
-    const refusals: Array<[string, Promise<unknown>]> = [
-      ['authorization_code', oidc.genericGrantRequest(deviceConfig, 'authorization_code', { code: 'x', redirect_uri: 'http://127.0.0.1/cb', code_verifier: oidc.randomPKCECodeVerifier() })],
-      ['refresh_token', oidc.refreshTokenGrant(codeConfig, 'x')],
-      ['device_code (poll)', oidc.genericGrantRequest(codeConfig, 'urn:ietf:params:oauth:grant-type:device_code', { device_code: 'x' })],
-      ['device_code (authorization)', oidc.initiateDeviceAuthorization(codeConfig, { scope: 'openid' })],
-      ['client_credentials', oidc.clientCredentialsGrant(codeConfig)],
+    // Each request made only when its refusal is awaited: started together, the later ones would reject unobserved.
+    const refusals: Array<[string, () => Promise<unknown>]> = [
+      ['authorization_code', () => oidc.genericGrantRequest(deviceConfig, 'authorization_code', { code: 'x', redirect_uri: 'http://127.0.0.1/cb', code_verifier: oidc.randomPKCECodeVerifier() })],
+      ['refresh_token', () => oidc.refreshTokenGrant(codeConfig, 'x')],
+      ['device_code (poll)', () => oidc.genericGrantRequest(codeConfig, 'urn:ietf:params:oauth:grant-type:device_code', { device_code: 'x' })],
+      ['device_code (authorization)', () => oidc.initiateDeviceAuthorization(codeConfig, { scope: 'openid' })],
+      ['client_credentials', () => oidc.clientCredentialsGrant(codeConfig)],
     ];
     for (const [grant, refused] of refusals) {
-      await expect(refused, grant).rejects.toMatchObject({ error: 'unauthorized_client', status: 400 });
+      await expect(refused(), grant).rejects.toMatchObject({ error: 'unauthorized_client', status: 400 });
     }
   });
 });
