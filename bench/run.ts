@@ -20,7 +20,7 @@
 //   BENCH_LOGIN_WARMUP_MS  warm-up of the two login scenarios (default 5000, at least BENCH_WARMUP_MS):
 //                       their callers all start at once and, sharing the CPU, finish their first
 //                       logins together seconds later; the window must start after that
-//   BENCH_README        1 to write the login-surface table into README.md (default: on for a run
+//   BENCH_README        1 to write the login-surface table into docs/performance.md (default: on for a run
 //                       without BENCH_RESULTS_DIR)
 //   BENCH_PG_ADMIN_URL  where fresh databases are created (default postgres://postgres@127.0.0.1:5432/postgres)
 //   BENCH_PG_SOCKET     a Unix-socket directory: Keyhold and the insert floor connect through it
@@ -463,23 +463,23 @@ async function main(): Promise<void> {
     writeFileSync(path.join(dir, 'latest.md'), markdown);
   }
   if (config.readme) {
-    const readme = path.join(root, 'README.md');
+    const readme = path.join(root, 'docs', 'performance.md');
     const updated = surfaceReadme(readFileSync(readme, 'utf8'), result, path.relative(root, file));
     if (updated) {
       writeFileSync(readme, updated);
-      log('wrote the login-surface table into README.md (Performance)');
+      log('wrote the login-surface table into docs/performance.md');
     }
   }
   console.log(`\n${markdown}`);
   log(`wrote ${path.relative(root, file)}${config.resultsDir ? '' : ' and bench/results/latest.md'} in ${result.meta.totalSeconds} s`);
 }
 
-// `node --import tsx bench/run.ts --readme <result.json>`: write a stored run's block into README.md again.
+// `node --import tsx bench/run.ts --readme <result.json>`: write a stored run's block into docs/performance.md again.
 if (process.argv[2] === '--readme') {
   const file = path.resolve(process.argv[3]!);
-  const readme = path.join(root, 'README.md');
+  const readme = path.join(root, 'docs', 'performance.md');
   const updated = surfaceReadme(readFileSync(readme, 'utf8'), JSON.parse(readFileSync(file, 'utf8')) as BenchResult, path.relative(root, file));
-  if (!updated) throw new Error('README.md has no bench block, or the run has no login-surface figures');
+  if (!updated) throw new Error('docs/performance.md has no bench block, or the run has no login-surface figures');
   writeFileSync(readme, updated);
   process.exit(0);
 }

@@ -1,6 +1,6 @@
 // The Markdown view of a bench result: one table per backend, the floors, and
 // Keyhold's performance targets, each marked met or missed from the numbers
-// of this run; and the login-surface block of the README's Performance section.
+// of this run; and the login-surface block of docs/performance.md.
 import type { FloorResult, ScenarioName, ScenarioResult } from './protocol.js';
 import { startupMarkdown, type StartupMeasurement } from '../startup.mjs';
 

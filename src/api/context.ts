@@ -13,7 +13,7 @@ export interface ApiDeps {
   queries: Queries;
 }
 
-/** The header naming the org a management call acts in (README "Decisions"). */
+/** The header naming the org a management call acts in (docs/decisions.md). */
 export const ORG_HEADER = 'x-service-orgid';
 
 /** The call: the authenticated caller (the auth interceptor guarantees one on protected methods) and the org the request names. */

@@ -11,7 +11,7 @@
 // against 51 ms for a new user, and wrong passwords add events too, so anyone
 // could slow a user's logins down. With a kept fold a command loads what was
 // appended since — usually nothing, or the login's own events: 38 ms against
-// 35 (bench/long-history.ts, PostgreSQL; README "Performance"). The first
+// 35 (bench/long-history.ts, PostgreSQL; docs/performance.md). The first
 // command on a user after a start still loads all of it, once.
 //
 // A state is kept only from committed events (a load, or an append that

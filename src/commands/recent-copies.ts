@@ -16,7 +16,7 @@
 //
 // Which commands opt in, and which aggregates they keep, is theirs to say
 // (src/commands/index.ts: the security-key commands, keepWhilePending). Why:
-// README "Performance" (VerifyU2FRegistration right after RegisterU2F: the load
+// docs/performance.md (VerifyU2FRegistration right after RegisterU2F: the load
 // was a round trip per verification and most of the server's writes to
 // PostgreSQL under load; 1,555–1,731/s → 1,859–1,989/s, p99 73–82 → 58–65 ms).
 import { aggregateKey, lastSequence, type AggregateType, type StoredEvent } from '../domain/events/index.js';

@@ -15,7 +15,7 @@
 // codes) only move the user's version on (store/projections/users.ts), so
 // they leave the cache as it is; every other event of a user clears it.
 //
-// Measured: README "Performance", login surface step 6.
+// Measured: docs/performance.md, login surface step 6.
 import type { EventTypeName, StoredEvent } from '../domain/events/index.js';
 import { TTL_MS } from './callers.js';
 import { freshCache } from './fresh-cache.js';

@@ -43,7 +43,7 @@ export const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set([
   'keyhold.user.v2.UserService/GenerateRecoveryCodes',
 ]);
 
-/** How long an answer is kept for repeats, from the first request (README "Decisions"). */
+/** How long an answer is kept for repeats, from the first request (docs/decisions.md). */
 export const IDEMPOTENCY_WINDOW_SECONDS = 24 * 60 * 60;
 /** An execution still running after this long died with its process: its key may be run again. */
 export const IDEMPOTENCY_RUNNING_SECONDS = 120;

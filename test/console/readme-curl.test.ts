@@ -1,4 +1,4 @@
-// README.md's curl examples, run for real: every ```sh block that calls curl is
+// The curl examples of README.md and docs/*.md, run for real: every ```sh block that calls curl is
 // executed by bash against a started Keyhold (its port and admin token file
 // substituted), each curl must succeed (HTTP 2xx, JSON answer), and when a
 // ```json block follows, the last answer must match it: every key shown there
@@ -6,7 +6,7 @@
 // values that change on every call (ids, secrets) and only need to be there.
 // So the documentation cannot drift from the server.
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,7 +15,7 @@ import { repoRoot, startTestKeyhold, type TestKeyhold } from '../support/keyhold
 const run = promisify(execFile);
 
 interface Example {
-  /** 1-based line of the ```sh fence in README.md. */
+  /** 1-based line of the ```sh fence in its page. */
   line: number;
   script: string;
   expected?: unknown;
@@ -80,7 +80,9 @@ export function differences(expected: unknown, actual: unknown, at = '$'): strin
   return Object.is(expected, actual) ? [] : [`${at}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`];
 }
 
-const examples = readmeExamples(readFileSync(path.join(repoRoot, 'README.md'), 'utf8'));
+/** The front door and the manual: every page whose shell blocks a reader may paste. */
+const PAGES = ['README.md', ...readdirSync(path.join(repoRoot, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const examples = PAGES.flatMap((page) => readmeExamples(readFileSync(path.join(repoRoot, page), 'utf8')).map((e) => ({ ...e, page })));
 
 describe('README curl examples', () => {
   let kh: TestKeyhold;
@@ -104,7 +106,7 @@ describe('README curl examples', () => {
     expect(jsonValues('{"a":"}"}[1]\n{"b":2}')).toEqual([{ a: '}' }, [1], { b: 2 }]);
   });
 
-  it.each(examples.map((e) => [e.line, e] as const))('the block at README.md line %i runs and answers as documented', async (_line, example) => {
+  it.each(examples.map((e) => [`${e.page} line ${e.line}`, e] as const))('the block at %s runs and answers as documented', async (_where, example) => {
     const port = String(kh.port);
     const script = example.script
       .replace(/\b(127\.0\.0\.1|localhost):8080\b/g, `$1:${port}`)
@@ -116,7 +118,7 @@ describe('README curl examples', () => {
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', TOKEN: kh.adminToken, HOME: kh.dataDir },
       timeout: 20_000,
     }).catch((e: { stdout?: string; stderr?: string; message: string }) => {
-      throw new Error(`README.md line ${example.line} failed: ${e.message}\n${e.stdout ?? ''}\n${e.stderr ?? ''}`);
+      throw new Error(`${example.page} line ${example.line} failed: ${e.message}\n${e.stdout ?? ''}\n${e.stderr ?? ''}`);
     });
     const answers = jsonValues(stdout);
     expect(answers.length, stderr).toBeGreaterThan(0);

@@ -1,6 +1,6 @@
 // AddHumanUser (user v2): a person in an org — the org named in the body, else
-// the call's org context. A caller-chosen id needs user.id.choose (README
-// Decisions: a taken id tells of a user in any org). An initial password
+// the call's org context. A caller-chosen id needs user.id.choose (docs/decisions.md:
+// a taken id tells of a user in any org). An initial password
 // (ZITADEL's `password: {password, changeRequired}`) is hashed here and lands
 // in the same write as the user; only its hash is stored.
 import { invalidRequest } from '../../domain/errors/keyhold-error.js';
