@@ -27,6 +27,8 @@
 //                       (DATABASE_URL …?host=<dir>); default /var/run/postgresql when PostgreSQL's
 //                       socket is there, else TCP; "tcp" forces TCP
 //   BENCH_LOG_LEVEL     the server's KEYHOLD_LOG_LEVEL (default info, as deployed: one line per request)
+//   BENCH_NODE_FLAGS    Node/V8 flags for the server, space-separated; they win over the ones
+//                       bin/keyhold.js adds on Node 22+ (bin/runtime-flags.js), e.g. "--no-liftoff-only"
 //   BENCH_CPU_PROF      a directory: the server runs with --cpu-prof and writes its profile there
 //   BENCH_LABEL         name of this run in the output (default "run")
 //   BENCH_U2F_POOL_MAX  cap on prepared registrations per concurrency level (default 40000)
@@ -34,6 +36,8 @@
 //   BENCH_STARTUP       1: also measure start-up and memory of the build (bench/startup.mjs; default);
 //                       0: skip it; only: measure only that (no scenarios, no floors)
 //   BENCH_STARTUP_RUNS  runs per backend and start (first start, restart; default 3)
+//   BENCH_STARTUP_NODES Node executables to start the build with, separated by ':' (default: this
+//                       one); e.g. Node 20 and 24 (docs/performance.md says where to get Node 24)
 import { execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -46,6 +50,7 @@ import type { FloorJob } from './floor.js';
 import type { FloorResult, ScenarioName, ScenarioResult, WorkerReply, WorkerRequest } from './lib/protocol.js';
 import { LOGIN_PASSWORD, PEER_SCENARIOS, SURFACE_SCENARIOS, type SurfaceScenario } from './lib/login-surface.js';
 import { ARGON2_OPTIONS } from '../src/domain/identity/passwords.js';
+import { runtimeFlagsToAdd } from '../bin/runtime-flags.js';
 import { surfaceReadme, toMarkdown, type BackendResult, type BenchResult } from './lib/report.js';
 import { measureStartup } from './startup.mjs';
 
@@ -81,6 +86,7 @@ const config = {
   readme: env.BENCH_README ? env.BENCH_README === '1' : !env.BENCH_RESULTS_DIR,
   startup: (env.BENCH_STARTUP || '1') as '0' | '1' | 'only',
   startupRuns: num(env.BENCH_STARTUP_RUNS, 3),
+  startupNodes: env.BENCH_STARTUP_NODES ? env.BENCH_STARTUP_NODES.split(':').filter(Boolean) : [process.execPath],
 };
 const surfaceSelected = () => config.scenarios.filter((s): s is SurfaceScenario => (SURFACE_SCENARIOS as readonly string[]).includes(s));
 const peerSelected = () => config.scenarios.filter((s): s is SurfaceScenario => PEER_SCENARIOS.includes(s as SurfaceScenario));
@@ -125,7 +131,10 @@ async function startServer(backend: 'pglite' | 'postgres', dataDir: string, data
   const out = openSync(logFile, 'a');
   // One profile per thread (tsx's loader runs in a worker thread): a directory per server.
   const profArgs = config.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', path.join(config.cpuProfDir, `${tag}-${backend}`)] : [];
-  const child = spawn(process.execPath, [...profArgs, '--import', 'tsx', 'src/main.ts'], {
+  // The V8 flags `keyhold` (bin/keyhold.js) starts with on this Node, so that the figures are the ones users get.
+  const runtimeFlags = runtimeFlagsToAdd([...profArgs, ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean)], process.version);
+  const nodeArgs = [...profArgs, ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean), ...runtimeFlags];
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/main.ts'], {
     cwd: root,
     env: {
       ...process.env,
@@ -442,7 +451,7 @@ async function main(): Promise<void> {
     const { buildServer, isStale } = await import('../scripts/build-server.mjs');
     if (isStale()) await buildServer();
     log(`start-up and memory: ${config.startupRuns} first starts and restarts per backend (bench/startup.mjs)`);
-    result.startup = await measureStartup({ backends: config.backends, runs: config.startupRuns, pgAdminUrl: config.pgAdminUrl, pgSocket: config.pgSocket, log: (line) => log(line) });
+    result.startup = await measureStartup({ nodes: config.startupNodes, backends: config.backends, runs: config.startupRuns, pgAdminUrl: config.pgAdminUrl, pgSocket: config.pgSocket, log: (line) => log(line) });
   }
   if (config.startup !== 'only') {
     for (const backend of config.backends) result.backends.push(await benchBackend(backend, tag));

@@ -13,15 +13,16 @@ export interface Figure {
 }
 export type StartupSummary = Record<keyof StartupRun, Figure>;
 export type StartupResult =
-  | { root: string; backend: 'pglite' | 'postgres'; phase: 'first' | 'restart'; runs: StartupRun[]; summary: StartupSummary; skipped?: undefined }
+  | { node: string; nodeVersion: string; root: string; backend: 'pglite' | 'postgres'; phase: 'first' | 'restart'; runs: StartupRun[]; summary: StartupSummary; skipped?: undefined }
   | { backend: 'pglite' | 'postgres'; skipped: string; root?: undefined; phase?: undefined; runs?: undefined; summary?: undefined };
 export interface StartupMeasurement {
-  config: { roots: string[]; backends: string[]; runs: number; idleMs: number };
+  config: { roots: string[]; nodes: string[]; backends: string[]; runs: number; idleMs: number };
   results: StartupResult[];
 }
 export function summarize(runs: StartupRun[]): StartupSummary;
 export function measureStartup(options?: {
   roots?: string[];
+  nodes?: string[];
   backends?: string[];
   runs?: number;
   idleMs?: number;

@@ -15,12 +15,14 @@
 // children until ready); idleRssMiB (VmRSS after KEYHOLD_BENCH idle wait).
 //
 //   node bench/startup.mjs [--runs 3] [--backends pglite,postgres] [--idle-ms 3000]
-//                          [--json out.json] [--root DIR]...
+//                          [--json out.json] [--root DIR]... [--node PATH]...
+// --node (repeatable) starts the build with that Node executable (default: the
+// one running this script), e.g. Node 20 and Node 24 in one table.
 // --root (repeatable) measures the build in another checkout; with several,
 // runs alternate between them (before/after in the same conditions).
 // PostgreSQL: BENCH_PG_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres);
 // skipped when it does not answer. `npm run bench` runs this too (bench/run.ts).
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -65,10 +67,10 @@ function tree(pid) {
 
 const treeRssMiB = (pid) => tree(pid).reduce((sum, p) => sum + statusMiB(p, 'VmRSS'), 0);
 
-async function once({ root, dataDir, databaseUrl, idleMs }) {
+async function once({ node, root, dataDir, databaseUrl, idleMs }) {
   const port = await freePort();
   const started = performance.now();
-  const child = spawn(process.execPath, ['bin/keyhold.js'], {
+  const child = spawn(node, ['bin/keyhold.js'], {
     cwd: root,
     env: {
       ...process.env,
@@ -163,6 +165,7 @@ export function summarize(runs) {
  */
 export async function measureStartup({
   roots = [here],
+  nodes = [process.execPath],
   backends = ['pglite', 'postgres'],
   runs = 3,
   idleMs = 3000,
@@ -174,15 +177,16 @@ export async function measureStartup({
     if (!existsSync(path.join(root, 'dist/server/keyhold.mjs'))) throw new Error(`${root}: not built (npm run build)`);
   }
   const results = [];
-  const slot = (root, backend, phase) => {
-    let r = results.find((x) => x.root === root && x.backend === backend && x.phase === phase);
-    if (!r) results.push((r = { root, backend, phase, runs: [] }));
+  const versions = new Map(nodes.map((node) => [node, execFileSync(node, ['--version'], { encoding: 'utf8' }).trim()]));
+  const slot = (node, root, backend, phase) => {
+    let r = results.find((x) => x.node === node && x.root === root && x.backend === backend && x.phase === phase);
+    if (!r) results.push((r = { node, nodeVersion: versions.get(node), root, backend, phase, runs: [] }));
     return r;
   };
   for (const backend of backends) {
     let skipped;
     for (let i = 0; i < runs && !skipped; i++) {
-      for (const root of roots) {
+      for (const [node, root] of nodes.flatMap((n) => roots.map((r) => [n, r]))) {
         const dataDir = mkdtempSync(path.join(tmpdir(), 'keyhold-startup-'));
         let db;
         try {
@@ -194,11 +198,11 @@ export async function measureStartup({
               break;
             }
           }
-          const first = await once({ root, dataDir, databaseUrl: db?.url, idleMs });
-          slot(root, backend, 'first').runs.push(first);
-          const restart = await once({ root, dataDir, databaseUrl: db?.url, idleMs });
-          slot(root, backend, 'restart').runs.push(restart);
-          log(`${path.basename(root)} ${backend} #${i + 1}: first ${JSON.stringify(first)}; restart ${JSON.stringify(restart)}`);
+          const first = await once({ node, root, dataDir, databaseUrl: db?.url, idleMs });
+          slot(node, root, backend, 'first').runs.push(first);
+          const restart = await once({ node, root, dataDir, databaseUrl: db?.url, idleMs });
+          slot(node, root, backend, 'restart').runs.push(restart);
+          log(`${versions.get(node)} ${path.basename(root)} ${backend} #${i + 1}: first ${JSON.stringify(first)}; restart ${JSON.stringify(restart)}`);
         } finally {
           rmSync(dataDir, { recursive: true, force: true });
           await db?.drop().catch(() => {});
@@ -208,7 +212,7 @@ export async function measureStartup({
     if (skipped) results.push({ backend, skipped });
   }
   for (const r of results) if (r.runs) r.summary = summarize(r.runs);
-  return { config: { roots, backends, runs, idleMs }, results };
+  return { config: { roots, nodes: [...versions.values()], backends, runs, idleMs }, results };
 }
 
 const fmtFigure = (s, digits = 0) => `${(s.median / (digits ? 1000 : 1)).toFixed(digits)} (${(s.min / (digits ? 1000 : 1)).toFixed(digits)}–${(s.max / (digits ? 1000 : 1)).toFixed(digits)})`;
@@ -217,17 +221,17 @@ const fmtFigure = (s, digits = 0) => `${(s.median / (digits ? 1000 : 1)).toFixed
 export function startupMarkdown(measured) {
   const multi = measured.config.roots.length > 1;
   const lines = [
-    `| ${multi ? 'build | ' : ''}backend | start | to /healthz s | peak RSS MiB (VmHWM) | peak RSS MiB (with children) | idle RSS MiB |`,
-    `|${multi ? '---|' : ''}---|---|--:|--:|--:|--:|`,
+    `| Node | ${multi ? 'build | ' : ''}backend | start | to /healthz s | peak RSS MiB (VmHWM) | peak RSS MiB (with children) | idle RSS MiB |`,
+    `|---|${multi ? '---|' : ''}---|---|--:|--:|--:|--:|`,
   ];
   for (const r of measured.results) {
     if (r.skipped) {
-      lines.push(`| ${multi ? '– | ' : ''}${r.backend} | skipped: ${r.skipped} | | | | |`);
+      lines.push(`| – | ${multi ? '– | ' : ''}${r.backend} | skipped: ${r.skipped} | | | | |`);
       continue;
     }
     const s = r.summary;
     lines.push(
-      `| ${multi ? `${path.basename(r.root)} | ` : ''}${r.backend} | ${r.phase} | ${fmtFigure(s.readyMs, 2)} | ${fmtFigure(s.peakRssMiB)} | ${fmtFigure(s.treePeakMiB)} | ${fmtFigure(s.idleRssMiB)} |`,
+      `| ${r.nodeVersion} | ${multi ? `${path.basename(r.root)} | ` : ''}${r.backend} | ${r.phase} | ${fmtFigure(s.readyMs, 2)} | ${fmtFigure(s.peakRssMiB)} | ${fmtFigure(s.treePeakMiB)} | ${fmtFigure(s.idleRssMiB)} |`,
     );
   }
   return `${lines.join('\n')}\n\nMedian (min–max) of ${measured.config.runs} runs each; idle RSS ${measured.config.idleMs / 1000} s after /healthz first answered.\n`;
@@ -240,8 +244,10 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     return i >= 0 ? args[i + 1] : undefined;
   };
   const roots = args.flatMap((a, i) => (a === '--root' ? [path.resolve(args[i + 1])] : []));
+  const nodes = args.flatMap((a, i) => (a === '--node' ? [args[i + 1]] : []));
   const measured = await measureStartup({
     roots: roots.length ? roots : [here],
+    nodes: nodes.length ? nodes : [process.execPath],
     backends: (opt('--backends') ?? 'pglite,postgres').split(','),
     runs: Number(opt('--runs') ?? 3),
     idleMs: Number(opt('--idle-ms') ?? 3000),

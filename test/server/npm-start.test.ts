@@ -95,6 +95,12 @@ describe('npm start', () => {
     expect(run.output()).toContain(`${dir}/admin.pat`);
     expect(run.output()).not.toContain(token);
     if (direct) {
+      // On Node 22+ the process replaced itself with the V8 flags that bound its memory (bin/runtime-flags.js):
+      // the same pid, so supervisors and the signals below still reach Keyhold itself.
+      const cmdline = fs.readFileSync(`/proc/${run.child.pid}/cmdline`, 'utf8').split('\0');
+      const flagged = Number(process.versions.node.split('.')[0]) >= 22;
+      expect(cmdline.includes('--liftoff-only'), cmdline.join(' ')).toBe(flagged);
+      expect(cmdline.includes('--max-semi-space-size=16'), cmdline.join(' ')).toBe(flagged);
       const key = await registerKey(url!, token, Number(new URL(url!).port));
       expect(key.status, JSON.stringify(key.body)).toBe(200);
       expect((await fetch(`${url!.replace('127.0.0.1', 'localhost')}/console/`)).status).toBe(200);
