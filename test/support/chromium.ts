@@ -32,8 +32,9 @@ export function announceChromiumSkip(what: string): void {
   }
 }
 
-export async function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
+/** `extraArgs`: more command-line switches (e.g. host-resolver rules for a test's domain). */
+export async function launchChromium(extraArgs: readonly string[] = []): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: [...CHROMIUM_ARGS, ...extraArgs] });
 }
 
 /** A new page (own context, so no state leaks between tests) at `url`. */

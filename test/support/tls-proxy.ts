@@ -5,6 +5,7 @@
 // X-Forwarded-Proto https and X-Forwarded-Host. Started before Keyhold (whose
 // KEYHOLD_ISSUER names the proxy's port); `forwardTo` once Keyhold listens.
 import { execFileSync } from 'node:child_process';
+import { createHash, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
@@ -13,21 +14,27 @@ import path from 'node:path';
 import { tempDir } from './databases.js';
 
 export interface TlsProxy {
-  /** https://localhost:<port> */
+  /** https://<hostname>:<port> */
   url: string;
   /** The certificate, for clients that trust it. */
   ca: Buffer;
+  /** The port the proxy listens on (127.0.0.1). */
+  port: number;
+  /** base64 SHA-256 of the certificate's public key, for Chromium's --ignore-certificate-errors-spki-list. */
+  spki: string;
   forwardTo(port: number): void;
   /** fetch through the proxy trusting its certificate (openid-client's customFetch). */
   fetch(url: string, init?: { method?: string; headers?: Record<string, string> | Headers; body?: unknown }): Promise<Response>;
   close(): Promise<void>;
 }
 
-export async function startTlsProxy(): Promise<TlsProxy> {
+/** `hostname`: the name the certificate is made for (default localhost, with 127.0.0.1). */
+export async function startTlsProxy(hostname = 'localhost'): Promise<TlsProxy> {
   const dir = await tempDir('keyhold-proxy-');
+  const names = hostname === 'localhost' ? 'DNS:localhost,IP:127.0.0.1' : `DNS:${hostname}`;
   const cert = path.join(dir, 'cert.pem');
   const key = path.join(dir, 'key.pem');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1'], { stdio: 'ignore' });
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', `/CN=${hostname}`, '-addext', `subjectAltName=${names}`], { stdio: 'ignore' });
   const ca = readFileSync(cert);
   let target = 0;
   const server = https.createServer({ cert: ca, key: readFileSync(key) }, (req, res) => {
@@ -49,11 +56,15 @@ export async function startTlsProxy(): Promise<TlsProxy> {
     req.pipe(upstream);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `https://localhost:${(server.address() as AddressInfo).port}`;
+  const port = (server.address() as AddressInfo).port;
+  const url = `https://${hostname}:${port}`;
   const agent = new https.Agent({ ca });
+  const spki = createHash('sha256').update(new X509Certificate(ca).publicKey.export({ type: 'spki', format: 'der' })).digest('base64');
   return {
     url,
     ca,
+    port,
+    spki,
     forwardTo: (port) => (target = port),
     fetch: (to, init = {}) =>
       new Promise<Response>((resolve, reject) => {
