@@ -56,7 +56,7 @@ export function readmeExamples(markdown: string): Example[] {
 
 /** The lines of `expected` missing from `printed`, in order; "…" in a line matches anything. */
 export function missingLines(expected: readonly string[], printed: string): string[] {
-  const lines = printed.split('\n');
+  const lines = printed.split(/\r?\n/);
   let at = 0;
   const missing: string[] = [];
   for (const want of expected) {
@@ -160,6 +160,7 @@ describe('README curl examples', () => {
     expect(missingLines(['a…', 'c'], 'x\nabc\nc\n')).toEqual([]);
     expect(missingLines(['c', 'a…'], 'abc\nc\n')).toEqual(['a…']);
     expect(missingLines(['a.c'], 'abc\n')).toEqual(['a.c']);
+    expect(missingLines(['x: 1'], 'HTTP/1.1 200 OK\r\nx: 1\r\n')).toEqual([]);
     // Every page that has shell blocks is found, those in docs/ folders too.
     expect(new Set(examples.map((e) => e.page))).toContain('README.md');
     expect(examples.some((e) => e.page.startsWith('docs/integrations/'))).toBe(true);
@@ -172,7 +173,8 @@ describe('README curl examples', () => {
     const { stdout, stderr } = await run('bash', ['-c', prelude + script], {
       cwd: workDir,
       env: {
-        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        // The checkout's tools (buf) as in `npx`, whichever way the test was started.
+        PATH: `${path.join(repoRoot, 'node_modules', '.bin')}${path.delimiter}${process.env.PATH ?? '/usr/bin:/bin'}`,
         HOME: workDir,
         PAGE_STATE: path.join(workDir, `${example.page.replaceAll('/', '_')}.state`),
       },
