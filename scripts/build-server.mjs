@@ -7,7 +7,7 @@
 // external and load from node_modules as they are (PGlite finds its wasm
 // files, postgres.js keeps the repairs scripts/patch-postgres-js.mjs made).
 // Why a bundle rather than tsc's file-per-file output: one file to read and
-// compile instead of about 120 modules (start-up time, README "Operations").
+// compile instead of about 120 modules (start-up time).
 //
 //   dist/server/keyhold.mjs        src/main.ts: the command line, loading the server only when it starts
 //   dist/server/chunk-*.mjs        the server (code split at main.ts's dynamic import)

@@ -96,7 +96,7 @@ async function check(work) {
   mkdirSync(runDir);
   const install = spawnSync('npm', ['install', '--global', '--prefix', prefix, '--omit=dev', '--no-audit', '--no-fund', tarball], { cwd: runDir, env: npmEnv(), encoding: 'utf8' });
   if (install.status !== 0) fail(`npm install of the tarball failed:\n${install.stdout}${install.stderr}`);
-  // Packages whose engines exclude this Node: expected on Node 20 (README, Operations, Node), shown for the record.
+  // Packages whose engines exclude this Node: expected on Node 20 (docs/deployment.md, Node), shown for the record.
   const badEngines = [...new Set([...install.stderr.matchAll(/EBADENGINE\s+package: '([^']+)'/g)].map((m) => m[1]))];
   const installed = path.join(prefix, 'lib/node_modules', pkg.name);
   const bin = path.join(prefix, 'bin/keyhold');

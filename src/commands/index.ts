@@ -1,7 +1,7 @@
 // Every write Keyhold offers, bound to its ports. The API calls these and
 // nothing else to change anything; each is one file under this folder, and
 // runs its rule (a decider in src/domain/<aggregate>/decider.ts) through the
-// one runner (./run.ts). README "Architecture" has the recipe for a new one.
+// one runner (./run.ts). docs/architecture.md has the recipe for a new one.
 import type { Call } from './caller.js';
 import type { Ports } from './ports.js';
 import { withRecentCopies } from './recent-copies.js';

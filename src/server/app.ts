@@ -253,7 +253,7 @@ export async function buildApp(opts: AppOptions): Promise<KeyholdApp> {
   fastify.get('/openapi.json', (_req, reply) => reply.type('application/json; charset=utf-8').send(openapi));
 
   // Prometheus metrics (metrics.ts), unauthenticated like /healthz: counts and timings by
-  // RPC, never an id or a value a client sent (README Operations). KEYHOLD_METRICS=off removes it.
+  // RPC, never an id or a value a client sent (docs/operations.md, Metrics). KEYHOLD_METRICS=off removes it.
   if (config.metrics) {
     fastify.get('/metrics', async (_req, reply) => {
       const { contentType, body } = await opts.metrics.render();

@@ -1,6 +1,6 @@
 // How Keyhold starts its embedded PostgreSQL (PGlite 0.5.16): the one place
-// that decides PGlite's memory at start-up (README "Memory and start-up";
-// figures from bench/startup.mjs and a bare PGlite.create on 2 shared cores).
+// that decides PGlite's memory at start-up (figures from bench/startup.mjs and a
+// bare PGlite.create on 2 shared cores).
 //
 // 1. initdb runs in a short-lived child process. On a new data directory,
 //    PGlite.create runs initdb inside the calling process: a second PGlite

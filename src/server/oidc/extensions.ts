@@ -1,5 +1,5 @@
 // Keyhold's changes to oidc-provider's own behaviour: these, and those this
-// list names in their own files (README "Log in with your app" lists them all).
+// list names in their own files (docs/architecture.md lists them all).
 // Each extends the library where its maintainer points, on one Provider
 // instance's classes only. A start-up self-check (checkExtensions, and each
 // file's own) fails loudly when the library changed so that

@@ -1,5 +1,5 @@
 // Which redirect and post-logout URIs an app's requests may name: an extension
-// of oidc-provider (README "Extensions of oidc-provider" 2.), with its start-up
+// of oidc-provider (docs/architecture.md, "Extensions of oidc-provider" 2.), with its start-up
 // self-check (checkRedirectUris).
 //
 // - At the authorization and end_session endpoints the URI sent is compared

@@ -4,7 +4,7 @@
 // endpoint; RFC 8628 §3.2 at the device authorization endpoint). The library
 // says `invalid_request`, which tells a developer their request is malformed
 // when it is their app's registration that lacks the type. An extension of
-// oidc-provider (README "Extensions of oidc-provider" 9.), with its start-up
+// oidc-provider (docs/architecture.md, "Extensions of oidc-provider" 9.), with its start-up
 // self-check (checkUnauthorizedClient).
 //
 // Client.prototype.grantTypeAllowed and responseTypeAllowed are where the
