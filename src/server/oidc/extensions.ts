@@ -324,14 +324,14 @@ export function applyDeviceFlowExtension(provider: Any, options: DeviceFlowOptio
   };
 }
 
-/** One request through the provider's own handler, in process (no socket): what a browser would get (a GET unless a form is sent). */
-function requestInProcess(
+/** One request through the provider's own handler, in process (no socket): what a browser would get (a GET unless a form is sent; `rawBody` is sent as the form's body as it is). */
+export function requestInProcess(
   handler: (req: IncomingMessage, res: ServerResponse) => void,
   url: string,
-  send: { cookie?: string; form?: Record<string, string>; headers?: Record<string, string> } = {},
+  send: { cookie?: string; form?: Record<string, string>; rawBody?: string; headers?: Record<string, string> } = {},
 ): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   const req = new IncomingMessage(new Socket());
-  const body = send.form ? new URLSearchParams(send.form).toString() : undefined;
+  const body = send.rawBody ?? (send.form ? new URLSearchParams(send.form).toString() : undefined);
   req.method = body === undefined ? 'GET' : 'POST';
   req.url = url;
   req.headers = {
