@@ -23,6 +23,8 @@
 // 2. Which redirect URIs match (dev-mode globs among them): redirect-uris.ts.
 // 9. unauthorized_client for a grant or response type an app lacks:
 //    unauthorized-client.ts.
+// 10. POST at the authorization and end-session endpoints, as the GET it
+//    stands for, with the session cookie kept SameSite=Lax: post-methods.ts.
 // 3. Client.Schema.prototype.invalidate — the two refusals Keyhold decides
 //    against (compliance is advice at creation, as in ZITADEL):
 //    'implicit-force-https' and 'implicit-forbid-localhost' (implicit web
