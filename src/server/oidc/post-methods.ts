@@ -68,7 +68,7 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
 /** A parameter's name as an answer may quote it. */
 const named = (name: string) => JSON.stringify(name.length > 64 ? `${name.slice(0, 64)}…` : name);
 
-/** The form's parameters in order; refused when a name comes twice or the encoding is not UTF-8. */
+/** The form's parameters in order; refused when a name comes twice, holds U+0000, or the encoding is not UTF-8. */
 export function parseForm(body: string): [string, string][] {
   const pairs: [string, string][] = [];
   const seen = new Set<string>();
@@ -85,6 +85,8 @@ export function parseForm(body: string): [string, string][] {
     } catch {
       throw new FormRefused('the form body is not valid percent-encoded UTF-8');
     }
+    // As at every OpenID endpoint (adapter.ts); an HTML page could not carry it on either.
+    if (name.includes('\u0000') || value.includes('\u0000')) throw new FormRefused(`parameter ${named(name.replaceAll('\u0000', ''))} contains the NUL character (U+0000)`);
     if (seen.has(name)) twice.add(name);
     seen.add(name);
     pairs.push([name, value]);

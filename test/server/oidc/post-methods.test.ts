@@ -31,6 +31,8 @@ let config: oidc.Configuration;
 /** The relying party: another site, whose pages submit forms to Keyhold. */
 let rp: http.Server;
 let rpBase: string;
+/** Launched while Keyhold starts. */
+let launching: Promise<Browser> | undefined;
 const forms = new Map<string, { action: string; fields: Record<string, string> }>();
 const arrived: string[] = [];
 
@@ -59,6 +61,11 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => rp.listen(0, '127.0.0.1', resolve));
   rpBase = `http://127.0.0.1:${(rp.address() as AddressInfo).port}`;
+  if (!skip) {
+    launching = launchChromium();
+    // A failed launch is reported by the browser tests' own beforeAll, not as an unhandled rejection.
+    launching.catch(() => undefined);
+  }
   kh = await startTestKeyhold();
   base = `http://localhost:${kh.port}`;
   const projectId = (await kh.rest('POST', '/management/v1/projects', { name: 'Posting' })).body.id;
@@ -79,6 +86,7 @@ beforeAll(async () => {
   config = await oidc.discovery(new URL(base), app.clientId, undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] });
 }, 60_000);
 afterAll(async () => {
+  await (await launching?.catch(() => undefined))?.close();
   await kh?.close();
   await new Promise((resolve) => rp?.close(resolve));
 });
@@ -106,10 +114,12 @@ describe.skipIf(skip)('a relying party on another site POSTs to Keyhold in Chrom
   let page: Page;
   /** Every request the browser sent to Keyhold: method and path. */
   const sent: string[] = [];
+  /** An ID token of the signed-in session, for end-session's hint. */
+  let idToken: string;
   const posts: Promise<string>[] = [];
 
   beforeAll(async () => {
-    chromium = await launchChromium();
+    chromium = await launching!;
     context = await chromium.newContext({ locale: 'en-US' });
     page = await context.newPage();
     page.on('request', (r) => {
@@ -123,7 +133,6 @@ describe.skipIf(skip)('a relying party on another site POSTs to Keyhold in Chrom
       if (url.origin === base && r.method() === 'POST') posts.push(r.allHeaders().then((h) => `${url.pathname} ${h['sec-fetch-site']} ${res.status()}`));
     });
   }, 30_000);
-  afterAll(async () => chromium?.close());
 
   /** Opens the relying party's page posting to `path` and waits until the browser is back at the relying party. */
   async function postFromRp(path: string, fields: Record<string, string>, back: string): Promise<void> {
@@ -160,6 +169,7 @@ describe.skipIf(skip)('a relying party on another site POSTs to Keyhold in Chrom
     expect(back.searchParams.get('error')).toBeNull();
     const tokens = await oidc.authorizationCodeGrant(config, back, { pkceCodeVerifier: verifier, expectedState: state });
     expect(tokens.claims()!.aud).toBe(app.clientId);
+    idToken = tokens.id_token!;
   });
 
   it('a POST never skips a prompt: prompt=login shows the login page although signed in', async () => {
@@ -178,11 +188,7 @@ describe.skipIf(skip)('a relying party on another site POSTs to Keyhold in Chrom
   });
 
   it('a POST to end-session with id_token_hint and post_logout_redirect_uri ends the session and goes back to the app', async () => {
-    const { fields, verifier, state } = await authorization({ prompt: 'none' });
-    await postFromRp(OIDC_ROUTES.authorization, fields, '/cb');
-    const tokens = await oidc.authorizationCodeGrant(config, returned('/cb'), { pkceCodeVerifier: verifier, expectedState: state });
-
-    await postFromRp(OIDC_ROUTES.end_session, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: `${rpBase}/bye`, state: 'bye-state' }, '');
+    await postFromRp(OIDC_ROUTES.end_session, { id_token_hint: idToken, post_logout_redirect_uri: `${rpBase}/bye`, state: 'bye-state' }, '');
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL(`${rpBase}/bye**`);
     expect(returned('/bye').searchParams.get('state')).toBe('bye-state');
@@ -198,7 +204,7 @@ describe('a POST Keyhold refuses: 400 invalid_request saying why', () => {
     sendWithNodeHttp(new URL(path, base), 'POST', { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html', ...headers }, body);
   const valid = () => new URLSearchParams({ client_id: app.clientId, redirect_uri: `${rpBase}/cb`, response_type: 'code', scope: 'openid', code_challenge: 'c'.repeat(43), code_challenge_method: 'S256' }).toString();
 
-  it('a content type other than a UTF-8 form, a parameter twice, a query beside the form, bad encoding, a body over 56 KiB', async () => {
+  it('a content type other than a UTF-8 form, a parameter twice, a query beside the form, bad encoding, U+0000, a body over 56 KiB', async () => {
     const cases: [string, string, Record<string, string>, RegExp][] = [
       [OIDC_ROUTES.authorization, JSON.stringify({ client_id: app.clientId }), { 'content-type': 'application/json' }, /content type must be application\/x-www-form-urlencoded/],
       [OIDC_ROUTES.authorization, valid(), { 'content-type': 'multipart/form-data; boundary=x' }, /content type must be/],
@@ -208,6 +214,7 @@ describe('a POST Keyhold refuses: 400 invalid_request saying why', () => {
       [OIDC_ROUTES.end_session, 'state=a&client_id=x&state=b', {}, /parameter &quot;state&quot; must not be provided twice/],
       [`${OIDC_ROUTES.authorization}?client_id=${app.clientId}`, valid(), {}, /in the form body, not in the query/],
       [OIDC_ROUTES.authorization, `${valid()}&state=%FF`, {}, /not valid percent-encoded UTF-8/],
+      [OIDC_ROUTES.end_session, 'state=a%00b', {}, /parameter &quot;state&quot; contains the NUL character/],
       [OIDC_ROUTES.authorization, `${valid()}&pad=${'a'.repeat(60 * 1024)}`, {}, /larger than 56 KiB/],
     ];
     for (const [path, body, headers, said] of cases) {
@@ -233,6 +240,7 @@ describe('a POST Keyhold refuses: 400 invalid_request saying why', () => {
     expect(html).toContain(`action="${base}${OIDC_ROUTES.authorization}"`);
     expect(html).toContain('value="&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;"');
     expect(html).not.toContain('<script>alert');
+    expect(html).toMatch(/<noscript>.*<button type="submit">Continue<\/button><\/noscript>/);
     expect(foreign.headers.get('content-security-policy')).toMatch(/script-src 'sha256-[A-Za-z0-9+/=]+'/);
     expect(foreign.headers.get('x-frame-options')).toBe('DENY');
     expect(foreign.headers.get('cache-control')).toBe('no-store');
