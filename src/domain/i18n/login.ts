@@ -56,6 +56,11 @@ export const LOGIN_TEXTS = {
   logoutYes: { en: 'Sign out', de: 'Abmelden' },
   logoutNo: { en: 'Stay signed in', de: 'Angemeldet bleiben' },
   loggedOut: { en: 'You are signed out.', de: 'Du bist abgemeldet.' },
+  continueText: {
+    en: 'Your browser goes on to Keyhold with the request of the app you came from. Press Continue.',
+    de: 'Dein Browser geht mit der Anfrage der App, von der du kommst, weiter zu Keyhold. Drücke auf Weiter.',
+  },
+  continueButton: { en: 'Continue', de: 'Weiter' },
   nativeDone: { en: 'Signed in. You may close this window and return to the app.', de: 'Angemeldet. Du kannst dieses Fenster schließen und zur App zurückkehren.' },
   nativeContinue: { en: 'Return to the app', de: 'Zur App zurückkehren' },
   notAllowed: { en: 'You have no access to this application.', de: 'Du hast keinen Zugriff auf diese Anwendung.' },

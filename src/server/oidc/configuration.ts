@@ -15,6 +15,7 @@ import { KEYHOLD_CLIENT_PROPERTIES, RESPONSE_TYPES } from './clients.js';
 import { applyDeviceFlowExtension, applyExtensions, applyIssuerRequests, clockSkewOf } from './extensions.js';
 import { applyRedirectUris } from './redirect-uris.js';
 import { applyUnauthorizedClient } from './unauthorized-client.js';
+import { applyPostMethods } from './post-methods.js';
 import { renderDeviceDone, renderUserCodeConfirm, renderUserCodeInput } from './device-pages.js';
 import { customizeMachineJwt, MACHINE_API_RESOURCE, machineResourceServer, machineTokenClaims, machineUserOf } from './machine-clients.js';
 import type { ClientReads } from './adapter.js';
@@ -43,6 +44,9 @@ export const OIDC_ROUTES = {
   device_authorization: '/oauth/v2/device_authorization',
   code_verification: '/ui/login/device',
 } as const;
+
+/** The endpoints that take POST as well as GET (OIDC Core §3.1.2.1, RP-Initiated Logout §2; post-methods.ts). */
+export const POST_METHOD_PATHS = [OIDC_ROUTES.authorization, OIDC_ROUTES.end_session] as const;
 
 /** The scope that asks for an access token for Keyhold's own API (the token resolution in queries/callers.ts). */
 export { API_AUDIENCE_SCOPE };
@@ -280,6 +284,8 @@ export function createProvider(deps: ProviderDeps): Any {
   applyRedirectUris(provider);
   applyUnauthorizedClient(provider);
   applyIssuerRequests(provider, issuer);
+  // POST at the authorization and end-session endpoints, as the GET it stands for (post-methods.ts).
+  applyPostMethods(provider, { paths: POST_METHOD_PATHS });
   // The login's known browsers (login.ts), read with the same cookie key: a user code typed in one spends its account's budget, not the address's.
   /**
    * The account a known browser's user codes count against: its newest entry

@@ -23,6 +23,8 @@
 // 2. Which redirect URIs match (dev-mode globs among them): redirect-uris.ts.
 // 9. unauthorized_client for a grant or response type an app lacks:
 //    unauthorized-client.ts.
+// 10. POST at the authorization and end-session endpoints, as the GET it
+//    stands for, with the session cookie kept SameSite=Lax: post-methods.ts.
 // 3. Client.Schema.prototype.invalidate — the two refusals Keyhold decides
 //    against (compliance is advice at creation, as in ZITADEL):
 //    'implicit-force-https' and 'implicit-forbid-localhost' (implicit web
@@ -324,14 +326,14 @@ export function applyDeviceFlowExtension(provider: Any, options: DeviceFlowOptio
   };
 }
 
-/** One request through the provider's own handler, in process (no socket): what a browser would get (a GET unless a form is sent). */
-function requestInProcess(
+/** One request through the provider's own handler, in process (no socket): what a browser would get (a GET unless a form is sent; `rawBody` is sent as the form's body as it is). */
+export function requestInProcess(
   handler: (req: IncomingMessage, res: ServerResponse) => void,
   url: string,
-  send: { cookie?: string; form?: Record<string, string>; headers?: Record<string, string> } = {},
+  send: { cookie?: string; form?: Record<string, string>; rawBody?: string; headers?: Record<string, string> } = {},
 ): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   const req = new IncomingMessage(new Socket());
-  const body = send.form ? new URLSearchParams(send.form).toString() : undefined;
+  const body = send.rawBody ?? (send.form ? new URLSearchParams(send.form).toString() : undefined);
   req.method = body === undefined ? 'GET' : 'POST';
   req.url = url;
   req.headers = {

@@ -16,12 +16,13 @@ import { DPOP_PROOF_MODEL, type OidcKeyStore, type OidcStateStore } from '../../
 import type { AttemptBudgets } from '../../store/attempt-budgets.js';
 import { generateClientSecret, hashClientSecret } from '../../domain/oidc/index.js';
 import type { RepeatedErrorLog } from '../repeated-errors.js';
-import { createProvider, LIFETIMES, OIDC_ROUTES, type Lifetimes } from './configuration.js';
+import { createProvider, LIFETIMES, OIDC_ROUTES, POST_METHOD_PATHS, type Lifetimes } from './configuration.js';
 import { AS_METADATA_PATH, DISCOVERY_PATH, isOidcPath } from './paths.js';
 import { PROVIDER_CSP, renderErrorPage } from './pages.js';
 import { checkDeviceFlowExtension, checkExtensions, checkIssuerRequests, secretTransport } from './extensions.js';
 import { checkRedirectUris } from './redirect-uris.js';
 import { checkUnauthorizedClient } from './unauthorized-client.js';
+import { checkPostMethods } from './post-methods.js';
 import { keySetMaxAge, loadKeySet, PUBLIC_MAX_AGE_SECONDS, rotateKeys, stateSealKey, type KeySet, type RotationPolicy } from './keys.js';
 import { clientSecretThrottle } from './throttle.js';
 import { registerLogin, type LoginPorts } from './login.js';
@@ -200,6 +201,7 @@ export function mountOidc(fastify: FastifyInstance, deps: OidcDeps): OidcMount {
     checkSingleUse(provider);
     checkOfflineAccess(provider);
     await checkIssuerRequests(provider, issuer);
+    await checkPostMethods(provider, { paths: POST_METHOD_PATHS });
     provider.on('server_error', (_ctx: Any, err: Error) => deps.errors.error(err, { component: 'oidc' }, 'OpenID Provider error'));
     if (deps.noteOAuthError) noteOAuthErrors(provider, deps.noteOAuthError);
     if (deps.audit) auditProvider(provider, deps.audit, deps.errors);
