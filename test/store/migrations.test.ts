@@ -4,6 +4,7 @@
 // this Keyhold does not know (a newer Keyhold migrated it) is refused, naming
 // both versions, and left as it was; a database migrated by drizzle's own
 // migrator (earlier releases) takes only the migrations it lacks.
+import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -16,7 +17,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/store/database.js';
 import { openPgliteEngine } from '../../src/store/pglite-open.js';
 import { readMigrations, SchemaTooNew, type MigrationRun } from '../../src/store/migrate.js';
-import { announcePostgresSkip, createPostgresDatabase, pgliteDirFromTemplate, postgresAvailable, tempDir } from '../support/databases.js';
+import { KEYHOLD_VERSION } from '../../src/server/version.js';
+import { announcePostgresSkip, createPostgresDatabase, pgliteDirFromTemplate, postgresAvailable, tempDir, TEST_MASTER_KEY } from '../support/databases.js';
+import { repoRoot } from '../support/keyhold.js';
 
 const folder = fileURLToPath(new URL('../../src/store/migrations/', import.meta.url));
 const migrations = readMigrations(folder);
@@ -148,6 +151,15 @@ describe.skipIf(!postgresAvailable)('PostgreSQL', () => {
       await db.close();
 
       await expectRefused(() => openDatabase({ databaseUrl: created.url, dataDir, keyholdVersion: '0.5.0' }));
+      // The built keyhold (package.json's version) refuses to start, saying so, with a non-zero exit.
+      const started = spawnSync(process.execPath, ['bin/keyhold.js'], {
+        cwd: repoRoot,
+        env: { PATH: process.env.PATH, DATABASE_URL: created.url, KEYHOLD_MASTERKEY: TEST_MASTER_KEY, KEYHOLD_PORT: '0', KEYHOLD_DATA_DIR: dataDir, KEYHOLD_LOG_LEVEL: 'silent' },
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
+      expect(started.status).toBe(1);
+      expect(started.stderr).toContain(`keyhold: could not start: the database was migrated by Keyhold 9.1.0: it has 1 migration this Keyhold ${KEYHOLD_VERSION} does not know.`);
       // Refused under the migration lock, which it released; nothing changed.
       const raw = postgres(created.url, { max: 1, onnotice: () => {} });
       await raw`delete from drizzle.__drizzle_migrations where created_at > ${newest.when}`;
