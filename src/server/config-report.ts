@@ -75,17 +75,26 @@ export function disagreementWarnings(env: Env, config: Config): ConfigWarning[] 
       fields: { variable: 'KEYHOLD_RATE_LIMIT_BURST', because: 'KEYHOLD_RATE_LIMIT_PER_SECOND' },
     });
   }
-  // The issuer and the WebAuthn settings: the same check a start makes once it listens (start.ts).
-  // Defaulted origins follow the issuer and always agree; port 0's issuer is known only once listening.
-  if (config.oidc.issuer || (!config.webauthn.originsDefaulted && config.port !== 0)) {
-    for (const w of relyingPartyWarnings(effectiveIssuer(config), config.webauthn, [])) warnings.push(w);
-  }
   return warnings;
 }
 
-/** Every warning a start logs about its configuration. */
-export function configWarnings(env: Env, config: Config): ConfigWarning[] {
+/**
+ * The warnings of a start, logged before it opens the database. The issuer
+ * against the WebAuthn settings is checked later in the start, once the port
+ * is known (start.ts, relyingPartyWarnings).
+ */
+export function startWarnings(env: Env, config: Config): ConfigWarning[] {
   return [...unknownVariableWarnings(env), ...disagreementWarnings(env, config)];
+}
+
+/** Every warning a start would log about its configuration (for `keyhold config`, which starts nothing). */
+export function configWarnings(env: Env, config: Config): ConfigWarning[] {
+  const warnings = startWarnings(env, config);
+  // Defaulted origins follow the issuer and always agree; port 0's issuer is known only once listening.
+  if (config.oidc.issuer || (!config.webauthn.originsDefaulted && config.port !== 0)) {
+    warnings.push(...relyingPartyWarnings(effectiveIssuer(config), config.webauthn, []));
+  }
+  return warnings;
 }
 
 /** The issuer in force: KEYHOLD_ISSUER, else the port's own (`0` is only known once listening). */

@@ -6,7 +6,7 @@ import pino from 'pino';
 import { adminTokenSummary } from './bootstrap.js';
 import { ConfigError, loadConfig } from './config.js';
 import { EXIT_INVALID_CONFIG, invalidConfigurationText } from './config-command.js';
-import { configWarnings } from './config-report.js';
+import { startWarnings } from './config-report.js';
 import { loggerOptions } from './logger.js';
 import { startKeyhold } from './start.js';
 
@@ -31,7 +31,7 @@ export async function run(): Promise<void> {
   }
   const log = pino(loggerOptions(config));
   // Names of variables and settings only: a secret's value is never part of a warning.
-  for (const w of configWarnings(process.env, config)) log.warn(w.fields, w.message);
+  for (const w of startWarnings(process.env, config)) log.warn(w.fields, w.message);
   // Signals are caught from here on: a SIGTERM while Keyhold starts (it may already answer
   // /healthz) waits for the start to finish and then drains, instead of killing the process
   // in the middle of a migration or bootstrap.

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/server/config.js';
 import { CONFIG_VARIABLES } from '../../src/server/config-variables.js';
 import { printConfig } from '../../src/server/config-command.js';
-import { closestVariable, configReport, configWarnings, redactDatabaseUrl } from '../../src/server/config-report.js';
+import { closestVariable, configReport, configWarnings, redactDatabaseUrl, startWarnings } from '../../src/server/config-report.js';
 
 const KEY = 'masterkey-0123456789-0123456789-abcdef';
 const messages = (env: Record<string, string>) => configWarnings(env, loadConfig(env)).map((w) => w.message);
@@ -40,6 +40,9 @@ describe('settings that disagree', () => {
     expect(messages({ KEYHOLD_ISSUER: 'https://login.example.com', KEYHOLD_WEBAUTHN_RP_IDS: 'example.com', KEYHOLD_WEBAUTHN_ORIGINS: 'https://app.example.com' })).toEqual([
       "the login cannot use security keys: KEYHOLD_ISSUER's origin https://login.example.com is not in KEYHOLD_WEBAUTHN_ORIGINS (https://app.example.com); users with a key, and users of a forceMfa org, cannot log in",
     ]);
+    // A start logs this one once, when it listens (start.ts), not also among its early warnings.
+    const env = { KEYHOLD_ISSUER: 'https://login.example.com', KEYHOLD_WEBAUTHN_RP_IDS: 'other.example', KEYHOLD_WEBAUTHN_ORIGINS: 'https://other.example' };
+    expect(startWarnings(env, loadConfig(env))).toEqual([]);
     // Without KEYHOLD_ISSUER the issuer is the port's own.
     expect(messages({ KEYHOLD_WEBAUTHN_RP_IDS: 'example.com', KEYHOLD_WEBAUTHN_ORIGINS: 'https://login.example.com' })[0]).toMatch(/KEYHOLD_ISSUER's host localhost is none of KEYHOLD_WEBAUTHN_RP_IDS \(example\.com\)/);
   });
