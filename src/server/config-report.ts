@@ -124,7 +124,7 @@ export const EFFECTIVE_VALUES: Readonly<Record<string, (c: Config) => string>> =
   KEYHOLD_PORT: (c) => String(c.port),
   KEYHOLD_HOST: (c) => c.host,
   KEYHOLD_DATA_DIR: (c) => c.dataDir,
-  DATABASE_URL: (c) => c.databaseUrl ?? '— (embedded PGlite in KEYHOLD_DATA_DIR)',
+  DATABASE_URL: (c) => c.databaseUrl ?? '— (embedded PGlite)',
   KEYHOLD_PGLITE_SHARED_BUFFERS: (c) => c.pgliteSharedBuffers,
   KEYHOLD_DATABASE_POOL_SIZE: (c) => String(c.databasePoolSize),
   KEYHOLD_ADMIN_PAT_FILE: (c) => c.adminPatFile,
@@ -192,7 +192,7 @@ export function configReport(env: Env, readFile?: ReadFile): { text: string; war
   const { config, files } = loadConfigAndFiles(env, readFile);
   const settings = effectiveSettings(env, config, files);
   const nameWidth = Math.max(...settings.map((s) => s.name.length));
-  const valueWidth = Math.min(48, Math.max(...settings.map((s) => s.value.length)));
+  const valueWidth = Math.min(40, Math.max(...settings.map((s) => s.value.length)));
   const lines = settings.map((s) => {
     const source = s.file ? `file (${s.file.variable}=${s.file.path})` : s.source;
     return `${s.name.padEnd(nameWidth)}  ${s.value.padEnd(valueWidth)}  ${source}`.trimEnd();
