@@ -1,7 +1,8 @@
 // Every environment variable Keyhold reads, documented once: `keyhold --help`
-// prints the one-line summaries, and the README's Configuration table is this
-// table rendered (test/server/config-variables.test.ts fails when the README,
-// this table or the variables config.ts really reads disagree).
+// prints the one-line summaries, docs/configuration.md is this table rendered
+// (scripts/config-reference.ts writes it), and `keyhold config` lists every
+// setting in this order (test/server/config-variables.test.ts fails when the
+// page, this table or the variables config.ts really reads disagree).
 // Texts are Markdown: `code` in backticks (stripped for the terminal).
 
 export interface ConfigVariable {
@@ -11,8 +12,27 @@ export interface ConfigVariable {
   default: string;
   /** One line: what it sets. */
   summary: string;
-  /** More for the README (not in --help), appended as it is: starts with its own separator. */
+  /** More for docs/configuration.md (not in --help), appended as it is: starts with its own separator. */
   more?: string;
+  /**
+   * The value holds a secret: `keyhold config` never prints it (`url-password`:
+   * a URL printed without its password), and `<NAME>_FILE` may name a file
+   * holding it instead (a row of its own, `fileOf` this name).
+   */
+  secret?: 'whole' | 'url-password';
+  /** This row is `<fileOf>_FILE`: the variable's value read from a file (config.ts secretsFromFiles). */
+  fileOf?: string;
+}
+
+/** The row of `<name>_FILE` for a secret-bearing variable. */
+function fileRow(name: string): ConfigVariable {
+  return {
+    names: [`${name}_FILE`],
+    default: '—',
+    summary: `a file holding \`${name}\` (a mounted container secret); its content without one trailing newline`,
+    more: `. Set \`${name}\` or \`${name}_FILE\`, not both; an unreadable or empty file stops the start naming the variable and the path, never the content`,
+    fileOf: name,
+  };
 }
 
 export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
@@ -24,7 +44,9 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
     default: '—',
     summary: '`postgres://…`: use PostgreSQL instead of PGlite (several Keyholds may share it)',
     more: '. A Unix socket the libpq way: `postgres://user@/db?host=/var/run/postgresql` (cheaper than loopback TCP, see Performance)',
+    secret: 'url-password',
   },
+  fileRow('DATABASE_URL'),
   {
     names: ['KEYHOLD_PGLITE_SHARED_BUFFERS'],
     default: '`16MB`',
@@ -88,7 +110,9 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
     default: '`<dataDir>/masterkey`',
     summary: 'at least 32 characters; encrypts the OpenID signing keys at rest',
     more: '. Required with `DATABASE_URL` (every process on the database needs the same one); on the embedded default it is generated into the data directory (mode 0600)',
+    secret: 'whole',
   },
+  fileRow('KEYHOLD_MASTERKEY'),
   { names: ['KEYHOLD_ACCESS_TOKEN_LIFETIME_SECONDS'], default: '`43200`', summary: 'lifetime of OpenID access tokens (12 h, ZITADEL\'s default)' },
   { names: ['KEYHOLD_ID_TOKEN_LIFETIME_SECONDS'], default: '`43200`', summary: 'lifetime of ID tokens (12 h; an app\'s `clockSkew` is added)' },
   { names: ['KEYHOLD_REFRESH_TOKEN_IDLE_SECONDS'], default: '`2592000`', summary: 'a refresh token unused this long expires (30 days)' },
@@ -124,7 +148,7 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
     names: ['KEYHOLD_RATE_LIMIT_PER_SECOND', 'KEYHOLD_RATE_LIMIT_BURST'],
     default: '`0` (off)',
     summary: 'token bucket per client IP and per token on every RPC and protocol (burst `0` = the rate)',
-    more: '. The IP bucket counts before authentication; over it: 429 / `RESOURCE_EXHAUSTED` `RATE_LIMITED` with `retry-after` and `RetryInfo`. **Switch it on for any deployment reachable from the internet** (see below)',
+    more: '. The IP bucket counts before authentication; over it: 429 / `RESOURCE_EXHAUSTED` `RATE_LIMITED` with `retry-after` and `RetryInfo`. **Switch it on for any deployment reachable from the internet**',
   },
   {
     names: ['KEYHOLD_HEADERS_TIMEOUT_MS'],
@@ -153,12 +177,52 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   { names: ['KEYHOLD_MAX_CONCURRENT_STREAMS'], default: '`256`', summary: 'HTTP/2 `SETTINGS_MAX_CONCURRENT_STREAMS`' },
 ];
 
-/** The README's Configuration table. */
+/** The variables whose value may come from `<NAME>_FILE` instead. */
+export const SECRET_FILE_VARIABLES: readonly string[] = CONFIG_VARIABLES.flatMap((v) => (v.fileOf ? [v.fileOf] : []));
+
+/** docs/configuration.md's table. */
 export function configTableMarkdown(): string {
   const rows = CONFIG_VARIABLES.map((v) => {
     return `| ${v.names.map((n) => `\`${n}\``).join(', ')} | ${v.default} | ${v.summary}${v.more ?? ''} |`;
   });
   return ['| variable | default | meaning |', '|---|---|---|', ...rows].join('\n');
+}
+
+/** docs/configuration.md, whole: written by scripts/config-reference.ts, compared by test/server/config-variables.test.ts. */
+export function configurationReference(): string {
+  const secrets = SECRET_FILE_VARIABLES.map((n) => `\`${n}\``).join(' and ');
+  return `# Configuration
+
+<!-- Generated from src/server/config-variables.ts by \`npm run docs:config\`: edit the table there, not this page. -->
+
+Keyhold is configured by environment variables, nothing else. \`keyhold --help\` lists the same
+variables as this page, one line each.
+
+- **A bad value stops the start** with one line naming the variable and the problem
+  (\`keyhold: invalid configuration: KEYHOLD_PORT: expected a whole number, got "eighty"\`), exit code 2.
+- **Secrets from files.** ${secrets} may be given as files instead, the way container secrets are
+  mounted: \`KEYHOLD_MASTERKEY_FILE=/run/secrets/keyhold_masterkey\`. The value is the file's content
+  with one trailing newline removed. Setting a variable and its \`_FILE\` both stops the start, naming both;
+  an unreadable or empty file stops it naming the variable and the path. The content is never printed
+  or logged, also not in an error about the value (which names the file instead).
+- **A \`KEYHOLD_*\` variable that is no setting** is a warning at start naming the closest setting
+  (\`KEYHOLD_ISUER is not a Keyhold setting; did you mean KEYHOLD_ISSUER?\`): a misspelt variable
+  otherwise leaves the default in force without a word. It does not stop the start.
+- **Settings that disagree** are warnings at start naming both: WebAuthn RP ids or origins that
+  the issuer's host or origin does not match (the login then cannot use security keys),
+  \`KEYHOLD_PGLITE_SHARED_BUFFERS\` with \`DATABASE_URL\`, \`KEYHOLD_DATABASE_POOL_SIZE\` without it,
+  a burst without a rate, and a console app registered for an earlier issuer.
+- **\`keyhold config\`** prints every setting below, its effective value and where it came from
+  (\`environment\`, \`file\` with the \`_FILE\` variable and path, or \`default\`), then the warnings a
+  start would log (on stderr), and exits 0. Secrets are redacted: the master key entirely, the
+  password of \`DATABASE_URL\`. A configuration a start would refuse prints the same error and exits 2.
+- **The start-up line** names the console's URL: \`<issuer>/console/\`, the redirect URI the
+  console app is registered for (with the default issuer, \`http://localhost:<port>/console/\`).
+
+## Variables
+
+${configTableMarkdown()}
+`;
 }
 
 /** The variables for a terminal: one line each, summaries aligned (a long pair of names gets a line of its own). */

@@ -1,11 +1,13 @@
-// Configuration from the environment (README "Configuration"). Parsed once at
+// Configuration from the environment (docs/configuration.md). Parsed once at
 // start; a bad value stops the process with a message naming the variable.
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { isIP } from 'node:net';
 import { DEFAULT_MAX_PENDING_PER_USER } from '../domain/u2f/decider.js';
 import { originsOfRpId } from '../domain/webauthn/relying-party.js';
 import { DEFAULT_LIMITS, type ListenerLimits } from './listener.js';
 import { parseProxyRange, type ProxyRange } from './trusted-proxies.js';
+import { SECRET_FILE_VARIABLES } from './config-variables.js';
 
 export interface Config {
   port: number;
@@ -63,13 +65,63 @@ export interface Config {
 }
 
 export class ConfigError extends Error {
-  constructor(variable: string, problem: string) {
+  constructor(
+    readonly variable: string,
+    readonly problem: string,
+  ) {
     super(`${variable}: ${problem}`);
     this.name = 'ConfigError';
   }
 }
 
-type Env = Record<string, string | undefined>;
+export type Env = Record<string, string | undefined>;
+
+/** Reads a file named by a `<NAME>_FILE` variable (a parameter so that tests need no files). */
+export type ReadFile = (file: string) => string;
+
+/** A secret read from a file: the `_FILE` variable that named it and its path. */
+export interface SecretFile {
+  variable: string;
+  path: string;
+}
+
+/**
+ * The secret-bearing variables given as files (`KEYHOLD_MASTERKEY_FILE=/run/secrets/masterkey`,
+ * as container secrets are mounted): each file's content without one trailing
+ * newline (what `echo` and most editors add). Setting a variable and its file
+ * both is refused: which should win is a guess, and a stale one of the two
+ * would go unnoticed. Errors name the variable and the path, never the content.
+ */
+export function secretsFromFiles(env: Env, readFile: ReadFile = (file) => readFileSync(file, 'utf8')): { values: Record<string, string>; files: Record<string, SecretFile> } {
+  const values: Record<string, string> = {};
+  const files: Record<string, SecretFile> = {};
+  for (const name of SECRET_FILE_VARIABLES) {
+    const fileVariable = `${name}_FILE`;
+    const file = env[fileVariable];
+    const direct = env[name];
+    if (!file) continue;
+    if (direct) throw new ConfigError(fileVariable, `${name} and ${fileVariable} are both set; set only one of them`);
+    let content: string;
+    try {
+      content = readFile(file);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      throw new ConfigError(fileVariable, `cannot read "${file}"${code ? ` (${code})` : ''}`);
+    }
+    content = content.replace(/\r?\n$/, '');
+    if (content === '') throw new ConfigError(fileVariable, `"${file}" is empty`);
+    values[name] = content;
+    files[name] = { variable: fileVariable, path: file };
+  }
+  return { values, files };
+}
+
+/** The environment with the secrets read from files in place of their variables. */
+function withSecrets(env: Env, values: Record<string, string>): Env {
+  return new Proxy(env, {
+    get: (target, key) => (typeof key === 'string' && Object.hasOwn(values, key) ? values[key] : Reflect.get(target, key)),
+  });
+}
 
 function list(value: string | undefined): string[] {
   return (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
@@ -99,7 +151,25 @@ function origin(name: string, value: string): string {
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
-export function loadConfig(env: Env = process.env): Config {
+/** The configuration, from the environment and the files its `_FILE` variables name. */
+export function loadConfig(env: Env = process.env, readFile?: ReadFile): Config {
+  return loadConfigAndFiles(env, readFile).config;
+}
+
+/** loadConfig, and which secrets came from files (for `keyhold config`). */
+export function loadConfigAndFiles(env: Env = process.env, readFile?: ReadFile): { config: Config; files: Record<string, SecretFile> } {
+  const { values, files } = secretsFromFiles(env, readFile);
+  try {
+    return { config: configFrom(withSecrets(env, values)), files };
+  } catch (e) {
+    // A bad value read from a file: say which file (the value itself is never quoted).
+    const file = e instanceof ConfigError ? files[e.variable] : undefined;
+    if (file && e instanceof ConfigError) throw new ConfigError(e.variable, `${e.problem} (read from ${file.variable}, "${file.path}")`);
+    throw e;
+  }
+}
+
+function configFrom(env: Env): Config {
   const port = integer(env, 'KEYHOLD_PORT', 8080, 0, 65535);
   const dataDir = path.resolve(env.KEYHOLD_DATA_DIR || '.keyhold');
   const rpIds = list(env.KEYHOLD_WEBAUTHN_RP_IDS);

@@ -5,6 +5,8 @@
 import pino from 'pino';
 import { adminTokenSummary } from './bootstrap.js';
 import { ConfigError, loadConfig } from './config.js';
+import { EXIT_INVALID_CONFIG, invalidConfigurationText } from './config-command.js';
+import { startWarnings } from './config-report.js';
 import { loggerOptions } from './logger.js';
 import { startKeyhold } from './start.js';
 
@@ -22,12 +24,14 @@ export async function run(): Promise<void> {
     config = loadConfig();
   } catch (e) {
     if (e instanceof ConfigError) {
-      process.stderr.write(`keyhold: invalid configuration: ${e.message}\n`);
-      process.exit(2);
+      process.stderr.write(invalidConfigurationText(e));
+      process.exit(EXIT_INVALID_CONFIG);
     }
     throw e;
   }
   const log = pino(loggerOptions(config));
+  // Names of variables and settings only: a secret's value is never part of a warning.
+  for (const w of startWarnings(process.env, config)) log.warn(w.fields, w.message);
   // Signals are caught from here on: a SIGTERM while Keyhold starts (it may already answer
   // /healthz) waits for the start to finish and then drains, instead of killing the process
   // in the middle of a migration or bootstrap.
@@ -43,8 +47,8 @@ export async function run(): Promise<void> {
   });
   const admin = adminTokenSummary(keyhold.bootstrap, config.adminPatFile);
   log.info(
-    { url: keyhold.url, database: keyhold.database.kind, ...admin.fields },
-    `Keyhold listening on ${keyhold.url} (${keyhold.database.kind}); ${admin.text}`,
+    { url: keyhold.url, console: keyhold.consoleUrl, database: keyhold.database.kind, ...admin.fields },
+    `Keyhold listening on ${keyhold.url} (${keyhold.database.kind}); console at ${keyhold.consoleUrl}; ${admin.text}`,
   );
   let stopping = false;
   const shutDown = (code: number) => {

@@ -36,9 +36,15 @@ import { loginPorts } from './oidc/login-ports.js';
 import { loginAccess, rolesClaim } from '../queries/login-access.js';
 import { readyKeysByRpId } from '../store/queries/u2f-tokens.js';
 import { relyingPartyWarnings } from './oidc/relying-parties.js';
+import { CONSOLE_CLIENT_ID, consoleRedirectUri } from '../commands/instance/add-console-app.js';
 
 export interface RunningKeyhold {
+  /** Where the port listens (KEYHOLD_HOST and the port). */
   url: string;
+  /** The issuer every advertised URL is made from: KEYHOLD_ISSUER, else `http(s)://localhost:<port>`. */
+  issuer: string;
+  /** The console's URL: the console app's redirect URI, the only place its sign-in works. */
+  consoleUrl: string;
   port: number;
   config: Config;
   database: Database;
@@ -78,10 +84,33 @@ function logRekey({ rekey }: Database, log: Logger): void {
   }
 }
 
+/**
+ * The console signs in with its own origin's `/console/` as redirect URI, and
+ * its app was registered with the issuer of the start that made it: after
+ * KEYHOLD_ISSUER changed, the console at the new issuer is refused
+ * (invalid_redirect_uri) until its app has the new URI. Said at start.
+ */
+export async function warnOfStaleConsoleApp(read: Pick<ReadModel, 'appByClientId'>, issuer: string, consoleUrl: string, log: Logger): Promise<void> {
+  const app = await read.appByClientId(CONSOLE_CLIENT_ID);
+  const registered = app?.config?.redirectUris ?? [];
+  if (!app || registered.includes(consoleUrl)) return;
+  log.warn(
+    { issuer, consoleUrl, registered, clientId: CONSOLE_CLIENT_ID },
+    `the console at ${consoleUrl} cannot sign in: its app (client id ${CONSOLE_CLIENT_ID}) is registered for ${registered.join(', ') || 'no redirect URI'}, not for KEYHOLD_ISSUER's ${consoleUrl}; add ${consoleUrl} to the app's redirect and post-logout URIs, or start with the earlier KEYHOLD_ISSUER`,
+  );
+}
+
 export async function startKeyhold(config: Config, log: Logger = pino(loggerOptions(config))): Promise<RunningKeyhold> {
   // Keyhold's own registry (metrics.ts); the store reports to it through its observer port.
   const metrics = createMetrics();
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pgliteSharedBuffers: config.pgliteSharedBuffers, poolSize: config.databasePoolSize, observer: metrics.store });
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    pgliteSharedBuffers: config.pgliteSharedBuffers,
+    poolSize: config.databasePoolSize,
+    observer: metrics.store,
+    onMigrated: (run) => log.info({ migration: run.number, name: run.name, ms: run.ms }, `migration ${run.number} ${run.name} applied in ${run.ms} ms`),
+  });
   logRekey(database, log);
   const threads = config.webauthn.verifyThreads > 0 ? verificationThreads(config.webauthn.verifyThreads) : undefined;
   if (threads) metrics.watchVerificationQueue(() => threads.queueDepth());
@@ -181,6 +210,8 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
     // Security keys the login cannot take, said once at start (relying-parties.ts): counts and RP ids only.
     for (const w of relyingPartyWarnings(issuer, webauthn, await readyKeysByRpId(database.sql))) log.warn(w.fields, w.message);
     await ensureConsoleApp(readModel, events, issuer, log);
+    const consoleUrl = consoleRedirectUri(issuer);
+    await warnOfStaleConsoleApp(readModel, issuer, consoleUrl, log);
     const housekeeping = startHousekeeping({
       deleteExpired: expiredRegistrationSweeper(database, metrics.store),
       expiredKeptMs: config.webauthn.expiredKeptMs,
@@ -194,6 +225,8 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
     let stopping: Promise<void> | undefined;
     return {
       url,
+      issuer,
+      consoleUrl,
       port,
       config,
       database,

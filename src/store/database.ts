@@ -10,14 +10,14 @@ import postgres from 'postgres';
 import { sql } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
-import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
-import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import * as schema from './schema.js';
 import { databaseUnavailable, isUnavailable, StorageUnavailable } from './errors.js';
 import { guardEngine } from './pglite-guard.js';
 import { storageHealth, type StorageHealth } from './storage-health.js';
 import { lockDataDir } from './lock-file.js';
+import { readMigrations, runMigrations, type MigrationQuery, type MigrationRun, type MigrationTransaction } from './migrate.js';
+import { KEYHOLD_VERSION } from '../server/version.js';
 import { databaseErrorKind, NO_OBSERVER, type StoreObserver } from './observer.js';
 import { securePgliteDir } from './private-data-dir.js';
 import { openPgliteEngine } from './pglite-open.js';
@@ -61,6 +61,10 @@ export interface OpenDatabaseOptions {
   poolSize?: number;
   /** Hears of failed pings (./observer.ts); the event store and the read model take it too. */
   observer?: StoreObserver;
+  /** Told of each migration as it commits (./migrate.ts). */
+  onMigrated?: (run: MigrationRun) => void;
+  /** The version recorded in keyhold_schema by the migrations this open applies (default: package.json's). */
+  keyholdVersion?: string;
 }
 
 const migrationsFolder = fileURLToPath(new URL('./migrations', import.meta.url));
@@ -75,8 +79,20 @@ function unavailable(err: unknown, what: string): unknown {
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   const observer = options.observer ?? NO_OBSERVER;
-  return options.databaseUrl ? openPostgres(options.databaseUrl, options.poolSize ?? 20, observer) : openPglite(options.dataDir, options.pgliteSharedBuffers, observer);
+  const migrating: Migrating = { keyholdVersion: options.keyholdVersion ?? KEYHOLD_VERSION, onMigrated: options.onMigrated };
+  return options.databaseUrl
+    ? openPostgres(options.databaseUrl, options.poolSize ?? 20, observer, migrating)
+    : openPglite(options.dataDir, options.pgliteSharedBuffers, observer, migrating);
 }
+
+interface Migrating {
+  keyholdVersion: string;
+  onMigrated?: (run: MigrationRun) => void;
+}
+
+/** This build's migrations, read once per open (a few kB). */
+const migrate = (query: MigrationQuery, transaction: MigrationTransaction, migrating: Migrating) =>
+  runMigrations({ query, transaction, migrations: readMigrations(migrationsFolder), ...migrating });
 
 /**
  * Connection behaviour, mostly for when PostgreSQL is away (test/reliability/outage*.test.ts).
@@ -104,10 +120,10 @@ export const POSTGRES_CONNECTION_OPTIONS = {
   backoff: (failures: number) => Math.min(0.01 * 2 ** failures, 0.1) * (0.5 + Math.random() / 2), // seconds
 } as const;
 
-async function openPostgres(databaseUrl: string, poolSize: number, observer: StoreObserver): Promise<Database> {
+async function openPostgres(databaseUrl: string, poolSize: number, observer: StoreObserver, migrating: Migrating): Promise<Database> {
   // Before any connection: an unrepaired driver works until the first outage (./postgres-repairs.ts).
   assertPostgresRepaired();
-  const rekey = await migratePostgresLocked(databaseUrl);
+  const rekey = await migratePostgresLocked(databaseUrl, migrating);
   const { url, host } = postgresTarget(databaseUrl);
   // Every wait on the serving pool is bounded (./wait-bounds.ts); the migration connection's are not.
   const client = postgres(url, { max: poolSize, onnotice: () => {}, ...POSTGRES_CONNECTION_OPTIONS, connection: SERVER_TIMEOUTS, ...(host ? { host } : {}) });
@@ -169,16 +185,16 @@ function preparingStatements(sql: postgres.Sql, waitMs?: number): postgres.Sql {
  * collide on PostgreSQL's catalog unique index. The names stored before
  * migration 0001 are keyed under the same lock, before anything serves.
  */
-async function migratePostgresLocked(databaseUrl: string): Promise<RekeyReport> {
+async function migratePostgresLocked(databaseUrl: string, migrating: Migrating): Promise<RekeyReport> {
   const { url, host } = postgresTarget(databaseUrl);
   const client = postgres(url, { max: 1, onnotice: () => {}, ...POSTGRES_CONNECTION_OPTIONS, ...(host ? { host } : {}) });
   try {
     await client`select pg_advisory_lock(${MIGRATION_LOCK_KEY.toString()}::bigint)`;
     try {
-      await migratePostgres(drizzlePostgres(client), { migrationsFolder });
-      return await rekeyIdentifiers((work) =>
-        client.begin((tx) => work((text, params) => tx.unsafe(text, (params ?? []) as postgres.ParameterOrJSON<never>[]))) as Promise<never>,
-      );
+      const transaction: MigrationTransaction = (work) =>
+        client.begin((tx) => work((text, params) => tx.unsafe(text, (params ?? []) as postgres.ParameterOrJSON<never>[]))) as Promise<never>;
+      await migrate((text, params) => client.unsafe(text, (params ?? []) as postgres.ParameterOrJSON<never>[]), transaction, migrating);
+      return await rekeyIdentifiers(transaction);
     } finally {
       await client`select pg_advisory_unlock(${MIGRATION_LOCK_KEY.toString()}::bigint)`;
     }
@@ -189,7 +205,7 @@ async function migratePostgresLocked(databaseUrl: string): Promise<RekeyReport> 
   }
 }
 
-async function openPglite(dataDir: string, sharedBuffers: string | undefined, observer: StoreObserver): Promise<Database> {
+async function openPglite(dataDir: string, sharedBuffers: string | undefined, observer: StoreObserver, migrating: Migrating): Promise<Database> {
   const dir = resolve(dataDir);
   const pgdata = join(dir, 'pgdata');
   // Owner-only before anything is written in it, or refuse to start (private-data-dir.ts).
@@ -200,11 +216,11 @@ async function openPglite(dataDir: string, sharedBuffers: string | undefined, ob
     client = await openPgliteEngine(dir, pgdata, sharedBuffers);
     const engine = guardEngine(client);
     const pglite = drizzlePglite(client, { schema });
-    await migratePglite(pglite, { migrationsFolder });
     const opened = client;
-    const rekey = await rekeyIdentifiers((work) =>
-      opened.transaction((tx) => work(async (text, params) => (await tx.query<Record<string, unknown>>(text, params)).rows)),
-    );
+    const transaction: MigrationTransaction = (work) =>
+      opened.transaction((tx) => work(async (text, params) => (await tx.query<Record<string, unknown>>(text, params)).rows));
+    await migrate(async (text, params) => (await opened.query<Record<string, unknown>>(text, params)).rows, transaction, migrating);
+    const rekey = await rekeyIdentifiers(transaction);
     const db: Db = pglite;
     const storage = storageHealth({ probe: async () => probeDirectory(dir) });
     void engine.failed.then((err) => storage.stopped(err));

@@ -5,6 +5,7 @@
 // commit a build was made from; the sources, not built, say "unknown".
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CONFIG_VARIABLES } from '../../src/server/config-variables.js';
@@ -21,10 +22,10 @@ const COMMANDS = [
 ] as const;
 
 /** Runs the command with a port that would be taken if a server started by mistake. */
-function keyhold(command: readonly string[], args: string[]) {
+function keyhold(command: readonly string[], args: string[], env: Record<string, string> = {}) {
   const res = spawnSync(process.execPath, [...command, ...args], {
     cwd: repoRoot,
-    env: { ...process.env, KEYHOLD_PORT: '0', KEYHOLD_DATA_DIR: path.join(repoRoot, '.no-such-dir-keyhold-cli-test') },
+    env: { ...process.env, KEYHOLD_PORT: '0', KEYHOLD_DATA_DIR: path.join(repoRoot, '.no-such-dir-keyhold-cli-test'), ...env },
     encoding: 'utf8',
     timeout: 30_000,
   });
@@ -36,7 +37,7 @@ describe.each(COMMANDS)('%s', (_label, command, commit) => {
     for (const flag of ['--help', '-h']) {
       const res = keyhold(command, [flag]);
       expect(res.code).toBe(0);
-      expect(res.stdout).toMatch(/^Usage: keyhold \[--help \| --version\]/);
+      expect(res.stdout).toMatch(/^Usage: keyhold \[config \| --help \| --version\]/);
       for (const name of CONFIG_VARIABLES.flatMap((v) => v.names)) expect(res.stdout).toContain(name);
       expect(res.stdout).not.toContain('listening');
       expect(res.stderr).toBe('');
@@ -65,5 +66,36 @@ describe.each(COMMANDS)('%s', (_label, command, commit) => {
       expect(res.stdout).toBe('');
     }
     expect(fs.existsSync(path.join(repoRoot, '.no-such-dir-keyhold-cli-test'))).toBe(false);
+  });
+});
+
+describe('keyhold config (the build)', () => {
+  it('prints each setting with its source, secrets redacted, warnings on stderr, exit 0; a configuration a start refuses: its error, exit 2', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'keyhold-config-'));
+    try {
+      const key = 'cli-test-masterkey-0123456789-abcdefghij';
+      fs.writeFileSync(path.join(dir, 'masterkey'), `${key}\n`);
+      const env = {
+        KEYHOLD_MASTERKEY_FILE: path.join(dir, 'masterkey'),
+        DATABASE_URL: 'postgres://keyhold:cli-hunter2@db.internal/keyhold',
+        KEYHOLD_ISUER: 'https://login.example.com',
+      };
+      const res = keyhold(['bin/keyhold.js'], ['config'], env);
+      expect(res.code, res.stderr).toBe(0);
+      expect(res.stdout).toMatch(new RegExp(`^KEYHOLD_MASTERKEY +\\(set, redacted\\) +file \\(KEYHOLD_MASTERKEY_FILE=${dir}/masterkey\\)$`, 'm'));
+      expect(res.stdout).toMatch(/^DATABASE_URL +postgres:\/\/keyhold:REDACTED@db\.internal\/keyhold +environment$/m);
+      expect(res.stdout).toMatch(/^KEYHOLD_ISSUER +http:\/\/localhost:<port> +default$/m);
+      expect(res.stdout + res.stderr).not.toContain(key);
+      expect(res.stdout + res.stderr).not.toContain('cli-hunter2');
+      expect(res.stderr).toBe('keyhold: warning: KEYHOLD_ISUER is not a Keyhold setting; did you mean KEYHOLD_ISSUER?\n');
+
+      const refused = keyhold(['bin/keyhold.js'], ['config'], { ...env, KEYHOLD_MASTERKEY: key });
+      expect(refused.code).toBe(2);
+      expect(refused.stdout).toBe('');
+      expect(refused.stderr).toBe('keyhold: invalid configuration: KEYHOLD_MASTERKEY_FILE: KEYHOLD_MASTERKEY and KEYHOLD_MASTERKEY_FILE are both set; set only one of them\n');
+      expect(fs.existsSync(path.join(repoRoot, '.no-such-dir-keyhold-cli-test'))).toBe(false);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

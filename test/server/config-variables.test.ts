@@ -1,13 +1,14 @@
 // One table of environment variables (src/server/config-variables.ts) for
-// `keyhold --help` and the README: it names exactly the variables loadConfig
-// reads, and the README's Configuration table is that table rendered. When
-// this fails after adding a variable: add it to the table, then paste the
-// expected table below (from the failure's diff) into the README.
+// `keyhold --help`, `keyhold config` and docs/configuration.md: it names
+// exactly the variables loadConfig reads, and the committed page is the one
+// generated from it. When this fails after changing a variable: change the
+// table, then `npm run docs:config`.
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/server/config.js';
-import { CONFIG_VARIABLES, configTableMarkdown } from '../../src/server/config-variables.js';
+import { CONFIG_VARIABLES, configurationReference, SECRET_FILE_VARIABLES } from '../../src/server/config-variables.js';
+import { EFFECTIVE_VALUES } from '../../src/server/config-report.js';
 import { helpText } from '../../src/server/cli.js';
 import { repoRoot } from '../support/keyhold.js';
 
@@ -31,12 +32,19 @@ describe('the table of environment variables', () => {
     expect(new Set(documented).size).toBe(documented.length);
   });
 
-  it("is the README's Configuration table", () => {
-    const readme = fs.readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
-    const start = readme.indexOf('| variable | default | meaning |');
-    expect(start).toBeGreaterThan(0);
-    const end = readme.indexOf('\n\n', start);
-    expect(readme.slice(start, end)).toBe(configTableMarkdown());
+  it('is docs/configuration.md, generated (npm run docs:config)', () => {
+    const page = fs.readFileSync(path.join(repoRoot, 'docs', 'configuration.md'), 'utf8');
+    expect(page).toBe(configurationReference());
+    for (const name of CONFIG_VARIABLES.flatMap((v) => v.names)) expect(page).toContain(`\`${name}\``);
+  });
+
+  it('gives every secret-bearing variable a _FILE row, and every setting an effective value for keyhold config', () => {
+    const secret = CONFIG_VARIABLES.filter((v) => v.secret).flatMap((v) => v.names);
+    expect(secret.sort()).toEqual(['DATABASE_URL', 'KEYHOLD_MASTERKEY']);
+    expect([...SECRET_FILE_VARIABLES].sort()).toEqual(secret);
+    for (const name of secret) expect(CONFIG_VARIABLES.some((v) => v.names.includes(`${name}_FILE`) && v.fileOf === name), name).toBe(true);
+    const settings = CONFIG_VARIABLES.filter((v) => !v.fileOf).flatMap((v) => v.names);
+    expect(Object.keys(EFFECTIVE_VALUES).sort()).toEqual(settings.sort());
   });
 
   it('keyhold --help lists each variable on one line, without Markdown', () => {

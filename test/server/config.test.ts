@@ -1,4 +1,7 @@
 // Config from the environment: defaults, and a clear error naming the variable.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/server/config.js';
 
@@ -78,5 +81,60 @@ describe('the issuer, relying parties and proxies', () => {
       { address: '::1' },
       { address: 'fd00::', prefix: 8 },
     ]);
+  });
+});
+
+describe('secrets from files (KEYHOLD_MASTERKEY_FILE, DATABASE_URL_FILE)', () => {
+  const KEY = 'k'.repeat(40);
+  const files = (contents: Record<string, string>) => (file: string) => {
+    if (!(file in contents)) throw Object.assign(new Error(`ENOENT: ${file}`), { code: 'ENOENT' });
+    return contents[file]!;
+  };
+
+  it("reads the value from the file, without one trailing newline", () => {
+    const read = files({ '/run/secrets/mk': `${KEY}\n`, '/run/secrets/db': 'postgres://kh:pw@db/kh\r\n', '/run/secrets/two': `${KEY}\n\n` });
+    const c = loadConfig({ KEYHOLD_MASTERKEY_FILE: '/run/secrets/mk', DATABASE_URL_FILE: '/run/secrets/db' }, read);
+    expect(c.oidc.masterKey).toBe(KEY);
+    expect(c.databaseUrl).toBe('postgres://kh:pw@db/kh');
+    expect(loadConfig({ KEYHOLD_MASTERKEY_FILE: '/run/secrets/two' }, read).oidc.masterKey).toBe(`${KEY}\n`);
+    // Given directly, as before.
+    expect(loadConfig({ KEYHOLD_MASTERKEY: KEY }, read).oidc.masterKey).toBe(KEY);
+  });
+
+  it('refuses a variable and its file both set, naming both', () => {
+    const read = files({ '/run/secrets/mk': KEY });
+    expect(() => loadConfig({ KEYHOLD_MASTERKEY: KEY, KEYHOLD_MASTERKEY_FILE: '/run/secrets/mk' }, read)).toThrow(
+      /^KEYHOLD_MASTERKEY_FILE: KEYHOLD_MASTERKEY and KEYHOLD_MASTERKEY_FILE are both set; set only one of them$/,
+    );
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://x/y', DATABASE_URL_FILE: '/run/secrets/mk', KEYHOLD_MASTERKEY: KEY }, read)).toThrow(/DATABASE_URL and DATABASE_URL_FILE are both set/);
+  });
+
+  it('an unreadable or empty file: an error naming the variable and the path, never the content', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'keyhold-secret-'));
+    try {
+      const missing = path.join(dir, 'missing');
+      expect(() => loadConfig({ KEYHOLD_MASTERKEY_FILE: missing })).toThrow(new ConfigError('KEYHOLD_MASTERKEY_FILE', `cannot read "${missing}" (ENOENT)`));
+      expect(() => loadConfig({ KEYHOLD_MASTERKEY_FILE: dir })).toThrow(/^KEYHOLD_MASTERKEY_FILE: cannot read ".*" \(EISDIR\)$/);
+      const empty = path.join(dir, 'empty');
+      writeFileSync(empty, '\n');
+      expect(() => loadConfig({ KEYHOLD_MASTERKEY_FILE: empty })).toThrow(new ConfigError('KEYHOLD_MASTERKEY_FILE', `"${empty}" is empty`));
+      // A bad value read from a file: the variable, the file, not the value.
+      const short = path.join(dir, 'short');
+      writeFileSync(short, 'hunter2-short-secret\n');
+      const err = (() => {
+        try {
+          loadConfig({ KEYHOLD_MASTERKEY_FILE: short });
+        } catch (e) {
+          return e as Error;
+        }
+      })();
+      expect(err?.message).toBe(`KEYHOLD_MASTERKEY: must be at least 32 characters (e.g. \`openssl rand -base64 32\`) (read from KEYHOLD_MASTERKEY_FILE, "${short}")`);
+      const url = path.join(dir, 'url');
+      writeFileSync(url, 'mysql://kh:hunter2@db/kh\n');
+      expect(() => loadConfig({ DATABASE_URL_FILE: url, KEYHOLD_MASTERKEY: KEY })).toThrow(/^DATABASE_URL: must be a postgres:\/\/ or postgresql:\/\/ URL \(read from DATABASE_URL_FILE, ".*url"\)$/);
+      expect(() => loadConfig({ DATABASE_URL_FILE: url, KEYHOLD_MASTERKEY: KEY })).not.toThrow(/hunter2/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

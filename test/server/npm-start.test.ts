@@ -80,7 +80,8 @@ describe('npm start', () => {
   ])('%s prints the URL, serves /healthz, verifies a key on its thread, never logs the admin token, and stops on SIGTERM', async (_label, direct) => {
     const dir = await tempDir('keyhold-start-');
     dirs.push(dir);
-    const run = npmStart({ KEYHOLD_PORT: '0', KEYHOLD_DATA_DIR: dir }, direct);
+    // A misspelt setting is a warning, not a stop.
+    const run = npmStart({ KEYHOLD_PORT: '0', KEYHOLD_DATA_DIR: dir, KEYHOLD_ISUER: 'https://login.example.com' }, direct);
     const deadline = Date.now() + 40_000;
     let url: string | undefined;
     while (!url && Date.now() < deadline) {
@@ -88,6 +89,11 @@ describe('npm start', () => {
       if (!url) await new Promise((r) => setTimeout(r, 100));
     }
     expect(url, run.output()).toBeDefined();
+    expect(run.output()).toContain('"msg":"KEYHOLD_ISUER is not a Keyhold setting; did you mean KEYHOLD_ISSUER?"');
+    // A new database: every migration logged as it ran, in order, with its time.
+    const migrations = [...run.output().matchAll(/"migration":"(\d{4})","name":"(\w+)","ms":\d+/g)].map((m) => `${m[1]}_${m[2]}`);
+    const journal = JSON.parse(fs.readFileSync(path.join(SERVER_DIST_DIR, 'migrations/meta/_journal.json'), 'utf8')) as { entries: Array<{ tag: string }> };
+    expect(migrations).toEqual(journal.entries.map((e) => e.tag));
     const res = await fetch(`${url}/healthz`);
     expect(res.status).toBe(200);
     const token = fs.readFileSync(`${dir}/admin.pat`, 'utf8').trim();
@@ -103,7 +109,18 @@ describe('npm start', () => {
       expect(cmdline.includes('--max-semi-space-size=16'), cmdline.join(' ')).toBe(flagged);
       const key = await registerKey(url!, token, Number(new URL(url!).port));
       expect(key.status, JSON.stringify(key.body)).toBe(200);
-      expect((await fetch(`${url!.replace('127.0.0.1', 'localhost')}/console/`)).status).toBe(200);
+      // The console URL printed is the one its sign-in works at: the console app's redirect URI (the console
+      // sends its own origin's /console/); the listening address's is refused.
+      const port = new URL(url!).port;
+      const consoleUrl = /; console at (\S+); /.exec(run.output())?.[1];
+      expect(consoleUrl).toBe(`http://localhost:${port}/console/`);
+      expect((await fetch(consoleUrl!)).status).toBe(200);
+      const authorize = (redirectUri: string) =>
+        fetch(`${new URL(consoleUrl!).origin}/oauth/v2/authorize?${new URLSearchParams({ client_id: 'keyhold-console', redirect_uri: redirectUri, response_type: 'code', scope: 'openid', state: 's', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' })}`, { redirect: 'manual' });
+      const signIn = await authorize(consoleUrl!);
+      expect([signIn.status, signIn.headers.get('location')?.startsWith(`http://localhost:${port}/ui/login`)], await signIn.text()).toEqual([303, true]);
+      const atAddress = await authorize(`${url}/console/`);
+      expect([atAddress.status, await atAddress.text()]).toEqual([400, expect.stringContaining('invalid_redirect_uri')]);
     }
     // SIGTERM to the group, as a terminal or a supervisor sends it: Keyhold drains and exits 0;
     // npm exits 0 with it or dies of the signal itself, depending on which sees it first.

@@ -51,10 +51,14 @@ export function whereKeysWork(keys: readonly ReadyKey[], parties: RelyingParties
 export function relyingPartyWarnings(issuer: string, parties: RelyingParties, readyKeys: ReadonlyArray<{ rpId: string; keys: number }>): Array<{ fields: Record<string, unknown>; message: string }> {
   const warnings: Array<{ fields: Record<string, unknown>; message: string }> = [];
   if (loginRpIds(issuer, parties).length === 0) {
+    const url = new URL(issuer);
+    // Name the setting that disagrees with the issuer, with both values.
+    const reason = !parties.rpIds.some((id) => hostBelongsToRpId(url.hostname, id))
+      ? `KEYHOLD_ISSUER's host ${url.hostname} is none of KEYHOLD_WEBAUTHN_RP_IDS (${parties.rpIds.join(', ')}) nor under one of them`
+      : `KEYHOLD_ISSUER's origin ${url.origin} is not in KEYHOLD_WEBAUTHN_ORIGINS (${parties.origins.join(', ')})`;
     warnings.push({
       fields: { issuer, rpIds: parties.rpIds, origins: parties.origins },
-      message:
-        "the login cannot use security keys: no KEYHOLD_WEBAUTHN_RP_IDS entry is the issuer's host or a parent of it, or the issuer's origin is not in KEYHOLD_WEBAUTHN_ORIGINS; users with a key, and users of a forceMfa org, cannot log in",
+      message: `the login cannot use security keys: ${reason}; users with a key, and users of a forceMfa org, cannot log in`,
     });
   }
   for (const { rpId, keys } of readyKeys) {
