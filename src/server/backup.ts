@@ -250,7 +250,13 @@ async function backup(file: string, includeMasterKey: boolean, io: Io): Promise<
       if (includeMasterKey) yield textEntry(KEY_ENTRY, `${key.secret}\n`);
       yield* snapshot.entries;
     };
-    size = await writeArchive(target, entries());
+    try {
+      size = await writeArchive(target, entries());
+    } catch (e) {
+      if (e instanceof CommandError) throw e;
+      // The running Keyhold stopped meanwhile, the disk filled up…: no file was left.
+      throw new CommandError(`no backup written: ${(e as Error).message}`);
+    }
   } finally {
     snapshot.done();
   }

@@ -17,7 +17,8 @@ import { gzipSync } from 'node:zlib';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { runRestore } from '../../src/server/backup.js';
+import { runBackup, runRestore } from '../../src/server/backup.js';
+import { cliAction } from '../../src/server/cli.js';
 import { loadConfig } from '../../src/server/config.js';
 import { tarHeader, tarStream, type TarEntry } from '../../src/store/tar.js';
 import { startKeyhold } from '../../src/server/start.js';
@@ -284,6 +285,42 @@ describe('keyhold restore refuses a crafted backup, writing nothing', () => {
     }
     expect(existsSync(path.join(work, 'escaped'))).toBe(false);
     expect(existsSync(path.join(work, 'absolute-escaped'))).toBe(false);
+  });
+});
+
+describe('keyhold backup and restore: the command line', () => {
+  const io = (env: Record<string, string>) => {
+    const said = { out: '', err: '' };
+    return { said, io: { env, out: (t: string) => void (said.out += t), err: (t: string) => void (said.err += t) } };
+  };
+
+  it('one file and the options each command takes; anything else is exit 2 before anything runs', () => {
+    expect(cliAction(['backup', 'kh.backup'])).toEqual({ kind: 'backup', file: 'kh.backup', includeMasterKey: false });
+    expect(cliAction(['backup', '--include-master-key', 'kh.backup'])).toEqual({ kind: 'backup', file: 'kh.backup', includeMasterKey: true });
+    expect(cliAction(['restore', 'kh.backup', '--master-key-file', 'key'])).toEqual({ kind: 'restore', file: 'kh.backup', masterKeyFile: 'key' });
+    expect(cliAction(['restore', '--master-key-file=key', 'kh.backup'])).toEqual({ kind: 'restore', file: 'kh.backup', masterKeyFile: 'key' });
+    for (const args of [['backup'], ['backup', 'a', 'b'], ['backup', 'f', '--master-key-file', 'k'], ['restore', 'f', '--include-master-key'], ['restore', 'f', '--master-key-file'], ['restore', '-']]) {
+      expect(cliAction(args), args.join(' ')).toMatchObject({ kind: 'exit', code: 2 });
+    }
+  });
+
+  it('with DATABASE_URL both refuse (exit 2), pointing at pg_dump and pg_restore; a directory without a database has nothing to back up', async () => {
+    const postgres = { DATABASE_URL: 'postgres://keyhold@127.0.0.1:5432/keyhold', KEYHOLD_MASTERKEY: 'a-master-key-of-at-least-32-characters' };
+    const b = io(postgres);
+    expect(await runBackup('kh.backup', false, b.io)).toBe(2);
+    expect(b.said.err).toContain('with DATABASE_URL, PostgreSQL holds the data: use pg_dump (docs/backup.md)');
+    const r = io(postgres);
+    expect(await runRestore('kh.backup', undefined, r.io)).toBe(2);
+    expect(r.said.err).toContain('use pg_restore (docs/backup.md)');
+    const empty = await tempDir('keyhold-nothing-');
+    try {
+      const n = io({ KEYHOLD_DATA_DIR: empty });
+      expect(await runBackup(path.join(empty, 'kh.backup'), false, n.io)).toBe(1);
+      expect(n.said.err).toContain(`no Keyhold database in ${empty}`);
+      expect(readdirSync(empty)).toEqual([]);
+    } finally {
+      await rm(empty, { recursive: true, force: true });
+    }
   });
 });
 
