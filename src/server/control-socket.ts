@@ -33,7 +33,7 @@ export const MASTER_KEY_CHECK_HEADER = 'keyhold-master-key-check';
  * the terminating NUL included); longer data directory paths get no socket.
  */
 export const MAX_SOCKET_PATH_BYTES = 100;
-/** A reader silent this long is dropped (and its snapshot deleted). */
+/** A reader that takes nothing for this long is dropped (and its snapshot deleted). */
 const IDLE_MS = 60_000;
 
 export const controlSocketPath = (dataDir: string) => join(dataDir, CONTROL_SOCKET);
@@ -97,6 +97,8 @@ export async function openControlSocket(opts: ControlSocketOptions): Promise<Con
     const started = performance.now();
     void (async () => {
       try {
+        // Copying a large database sends nothing for a while: only the answer's stream is held to the idle bound.
+        req.socket.setTimeout(0);
         try {
           await opts.snapshot(target);
         } catch (err) {
@@ -105,6 +107,7 @@ export async function openControlSocket(opts: ControlSocketOptions): Promise<Con
           return answer(res, 503, storage ? err.reason : 'SNAPSHOT_FAILED', `the running Keyhold could not copy its database: ${(err as Error).message}`);
         }
         const snapshotMs = Math.round(performance.now() - started);
+        req.socket.setTimeout(IDLE_MS);
         res.writeHead(200, { 'content-type': 'application/x-tar', [MASTER_KEY_CHECK_HEADER]: opts.masterKeyCheck });
         try {
           await pipeline(tarStream(directoryEntries(target, 'pgdata')), res);
