@@ -230,7 +230,7 @@ async function backup(file: string, includeMasterKey: boolean, io: Io): Promise<
 
   const snapshot = (await askRunningKeyhold(dataDir)) ?? readStoppedDirectory(dataDir);
   let size: number;
-  let check: string | null;
+  let check: string | null = null;
   try {
     check = snapshot.check ?? (key.secret !== undefined ? checkOf(key.secret) : null);
     if (includeMasterKey && check !== null && checkOf(key.secret!) !== check) {
@@ -272,12 +272,14 @@ async function backup(file: string, includeMasterKey: boolean, io: Io): Promise<
     );
     return;
   }
-  const where =
-    key.where === 'KEYHOLD_MASTERKEY'
+  const seen = key.secret !== undefined && (check === null || checkOf(key.secret) === check);
+  const where = !seen
+    ? key.secret === undefined && check === null
+      ? `It should be the file ${key.where}, which does not exist: without the key the database was sealed with, its signing keys and sealed secrets cannot be opened.`
+      : `It is not the one this command sees (${key.where}${key.secret === undefined ? ', which does not exist' : ''}): it is the KEYHOLD_MASTERKEY the running Keyhold was started with; keep that value apart from the backups.`
+    : key.where === 'KEYHOLD_MASTERKEY'
       ? "It is the KEYHOLD_MASTERKEY of Keyhold's environment: keep that value where you keep your other secrets, apart from the backups."
-      : key.secret !== undefined
-        ? `It is the file ${key.where}: keep a copy of it apart from the backups (another place, fewer readers).`
-        : `It should be the file ${key.where}, which does not exist: without the key the database was sealed with, its signing keys and sealed secrets cannot be opened.`;
+      : `It is the file ${key.where}: keep a copy of it apart from the backups (another place, fewer readers).`;
   io.out(
     `The master key is NOT in this backup. ${where}\n` +
       `A restore needs both: keyhold restore ${target} --master-key-file <the copy of the key>\n`,
