@@ -25,11 +25,12 @@ import { createMetrics, type Metrics } from './metrics.js';
 import { cryptoSecrets, randomIds, systemClock } from './ports.js';
 import { repeatedErrorLog } from './repeated-errors.js';
 import { reportingFailures } from '../store/observer.js';
-import { createOidcKeyStore, createOidcStateStore, DPOP_PROOF_MODEL } from '../store/oidc-store.js';
+import { createOidcKeyStore, createOidcStateStore, DPOP_PROOF_MODEL, sealedKeysExist } from '../store/oidc-store.js';
 import { createAttemptBudgets } from '../store/attempt-budgets.js';
 import { DATABASE_WAIT_BOUNDS, within } from '../store/wait-bounds.js';
 import { KeyholdError } from '../domain/errors/keyhold-error.js';
-import { attemptBudgetKey, idempotencyKeys, loadMasterKey } from './oidc/keys.js';
+import { attemptBudgetKey, idempotencyKeys, loadMasterKey, masterKeyCheck } from './oidc/keys.js';
+import { openControlSocket, type ControlSocket } from './control-socket.js';
 import { createIdempotentAnswers } from '../store/idempotent-answers.js';
 import { withIdempotency } from './idempotency.js';
 import { loginPorts } from './oidc/login-ports.js';
@@ -137,7 +138,7 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
     const commands = createCommands(ports);
     // Before listening: a missing or unreadable master key stops the start here.
     const oidcState = createOidcStateStore(database);
-    const masterKey = await loadMasterKey({ ...config.oidc, embedded: database.kind === 'pglite' });
+    const masterKey = await loadMasterKey({ ...config.oidc, embedded: database.kind === 'pglite', sealedKeysExist: () => sealedKeysExist(database) });
     // Every guess at the login is reserved here before it is checked (passwords, recovery codes, user codes).
     const attempts = reportingFailures(createAttemptBudgets(database, attemptBudgetKey(masterKey)), metrics.store);
     // Answers of creates sent with an Idempotency-Key, sealed, for repeats (interceptors/idempotency.ts).
@@ -219,6 +220,10 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
       log,
       errors,
     });
+    // `keyhold backup`'s way to a consistent copy of the embedded database (control-socket.ts).
+    const control: ControlSocket | undefined = database.snapshot
+      ? await openControlSocket({ dataDir: config.dataDir, snapshot: (target) => database.snapshot!(target), masterKeyCheck: masterKeyCheck(masterKey), log })
+      : undefined;
     serving = true;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
     const url = `${config.tls ? 'https' : 'http'}://${host}:${port}`;
@@ -240,6 +245,8 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
       metrics,
       stop: () =>
         (stopping ??= (async () => {
+          // No backup starts once stopping; one under way ends with the database (its reader sees it break).
+          await control?.close();
           // Stop accepting, let in-flight requests finish (bounded), then close the rest.
           const closing = app.fastify.close();
           app.listener.closeConnections();

@@ -21,6 +21,7 @@ import { KEYHOLD_VERSION } from '../server/version.js';
 import { databaseErrorKind, NO_OBSERVER, type StoreObserver } from './observer.js';
 import { securePgliteDir } from './private-data-dir.js';
 import { openPgliteEngine } from './pglite-open.js';
+import { snapshotPglite } from './pglite-snapshot.js';
 import { assertPostgresRepaired } from './postgres-repairs.js';
 import { postgresTarget } from './postgres-url.js';
 import { rekeyIdentifiers, type RekeyReport } from './rekey-identifiers.js';
@@ -48,6 +49,11 @@ export interface Database {
    * Never resolves for PostgreSQL, whose server recovers by itself.
    */
   failed: Promise<StorageUnavailable>;
+  /**
+   * PGlite only: copies the data directory, checkpointed and with nothing running,
+   * into `target` (a new directory beside it) for a backup (./pglite-snapshot.ts).
+   */
+  snapshot?(target: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -233,6 +239,10 @@ async function openPglite(dataDir: string, sharedBuffers: string | undefined, ob
       ping: () => ping(db, observer),
       storage,
       failed: engine.failed,
+      async snapshot(target) {
+        if (engine.failure) throw engine.failure;
+        await snapshotPglite(opened, pgdata, target);
+      },
       close() {
         // Idempotent: a second close (e.g. shutdown racing a test cleanup) waits for the first.
         // A stopped engine is not entered again, not even to close it (pglite-guard.ts).

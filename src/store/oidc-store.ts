@@ -359,3 +359,9 @@ export function createOidcKeyStore({ db }: Pick<Database, 'db'>): OidcKeyStore {
     },
   };
 }
+
+/** Whether any key sealed with a master key is stored, retired or not (server/oidc/keys.ts loadMasterKey). */
+export async function sealedKeysExist({ db }: Pick<Database, 'db'>): Promise<boolean> {
+  const rows = await db.select({ kid: oidcKeys.kid }).from(oidcKeys).limit(1);
+  return rows.length > 0;
+}

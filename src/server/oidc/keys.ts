@@ -34,8 +34,12 @@ export interface KeySet {
 
 export class MasterKeyError extends Error {}
 
-/** Reads the master key from the configuration or its file, generating the file on the embedded default. */
-export async function loadMasterKey(opts: { masterKey?: string; masterKeyFile: string; embedded: boolean }): Promise<Buffer> {
+/**
+ * Reads the master key from the configuration or its file, generating the file on the embedded
+ * default — unless `sealedKeysExist` says the database already holds keys sealed with one (a
+ * restored backup whose key was kept apart, a deleted file): a new key would open none of them.
+ */
+export async function loadMasterKey(opts: { masterKey?: string; masterKeyFile: string; embedded: boolean; sealedKeysExist?: () => Promise<boolean> }): Promise<Buffer> {
   let secret = opts.masterKey;
   if (secret === undefined) {
     if (!opts.embedded) throw new MasterKeyError('KEYHOLD_MASTERKEY is required with DATABASE_URL');
@@ -43,6 +47,12 @@ export async function loadMasterKey(opts: { masterKey?: string; masterKeyFile: s
       secret = (await readFile(opts.masterKeyFile, 'utf8')).trim();
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+      if (await opts.sealedKeysExist?.()) {
+        throw new MasterKeyError(
+          `the master key file ${opts.masterKeyFile} is missing, but the database holds keys sealed with a master key: ` +
+            'put that key back there (mode 0600) or set KEYHOLD_MASTERKEY to it; a new key would open none of them (docs/backup.md)',
+        );
+      }
       secret = randomBytes(32).toString('base64url');
       // wx: never overwrite a key another start wrote meanwhile (its keys would become unreadable).
       await writeFile(opts.masterKeyFile, `${secret}\n`, { mode: 0o600, flag: 'wx' }).catch(async (err: NodeJS.ErrnoException) => {
@@ -52,7 +62,21 @@ export async function loadMasterKey(opts: { masterKey?: string; masterKeyFile: s
     }
     await chmod(opts.masterKeyFile, 0o600);
   }
+  return masterKeyOf(secret);
+}
+
+/** The key every sealed secret derives from, made from the configured text (KEYHOLD_MASTERKEY or the file's line). */
+export function masterKeyOf(secret: string): Buffer {
   return Buffer.from(hkdfSync('sha256', Buffer.from(secret, 'utf8'), Buffer.alloc(0), 'keyhold oidc keys v1', 32));
+}
+
+/**
+ * A short one-way fingerprint of the master key (HKDF, its own label): a backup records it, so a
+ * restore can tell whether the key it is given is the one the backup's secrets are sealed with.
+ * It reveals nothing a sealed key does not already let one check.
+ */
+export function masterKeyCheck(master: Buffer): string {
+  return Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), 'keyhold master key check v1', 12)).toString('base64url');
 }
 
 /** The key that seals secrets in the provider's stored state (adapter.ts: device codes), derived from the master key. */
