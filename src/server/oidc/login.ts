@@ -84,7 +84,16 @@ const MAX_FIELD = 1024;
 
 const keyStepScriptPath = () => keyStepScript().path;
 
-export function registerLogin(fastify: FastifyInstance, deps: { provider: () => Any; ports: LoginPorts; cookieKey: () => string; issuer: () => string }): void {
+export interface LoginDeps {
+  provider: () => Any;
+  ports: LoginPorts;
+  cookieKey: () => string;
+  issuer: () => string;
+  /** The app a sign-in is for, onto the request's log line (error-notes.ts). */
+  noteClient?: (req: FastifyRequest, clientId: string) => void;
+}
+
+export function registerLogin(fastify: FastifyInstance, deps: LoginDeps): void {
   const { ports } = deps;
   const formToken = (uid: string) => createHmac('sha256', deps.cookieKey()).update(`keyhold login form ${uid}`).digest('base64url');
   const tokenOk = (uid: string, sent: unknown) => {
@@ -101,7 +110,11 @@ export function registerLogin(fastify: FastifyInstance, deps: { provider: () => 
   async function details(req: FastifyRequest, reply: FastifyReply, uid: string): Promise<Any | undefined> {
     try {
       const interaction = await deps.provider().interactionDetails(req.raw, reply.raw);
-      return interaction.uid === uid ? interaction : undefined;
+      if (interaction.uid !== uid) return undefined;
+      // The library took it from a known client's authorization request.
+      const clientId = interaction.params?.client_id;
+      if (typeof clientId === 'string') deps.noteClient?.(req, clientId);
+      return interaction;
     } catch (err) {
       // A sign-in that could not be read is not an expired one.
       if (isStoreUnavailable(err)) throw err;

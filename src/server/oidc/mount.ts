@@ -175,7 +175,13 @@ export function mountOidc(fastify: FastifyInstance, deps: OidcDeps): OidcMount {
     if (!current) throw new Error('the OpenID Provider has not started');
     return current.provider;
   };
-  registerLogin(fastify, { provider: getProvider, ports: speak(deps.login), cookieKey: () => current?.keys.cookieKeys[0] ?? '', issuer: () => issuer });
+  registerLogin(fastify, {
+    provider: getProvider,
+    ports: speak(deps.login),
+    cookieKey: () => current?.keys.cookieKeys[0] ?? '',
+    issuer: () => issuer,
+    noteClient: (req, clientId) => deps.noteOAuthError?.(req.raw, { clientId }),
+  });
 
   async function build(keys: KeySet): Promise<void> {
     const sealKey = stateSealKey(master!);
