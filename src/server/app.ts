@@ -196,7 +196,7 @@ export async function buildApp(opts: AppOptions): Promise<KeyholdApp> {
     done();
   });
 
-  const limiter = createRateLimiter(config.rateLimit);
+  const limiter = createRateLimiter(config.rateLimit, (by) => opts.metrics.rateLimited(by));
   const interceptors: Interceptor[] = [
     errorInterceptor(errors),
     ...(limiter ? [limiter.byAddress] : []),

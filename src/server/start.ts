@@ -168,8 +168,10 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
           (userId, projectId) => loginAccess(readModel, userId, projectId).then((a) => a.allowed),
           attempts,
           { webauthn: ports.webauthn, forceMfa: accounts.forceMfaOf },
+          metrics.identity,
         ),
         attempts,
+        identity: metrics.identity,
       },
     });
     await app.fastify.listen({ port: config.port, host: config.host });
@@ -182,11 +184,16 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
     for (const w of relyingPartyWarnings(issuer, webauthn, await readyKeysByRpId(database.sql))) log.warn(w.fields, w.message);
     await ensureConsoleApp(readModel, events, issuer, log);
     const housekeeping = startHousekeeping({
-      deleteExpired: expiredRegistrationSweeper(database, metrics.store),
+      ...expiredRegistrationSweeper(database, metrics.store),
       expiredKeptMs: config.webauthn.expiredKeptMs,
-      windowed: [{ task: 'idempotent answers', deleteExpired: (limit) => idempotentAnswers.deleteExpired(limit) }],
+      windowed: [
+        { table: 'oidc_payloads', deleteExpired: (limit) => oidcState.deleteExpired(new Date(), limit), countExpired: (limit) => oidcState.countExpired(new Date(), limit) },
+        { table: 'attempt_budgets', deleteExpired: (limit) => attempts.deleteExpired(limit), countExpired: (limit) => attempts.countExpired(limit) },
+        { table: 'idempotent_answers', deleteExpired: (limit) => idempotentAnswers.deleteExpired(limit), countExpired: (limit) => idempotentAnswers.countExpired(limit) },
+      ],
       log,
       errors,
+      observer: metrics.sweep,
     });
     serving = true;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;

@@ -24,6 +24,7 @@ import { consentNeededForApi } from './api-audience.js';
 import { scopeList } from './scope-words.js';
 import type { GuessClient } from './guess-buckets.js';
 import { knownBrowsers } from './known-browser.js';
+import type { IdentityObserver } from '../metrics.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
@@ -91,6 +92,8 @@ export interface LoginDeps {
   issuer: () => string;
   /** The app a sign-in is for, onto the request's log line (error-notes.ts). */
   noteClient?: (req: FastifyRequest, clientId: string) => void;
+  /** Second factors' outcomes (metrics.ts); the password step's are the ports' to report (login-ports.ts). */
+  observer?: Pick<IdentityObserver, 'secondFactor'>;
 }
 
 export function registerLogin(fastify: FastifyInstance, deps: LoginDeps): void {
@@ -146,6 +149,7 @@ export function registerLogin(fastify: FastifyInstance, deps: LoginDeps): void {
       const login = { accountId: userId, amr, acr: acrOf(amr), remember: true, ts: Math.floor(Date.now() / 1000) };
       return finish(req, reply, interaction, { login });
     },
+    secondFactor: (kind, outcome) => deps.observer?.secondFactor(kind, outcome),
   };
   const keys = keyStep({ ports, flow, hiddenToken: hidden, issuer: deps.issuer });
   const recovery = recoveryStep({ ports, flow, hiddenToken: hidden, issuer: deps.issuer, guessClient });
