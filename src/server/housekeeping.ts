@@ -71,34 +71,34 @@ export function startHousekeeping(options: {
     };
   };
 
-  async function sweepTable({ table, deleteExpired, countExpired }: WindowedTable): Promise<number> {
+  /** Sweeps one table to its end; `deleted.rows` counts what went, also when a later batch fails. */
+  async function sweepTable({ table, deleteExpired, countExpired }: WindowedTable, deleted: { rows: number }): Promise<void> {
     let left = await countExpired(BACKLOG_CAP);
     observer.backlog(table, left);
-    let deleted = 0;
     for (;;) {
       const batch = await deleteExpired(BATCH);
-      deleted += batch;
+      deleted.rows += batch;
       // Rows that expired since the count are deleted too: never below none.
       left = Math.max(0, left - batch);
       observer.backlog(table, left);
       if (batch < BATCH) break;
     }
     observer.swept(table);
-    return deleted;
   }
 
   async function sweepOnce(): Promise<number> {
     let total = 0;
     for (const task of [registrations(), ...windowed]) {
+      const deleted = { rows: 0 };
       try {
-        const deleted = await sweepTable(task);
-        if (deleted > 0 && task.table === 'u2f_tokens') log.info({ deleted }, 'expired security-key registrations removed from the read model');
-        else if (deleted > 0) log.debug({ task: task.table, deleted }, 'rows past their window deleted');
-        total += deleted;
+        await sweepTable(task, deleted);
       } catch (err) {
         // The database may be away or its disk full: the next sweep tries again.
         errors.error(err, { task: task.table }, 'housekeeping failed');
       }
+      if (deleted.rows > 0 && task.table === 'u2f_tokens') log.info({ deleted: deleted.rows }, 'expired security-key registrations removed from the read model');
+      else if (deleted.rows > 0) log.debug({ task: task.table, deleted: deleted.rows }, 'rows past their window deleted');
+      total += deleted.rows;
     }
     return total;
   }
