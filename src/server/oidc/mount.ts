@@ -129,6 +129,7 @@ export function mountOidc(fastify: FastifyInstance, deps: OidcDeps): OidcMount {
             return;
           }
           deps.errors.error(err, { component: 'oidc' }, 'userinfo for a JWT access token failed');
+          deps.noteOAuthError?.(req.raw, { error: 'server_error' });
           reply.code(500).send({ error: 'server_error' });
         },
       );

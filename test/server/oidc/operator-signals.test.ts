@@ -7,11 +7,13 @@
 // code, token, secret, password or cookie) and GET /metrics (each counter
 // moved by exactly what happened, every label from a closed set).
 import { createHash } from 'node:crypto';
+import { EventEmitter } from 'node:events';
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { UserService } from '../../../gen/keyhold/user/v2/user_pb.js';
 import { ManagementService } from '../../../gen/keyhold/management/v1/management_pb.js';
 import { MAX_USER_AGENT, userAgentOf } from '../../../src/server/requests.js';
+import { noteOAuthErrors } from '../../../src/server/oidc/error-notes.js';
 import { BUCKETS } from '../../../src/domain/identity/attempt-budget.js';
 import { loopback } from '../../support/client-address.js';
 import { startTestKeyhold, type TestKeyhold } from '../../support/keyhold.js';
@@ -210,6 +212,18 @@ describe('request log lines', () => {
     expect(userAgentOf(`${'y'.repeat(254)}\u0001`)).toBe('y'.repeat(254));
     expect(userAgentOf(['a', 'b'])).toBe('a, b');
     expect(userAgentOf(undefined)).toBeUndefined();
+  });
+});
+
+describe("the provider's own failure", () => {
+  it('is noted as server_error with the client it was for (its cause has a line of its own)', () => {
+    const emitter = new EventEmitter() as EventEmitter & { use: (m: unknown) => void };
+    emitter.use = () => {};
+    const notes: unknown[] = [];
+    noteOAuthErrors(emitter, (req, note) => notes.push({ req, ...note }));
+    const req = {};
+    emitter.emit('server_error', { req, oidc: { client: { clientId: 'app-1' } } }, new Error('boom'));
+    expect(notes).toEqual([{ req, error: 'server_error', clientId: 'app-1' }]);
   });
 });
 
