@@ -29,7 +29,7 @@ import { PUBLIC_METHODS } from './interceptors/auth.js';
 import { KEYHOLD_VERSION } from './version.js';
 import { repeatedErrorLog, type RepeatedErrorLog } from './repeated-errors.js';
 import type { Metrics, Protocol } from './metrics.js';
-import { REQUEST_ID_HEADER, requestKey, requestTracker, type RequestRecord } from './requests.js';
+import { REQUEST_ID_HEADER, requestKey, requestTracker, userAgentOf, type RequestRecord } from './requests.js';
 import { mountOidc, type OidcDeps, type OidcMount } from './oidc/mount.js';
 import { isOidcPath, oidcRouteOf } from './oidc/paths.js';
 import { trustedProxies } from './trusted-proxies.js';
@@ -96,6 +96,8 @@ export async function buildApp(opts: AppOptions): Promise<KeyholdApp> {
   /** A refused head (refusals.ts) is a request too: its id, its answer, its log line. */
   const refuse = (refusal: Refusal, request: RefusedRequest): RawAnswer => {
     const record = tracker.begin(request.requestId);
+    record.clientAddress = proxies.clientAddress(request.peer, request.forwardedFor);
+    record.userAgent = userAgentOf(request.userAgent);
     const answer = refusalAnswer(refusal, request, record);
     tracker.end(record, answer.status, true);
     return answer;
@@ -140,6 +142,9 @@ export async function buildApp(opts: AppOptions): Promise<KeyholdApp> {
     let record = records.get(req.raw);
     if (record) return record;
     const made = (record = tracker.begin(req.headers[REQUEST_ID_HEADER]));
+    // Who asked, by the one walk the rate limits and throttles use (trusted-proxies.ts).
+    made.clientAddress = proxies.clientAddress(listener.remoteAddress(req.raw), req.headers['x-forwarded-for']);
+    made.userAgent = userAgentOf(req.headers['user-agent']);
     records.set(req.raw, made);
     reply.header(REQUEST_ID_HEADER, made.id);
     reply.raw.once('close', () => tracker.end(made, reply.raw.statusCode, reply.raw.writableEnded));
@@ -177,7 +182,9 @@ export async function buildApp(opts: AppOptions): Promise<KeyholdApp> {
   // First: its paths are hijacked before CORS, the API headers and body parsing (oidc/mount.ts).
   const noteOAuthError: NoteOAuthError = (raw, note) => {
     const record = records.get(raw);
-    if (record) Object.assign(record, { reason: note.error, description: note.description, clientId: note.clientId });
+    if (!record) return;
+    if (note.error !== undefined) Object.assign(record, { reason: note.error, description: note.description });
+    if (note.clientId !== undefined) record.clientId = note.clientId;
   };
   const oidc = opts.oidc ? mountOidc(fastify, { ...opts.oidc, log, errors, noteOAuthError }) : undefined;
 
@@ -189,7 +196,7 @@ export async function buildApp(opts: AppOptions): Promise<KeyholdApp> {
     done();
   });
 
-  const limiter = createRateLimiter(config.rateLimit);
+  const limiter = createRateLimiter(config.rateLimit, (by) => opts.metrics.rateLimited(by));
   const interceptors: Interceptor[] = [
     errorInterceptor(errors),
     ...(limiter ? [limiter.byAddress] : []),
@@ -201,7 +208,7 @@ export async function buildApp(opts: AppOptions): Promise<KeyholdApp> {
   // And the request's record, for the error mapping (its id) and its log line (the caller).
   const contextValuesOf = (req: FastifyRequest) => {
     const record = records.get(req.raw);
-    const address = proxies.clientAddress(listener.remoteAddress(req.raw), req.headers['x-forwarded-for']);
+    const address = record?.clientAddress ?? proxies.clientAddress(listener.remoteAddress(req.raw), req.headers['x-forwarded-for']);
     const values = createContextValues().set(clientAddressKey, address).set(requestKey, record);
     if (record) record.context = values;
     return values;

@@ -35,7 +35,8 @@ import { compressionBrotli, compressionGzip } from '@connectrpc/connect-node';
 import { negotiateLanguage } from '../domain/i18n/language.js';
 import { API_RESPONSE_HEADERS } from './response-headers.js';
 import { headersOf, type RegisteredService } from './rest.js';
-import { REQUEST_ID_HEADER, requestKey, type RequestRecord, type RequestTracker } from './requests.js';
+import { REQUEST_ID_HEADER, requestKey, userAgentOf, type RequestRecord, type RequestTracker } from './requests.js';
+import { clientAddressKey } from './rate-limit.js';
 import { toStatus } from './status.js';
 
 /** Handles the stream and returns true, or returns false and leaves it alone. */
@@ -114,6 +115,8 @@ export function createGrpcUnaryHandler(options: GrpcUnaryOptions): StreamHandler
     stream.once('close', () => options.tracker.end(request, 200, stream.headersSent));
     // Read while the stream is alive: a reset clears stream.session.
     const contextValues = (request.context = options.contextValuesOf(stream, headers).set(requestKey, request));
+    request.clientAddress = contextValues.get(clientAddressKey);
+    request.userAgent = userAgentOf(headers['user-agent']);
     const chunks: Buffer[] = [];
     let size = 0;
     let refused = false;

@@ -1,21 +1,34 @@
-// Background work that keeps the read models small: rows of security-key
-// registrations that were never completed and expired more than
-// KEYHOLD_WEBAUTHN_EXPIRED_KEPT_MS ago are deleted from u2f_tokens. Until then
-// ListU2FTokens shows them as EXPIRED. Their events stay (the history is the
-// truth): VerifyU2FRegistration loads them and still answers
-// U2F_REGISTRATION_EXPIRED.
+// Background work that deletes rows whose time is over, one table after the
+// other, in one sweep:
+// - u2f_tokens: security-key registrations that were never completed and
+//   expired more than KEYHOLD_WEBAUTHN_EXPIRED_KEPT_MS ago. Until then
+//   ListU2FTokens shows them as EXPIRED. Their events stay (the history is the
+//   truth): VerifyU2FRegistration loads them and still answers
+//   U2F_REGISTRATION_EXPIRED.
+// - the rows that only live for a window (`windowed`): the OpenID Provider's
+//   state (codes, tokens, sessions, interactions), the guessing budgets, kept
+//   Idempotency-Key answers.
 //
 // Every process runs it (several may share a PostgreSQL; a delete is
 // idempotent); one sweep at a time, in batches, so a large backlog never holds
-// one long transaction. The same sweep deletes the other rows that only live
-// for a window (`windowed`: kept Idempotency-Key answers).
+// one long transaction. A table that fails is logged and the next goes on; the
+// next sweep tries it again.
+//
+// Each table's backlog — expired rows still present — is counted at the start
+// of its sweep and lessened by each batch deleted, for the operator
+// (metrics.ts keyhold_expired_rows): a backlog that stays up means the sweep
+// cannot keep up or keeps failing; keyhold_sweep_last_success_timestamp_seconds
+// says when each table was last swept to its end.
 import type { Logger } from 'pino';
+import type { SweepObserver, SweptTable } from './metrics.js';
 import type { RepeatedErrorLog } from './repeated-errors.js';
 
 /** Rows deleted per statement. */
 const BATCH = 5_000;
 /** The most time between sweeps; sooner when expired registrations are kept for less. */
 const MAX_INTERVAL_MS = 10 * 60_000;
+/** The most expired rows a backlog count reads: past it the gauge says "at least this many". */
+export const BACKLOG_CAP = 1_000_000;
 
 export interface Housekeeping {
   /** One sweep now (the timer's too); resolves with the rows deleted. */
@@ -23,45 +36,75 @@ export interface Housekeeping {
   stop(): Promise<void>;
 }
 
+/** A table whose rows are deleted once their window is over. */
+export interface WindowedTable {
+  table: SweptTable;
+  /** Deletes expired rows, at most the limit; resolves with how many. */
+  deleteExpired: (limit: number) => Promise<number>;
+  /** Counts expired rows present, at most the limit. */
+  countExpired: (limit: number) => Promise<number>;
+}
+
+const NO_OBSERVER: SweepObserver = { backlog: () => {}, swept: () => {} };
+
 export function startHousekeeping(options: {
   /** Deletes rows of registrations expired before the date, at most the limit; resolves with how many (store/read-model.ts). */
   deleteExpired: (before: Date, limit: number) => Promise<number>;
+  /** Counts them, at most the limit. */
+  countExpired: (before: Date, limit: number) => Promise<number>;
   expiredKeptMs: number;
-  /** Tables whose rows are deleted once their window is over: each deletes at most the limit, resolving with how many. */
-  windowed?: readonly { task: string; deleteExpired: (limit: number) => Promise<number> }[];
+  windowed?: readonly WindowedTable[];
   log: Logger;
   errors: RepeatedErrorLog;
+  observer?: SweepObserver;
 }): Housekeeping {
-  const { deleteExpired, expiredKeptMs, windowed = [], log, errors } = options;
+  const { expiredKeptMs, windowed = [], log, errors, observer = NO_OBSERVER } = options;
   const intervalMs = Math.min(MAX_INTERVAL_MS, Math.max(1_000, expiredKeptMs));
   let running: Promise<number> | undefined;
 
+  const registrations = (): WindowedTable => {
+    const before = new Date(Date.now() - expiredKeptMs);
+    return {
+      table: 'u2f_tokens',
+      deleteExpired: (limit) => options.deleteExpired(before, limit),
+      countExpired: (limit) => options.countExpired(before, limit),
+    };
+  };
+
+  /** Sweeps one table to its end; `deleted.rows` counts what went, also when a later batch fails. */
+  async function sweepTable({ table, deleteExpired, countExpired }: WindowedTable, deleted: { rows: number }): Promise<void> {
+    let left = await countExpired(BACKLOG_CAP);
+    observer.backlog(table, left);
+    for (;;) {
+      const batch = await deleteExpired(BATCH);
+      deleted.rows += batch;
+      // Rows that expired since the count are deleted too: never below none.
+      left = Math.max(0, left - batch);
+      observer.backlog(table, left);
+      if (batch < BATCH) break;
+    }
+    observer.swept(table);
+  }
+
   async function sweepOnce(): Promise<number> {
     let total = 0;
-    for (;;) {
-      const deleted = await deleteExpired(new Date(Date.now() - expiredKeptMs), BATCH);
-      total += deleted;
-      if (deleted < BATCH) break;
-    }
-    if (total > 0) log.info({ deleted: total }, 'expired security-key registrations removed from the read model');
-    for (const { task, deleteExpired: deleteBatch } of windowed) {
-      let deleted = 0;
-      for (;;) {
-        const batch = await deleteBatch(BATCH);
-        deleted += batch;
-        if (batch < BATCH) break;
+    for (const task of [registrations(), ...windowed]) {
+      const deleted = { rows: 0 };
+      try {
+        await sweepTable(task, deleted);
+      } catch (err) {
+        // The database may be away or its disk full: the next sweep tries again.
+        errors.error(err, { task: task.table }, 'housekeeping failed');
       }
-      if (deleted > 0) log.debug({ task, deleted }, 'rows past their window deleted');
-      total += deleted;
+      if (deleted.rows > 0 && task.table === 'u2f_tokens') log.info({ deleted: deleted.rows }, 'expired security-key registrations removed from the read model');
+      else if (deleted.rows > 0) log.debug({ task: task.table, deleted: deleted.rows }, 'rows past their window deleted');
+      total += deleted.rows;
     }
     return total;
   }
 
   const sweep = () => (running ??= sweepOnce().finally(() => (running = undefined)));
-  const timer = setInterval(() => {
-    // The database may be away or its disk full: the next sweep tries again.
-    sweep().catch((err: unknown) => errors.error(err, { task: 'expired registrations' }, 'housekeeping failed'));
-  }, intervalMs).unref();
+  const timer = setInterval(() => void sweep(), intervalMs).unref();
 
   return {
     sweep,

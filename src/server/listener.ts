@@ -59,9 +59,17 @@ const bareRefusal: Refuse = (refusal) => ({
 
 type StreamHandler = (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders) => boolean;
 
-function refusedRequest(path: string | undefined, headers: http.IncomingHttpHeaders): RefusedRequest {
+function refusedRequest(path: string | undefined, headers: http.IncomingHttpHeaders, peer: string | undefined): RefusedRequest {
   const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
-  return { path, contentType: one(headers['content-type']), acceptLanguage: one(headers['accept-language']), requestId: one(headers['x-request-id']) };
+  return {
+    path,
+    contentType: one(headers['content-type']),
+    acceptLanguage: one(headers['accept-language']),
+    requestId: one(headers['x-request-id']),
+    peer,
+    forwardedFor: headers['x-forwarded-for'],
+    userAgent: headers['user-agent'],
+  };
 }
 
 /**
@@ -95,7 +103,13 @@ export function attachRequestHandler(server: Pick<http2.Http2Server, 'listeners'
  * then to the compat layer. The server's other 'stream' listeners (deadlines)
  * stay as they are. Returns the setter of the intercepting handler.
  */
-function gateStreams(server: http2.Http2Server | http2.Http2SecureServer, handler: FastifyServerFactoryHandler, maxHeaderBytes: number, refuse: Refuse) {
+function gateStreams(
+  server: http2.Http2Server | http2.Http2SecureServer,
+  handler: FastifyServerFactoryHandler,
+  maxHeaderBytes: number,
+  refuse: Refuse,
+  streamAddress: (stream: http2.ServerHttp2Stream) => string | undefined,
+) {
   const compat = attachRequestHandler(server, handler as never);
   let intercept: StreamHandler | undefined;
   server.removeListener('stream', compat);
@@ -103,7 +117,7 @@ function gateStreams(server: http2.Http2Server | http2.Http2SecureServer, handle
     'stream',
     function (this: unknown, stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, flags: number, rawHeaders: string[], ...rest: unknown[]) {
       const refusal = headRefusal(rawHeaders ?? [], maxHeaderBytes);
-      if (refusal) return refuseStream(stream, refuse(refusal, refusedRequest(headers[':path'], headers)));
+      if (refusal) return refuseStream(stream, refuse(refusal, refusedRequest(headers[':path'], headers, streamAddress(stream))));
       if (intercept?.(stream, headers)) return;
       compat.call(this, stream, headers, flags, rawHeaders, ...rest);
     },
@@ -127,7 +141,7 @@ function gateRequests(handler: FastifyServerFactoryHandler, refuse: Refuse): Fas
     if (req.httpVersionMajor < 2) {
       const refusal = headRefusal(req.rawHeaders);
       if (refusal) {
-        const answer = refuse(refusal, refusedRequest(req.url, req.headers));
+        const answer = refuse(refusal, refusedRequest(req.url, req.headers, req.socket?.remoteAddress));
         res.writeHead(answer.status, { ...answer.headers, 'content-length': String(answer.body?.byteLength ?? 0) });
         res.end(answer.body);
         return;
@@ -162,7 +176,7 @@ function answerClientErrors(server: http.Server | http2.Http2SecureServer, limit
           : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
             ? { kind: 'REQUEST_TIMEOUT' }
             : { kind: 'REQUEST_MALFORMED' };
-      const answer = refuse(refusal, {});
+      const answer = refuse(refusal, { peer: socket.remoteAddress });
       const body = answer.body ?? new Uint8Array(0);
       const head = [`HTTP/1.1 ${answer.status} ${http.STATUS_CODES[answer.status] ?? ''}`];
       for (const [name, value] of Object.entries(answer.headers)) head.push(`${name}: ${value}`);
@@ -240,7 +254,7 @@ export function createListener(
       },
     );
     trackSessions(secure);
-    const interceptStreams = gateStreams(secure, handler, limits.maxHeaderBytes, refuse);
+    const interceptStreams = gateStreams(secure, handler, limits.maxHeaderBytes, refuse, streamAddress);
     answerClientErrors(secure, limits, refuse);
     secure.setTimeout(limits.requestTimeoutMs);
     // Idle timeouts: an HTTP/1.1 socket is destroyed (as without this listener),
@@ -277,7 +291,7 @@ export function createListener(
   );
   const h2 = http2.createServer({ settings: h2Settings, maxSessionMemory: 64 });
   trackSessions(h2);
-  const interceptStreams = gateStreams(h2, handler, limits.maxHeaderBytes, refuse);
+  const interceptStreams = gateStreams(h2, handler, limits.maxHeaderBytes, refuse, streamAddress);
   answerClientErrors(h1, limits, refuse);
 
   const front = net.createServer({ noDelay: true }, (socket) => {

@@ -5,25 +5,82 @@
 // group-commit transaction sizes, database errors by kind), the verification
 // threads (queue depth) — and GET /metrics (app.ts) renders them.
 //
+// And what an identity provider's operator alerts on (`identity`): logins and
+// their failures by reason, second factors, tokens issued by grant and app
+// type, refresh-token (and code) reuse — the login (oidc/login-ports.ts,
+// oidc/login.ts) and the provider's events (oidc/provider-metrics.ts) report
+// them; and the housekeeping sweep's backlog of expired rows (`sweep`).
+//
 // Each Keyhold has a registry of its own, Node's default process metrics
 // included, so two Keyholds in one process (tests) never share or collide.
-// Label values are bounded by the schema (services, methods), four protocols,
-// the gRPC codes and a handful of error kinds: no ids, no user input.
+// Label values are bounded enumerations: the schema's services and methods,
+// four protocols, the gRPC codes, and the closed sets of kinds, reasons, grant
+// and app types below — never an id, a client id, a user name, an address or
+// anything else a client sent (cardinality, and privacy: docs/security.md).
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { DatabaseErrorKind, StoreObserver } from '../store/observer.js';
 
 /** How a call arrived: the `protocol` label. */
 export type Protocol = 'grpc' | 'grpc_web' | 'connect' | 'rest';
 
+/** Why a login's password step failed: the `reason` label of a failed login. */
+export const LOGIN_FAILURES = ['wrong_password', 'unknown_user', 'locked', 'inactive', 'no_password'] as const;
+export type LoginFailure = (typeof LOGIN_FAILURES)[number];
+/** The second factors a login takes (shown from the start); a one-time code is named for when the login takes one. */
+export const SECOND_FACTORS = ['security_key', 'recovery_code'] as const;
+export type SecondFactorKind = (typeof SECOND_FACTORS)[number] | 'one_time_code';
+export type SecondFactorOutcome = 'succeeded' | 'failed' | 'throttled';
+/** How tokens were obtained: the token endpoint's grant types, and `implicit` for tokens the authorization endpoint answered. */
+export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials', 'device_code', 'implicit', 'other'] as const;
+export type GrantType = (typeof GRANT_TYPES)[number];
+/** Who obtained them: an app by its type, or a machine user's client credentials. */
+export const APP_TYPES = ['web', 'user_agent', 'native', 'machine', 'other'] as const;
+export type AppType = (typeof APP_TYPES)[number];
+/** What was presented a second time. */
+export const REUSED_TOKENS = ['refresh_token', 'authorization_code', 'device_code'] as const;
+export type ReusedToken = (typeof REUSED_TOKENS)[number];
+/** The tables the housekeeping sweep deletes expired rows from. */
+export const SWEPT_TABLES = ['oidc_payloads', 'attempt_budgets', 'idempotent_answers', 'u2f_tokens'] as const;
+export type SweptTable = (typeof SWEPT_TABLES)[number];
+
+/** What the login and the OpenID Provider report. */
+export interface IdentityObserver {
+  /** A login finished: the user is signed in (after every factor asked). */
+  loginSucceeded(): void;
+  /** A password step was refused, by why (the user is told less: login.ts). */
+  loginFailed(reason: LoginFailure): void;
+  /** A password try was refused unchecked: its guessing budget is spent (oidc/guess-buckets.ts). */
+  loginThrottled(): void;
+  secondFactor(kind: SecondFactorKind, outcome: SecondFactorOutcome): void;
+  /** A token response (the token endpoint's, or the authorization endpoint's with tokens in it). */
+  tokensIssued(grantType: GrantType, appType: AppType): void;
+  /** A spent refresh token, code or device code presented again (its grant is revoked). */
+  reuseDetected(token: ReusedToken): void;
+}
+
+/** What the housekeeping sweep reports, per table. */
+export interface SweepObserver {
+  /** Expired rows still present, as the sweep last knew. */
+  backlog(table: SweptTable, rows: number): void;
+  /** A sweep of the table ran to its end. */
+  swept(table: SweptTable): void;
+}
+
 export interface Metrics {
   readonly registry: Registry;
   /** What the store reports (appends, transactions, database errors). */
   readonly store: StoreObserver;
+  /** What the login and the OpenID Provider report. */
+  readonly identity: IdentityObserver;
+  /** What the housekeeping sweep reports. */
+  readonly sweep: SweepObserver;
   /** A request began / was answered (or abandoned): the in-flight gauge. */
   requestStarted(): void;
   requestEnded(): void;
   /** An RPC was answered with `code` (the gRPC code name, e.g. OK, INVALID_ARGUMENT) after `seconds`. */
   rpcAnswered(service: string, method: string, protocol: Protocol, code: string, seconds: number): void;
+  /** An RPC refused by the rate limit (rate-limit.ts), by which bucket: the client address's or the token's. */
+  rateLimited(by: 'address' | 'token'): void;
   /** Where the verification threads' queue depth is read at each scrape. */
   watchVerificationQueue(depth: () => number): void;
   /** The text exposition format and its content type. */
@@ -85,6 +142,18 @@ export function createMetrics(): Metrics {
     },
   });
 
+  const limited = new Counter({
+    name: 'keyhold_rate_limited_total',
+    help: 'RPCs refused by KEYHOLD_RATE_LIMIT_PER_SECOND (RESOURCE_EXHAUSTED), by the bucket that was empty: address or token',
+    labelNames: ['by'] as const,
+    registers,
+  });
+  const limitedBy = { address: limited.labels('address'), token: limited.labels('token') };
+  limitedBy.address.inc(0);
+  limitedBy.token.inc(0);
+  const identity = identityInstruments(registers);
+  const sweep = sweepInstruments(registers);
+
   // Label children are looked up once per combination, not hashed on every call.
   const counted = new Map<string, { count: ReturnType<typeof requests.labels>; time: ReturnType<typeof latency.labels> }>();
 
@@ -102,6 +171,9 @@ export function createMetrics(): Metrics {
         databaseErrors.inc({ kind });
       },
     },
+    identity,
+    sweep,
+    rateLimited: (by) => limitedBy[by].inc(),
     requestStarted: () => inFlight.inc(),
     requestEnded: () => inFlight.dec(),
     rpcAnswered(service, method, protocol, code, seconds) {
@@ -120,5 +192,75 @@ export function createMetrics(): Metrics {
     async render() {
       return { contentType: registry.contentType, body: await registry.metrics() };
     },
+  };
+}
+
+/** Every label combination that can occur, shown from the start at 0: a rate over a series that appears with its first count misses that count. */
+function identityInstruments(registers: Registry[]): IdentityObserver {
+  const logins = new Counter({
+    name: 'keyhold_logins_total',
+    help: 'Logins at the login UI by outcome: succeeded (signed in, every factor passed; reason none), failed (the password step refused; reason wrong_password, unknown_user, locked, inactive, no_password), throttled (a guessing budget spent; reason attempt_budget)',
+    labelNames: ['outcome', 'reason'] as const,
+    registers,
+  });
+  const secondFactors = new Counter({
+    name: 'keyhold_second_factors_total',
+    help: 'Second factors at the login by kind (security_key, recovery_code) and outcome (succeeded, failed, throttled)',
+    labelNames: ['kind', 'outcome'] as const,
+    registers,
+  });
+  const tokens = new Counter({
+    name: 'keyhold_tokens_issued_total',
+    help: 'Token responses by grant type (authorization_code, refresh_token, client_credentials, device_code, implicit) and app type (web, user_agent, native, machine)',
+    labelNames: ['grant_type', 'app_type'] as const,
+    registers,
+  });
+  const reuse = new Counter({
+    name: 'keyhold_token_reuse_detected_total',
+    help: 'Spent one-time tokens presented again (refresh_token, authorization_code, device_code): each revokes its grant',
+    labelNames: ['token'] as const,
+    registers,
+  });
+  const succeeded = logins.labels('succeeded', 'none');
+  const throttled = logins.labels('throttled', 'attempt_budget');
+  const failed = new Map(LOGIN_FAILURES.map((r) => [r, logins.labels('failed', r)]));
+  succeeded.inc(0);
+  throttled.inc(0);
+  for (const child of failed.values()) child.inc(0);
+  for (const kind of SECOND_FACTORS) for (const outcome of ['succeeded', 'failed', 'throttled'] as const) secondFactors.labels(kind, outcome).inc(0);
+  // The combinations Keyhold's clients can make: apps never get client credentials, machines nothing else.
+  for (const app of ['web', 'user_agent', 'native'] as const) for (const grant of ['authorization_code', 'refresh_token', 'device_code', 'implicit'] as const) tokens.labels(grant, app).inc(0);
+  tokens.labels('client_credentials', 'machine').inc(0);
+  for (const token of REUSED_TOKENS) reuse.labels(token).inc(0);
+  return {
+    loginSucceeded: () => succeeded.inc(),
+    loginFailed: (reason) => failed.get(reason)?.inc(),
+    loginThrottled: () => throttled.inc(),
+    secondFactor: (kind, outcome) => secondFactors.labels(kind, outcome).inc(),
+    tokensIssued: (grantType, appType) => tokens.labels(grantType, appType).inc(),
+    reuseDetected: (token) => reuse.labels(token).inc(),
+  };
+}
+
+function sweepInstruments(registers: Registry[]): SweepObserver {
+  const backlog = new Gauge({
+    name: 'keyhold_expired_rows',
+    help: 'Expired rows still present, per table the housekeeping sweep deletes from, as its last sweep knew: counted at its start (at most 1 000 000), less what it deleted',
+    labelNames: ['table'] as const,
+    registers,
+  });
+  const lastSwept = new Gauge({
+    name: 'keyhold_sweep_last_success_timestamp_seconds',
+    help: 'When the housekeeping sweep last ran to its end, per table (Unix seconds; 0 before its first)',
+    labelNames: ['table'] as const,
+    registers,
+  });
+  for (const table of SWEPT_TABLES) {
+    backlog.labels(table).set(0);
+    lastSwept.labels(table).set(0);
+  }
+  return {
+    backlog: (table, rows) => backlog.labels(table).set(rows),
+    swept: (table) => lastSwept.labels(table).set(Date.now() / 1000),
   };
 }

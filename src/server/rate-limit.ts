@@ -104,13 +104,15 @@ export interface RateLimiter {
   buckets: TokenBuckets;
 }
 
-/** The two interceptors, or undefined when limiting is off (perSecond 0). */
-export function createRateLimiter(opts: RateLimitOptions): RateLimiter | undefined {
+/** The two interceptors, or undefined when limiting is off (perSecond 0). `onLimited` hears of each refusal (metrics.ts). */
+export function createRateLimiter(opts: RateLimitOptions, onLimited: (by: 'address' | 'token') => void = () => {}): RateLimiter | undefined {
   if (!(opts.perSecond > 0)) return undefined;
   const buckets = new TokenBuckets(opts);
   const check = (key: string) => {
     const r = buckets.take(key);
-    if (!r.ok) throw rateLimited(r.retryAfterMs);
+    if (r.ok) return;
+    onLimited(key.startsWith('ip:') ? 'address' : 'token');
+    throw rateLimited(r.retryAfterMs);
   };
   return {
     buckets,

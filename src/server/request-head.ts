@@ -48,6 +48,11 @@ export interface RefusedRequest {
   acceptLanguage?: string;
   /** The client's x-request-id, as sent (requests.ts decides whether to keep it). */
   requestId?: string;
+  /** The connection's peer address, and what it forwarded (believed only from a trusted proxy). */
+  peer?: string;
+  forwardedFor?: string | string[];
+  /** As sent (requests.ts makes it loggable). */
+  userAgent?: string | string[];
 }
 
 /** An answer written as is (status, headers, optional body) by the listener. */

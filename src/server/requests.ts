@@ -9,9 +9,13 @@
 // header and every error carries it in ErrorInfo.metadata.requestId (status.ts),
 // so a client's report and the server's log line meet.
 //
-// Nothing the client sent is logged beyond that id: no URL (a query may hold
-// id_token_hint, login_hint or a mistaken token; REST logs its route template),
-// no header, no body. Probes and scrapes (/healthz, /readyz, /metrics,
+// Who asked: the client's address (its peer's, or through KEYHOLD_TRUSTED_PROXIES
+// the forwarded one: trusted-proxies.ts) and its User-Agent, bounded and with
+// control characters escaped (a forged line break or terminal escape in a log
+// viewer is not the client's to write). Nothing else the client sent is logged
+// beyond that id: no URL (a query may hold id_token_hint, login_hint or a
+// mistaken token; REST logs its route template), no other header (Authorization,
+// Cookie), no body. Probes and scrapes (/healthz, /readyz, /metrics,
 // grpc.health.v1) log at debug: a Kubernetes probe every few seconds would
 // otherwise be most of the log.
 import { randomUUID } from 'node:crypto';
@@ -41,8 +45,12 @@ export interface RequestRecord {
   reason?: string;
   /** The OAuth error's description (the provider's text, bounded). */
   description?: string;
-  /** The OpenID client an OAuth error concerned. */
+  /** The OpenID client the request concerned (a known client: oidc/error-notes.ts), when there is one. */
   clientId?: string;
+  /** The client's address (through the trusted proxies). */
+  clientAddress?: string;
+  /** The client's User-Agent, as userAgentOf made it loggable. */
+  userAgent?: string;
   /** The call's context values (the authenticated caller is read from them at the end). */
   context?: ContextValues;
   /** Probes and scrapes: logged at debug. */
@@ -61,6 +69,38 @@ const TOKEN_LIKE = /kh_/i;
 export function requestIdOf(given: string | string[] | null | undefined): string {
   const value = Array.isArray(given) ? undefined : given;
   return value && PLAUSIBLE_ID.test(value) && !TOKEN_LIKE.test(value) ? value : randomUUID();
+}
+
+/** The longest User-Agent a line carries (escapes included); real ones are well under it. */
+export const MAX_USER_AGENT = 256;
+
+/**
+ * Control characters (C0, DEL, C1), line and paragraph separators and bidi
+ * controls: what would break a line or rearrange what an operator reads; lone
+ * surrogates; and the backslash, so an escape in the line is always Keyhold's.
+ */
+const UNSAFE = /[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\\\ud800-\udfff]/;
+
+/** One code point (a surrogate pair whole, a lone surrogate escaped). */
+const escapeOne = (c: string): string => {
+  if (c.length > 1 || !UNSAFE.test(c)) return c;
+  if (c === '\\') return '\\\\';
+  const code = c.charCodeAt(0);
+  return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+};
+
+/** A User-Agent as it may be logged: unsafe characters escaped (\xNN, \uNNNN, \\), at most MAX_USER_AGENT characters, never cut inside an escape. */
+export function userAgentOf(given: string | string[] | null | undefined): string | undefined {
+  const value = Array.isArray(given) ? given.join(', ') : given;
+  if (!value) return undefined;
+  if (value.length <= MAX_USER_AGENT && !UNSAFE.test(value)) return value;
+  let out = '';
+  for (const c of value.slice(0, MAX_USER_AGENT)) {
+    const piece = escapeOne(c);
+    if (out.length + piece.length > MAX_USER_AGENT) break;
+    out += piece;
+  }
+  return out;
 }
 
 /** The gRPC code names (google.rpc.Code), as the metrics label them and the log says them. */
@@ -148,6 +188,8 @@ export function requestTracker(log: Logger, metrics: Metrics): RequestTracker {
           reason: record.reason,
           description: record.description,
           clientId: record.clientId,
+          clientAddress: record.clientAddress,
+          userAgent: record.userAgent,
           durationMs: Math.round(ms * 1000) / 1000,
           userId: record.context?.get(callerKey)?.userId,
         },

@@ -198,8 +198,10 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
           (userId, projectId) => loginAccess(readModel, userId, projectId).then((a) => a.allowed),
           attempts,
           { webauthn: ports.webauthn, forceMfa: accounts.forceMfaOf },
+          metrics.identity,
         ),
         attempts,
+        identity: metrics.identity,
       },
     });
     await app.fastify.listen({ port: config.port, host: config.host });
@@ -214,11 +216,16 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
     const consoleUrl = consoleRedirectUri(issuer);
     await warnOfStaleConsoleApp(readModel, issuer, consoleUrl, log);
     const housekeeping = startHousekeeping({
-      deleteExpired: expiredRegistrationSweeper(database, metrics.store),
+      ...expiredRegistrationSweeper(database, metrics.store),
       expiredKeptMs: config.webauthn.expiredKeptMs,
-      windowed: [{ task: 'idempotent answers', deleteExpired: (limit) => idempotentAnswers.deleteExpired(limit) }],
+      windowed: [
+        { table: 'oidc_payloads', deleteExpired: (limit) => oidcState.deleteExpired(new Date(), limit), countExpired: (limit) => oidcState.countExpired(new Date(), limit) },
+        { table: 'attempt_budgets', deleteExpired: (limit) => attempts.deleteExpired(limit), countExpired: (limit) => attempts.countExpired(limit) },
+        { table: 'idempotent_answers', deleteExpired: (limit) => idempotentAnswers.deleteExpired(limit), countExpired: (limit) => idempotentAnswers.countExpired(limit) },
+      ],
       log,
       errors,
+      observer: metrics.sweep,
     });
     // `keyhold backup`'s way to a consistent copy of the embedded database (control-socket.ts).
     const control: ControlSocket | undefined = database.snapshot

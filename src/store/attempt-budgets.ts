@@ -58,6 +58,8 @@ export interface AttemptBudgets {
   reserve(buckets: readonly BucketRequest[]): Promise<ReserveResult>;
   /** Deletes buckets whose window is over, at most `limit`; resolves with how many. */
   deleteExpired(limit: number): Promise<number>;
+  /** Counts them, at most `limit` (the housekeeping sweep's backlog). */
+  countExpired(limit: number): Promise<number>;
 }
 
 interface Row {
@@ -223,6 +225,11 @@ export function createAttemptBudgets({ db, sql: client }: Pick<Database, 'db' | 
             and expires_at < now() -- again on the row: a reservation may have brought it back into use meanwhile
           returning 1
         ) select count(*)::int as n from gone`);
+      return Number(rows[0]?.n ?? 0);
+    }),
+    countExpired: mapped(async (limit: number) => {
+      const rows = await client.query<{ n: number }>(sql`
+        select count(*)::int as n from (select 1 from attempt_budgets where expires_at < now() limit ${limit}) expired`);
       return Number(rows[0]?.n ?? 0);
     }),
   };

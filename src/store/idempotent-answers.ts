@@ -43,6 +43,8 @@ export interface IdempotentAnswers {
   release(key: string, owner: string): Promise<void>;
   /** Deletes rows whose window is over, at most `limit`; resolves with how many. */
   deleteExpired(limit: number): Promise<number>;
+  /** Counts them, at most `limit` (the housekeeping sweep's backlog). */
+  countExpired(limit: number): Promise<number>;
 }
 
 interface Row {
@@ -106,6 +108,11 @@ export function createIdempotentAnswers({ sql: client }: Pick<Database, 'sql'>):
         with gone as (
           delete from idempotent_answers where key in (select key from idempotent_answers where expires_at <= now() limit ${limit}) returning 1
         ) select count(*)::int as n from gone`);
+      return Number(rows[0]?.n ?? 0);
+    }),
+    countExpired: mapped(async (limit: number) => {
+      const rows = await client.query<{ n: number }>(sql`
+        select count(*)::int as n from (select 1 from idempotent_answers where expires_at <= now() limit ${limit}) expired`);
       return Number(rows[0]?.n ?? 0);
     }),
   };

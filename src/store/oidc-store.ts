@@ -94,6 +94,8 @@ export interface OidcStateStore {
   recordDevicePoll(deviceCode: string, baseIntervalSeconds: number, expiresAt: Date): Promise<{ slowDown: boolean; intervalSeconds: number }>;
   /** Deletes rows expired before `before`, at most `limit`; resolves with how many. */
   deleteExpired(before: Date, limit: number): Promise<number>;
+  /** Counts them, at most `limit` (the housekeeping sweep's backlog). */
+  countExpired(before: Date, limit: number): Promise<number>;
 }
 
 /** One field of a stored payload (its path of names) and the text it must hold; null: absent. */
@@ -332,6 +334,14 @@ export function createOidcStateStore({ db, sql: client, kind }: Pick<Database, '
             select ctid from ${oidcPayloads} where ${oidcPayloads.expiresAt} < ${before.toISOString()}::timestamptz limit ${limit}
           ) returning 1
         ) select count(*)::int as n from gone`);
+      const list = Array.isArray(rows) ? rows : ((rows as { rows?: { n: number }[] }).rows ?? []);
+      return Number(list[0]?.n ?? 0);
+    },
+    async countExpired(before, limit) {
+      const rows = await db.execute<{ n: number }>(dsql`
+        select count(*)::int as n from (
+          select 1 from ${oidcPayloads} where ${oidcPayloads.expiresAt} < ${before.toISOString()}::timestamptz limit ${limit}
+        ) expired`);
       const list = Array.isArray(rows) ? rows : ((rows as { rows?: { n: number }[] }).rows ?? []);
       return Number(list[0]?.n ?? 0);
     },

@@ -79,7 +79,16 @@ export function createReadModel(database: Pick<Database, 'db' | 'sql'>, observer
   }, observer);
 }
 
-/** Deletes read-model rows of registrations expired before `before`, at most `limit`; resolves with how many (server/housekeeping.ts). */
-export function expiredRegistrationSweeper(database: Pick<Database, 'sql'>, observer: StoreObserver = NO_OBSERVER): (before: Date, limit: number) => Promise<number> {
-  return reportingFailures({ sweep: (before: Date, limit: number) => q.deleteExpiredRegistrations(database.sql, before, limit) }, observer).sweep;
+/** Deletes read-model rows of registrations expired before `before`, at most `limit`, and counts them (server/housekeeping.ts). */
+export function expiredRegistrationSweeper(
+  database: Pick<Database, 'sql'>,
+  observer: StoreObserver = NO_OBSERVER,
+): { deleteExpired: (before: Date, limit: number) => Promise<number>; countExpired: (before: Date, limit: number) => Promise<number> } {
+  return reportingFailures(
+    {
+      deleteExpired: (before: Date, limit: number) => q.deleteExpiredRegistrations(database.sql, before, limit),
+      countExpired: (before: Date, limit: number) => q.countExpiredRegistrations(database.sql, before, limit),
+    },
+    observer,
+  );
 }

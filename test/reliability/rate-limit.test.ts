@@ -15,6 +15,7 @@ import { loadConfig } from '../../src/server/config.js';
 import { TokenBuckets } from '../../src/server/rate-limit.js';
 import { rpcError } from '../support/errors.js';
 import { startTestKeyhold, type TestKeyhold } from '../support/keyhold.js';
+import { moved, scrape } from '../support/metrics.js';
 import { plainUser } from '../support/u2f.js';
 import { assertRestStatus } from './support.js';
 
@@ -156,12 +157,16 @@ describe('Keyhold with KEYHOLD_RATE_LIMIT_PER_SECOND=1, KEYHOLD_RATE_LIMIT_BURST
     expect((await rest(ip, '/auth/v1/users/me', token)).status).toBe(200);
   });
 
-  it('per IP, before authentication: a flood without a valid token is limited too (401 … then 429)', async () => {
+  it('per IP, before authentication: a flood without a valid token is limited too (401 … then 429), each refusal counted by its bucket', async () => {
     const ip = freshIp();
     const statuses: number[] = [];
+    const before = await scrape(kh.url);
     for (let i = 0; i < BURST + 5; i++) statuses.push((await rest(ip, '/auth/v1/users/me', 'made-up-token')).status);
     servedBeforeLimit(statuses.indexOf(429));
     expect(new Set(statuses.slice(0, BURST))).toEqual(new Set([401]));
+    const after = await scrape(kh.url);
+    expect(moved(before, after, 'keyhold_rate_limited_total', { by: 'address' })).toBe(statuses.filter((s) => s === 429).length);
+    expect(moved(before, after, 'keyhold_rate_limited_total', { by: 'token' })).toBe(0);
     // Another address is unaffected.
     expect((await rest(freshIp(), '/auth/v1/users/me')).status).toBe(401);
   });
@@ -171,11 +176,15 @@ describe('Keyhold with KEYHOLD_RATE_LIMIT_PER_SECOND=1, KEYHOLD_RATE_LIMIT_BURST
     const [a, b] = [freshIp(), freshIp()];
     const fromA: number[] = [];
     const fromB: number[] = [];
+    const before = await scrape(kh.url);
     for (let i = 0; i < 13; i++) fromA.push((await rest(a, '/auth/v1/users/me', token)).status);
     for (let i = 0; i < 13; i++) fromB.push((await rest(b, '/auth/v1/users/me', token)).status);
     expect(fromA.every((s) => s === 200)).toBe(true);
     // Neither IP used more than 13 of its 20, yet the token's 26 requests ran out of its 20.
     expect(fromB.filter((s) => s === 429).length).toBeGreaterThanOrEqual(26 - BURST - 2);
+    const after = await scrape(kh.url);
+    expect(moved(before, after, 'keyhold_rate_limited_total', { by: 'token' })).toBe(fromB.filter((s) => s === 429).length);
+    expect(moved(before, after, 'keyhold_rate_limited_total', { by: 'address' })).toBe(0);
     // The IPs themselves have capacity left: another token from `b` is served.
     expect((await rest(b, '/auth/v1/users/me', tokens[2])).status).toBe(200);
   });

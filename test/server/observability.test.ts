@@ -271,7 +271,7 @@ describe('a request refused before routing (its head)', () => {
     expect(res.status).toBe(400);
     expect(res.head).toMatch(/^x-request-id: refused-head$/im);
     expect(JSON.parse(res.body).details[0].metadata).toEqual({ header: 'authorization', requestId: 'refused-head' });
-    expect(lineOf('refused-head')).toMatchObject({ level: 30, httpStatus: 400, code: 'INVALID_ARGUMENT', reason: 'REPEATED_HEADER' });
+    expect(lineOf('refused-head')).toMatchObject({ level: 30, httpStatus: 400, code: 'INVALID_ARGUMENT', reason: 'REPEATED_HEADER', clientAddress: '127.0.0.1' });
     const log = kh.logLines.join('\n');
     expect(log).not.toContain(kh.adminToken);
     expect(log).not.toContain('secondTokenNeverLogged');

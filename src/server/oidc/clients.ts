@@ -22,6 +22,8 @@ export const KEYHOLD_CLIENT_PROPERTIES = [
   'keyhold_clock_skew_seconds',
   'keyhold_additional_origins',
   'keyhold_skip_native_success_page',
+  // The app's type as the API names it (web, user_agent, native): application_type knows only web and native.
+  'keyhold_app_type',
   // A machine user as a client_credentials client (machine-clients.ts).
   'keyhold_machine_user_id',
 ] as const;
@@ -39,7 +41,16 @@ export interface KeyholdClientExtras {
   keyhold_clock_skew_seconds: number;
   keyhold_additional_origins: string[];
   keyhold_skip_native_success_page: boolean;
+  keyhold_app_type: AppTypeName;
 }
+
+/** An app's type as the metrics label it (metrics.ts). */
+export type AppTypeName = 'web' | 'user_agent' | 'native';
+const APP_TYPE: Readonly<Record<OidcConfig['appType'], AppTypeName>> = {
+  OIDC_APP_TYPE_WEB: 'web',
+  OIDC_APP_TYPE_USER_AGENT: 'user_agent',
+  OIDC_APP_TYPE_NATIVE: 'native',
+};
 
 /** The response types Keyhold's enum names, as OAuth spells them. */
 const RESPONSE_TYPE = {
@@ -123,6 +134,7 @@ export function clientMetadata(app: AppView, jwks: readonly Record<string, unkno
     keyhold_clock_skew_seconds: Math.floor(config.clockSkewMs / 1000),
     keyhold_additional_origins: config.additionalOrigins,
     keyhold_skip_native_success_page: config.skipNativeAppSuccessPage,
+    keyhold_app_type: APP_TYPE[config.appType],
   };
   return {
     client_id: app.clientId,

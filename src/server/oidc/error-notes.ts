@@ -2,7 +2,9 @@
 // (`invalid_grant`…), its description and the client it concerned, on the
 // request's one log line (requests.ts) — instead of a bare HTTP status. The
 // library emits `<route>.error` for each (its documented events); a server
-// error is logged apart (mount.ts `server_error`).
+// error (`server_error`) is noted by its OAuth error alone — its cause is
+// logged apart, with its stack (mount.ts). Every request the library found a
+// client for, answered or refused, carries that client's id.
 //
 // The description is the library's own text (or Keyhold's, for JWT userinfo):
 // it names parameters, never their values. Not its `error_detail`: that may
@@ -16,7 +18,8 @@ type Any = any;
 
 /** What the request's log line says about an OAuth refusal. */
 export interface OAuthErrorNote {
-  error: string;
+  /** Absent: the request was not refused; only its client is noted. */
+  error?: string;
   description?: string;
   clientId?: string;
 }
@@ -47,12 +50,30 @@ const MAX_DESCRIPTION = 200;
 export const loggable = (text: unknown): string | undefined =>
   typeof text === 'string' && text ? text.replace(/[^\x20-\x7e]/g, '?').slice(0, MAX_DESCRIPTION) : undefined;
 
+/** The client the library found for the request (a known one), if any. */
+const clientOf = (ctx: Any): { clientId?: string } => {
+  const clientId = ctx?.oidc?.client?.clientId;
+  return typeof clientId === 'string' ? { clientId } : {};
+};
+
 export function noteOAuthErrors(provider: Any, note: NoteOAuthError): void {
   for (const name of ERROR_EVENTS) {
     provider.on(name, (ctx: Any, err: Any) => {
       if (!ctx?.req || typeof err?.error !== 'string') return;
-      const clientId = ctx.oidc?.client?.clientId;
-      note(ctx.req, { error: err.error, description: loggable(err.error_description), ...(typeof clientId === 'string' ? { clientId } : {}) });
+      note(ctx.req, { error: err.error, description: loggable(err.error_description), ...clientOf(ctx) });
     });
   }
+  // The library's own failure: its description is a fixed "oops", its cause in the error line.
+  provider.on('server_error', (ctx: Any) => {
+    if (ctx?.req) note(ctx.req, { error: 'server_error', ...clientOf(ctx) });
+  });
+  // Answered or refused, the client it was for (after the route ran: the library sets it along the way).
+  provider.use(async (ctx: Any, next: () => Promise<void>) => {
+    try {
+      await next();
+    } finally {
+      const client = clientOf(ctx);
+      if (client.clientId !== undefined && ctx.req) note(ctx.req, client);
+    }
+  });
 }

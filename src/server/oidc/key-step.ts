@@ -205,7 +205,11 @@ export function keyStep(deps: { ports: KeyStepPorts; flow: LoginFlow; hiddenToke
     if (current.step === 'codes') return completeSecondFactor(flow, req, reply, interaction, 'hwk');
     if (current.step === 'refused') return show(req, reply, interaction, lang, loginName);
     const { state, taken } = await takeChallenge(interaction, current);
-    const again = (error: U2fLoginReason | { problem: string }) => show(req, reply, interaction, lang, loginName, error);
+    // Every refusal of an answer (the browser's own, a cancel included) is a failed second factor.
+    const again = (error: U2fLoginReason | { problem: string }) => {
+      flow.secondFactor('security_key', 'failed');
+      return show(req, reply, interaction, lang, loginName, error);
+    };
     const failure = (req.body as Record<string, unknown> | undefined)?.failure;
     if (typeof failure === 'string' && failure) return again(BROWSER_FAILURES[failure.slice(0, 64)] ?? 'U2F_LOGIN_INVALID');
     const answer = answerOf(req);

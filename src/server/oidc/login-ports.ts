@@ -9,17 +9,32 @@ import { BUCKETS, FIRST_DELAY_SECONDS, type AttemptOutcome } from '../../domain/
 import { KeyholdError } from '../../domain/errors/keyhold-error.js';
 import type { Language } from '../../domain/i18n/language.js';
 import { checkPassword, loginUser, type PasswordCheck } from '../../queries/passwords.js';
-import type { ReadModel } from '../../queries/read-model.js';
+import type { PasswordFacts, ReadModel } from '../../queries/read-model.js';
 import type { AttemptBudgets, FinishedBucket, Reservation } from '../../store/attempt-budgets.js';
 import { toStatus } from '../status.js';
 import { accountOf, passwordBuckets, recoveryBuckets } from './guess-buckets.js';
 import type { LoginPorts, PasswordVerdict } from './login.js';
+import type { IdentityObserver, LoginFailure } from '../metrics.js';
+
+const NO_OBSERVER: Pick<IdentityObserver, 'loginSucceeded' | 'loginFailed' | 'loginThrottled'> = { loginSucceeded: () => {}, loginFailed: () => {}, loginThrottled: () => {} };
 
 const VERDICTS: Readonly<Record<Exclude<PasswordCheck['result'], 'ok'>, PasswordVerdict>> = {
   wrong: { ok: false, reason: 'wrong' },
   locked: { ok: false, reason: 'locked' },
   'no password': { ok: false, reason: 'no-password' },
 };
+
+/**
+ * Why a password step failed, for the operator (metrics.ts): what the user
+ * is not told apart (login.ts) — a name nobody holds, a locked or a
+ * deactivated account, one without a password.
+ */
+function failureOf(check: Exclude<PasswordCheck['result'], 'ok'>, facts: PasswordFacts | undefined): LoginFailure {
+  if (!facts) return 'unknown_user';
+  if (check === 'locked') return facts.state === 'locked' ? 'locked' : 'inactive';
+  if (check === 'no password') return 'no_password';
+  return 'wrong_password';
+}
 
 /**
  * Runs a reserved attempt and gives its place back with its outcome — also
@@ -51,6 +66,8 @@ export function loginPorts(
     webauthn: () => WebAuthnSettings;
     forceMfa: (orgId: string) => Promise<boolean>;
   },
+  /** Each login's outcome, for the operator (metrics.ts). */
+  observer: Pick<IdentityObserver, 'loginSucceeded' | 'loginFailed' | 'loginThrottled'> = NO_OBSERVER,
 ): LoginPorts {
   /** The user acting on its own keys at login, as RegisterU2F / VerifyU2FRegistration over the API would (self needs no permission). */
   const selfCaller = async (userId: string): Promise<Caller | undefined> => {
@@ -85,14 +102,20 @@ export function loginPorts(
       // Reserved before any verification: a guess beyond the budget is not even tried.
       const lockout = user && maxAttempts > 0 ? { userId: user, maxAttempts } : undefined;
       const held = await budgets.reserve(passwordBuckets(accountOf(user, loginName), client, lockout));
-      if (!held.ok) return { ok: false, reason: 'wrong', retryAfterSeconds: held.waitSeconds };
+      if (!held.ok) {
+        observer.loginThrottled();
+        return { ok: false, reason: 'wrong', retryAfterSeconds: held.waitSeconds };
+      }
+      let failure: LoginFailure | undefined;
       const { result: verdict, finished } = await spend(held, async (counts): Promise<PasswordVerdict> => {
         // Under a lockout policy the facts are read again now that the place is held: a failure that
         // locked the user was written before its place was given back, so this check sees the lock
         // (and compares nothing) — the policy's count of checks stays exact across processes.
-        const check = await checkPassword(lockout ? await read.passwordOf(lockout.userId) : facts, password);
+        const checkedFacts = lockout ? await read.passwordOf(lockout.userId) : facts;
+        const check = await checkPassword(checkedFacts, password);
         counts(check.result === 'ok' ? 'success' : 'failure');
         if (check.result === 'ok') return { ok: true, changeRequired: check.changeRequired };
+        failure = failureOf(check.result, checkedFacts);
         if (check.result !== 'wrong' || !user || !checked) return VERDICTS[check.result];
         // A wrong password is an event of the user (the audit trail; the lockout policy counts them),
         // recorded before the reservation is given back, so the policy's bucket never misses it.
@@ -100,6 +123,7 @@ export function loginPorts(
         // The one that reaches the org's lockout policy locks the user: say so, so the user stops trying.
         return locked ? { ok: false, reason: 'lockedOut' } : VERDICTS.wrong;
       });
+      if (failure) observer.loginFailed(failure);
       await recordEngaged(finished, user, clientId, client.address);
       return verdict;
     },
@@ -121,9 +145,13 @@ export function loginPorts(
       // this login ran, e.g. by a wrong password racing this right one): then the login does not finish.
       try {
         await commands.recordLogin({ userId, clientId, outcome: 'succeeded', amr });
+        observer.loginSucceeded();
         return true;
       } catch (e) {
-        if (e instanceof KeyholdError && (e.reason === 'USER_NOT_ACTIVE' || e.reason === 'USER_NOT_FOUND')) return false;
+        if (e instanceof KeyholdError && (e.reason === 'USER_NOT_ACTIVE' || e.reason === 'USER_NOT_FOUND')) {
+          observer.loginFailed(e.reason === 'USER_NOT_FOUND' ? 'unknown_user' : 'inactive');
+          return false;
+        }
         throw e;
       }
     },

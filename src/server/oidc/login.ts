@@ -24,6 +24,7 @@ import { consentNeededForApi } from './api-audience.js';
 import { scopeList } from './scope-words.js';
 import type { GuessClient } from './guess-buckets.js';
 import { knownBrowsers } from './known-browser.js';
+import type { IdentityObserver } from '../metrics.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
@@ -84,7 +85,18 @@ const MAX_FIELD = 1024;
 
 const keyStepScriptPath = () => keyStepScript().path;
 
-export function registerLogin(fastify: FastifyInstance, deps: { provider: () => Any; ports: LoginPorts; cookieKey: () => string; issuer: () => string }): void {
+export interface LoginDeps {
+  provider: () => Any;
+  ports: LoginPorts;
+  cookieKey: () => string;
+  issuer: () => string;
+  /** The app a sign-in is for, onto the request's log line (error-notes.ts). */
+  noteClient?: (req: FastifyRequest, clientId: string) => void;
+  /** Second factors' outcomes (metrics.ts); the password step's are the ports' to report (login-ports.ts). */
+  observer?: Pick<IdentityObserver, 'secondFactor'>;
+}
+
+export function registerLogin(fastify: FastifyInstance, deps: LoginDeps): void {
   const { ports } = deps;
   const formToken = (uid: string) => createHmac('sha256', deps.cookieKey()).update(`keyhold login form ${uid}`).digest('base64url');
   const tokenOk = (uid: string, sent: unknown) => {
@@ -101,7 +113,11 @@ export function registerLogin(fastify: FastifyInstance, deps: { provider: () => 
   async function details(req: FastifyRequest, reply: FastifyReply, uid: string): Promise<Any | undefined> {
     try {
       const interaction = await deps.provider().interactionDetails(req.raw, reply.raw);
-      return interaction.uid === uid ? interaction : undefined;
+      if (interaction.uid !== uid) return undefined;
+      // The library took it from a known client's authorization request.
+      const clientId = interaction.params?.client_id;
+      if (typeof clientId === 'string') deps.noteClient?.(req, clientId);
+      return interaction;
     } catch (err) {
       // A sign-in that could not be read is not an expired one.
       if (isStoreUnavailable(err)) throw err;
@@ -133,6 +149,7 @@ export function registerLogin(fastify: FastifyInstance, deps: { provider: () => 
       const login = { accountId: userId, amr, acr: acrOf(amr), remember: true, ts: Math.floor(Date.now() / 1000) };
       return finish(req, reply, interaction, { login });
     },
+    secondFactor: (kind, outcome) => deps.observer?.secondFactor(kind, outcome),
   };
   const keys = keyStep({ ports, flow, hiddenToken: hidden, issuer: deps.issuer });
   const recovery = recoveryStep({ ports, flow, hiddenToken: hidden, issuer: deps.issuer, guessClient });

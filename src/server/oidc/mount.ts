@@ -36,27 +36,11 @@ import type { RolesOf } from './account.js';
 import type { MachineJwt } from '../../queries/callers.js';
 import { isStoreUnavailable, loggableStoreError, RETRY_AFTER_SECONDS, speakingProvider, unavailableAnswers, UNAVAILABLE_DESCRIPTION } from './unavailable.js';
 import { loggable, noteOAuthErrors, type NoteOAuthError } from './error-notes.js';
+import { countProviderEvents } from './provider-metrics.js';
+import type { IdentityObserver } from '../metrics.js';
 
 /** How often each process looks for a changed key set. */
 export const KEY_RELOAD_MS = 60_000;
-/** How often expired provider state is deleted. */
-const CLEANUP_MS = 10 * 60_000;
-/** Rows one delete statement takes: short statements, so a sweep never holds many locks at once. */
-const SWEEP_BATCH = 5_000;
-/** Tasks sweeping now: a sweep slower than the interval is not started twice. */
-const sweeping = new Set<string>();
-
-/** Deletes in batches until a batch finds fewer than it may take: whatever piled up since the last sweep goes. */
-async function sweep(task: string, deleteBatch: (limit: number) => Promise<number>): Promise<void> {
-  if (sweeping.has(task)) return;
-  sweeping.add(task);
-  try {
-    while ((await deleteBatch(SWEEP_BATCH)) >= SWEEP_BATCH);
-  } finally {
-    sweeping.delete(task);
-  }
-}
-
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
 
@@ -78,7 +62,9 @@ export interface OidcDeps {
   audit?: RecordOidc;
   /** The provider's OAuth refusals onto their requests' log lines (error-notes.ts); none: not noted. */
   noteOAuthError?: NoteOAuthError;
-  /** The guessing budgets (store/attempt-budgets.ts): user codes on the device sign-in page spend them; swept with the provider's state. */
+  /** Tokens issued, reuse detected and second factors, for the operator (metrics.ts, provider-metrics.ts); none: not counted. */
+  identity?: IdentityObserver;
+  /** The guessing budgets (store/attempt-budgets.ts): user codes on the device sign-in page spend them. Expired provider state and budgets are deleted by the housekeeping sweep (housekeeping.ts). */
   attempts: AttemptBudgets;
 }
 
@@ -144,6 +130,7 @@ export function mountOidc(fastify: FastifyInstance, deps: OidcDeps): OidcMount {
             return;
           }
           deps.errors.error(err, { component: 'oidc' }, 'userinfo for a JWT access token failed');
+          deps.noteOAuthError?.(req.raw, { error: 'server_error' });
           reply.code(500).send({ error: 'server_error' });
         },
       );
@@ -176,7 +163,14 @@ export function mountOidc(fastify: FastifyInstance, deps: OidcDeps): OidcMount {
     if (!current) throw new Error('the OpenID Provider has not started');
     return current.provider;
   };
-  registerLogin(fastify, { provider: getProvider, ports: speak(deps.login), cookieKey: () => current?.keys.cookieKeys[0] ?? '', issuer: () => issuer });
+  registerLogin(fastify, {
+    provider: getProvider,
+    ports: speak(deps.login),
+    cookieKey: () => current?.keys.cookieKeys[0] ?? '',
+    issuer: () => issuer,
+    noteClient: (req, clientId) => deps.noteOAuthError?.(req.raw, { clientId }),
+    observer: deps.identity,
+  });
 
   async function build(keys: KeySet): Promise<void> {
     const sealKey = stateSealKey(master!);
@@ -205,6 +199,7 @@ export function mountOidc(fastify: FastifyInstance, deps: OidcDeps): OidcMount {
     provider.on('server_error', (_ctx: Any, err: Error) => deps.errors.error(err, { component: 'oidc' }, 'OpenID Provider error'));
     if (deps.noteOAuthError) noteOAuthErrors(provider, deps.noteOAuthError);
     if (deps.audit) auditProvider(provider, deps.audit, deps.errors);
+    if (deps.identity) countProviderEvents(provider, deps.identity);
     current = { provider, handler: provider.callback(), keys };
   }
 
@@ -232,14 +227,6 @@ export function mountOidc(fastify: FastifyInstance, deps: OidcDeps): OidcMount {
         setInterval(() => {
           reloadKeys().catch((err: unknown) => deps.errors.error(err, { task: 'oidc keys' }, 'reloading the OpenID keys failed'));
         }, reloadMs).unref(),
-        setInterval(() => {
-          sweep('oidc cleanup', (limit) => deps.store.deleteExpired(new Date(), limit)).catch((err: unknown) =>
-            deps.errors.error(err, { task: 'oidc cleanup' }, 'deleting expired OpenID state failed'),
-          );
-          sweep('attempt budgets cleanup', (limit) => deps.attempts.deleteExpired(limit)).catch((err: unknown) =>
-            deps.errors.error(err, { task: 'attempt budgets cleanup' }, 'deleting expired attempt budgets failed'),
-          );
-        }, CLEANUP_MS).unref(),
       );
     },
     reloadKeys,

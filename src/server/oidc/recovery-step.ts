@@ -76,7 +76,10 @@ export function recoveryStep(deps: {
     const raw = (req.body as Record<string, unknown> | undefined)?.code;
     const typed = typeof raw === 'string' ? raw.slice(0, MAX_CODE + 1) : '';
     const verdict = await ports.useRecoveryCode(state.userId, typed, deps.guessClient(req, state.userId), interaction.params.client_id);
-    if (!verdict.ok) return show(req, reply, interaction, lang, loginName, { reason: verdict.reason, seconds: verdict.retryAfterSeconds });
+    if (!verdict.ok) {
+      flow.secondFactor('recovery_code', verdict.reason === 'RECOVERY_CODE_SLOW_DOWN' ? 'throttled' : 'failed');
+      return show(req, reply, interaction, lang, loginName, { reason: verdict.reason, seconds: verdict.retryAfterSeconds });
+    }
     return completeSecondFactor(flow, req, reply, interaction, 'recovery');
   }
 

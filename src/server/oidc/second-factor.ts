@@ -12,6 +12,7 @@
 // A page of another factor adds its amr value to SecondFactorMethod and its
 // step under /ui/login/:uid/<step> (registered from login.ts).
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { SecondFactorKind, SecondFactorOutcome } from '../metrics.js';
 import { saveIfStored } from './single-use.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -70,7 +71,12 @@ export const SPENT_KEPT = 20;
 export interface LoginFlow {
   /** Records the login and ends the interaction as `userId` with these amr values. */
   finishLogin(req: FastifyRequest, reply: FastifyReply, interaction: Any, userId: string, amr: string[]): Promise<void>;
+  /** A second factor's outcome, for the operator (metrics.ts keyhold_second_factors_total). */
+  secondFactor(kind: SecondFactorKind, outcome: SecondFactorOutcome): void;
 }
+
+/** The metrics' kind of each method. */
+const KIND: Readonly<Record<SecondFactorMethod, SecondFactorKind>> = { hwk: 'security_key', otp: 'one_time_code', recovery: 'recovery_code' };
 
 /** The pending second factor of this interaction, or undefined (none asked, or not yet past the password). */
 export function secondFactorOf(interaction: Any): SecondFactorState | undefined {
@@ -136,5 +142,6 @@ export async function completeSecondFactor(flow: LoginFlow, req: FastifyRequest,
   const state = secondFactorOf(interaction);
   if (!state) throw new Error('no second factor is pending on this login');
   await saveSecondFactor(interaction, undefined);
+  flow.secondFactor(KIND[method], 'succeeded');
   return flow.finishLogin(req, reply, interaction, state.userId, amrWith(method));
 }

@@ -9,7 +9,7 @@ export { findPasswordOf, findUser, findUserByUsername, findUsersByLoginName, typ
 export { findPatByHash, type PatWithUser } from './personal-access-tokens.js';
 export { membershipsOfUser } from './memberships.js';
 export { findApp, findAppByClientId, listApps } from './apps.js';
-export { deleteExpiredRegistrations, findReadyU2fByCredentialId, findU2f, listU2fOfUser, listU2fViewsOfUser, readyKeysByRpId, verifiedCredentialIdsOfUser } from './u2f-tokens.js';
+export { countExpiredRegistrations, deleteExpiredRegistrations, findReadyU2fByCredentialId, findU2f, listU2fOfUser, listU2fViewsOfUser, readyKeysByRpId, verifiedCredentialIdsOfUser } from './u2f-tokens.js';
 export { listAppKeys, listPats, listU2fPage, searchApps, searchOrgs, searchProjects, searchUsers } from './search.js';
 export { searchEvents } from './events.js';
 export { findMachineByClientId, type MachineClientRow } from './machine-users.js';

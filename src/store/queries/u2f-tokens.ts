@@ -68,6 +68,15 @@ export async function deleteExpiredRegistrations(db: SqlRunner, expiredBefore: D
   return Number(row?.n ?? 0);
 }
 
+/** How many registrations deleteExpiredRegistrations would delete, at most `limit` (the housekeeping sweep's backlog). */
+export async function countExpiredRegistrations(db: SqlRunner, expiredBefore: Date, limit: number): Promise<number> {
+  const [row] = await db.query<{ n: number }>(sql`
+    select count(*)::int as n from (
+      select 1 from u2f_tokens where state = 'pending' and expires_at < ${expiredBefore.toISOString()}::timestamptz limit ${limit}
+    ) expired`);
+  return Number(row?.n ?? 0);
+}
+
 /** How many ready keys each RP id holds (the start-up check of keys under RP ids no longer configured). */
 export async function readyKeysByRpId(db: SqlRunner): Promise<Array<{ rpId: string; keys: number }>> {
   const rows = await db.query<{ rpId: string; keys: number | string }>(sql`
