@@ -23,6 +23,9 @@
 // 2. Which redirect URIs match (dev-mode globs among them): redirect-uris.ts.
 // 9. unauthorized_client for a grant or response type an app lacks:
 //    unauthorized-client.ts.
+// 10. Pushed authorization requests and request objects (the scope as sent
+//    kept in a plain push, Keyhold's rule for a request object's claims):
+//    pushed-requests.ts.
 // 3. Client.Schema.prototype.invalidate — the two refusals Keyhold decides
 //    against (compliance is advice at creation, as in ZITADEL):
 //    'implicit-force-https' and 'implicit-forbid-localhost' (implicit web
@@ -325,7 +328,7 @@ export function applyDeviceFlowExtension(provider: Any, options: DeviceFlowOptio
 }
 
 /** One request through the provider's own handler, in process (no socket): what a browser would get (a GET unless a form is sent). */
-function requestInProcess(
+export function requestInProcess(
   handler: (req: IncomingMessage, res: ServerResponse) => void,
   url: string,
   send: { cookie?: string; form?: Record<string, string>; headers?: Record<string, string> } = {},
