@@ -425,9 +425,10 @@ describe('a pushed request meets every rule of an authorization request', () => 
     }
   });
 
-  it('a body over 56 KiB: invalid_request, nothing stored', async () => {
-    const pushed = await push(form({ state: 'x'.repeat(57 * 1024) }), basicAuth(basicApp));
-    expect([pushed.status, pushed.body.error]).toEqual([400, 'invalid_request']);
-    expect(pushed.body.request_uri).toBeUndefined();
+  it('a body over 56 KiB, or a parameter holding U+0000: invalid_request, nothing stored', async () => {
+    const large = await push(form({ state: 'x'.repeat(57 * 1024) }), basicAuth(basicApp));
+    expect([large.status, large.body.error, large.body.request_uri]).toEqual([400, 'invalid_request', undefined]);
+    const nul = await push(form({ state: 'a\u0000b' }), basicAuth(basicApp));
+    expect([nul.status, nul.body.error, nul.body.error_description, nul.body.request_uri]).toEqual([400, 'invalid_request', 'state: contains the NUL character (U+0000)', undefined]);
   });
 });
