@@ -186,7 +186,10 @@ export async function buildApp(opts: AppOptions): Promise<KeyholdApp> {
     if (note.error !== undefined) Object.assign(record, { reason: note.error, description: note.description });
     if (note.clientId !== undefined) record.clientId = note.clientId;
   };
-  const oidc = opts.oidc ? mountOidc(fastify, { ...opts.oidc, log, errors, noteOAuthError }) : undefined;
+  const limiter = createRateLimiter(config.rateLimit, (by) => opts.metrics.rateLimited(by));
+  // A pushed authorization request spends the address's API budget (oidc/mount.ts pushLimit).
+  const pushLimit = limiter ? (address: string) => limiter.takeAddress(address) : undefined;
+  const oidc = opts.oidc ? mountOidc(fastify, { ...opts.oidc, log, errors, noteOAuthError, pushLimit }) : undefined;
 
   registerCors(fastify, config.corsOrigins);
   // Before the Connect plugin registers its routes, so they inherit it (as CORS above).
@@ -196,7 +199,6 @@ export async function buildApp(opts: AppOptions): Promise<KeyholdApp> {
     done();
   });
 
-  const limiter = createRateLimiter(config.rateLimit, (by) => opts.metrics.rateLimited(by));
   const interceptors: Interceptor[] = [
     errorInterceptor(errors),
     ...(limiter ? [limiter.byAddress] : []),

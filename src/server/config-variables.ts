@@ -148,7 +148,7 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
     names: ['KEYHOLD_RATE_LIMIT_PER_SECOND', 'KEYHOLD_RATE_LIMIT_BURST'],
     default: '`0` (off)',
     summary: 'token bucket per client IP and per token on every RPC and protocol (burst `0` = the rate)',
-    more: '. The IP bucket counts before authentication; over it: 429 / `RESOURCE_EXHAUSTED` `RATE_LIMITED` with `retry-after` and `RetryInfo`. **Switch it on for any deployment reachable from the internet**',
+    more: '. The IP bucket counts before authentication, and each pushed authorization request (`/oauth/v2/par`: 429 `slow_down`) takes from it too; over it: 429 / `RESOURCE_EXHAUSTED` `RATE_LIMITED` with `retry-after` and `RetryInfo`. **Switch it on for any deployment reachable from the internet**',
   },
   {
     names: ['KEYHOLD_HEADERS_TIMEOUT_MS'],

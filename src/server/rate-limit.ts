@@ -99,6 +99,8 @@ function rateLimited(retryAfterMs: number): KeyholdError {
 export interface RateLimiter {
   /** Per client IP; goes before the authentication interceptor. */
   byAddress: Interceptor;
+  /** Takes one request's token from the client IP's bucket (the one byAddress takes from): other surfaces than the RPCs. */
+  takeAddress(address: string): TakeResult;
   /** Per personal access token; goes after it. */
   byToken: Interceptor;
   buckets: TokenBuckets;
@@ -114,11 +116,13 @@ export function createRateLimiter(opts: RateLimitOptions, onLimited: (by: 'addre
     onLimited(key.startsWith('ip:') ? 'address' : 'token');
     throw rateLimited(r.retryAfterMs);
   };
+  const addressKey = (address: string) => `ip:${addressBucketKey(address)}`;
   return {
     buckets,
+    takeAddress: (address) => buckets.take(addressKey(address)),
     byAddress: (next) => async (req) => {
       const address = req.contextValues.get(clientAddressKey);
-      if (address) check(`ip:${addressBucketKey(address)}`);
+      if (address) check(addressKey(address));
       return next(req);
     },
     byToken: (next) => async (req) => {

@@ -16,6 +16,7 @@ import { TokenBuckets } from '../../src/server/rate-limit.js';
 import { rpcError } from '../support/errors.js';
 import { startTestKeyhold, type TestKeyhold } from '../support/keyhold.js';
 import { moved, scrape } from '../support/metrics.js';
+import { addApp } from '../support/oidc-login.js';
 import { plainUser } from '../support/u2f.js';
 import { assertRestStatus } from './support.js';
 
@@ -229,6 +230,44 @@ describe('Keyhold with KEYHOLD_RATE_LIMIT_PER_SECOND=1, KEYHOLD_RATE_LIMIT_BURST
     }
     servedBeforeLimit(served);
     expect(code).toBe(Code.ResourceExhausted);
+  });
+
+  it('POST /oauth/v2/par spends the address bucket (it stores a request for a public app’s id alone): the burst, then 429 slow_down', async () => {
+    const projectId = (await kh.rest('POST', '/management/v1/projects', { name: 'Pushed' })).body.id;
+    const app = await addApp(kh, projectId, { redirectUris: ['https://app.example/cb'], authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE' });
+    const form = new URLSearchParams({ client_id: app.clientId, response_type: 'code', redirect_uri: 'https://app.example/cb', scope: 'openid', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' }).toString();
+    const par = (ip: string) =>
+      new Promise<{ status: number; body: any; headers: http.IncomingHttpHeaders }>((resolve, reject) => {
+        const req = http.request(
+          { host: '127.0.0.1', port: kh.port, path: '/oauth/v2/par', method: 'POST', localAddress: ip, agent: false, headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(form) } },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (c) => chunks.push(c));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString()), headers: res.headers }));
+          },
+        );
+        req.on('error', reject);
+        req.end(form);
+      });
+    const ip = freshIp();
+    let served = 0;
+    let limited: Awaited<ReturnType<typeof par>> | undefined;
+    while (served < BURST + 10) {
+      const res = await par(ip);
+      if (res.status !== 201) {
+        limited = res;
+        break;
+      }
+      served++;
+    }
+    servedBeforeLimit(served);
+    expect(limited!.status).toBe(429);
+    expect(limited!.body.error).toBe('slow_down');
+    expect(Number(limited!.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(limited!.body.error_description).toContain(`wait ${limited!.headers['retry-after']} seconds`);
+    // The same bucket as the address's API calls; another address is served.
+    expect((await rest(ip, '/auth/v1/users/me', tokens[6])).status).toBe(429);
+    expect((await par(freshIp())).status).toBe(201);
   });
 
   it('the buckets are bounded in memory on the running server', () => {

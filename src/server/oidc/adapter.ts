@@ -73,7 +73,17 @@ export function interactionOwner(payload: OidcPayload): string | undefined {
 /** Whether a session's user may still be signed in: a human user, active (account.ts findAccount's rule). */
 const activeHuman = (user: UserView | undefined) => user?.kind === 'human' && user.state === 'active';
 
-export function adapterClass(store: OidcStateStore, read: ClientReads & Pick<ReadModel, 'user'>, sealKey: Buffer) {
+export interface AdapterOptions {
+  /**
+   * How long a pushed authorization request is kept past its expiry: as long
+   * as a login started with it may run, so the code's issue finds it used by
+   * another (one code per request_uri; pushed-requests.ts).
+   */
+  pushedRequestGraceSeconds?: number;
+}
+
+export function adapterClass(store: OidcStateStore, read: ClientReads & Pick<ReadModel, 'user'>, sealKey: Buffer, options: AdapterOptions = {}) {
+  const pushedGrace = Math.max(0, options.pushedRequestGraceSeconds ?? 0);
   /** The stored form: no device code in clear. */
   const sealed = (model: string, id: string, payload: OidcPayload): OidcPayload => {
     if (model === 'DeviceCode') return { ...payload, [SEALED_ID]: seal(sealKey, id) };
@@ -114,7 +124,8 @@ export function adapterClass(store: OidcStateStore, read: ClientReads & Pick<Rea
       // cannot hold U+0000 in JSON, and it is in no legitimate value: refused as the client's error.
       const nul = nulField(payload);
       if (nul) throw new errors.InvalidRequest(`${nul}: contains the NUL character (U+0000)`);
-      const keep = this.model === 'DeviceCode' && expiresIn !== undefined ? Math.max(expiresIn, 0) + DEVICE_CODE_GRACE_SECONDS : expiresIn;
+      const grace = this.model === 'DeviceCode' ? DEVICE_CODE_GRACE_SECONDS : this.model === 'PushedAuthorizationRequest' ? pushedGrace : 0;
+      const keep = grace > 0 && expiresIn !== undefined ? Math.max(expiresIn, 0) + grace : expiresIn;
       // A machine's client-credentials token has no account: it belongs to the machine user.
       const machineUser = this.model === 'ClientCredentials' && typeof payload.clientId === 'string' ? (await read.machineByClientId(payload.clientId))?.userId : undefined;
       const owner = machineUser ?? (this.model === 'Interaction' ? interactionOwner(payload) : undefined);

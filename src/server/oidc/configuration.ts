@@ -16,6 +16,7 @@ import { applyDeviceFlowExtension, applyExtensions, applyIssuerRequests, clockSk
 import { applyRedirectUris } from './redirect-uris.js';
 import { applyUnauthorizedClient } from './unauthorized-client.js';
 import { applyPostMethods } from './post-methods.js';
+import { applyPushedRequests, assertRequestObject, REQUEST_OBJECT_ALGS } from './pushed-requests.js';
 import { renderDeviceDone, renderUserCodeConfirm, renderUserCodeInput } from './device-pages.js';
 import { customizeMachineJwt, MACHINE_API_RESOURCE, machineResourceServer, machineTokenClaims, machineUserOf } from './machine-clients.js';
 import type { ClientReads } from './adapter.js';
@@ -43,6 +44,8 @@ export const OIDC_ROUTES = {
   // RFC 8628: where a device asks for a code (ZITADEL's path), and Keyhold's page where the user enters it.
   device_authorization: '/oauth/v2/device_authorization',
   code_verification: '/ui/login/device',
+  // RFC 9126: where an app pushes its authorization request (pushed-requests.ts).
+  pushed_authorization_request: '/oauth/v2/par',
 } as const;
 
 /** The endpoints that take POST as well as GET (OIDC Core §3.1.2.1, RP-Initiated Logout §2; post-methods.ts). */
@@ -111,7 +114,8 @@ export function createProvider(deps: ProviderDeps): Any {
   const { issuer, keys, store, read, rolesOf, mayLogIn } = deps;
   const lifetimes = deps.lifetimes ?? LIFETIMES;
   const provider = new Provider(issuer, {
-    adapter: adapterClass(store, read, deps.sealKey),
+    // A pushed request is kept as long as a login started with it may run: used once (pushed-requests.ts).
+    adapter: adapterClass(store, read, deps.sealKey, { pushedRequestGraceSeconds: lifetimes.interaction }),
     clients: [],
     jwks: { keys: keys.signing },
     // Secure and prefixed when the issuer is https (cookies.ts).
@@ -152,7 +156,8 @@ export function createProvider(deps: ProviderDeps): Any {
       userinfoSigningAlgValues: ['RS256', 'ES256'],
       introspectionSigningAlgValues: ['RS256', 'ES256'],
       authorizationSigningAlgValues: ['RS256', 'ES256'],
-      requestObjectSigningAlgValues: ['RS256', 'ES256'],
+      // What an app's keys (AddAppKey: RSA) verify; nothing keyed by the secret, no `none` (pushed-requests.ts).
+      requestObjectSigningAlgValues: [...REQUEST_OBJECT_ALGS],
       clientAuthSigningAlgValues: [...CLIENT_ASSERTION_ALGS],
       // The proofs Keyhold's own token checks accept too (domain/oidc/dpop-proof.ts).
       dPoPSigningAlgValues: [...DPOP_ALGS],
@@ -164,7 +169,10 @@ export function createProvider(deps: ProviderDeps): Any {
     pkce: { required: (_ctx: Any, client: Any) => client.clientAuthMethod === 'none' },
     features: {
       devInteractions: { enabled: false },
-      pushedAuthorizationRequests: { enabled: false },
+      // RFC 9126 and RFC 9101 for every app, neither required; a request_uri only as /par gave it
+      // (the library fetches no URL), and a pushed request meets every rule again when it is used.
+      pushedAuthorizationRequests: { enabled: true, requirePushedAuthorizationRequests: false, allowUnregisteredRedirectUris: false },
+      requestObjects: { enabled: true, requireSignedRequestObject: false, assertJwtClaimsAndHeader: assertRequestObject },
       // Who may introspect which token, and while what (introspection.ts).
       introspection: { enabled: true, allowedPolicy: introspectionPolicy({ read, rolesOf }) },
       revocation: { enabled: true, allowedPolicy: revocationPolicy },
@@ -283,6 +291,7 @@ export function createProvider(deps: ProviderDeps): Any {
   applyExtensions(provider);
   applyRedirectUris(provider);
   applyUnauthorizedClient(provider);
+  applyPushedRequests(provider);
   applyIssuerRequests(provider, issuer);
   // POST at the authorization and end-session endpoints, as the GET it stands for (post-methods.ts).
   applyPostMethods(provider, { paths: POST_METHOD_PATHS });

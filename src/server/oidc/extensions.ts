@@ -25,6 +25,9 @@
 //    unauthorized-client.ts.
 // 10. POST at the authorization and end-session endpoints, as the GET it
 //    stands for, with the session cookie kept SameSite=Lax: post-methods.ts.
+// 11. Pushed authorization requests and request objects (the scope as sent
+//    kept in a plain push, Keyhold's rule for a request object's claims):
+//    pushed-requests.ts.
 // 3. Client.Schema.prototype.invalidate — the two refusals Keyhold decides
 //    against (compliance is advice at creation, as in ZITADEL):
 //    'implicit-force-https' and 'implicit-forbid-localhost' (implicit web

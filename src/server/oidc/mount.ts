@@ -23,6 +23,7 @@ import { checkDeviceFlowExtension, checkExtensions, checkIssuerRequests, secretT
 import { checkRedirectUris } from './redirect-uris.js';
 import { checkUnauthorizedClient } from './unauthorized-client.js';
 import { checkPostMethods } from './post-methods.js';
+import { checkPushedRequests } from './pushed-requests.js';
 import { keySetMaxAge, loadKeySet, PUBLIC_MAX_AGE_SECONDS, rotateKeys, stateSealKey, type KeySet, type RotationPolicy } from './keys.js';
 import { clientSecretThrottle } from './throttle.js';
 import { registerLogin, type LoginPorts } from './login.js';
@@ -38,6 +39,7 @@ import { isStoreUnavailable, loggableStoreError, RETRY_AFTER_SECONDS, speakingPr
 import { loggable, noteOAuthErrors, type NoteOAuthError } from './error-notes.js';
 import { countProviderEvents } from './provider-metrics.js';
 import type { IdentityObserver } from '../metrics.js';
+import type { TakeResult } from '../rate-limit.js';
 
 /** How often each process looks for a changed key set. */
 export const KEY_RELOAD_MS = 60_000;
@@ -66,6 +68,12 @@ export interface OidcDeps {
   identity?: IdentityObserver;
   /** The guessing budgets (store/attempt-budgets.ts): user codes on the device sign-in page spend them. Expired provider state and budgets are deleted by the housekeeping sweep (housekeeping.ts). */
   attempts: AttemptBudgets;
+  /**
+   * The API's per-address rate limit (KEYHOLD_RATE_LIMIT_*, rate-limit.ts), which a pushed
+   * authorization request spends too: it stores a request for anyone who names a public
+   * app's client id. None: not limited.
+   */
+  pushLimit?: (address: string) => TakeResult;
 }
 
 /** A predecessor key stays published this long after its successor took over: the longest token it signed, and a margin. */
@@ -136,6 +144,14 @@ export function mountOidc(fastify: FastifyInstance, deps: OidcDeps): OidcMount {
       );
       return;
     }
+    const limited = path === OIDC_ROUTES.pushed_authorization_request ? deps.pushLimit?.(req.ip ?? '') : undefined;
+    if (limited && !limited.ok) {
+      const wait = Math.max(1, Math.ceil(limited.retryAfterMs / 1000));
+      const body = { error: 'slow_down', error_description: `too many requests from this address: wait ${wait} seconds and try again` };
+      deps.noteOAuthError?.(req.raw, { error: body.error, description: body.error_description });
+      reply.code(429).header('retry-after', String(wait)).header('cache-control', 'no-store').send(body);
+      return;
+    }
     reply.hijack();
     (req.raw as Any).originalUrl = req.raw.url;
     // RFC 8414's metadata is the library's discovery document, asked under its other name.
@@ -196,6 +212,7 @@ export function mountOidc(fastify: FastifyInstance, deps: OidcDeps): OidcMount {
     checkOfflineAccess(provider);
     await checkIssuerRequests(provider, issuer);
     await checkPostMethods(provider, { paths: POST_METHOD_PATHS });
+    await checkPushedRequests(provider, issuer, OIDC_ROUTES.pushed_authorization_request);
     provider.on('server_error', (_ctx: Any, err: Error) => deps.errors.error(err, { component: 'oidc' }, 'OpenID Provider error'));
     if (deps.noteOAuthError) noteOAuthErrors(provider, deps.noteOAuthError);
     if (deps.audit) auditProvider(provider, deps.audit, deps.errors);

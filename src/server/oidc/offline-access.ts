@@ -17,6 +17,7 @@
 // Keyhold's API scope is untouched: it still needs its consent page.
 
 import { ExtensionCheckFailed } from './extensions.js';
+import { sentParams } from './pushed-requests.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
@@ -32,8 +33,7 @@ const scopesOf = (scope: unknown): string[] => (typeof scope === 'string' ? scop
 function offlineAccessAllowed(ctx: Any): boolean {
   const { oidc } = ctx;
   if (oidc?.route !== 'authorization') return false;
-  const sent = ctx.method === 'POST' ? oidc.body : ctx.query;
-  if (!scopesOf(sent?.scope).includes(OFFLINE_ACCESS)) return false;
+  if (!scopesOf(sentParams(ctx)?.scope).includes(OFFLINE_ACCESS)) return false;
   const responseType = String(oidc.params?.response_type ?? '');
   return responseType.split(' ').includes('code') && oidc.client?.grantTypeAllowed('refresh_token') === true;
 }

@@ -10,6 +10,8 @@
 //
 // Self-check: the interaction model still has `params`, `exp` and `save(ttl)`.
 
+import { sentParams } from './pushed-requests.js';
+
 /** The prefix of the org scope; the rest is the org's id. */
 export const ORG_SCOPE_PREFIX = 'urn:keyhold:iam:org:id:';
 
@@ -28,9 +30,8 @@ export function orgScopeIn(scope: unknown): string | undefined {
  * `changed` (another scope put back: offline-access.ts) changed its params.
  */
 export async function keepOrgScope(ctx: Any, interaction: Any, changed = false): Promise<void> {
-  // The authorization request's parameters as sent (the library's assemble_params reads the same).
-  const sent = ctx?.method === 'POST' ? ctx?.oidc?.body : ctx?.query;
-  const org = orgScopeIn(sent?.scope);
+  // The authorization request's parameters as sent: the query or body, or its request object's or pushed request's claims.
+  const org = orgScopeIn(sentParams(ctx)?.scope);
   if (!org && !changed) return;
   if (!interaction?.params || typeof interaction.save !== 'function' || typeof interaction.exp !== 'number') {
     throw new Error('oidc-provider changed: the interaction has no params, exp or save(ttl); the org scope extension (src/server/oidc/org-scope.ts) needs a look');

@@ -31,6 +31,8 @@ const REPLAY_ANSWERS: Readonly<Record<string, () => Error>> = {
   AuthorizationCode: () => new errors.InvalidGrant('authorization code already consumed'),
   RefreshToken: () => new errors.InvalidGrant('refresh token already used'),
   DeviceCode: () => new errors.InvalidGrant('device code already consumed'),
+  // Two logins started with one request_uri: the one whose code was issued first used it.
+  PushedAuthorizationRequest: () => new errors.InvalidRequestUri('request_uri is invalid, expired, or was already used'),
 };
 
 const replayAnswer = (model: string): Error => REPLAY_ANSWERS[model]?.() ?? new errors.InvalidGrant(`${model} already used`);

@@ -4,8 +4,13 @@
 // registered (and RFC 8252 loopback ports), `unauthorized_client` for a grant
 // or response type the app may not use, RFC 8414 metadata, auth methods of
 // introspection and revocation, only the ID token algorithms apps get, and
-// token answers no cache keeps.
+// token answers no cache keeps. The same findings again through a second
+// relying party that shares no code with openid-client (or with oidc-provider,
+// whose author wrote both): passport-openidconnect, on node-oauth and
+// node:http, driven as passport's middleware drives it, without Express.
+import http from 'node:http';
 import * as oidc from 'openid-client';
+import OpenIDConnectStrategy from 'passport-openidconnect';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestKeyhold, type TestKeyhold } from '../../support/keyhold.js';
@@ -14,8 +19,9 @@ import { addApp, browser, logIn, type AppCreated } from '../../support/oidc-logi
 let kh: TestKeyhold;
 let base: string;
 let projectId: string;
+let userId: string;
 const USERNAME = 'conform.user';
-const PASSWORD = 'relying parties agree 29';
+const PASSWORD = 'relying parties agree on everything';
 
 beforeAll(async () => {
   kh = await startTestKeyhold();
@@ -28,6 +34,7 @@ beforeAll(async () => {
     password: { password: PASSWORD, changeRequired: false },
   });
   expect(user.status).toBe(200);
+  userId = user.body.userId;
 }, 60_000);
 afterAll(async () => kh?.close());
 
@@ -226,5 +233,101 @@ describe('metadata', () => {
       expect(res.headers.get('cache-control'), String(res.status)).toBe('no-store');
       expect(res.headers.get('pragma'), String(res.status)).toBe('no-cache');
     }
+  });
+});
+
+describe('a second relying party: passport-openidconnect, configured from RFC 8414 metadata', () => {
+  /** How passport ended one request: the outcome its middleware would act on. */
+  type Outcome = { redirect?: string; user?: { issuer: string; profile: Record<string, unknown>; idToken: string }; fail?: unknown; error?: { code?: string; message?: string } };
+
+  /** One request through the strategy as passport's authenticate middleware runs it: its actions set on a copy of the strategy. */
+  function authenticate(strategy: OpenIDConnectStrategy, req: { query?: Record<string, string>; session: Record<string, unknown> }): Promise<Outcome> {
+    return new Promise((resolve) => {
+      const run = Object.assign(Object.create(strategy), {
+        redirect: (url: string) => resolve({ redirect: url }),
+        success: (user: Outcome['user']) => resolve({ user }),
+        fail: (challenge: unknown) => resolve({ fail: challenge ?? 'failed' }),
+        error: (err: Outcome['error']) => resolve({ error: err }),
+        pass: () => resolve({ fail: 'passed' }),
+      });
+      run.authenticate(req, {});
+    });
+  }
+
+  /** The strategy for `app` from /.well-known/oauth-authorization-server, and every token endpoint answer its HTTP client received. */
+  async function passportFor(app: AppCreated, callbackURL: string) {
+    const res = await fetch(`${base}/.well-known/oauth-authorization-server`);
+    expect(res.status).toBe(200);
+    const metadata = await res.json();
+    const strategy = new OpenIDConnectStrategy(
+      {
+        issuer: metadata.issuer,
+        authorizationURL: metadata.authorization_endpoint,
+        tokenURL: metadata.token_endpoint,
+        clientID: app.clientId,
+        clientSecret: app.clientSecret,
+        callbackURL,
+        scope: 'profile',
+        nonce: true,
+      },
+      (issuer, profile, _context, idToken, done) => done(null, { issuer, profile, idToken }),
+    );
+    // node-oauth picks its HTTP library per URL (OAuth2#_chooseHttpLibrary): node:http, recording each answer's status and head.
+    const answers: Array<{ status: number; headers: http.IncomingHttpHeaders }> = [];
+    strategy._oauth2._chooseHttpLibrary = () => ({
+      request: (options, callback) => {
+        // Keyhold listens on 127.0.0.1; the Host header node-oauth set still names localhost.
+        const req = http.request({ ...options, host: options.host === 'localhost' ? '127.0.0.1' : options.host }, callback);
+        req.on('response', (answer) => answers.push({ status: answer.statusCode ?? 0, headers: answer.headers }));
+        return req;
+      },
+    });
+    return { strategy, answers };
+  }
+
+  it('logs in with http://localhost:3000 as registered, redeems the code with client_secret_post, checks the ID token; the token answer has Pragma: no-cache', async () => {
+    const app = await addApp(kh, projectId, { redirectUris: ['http://localhost:3000'], authMethodType: 'OIDC_AUTH_METHOD_TYPE_POST' });
+    const { strategy, answers } = await passportFor(app, 'http://localhost:3000');
+    const session: Record<string, unknown> = {};
+    const start = await authenticate(strategy, { session });
+    const url = new URL(start.redirect!);
+    expect(url.origin + url.pathname).toBe(`${base}/oauth/v2/authorize`);
+    expect(url.searchParams.get('redirect_uri')).toBe('http://localhost:3000');
+    const back = await logIn(browser(base), url, USERNAME, PASSWORD);
+    expect(back.origin).toBe('http://localhost:3000');
+    const done = await authenticate(strategy, { query: Object.fromEntries(back.searchParams), session });
+    expect(done.error ?? done.fail).toBeUndefined();
+    expect(done.user!.issuer).toBe(base);
+    expect(done.user!.profile.id).toBe(userId);
+    // passport checks iss, aud, exp and the nonce but not the signature: checked here against the published keys.
+    await jwtVerify(done.user!.idToken, createRemoteJWKSet(new URL(`${base}/oauth/v2/keys`)), { issuer: base, audience: app.clientId });
+    expect(answers.map((a) => a.status)).toEqual([200]);
+    expect(answers[0]!.headers['cache-control']).toBe('no-store');
+    expect(answers[0]!.headers.pragma).toBe('no-cache');
+  });
+
+  it('unauthorized_client: at the authorization endpoint for an app without the code grant, and at the token endpoint (with Pragma: no-cache)', async () => {
+    const deviceOnly = await addApp(kh, projectId, {
+      authMethodType: 'OIDC_AUTH_METHOD_TYPE_POST',
+      grantTypes: ['OIDC_GRANT_TYPE_DEVICE_CODE'],
+      redirectUris: ['https://app.example/cb'],
+    });
+    const { strategy, answers } = await passportFor(deviceOnly, 'https://app.example/cb');
+    const session: Record<string, unknown> = {};
+    const start = await authenticate(strategy, { session });
+    const res = await fetch(start.redirect!, { redirect: 'manual' });
+    await res.body?.cancel();
+    const back = new URL(res.headers.get('location')!);
+    expect(back.origin + back.pathname).toBe('https://app.example/cb');
+    const refused = await authenticate(strategy, { query: Object.fromEntries(back.searchParams), session });
+    expect(refused.error?.code).toBe('unauthorized_client');
+
+    // A code passport would redeem (the state its session holds): the token endpoint refuses the grant itself.
+    const again = new URL((await authenticate(strategy, { session })).redirect!);
+    const redeemed = await authenticate(strategy, { query: { code: 'not-a-code', state: again.searchParams.get('state')! }, session });
+    expect(redeemed.error?.code).toBe('unauthorized_client');
+    expect(answers.map((a) => a.status)).toEqual([400]);
+    expect(answers[0]!.headers['cache-control']).toBe('no-store');
+    expect(answers[0]!.headers.pragma).toBe('no-cache');
   });
 });

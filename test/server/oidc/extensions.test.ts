@@ -9,6 +9,7 @@ import { applyDeviceFlowExtension, applyExtensions, applyIssuerRequests, checkEx
 import { checkSingleUse } from '../../../src/server/oidc/single-use.js';
 import { applyRedirectUris, checkRedirectUris } from '../../../src/server/oidc/redirect-uris.js';
 import { applyUnauthorizedClient, checkUnauthorizedClient } from '../../../src/server/oidc/unauthorized-client.js';
+import { applyPushedRequests, assertRequestObject, checkPushedRequests, pushedRecord, REQUEST_OBJECT_ALGS } from '../../../src/server/oidc/pushed-requests.js';
 
 /** A stand-in for a changed library: a Client class whose parts can be taken away. */
 function fakeProvider(opts: { withoutCompare?: boolean; withoutInvalidate?: boolean; schemaRefusesNothing?: boolean; idTokenSetsIat?: boolean; withoutIdToken?: boolean }) {
@@ -158,5 +159,61 @@ describe('which redirect URIs match (redirect-uris.ts) and unauthorized_client (
     const gone = { Client: class {}, AuthorizationCode: {} };
     expect(() => applyRedirectUris(gone)).toThrow(/Client\.prototype\.redirectUriAllowed is gone/);
     expect(() => applyUnauthorizedClient(gone)).toThrow(/Client\.prototype\.grantTypeAllowed is gone/);
+  });
+});
+
+describe('pushed requests and request objects (pushed-requests.ts, 10.)', () => {
+  const issuer = 'https://login.example.com';
+  /** A provider configured as Keyhold's is for these two features (its URLs the issuer's: 8.). */
+  const configured = (features: Record<string, unknown> = {}, algs: string[] = [...REQUEST_OBJECT_ALGS]) => {
+    const provider = new Provider(issuer, {
+      routes: { pushed_authorization_request: '/oauth/v2/par' },
+      enabledJWA: { requestObjectSigningAlgValues: algs },
+      features: {
+        pushedAuthorizationRequests: { enabled: true },
+        requestObjects: { enabled: true, assertJwtClaimsAndHeader: assertRequestObject },
+        ...features,
+      },
+    });
+    applyIssuerRequests(provider, issuer);
+    return provider;
+  };
+
+  it('passes on the library as pinned', async () => {
+    const provider = configured();
+    applyPushedRequests(provider);
+    await expect(checkPushedRequests(provider, issuer, '/oauth/v2/par')).resolves.toBeUndefined();
+  });
+
+  it("fails loudly when the pushed request's save is the library's again, or discovery offers more than is verified", async () => {
+    const provider = configured();
+    const { save } = (provider as any).PushedAuthorizationRequest.prototype;
+    applyPushedRequests(provider);
+    (provider as any).PushedAuthorizationRequest.prototype.save = save;
+    await expect(checkPushedRequests(provider, issuer, '/oauth/v2/par')).rejects.toThrow(/PushedAuthorizationRequest\.prototype\.save is no longer Keyhold's/);
+    const withHs256 = configured({}, ['RS256', 'HS256']);
+    applyPushedRequests(withHs256);
+    await expect(checkPushedRequests(withHs256, issuer, '/oauth/v2/par')).rejects.toThrow(/request_object_signing_alg_values_supported \["RS256","HS256"\]/);
+    const withoutPar = configured({ pushedAuthorizationRequests: { enabled: false } });
+    applyPushedRequests(withoutPar);
+    await expect(checkPushedRequests(withoutPar, issuer, '/oauth/v2/par')).rejects.toThrow(/pushed_authorization_request_endpoint undefined/);
+    expect(() => applyPushedRequests({ PushedAuthorizationRequest: class {} })).toThrow(/PushedAuthorizationRequest\.prototype\.save is gone/);
+  });
+
+  it("a plain push's record gets the scope as sent; a request object is stored as it came; U+0000 is refused", () => {
+    const unsecured = (payload: object) => `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}.`;
+    const payloadOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString());
+    const plain = unsecured({ scope: 'openid', client_id: 'c' });
+    expect(payloadOf(pushedRecord(plain, 'openid offline_access urn:keyhold:iam:org:id:1'))).toEqual({ scope: 'openid offline_access urn:keyhold:iam:org:id:1', client_id: 'c' });
+    expect(pushedRecord(plain, undefined)).toBe(plain);
+    const signed = `${Buffer.from('{"alg":"RS256"}').toString('base64url')}.${Buffer.from('{"scope":"openid"}').toString('base64url')}.c2ln`;
+    expect(pushedRecord(signed, 'openid offline_access')).toBe(signed);
+    let refused: any;
+    try {
+      pushedRecord(unsecured({ state: 'a\u0000b' }), undefined);
+    } catch (e) {
+      refused = e;
+    }
+    expect(refused).toMatchObject({ error: 'invalid_request', error_description: 'state: contains the NUL character (U+0000)' });
   });
 });
