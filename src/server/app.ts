@@ -188,7 +188,13 @@ export async function buildApp(opts: AppOptions): Promise<KeyholdApp> {
   };
   const limiter = createRateLimiter(config.rateLimit, (by) => opts.metrics.rateLimited(by));
   // A pushed authorization request spends the address's API budget (oidc/mount.ts pushLimit).
-  const pushLimit = limiter ? (address: string) => limiter.takeAddress(address) : undefined;
+  const pushLimit = limiter
+    ? (address: string) => {
+        const taken = limiter.takeAddress(address);
+        if (!taken.ok) opts.metrics.rateLimited('address');
+        return taken;
+      }
+    : undefined;
   const oidc = opts.oidc ? mountOidc(fastify, { ...opts.oidc, log, errors, noteOAuthError, pushLimit }) : undefined;
 
   registerCors(fastify, config.corsOrigins);
