@@ -50,10 +50,10 @@ export function t(lang: Language, code: LoginText, params: Record<string, unknow
   return escapeHtml(localize(LOGIN_TEXTS[code], lang, params));
 }
 
-/** A login page; `script` is the path of one of Keyhold's own scripts (key-step.ts), loaded under SCRIPT_CSP. */
-export function page(lang: Language, title: string, body: string, script?: string): string {
+/** A login page; `script` is the path of one of Keyhold's own scripts (key-step.ts), loaded under SCRIPT_CSP; `referrer` its referrer policy (a meta tag overrides the header). */
+export function page(lang: Language, title: string, body: string, script?: string, referrer: 'no-referrer' | 'same-origin' = 'no-referrer'): string {
   const tag = script ? `<script src="${escapeHtml(script)}" defer></script>` : '';
-  return `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="referrer" content="no-referrer"><title>${title}</title><style>${STYLE}</style>${tag}</head><body><main>${body}</main></body></html>`;
+  return `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="referrer" content="${referrer}"><title>${title}</title><style>${STYLE}</style>${tag}</head><body><main>${body}</main></body></html>`;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

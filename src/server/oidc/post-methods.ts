@@ -12,7 +12,7 @@
 // cookies Lax (docs/security.md 10., 13.) and does this instead, before the
 // library routes the request:
 // - The form is read here, strictly: application/x-www-form-urlencoded
-//   (UTF-8) only, at most 56 KiB (the library's own bound), no query on the
+//   (UTF-8) only, at most 16 KiB (what a GET can carry), no query on the
 //   URL, no parameter twice, valid percent-encoding — else 400
 //   invalid_request naming what is wrong.
 // - A POST a browser sent from another site (Sec-Fetch-Site: cross-site; in a
@@ -34,11 +34,15 @@ import { escapeHtml, LOGIN_CSP, LOGIN_HEADERS, page, renderErrorPage, t } from '
 type Any = any;
 
 /** The library's bound on a form body (lib/shared/selective_body.js). */
-export const POST_BODY_LIMIT = 56 * 1024;
+// What a GET's request line can carry under the default header limit
+// (KEYHOLD_MAX_HEADER_BYTES, 16 KiB): a POST stores no more with the library
+// (an interaction holds every parameter for an hour) than the same GET could.
+export const POST_BODY_LIMIT = 16 * 1024;
 
 const FORM_TYPE = 'application/x-www-form-urlencoded';
 const FORM_ID = 'keyhold-continue';
-const SCRIPT = `document.getElementById('${FORM_ID}').submit()`;
+// Through the prototype: a parameter named `submit` would shadow the form's own method.
+const SCRIPT = `HTMLFormElement.prototype.submit.call(document.getElementById('${FORM_ID}'))`;
 const SCRIPT_HASH = createHash('sha256').update(SCRIPT).digest('base64');
 /** The continue page's policy: the login pages' with its one inline script, by hash. */
 export const CONTINUE_CSP = `${LOGIN_CSP}; script-src 'sha256-${SCRIPT_HASH}'`;
@@ -142,7 +146,7 @@ function renderContinuePage(ctx: Any, action: string, form: [string, string][]):
   ctx.set('referrer-policy', 'same-origin');
   ctx.status = 200;
   ctx.type = 'html';
-  ctx.body = page(lang, t(lang, 'continueButton'), body);
+  ctx.body = page(lang, t(lang, 'continueButton'), body, undefined, 'same-origin');
 }
 
 async function refuse(ctx: Any, description: string): Promise<void> {

@@ -204,7 +204,7 @@ describe('a POST Keyhold refuses: 400 invalid_request saying why', () => {
     sendWithNodeHttp(new URL(path, base), 'POST', { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html', ...headers }, body);
   const valid = () => new URLSearchParams({ client_id: app.clientId, redirect_uri: `${rpBase}/cb`, response_type: 'code', scope: 'openid', code_challenge: 'c'.repeat(43), code_challenge_method: 'S256' }).toString();
 
-  it('a content type other than a UTF-8 form, a parameter twice, a query beside the form, bad encoding, U+0000, a body over 56 KiB', async () => {
+  it('a content type other than a UTF-8 form, a parameter twice, a query beside the form, bad encoding, U+0000, a body over 16 KiB', async () => {
     const cases: [string, string, Record<string, string>, RegExp][] = [
       [OIDC_ROUTES.authorization, JSON.stringify({ client_id: app.clientId }), { 'content-type': 'application/json' }, /content type must be application\/x-www-form-urlencoded/],
       [OIDC_ROUTES.authorization, valid(), { 'content-type': 'multipart/form-data; boundary=x' }, /content type must be/],
@@ -215,7 +215,7 @@ describe('a POST Keyhold refuses: 400 invalid_request saying why', () => {
       [`${OIDC_ROUTES.authorization}?client_id=${app.clientId}`, valid(), {}, /in the form body, not in the query/],
       [OIDC_ROUTES.authorization, `${valid()}&state=%FF`, {}, /not valid percent-encoded UTF-8/],
       [OIDC_ROUTES.end_session, 'state=a%00b', {}, /parameter &quot;state&quot; contains the NUL character/],
-      [OIDC_ROUTES.authorization, `${valid()}&pad=${'a'.repeat(60 * 1024)}`, {}, /larger than 56 KiB/],
+      [OIDC_ROUTES.authorization, `${valid()}&pad=${'a'.repeat(20 * 1024)}`, {}, /larger than 16 KiB/],
     ];
     for (const [path, body, headers, said] of cases) {
       const res = await post(path, body, headers);
@@ -245,6 +245,10 @@ describe('a POST Keyhold refuses: 400 invalid_request saying why', () => {
     expect(foreign.headers.get('x-frame-options')).toBe('DENY');
     expect(foreign.headers.get('cache-control')).toBe('no-store');
     expect(foreign.headers.get('set-cookie')).toBeNull();
+    // The re-sent form carries Keyhold's Origin in any browser: no meta tag overrides the header's policy.
+    expect(foreign.headers.get('referrer-policy')).toBe('same-origin');
+    expect(html).toContain('<meta name="referrer" content="same-origin">');
+    expect(html).not.toContain('no-referrer');
   });
 });
 
