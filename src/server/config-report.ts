@@ -105,16 +105,24 @@ export function effectiveIssuer(config: Config): string {
 /**
  * A PostgreSQL URL without its password (after the user, or a `password`
  * parameter); the rest as written. Text, not URL parsing: a URL that no parser
- * takes (a socket URL without host) is redacted all the same.
+ * takes (a socket URL without host, a password with an unencoded `?`, `#` or
+ * `/`) is redacted all the same. The user part ends at the last `@`: a
+ * password may hold any of `:/?#`, and cutting too much only hides more.
  */
 export function redactDatabaseUrl(value: string): string {
-  const queryAt = value.includes('?') ? value.indexOf('?') : value.length;
-  const [head, query] = [value.slice(0, queryAt), value.slice(queryAt)];
-  const start = head.indexOf('://') + 3;
-  const at = head.lastIndexOf('@');
-  const colon = head.indexOf(':', start);
-  const redactedHead = start > 2 && at > start && colon > 0 && colon < at ? `${head.slice(0, colon)}:REDACTED${head.slice(at)}` : head;
-  return redactedHead + query.replace(/([?&][^=&]*pass[^=&]*=)[^&]*/gi, '$1REDACTED');
+  const start = value.indexOf('://') + 3;
+  const at = value.lastIndexOf('@');
+  let head = value;
+  let tail = '';
+  if (start > 2 && at > start) {
+    const user = value.slice(start, at);
+    const colon = user.indexOf(':');
+    head = colon >= 0 ? `${value.slice(0, start)}${user.slice(0, colon)}:REDACTED` : value.slice(0, at);
+    tail = value.slice(at);
+  } else {
+    [head, tail] = ['', value];
+  }
+  return head + tail.replace(/([?&][^=&]*pass[^=&]*=)[^&]*/gi, '$1REDACTED');
 }
 
 const list = (values: readonly string[]) => (values.length ? values.join(',') : '—');

@@ -13,6 +13,8 @@ export const REDACT_PATHS = [
   '*.secret',
   '*.challenge',
   '*.password',
+  // Node's URL errors (ERR_INVALID_URL) carry the whole string: a DATABASE_URL with its password.
+  '*.input',
 ];
 
 export function loggerOptions(config: Pick<Config, 'logLevel'>): LoggerOptions {

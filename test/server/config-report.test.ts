@@ -105,6 +105,10 @@ describe('keyhold config', () => {
   it('redacts the password of any PostgreSQL URL, and nothing else of it', () => {
     expect(redactDatabaseUrl('postgres://kh@/kh?host=/var/run/postgresql')).toBe('postgres://kh@/kh?host=/var/run/postgresql');
     expect(redactDatabaseUrl('postgres://kh:s3cret@/kh?host=/var/run/postgresql')).toBe('postgres://kh:REDACTED@/kh?host=/var/run/postgresql');
+    // Passwords with unencoded ?, # or / (generated passwords often hold them): no parser takes the URL, the password still goes.
+    expect(redactDatabaseUrl('postgres://u:se?cret@h/db')).toBe('postgres://u:REDACTED@h/db');
+    expect(redactDatabaseUrl('postgres://u:SE#CRET@127.0.0.1:1/db')).toBe('postgres://u:REDACTED@127.0.0.1:1/db');
+    expect(redactDatabaseUrl('postgres://u:a/b@h:5432/db?sslmode=require')).toBe('postgres://u:REDACTED@h:5432/db?sslmode=require');
     expect(redactDatabaseUrl('postgresql://kh:s3cret@db:5432/kh')).toBe('postgresql://kh:REDACTED@db:5432/kh');
     expect(redactDatabaseUrl('postgres://kh:a@b:c/d@db/kh')).toBe('postgres://kh:REDACTED@db/kh');
     expect(redactDatabaseUrl('postgres://db:5432/kh?user=kh&PassWord=s3cret&sslmode=require')).toBe('postgres://db:5432/kh?user=kh&PassWord=REDACTED&sslmode=require');
