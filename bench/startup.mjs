@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Start-up time and memory of Keyhold's build (`node bin/keyhold.js`), on
-// PGlite and on PostgreSQL (README, "Memory and start-up"). Each run spawns
+// PGlite and on PostgreSQL (docs/performance.md). Each run spawns
 // the server and polls GET /healthz every 5 ms until it answers (time from
 // spawn = "ready"), then waits idle and reads the resident set. While it
 // starts, the resident sets of the server and every process below it are

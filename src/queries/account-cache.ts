@@ -15,7 +15,8 @@
 // codes) only move the user's version on (store/projections/users.ts), so
 // they leave the cache as it is; every other event of a user clears it.
 //
-// Measured: docs/performance.md, login surface step 6.
+// Measured (bench, PostgreSQL, c=64, paired runs): refresh 1,150–1,195 →
+// 1,373–1,542/s, userinfo 2,908–3,264 → 3,689–4,055/s.
 import type { EventTypeName, StoredEvent } from '../domain/events/index.js';
 import { TTL_MS } from './callers.js';
 import { freshCache } from './fresh-cache.js';

@@ -1,6 +1,7 @@
 // Start-up self-checks of what Keyhold takes from its libraries beyond their
-// public API (docs/performance.md): the postgres.js repairs, PGlite's locks,
-// Node's HTTP/2 compatibility layer. Each must fail loudly, naming the fix,
+// public API (src/store/postgres-repairs.ts, src/store/sql.ts, src/server/listener.ts;
+// docs/performance.md): the postgres.js repairs, PGlite's locks, Node's HTTP/2
+// compatibility layer. Each must fail loudly, naming the fix,
 // when the library is not what Keyhold was written against.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { EventEmitter } from 'node:events';

@@ -10,7 +10,7 @@
 // and a page of the login UI that only granted and went on) and 26 of its 85
 // SQL statements — a new interaction stored, read twice and deleted, sessions
 // and the project's access read again (counted with log_statement = all);
-// logins 60–76 → 86–88/s at c=64 on PostgreSQL (docs/performance.md, step 5).
+// logins 60–76 → 86–88/s at c=64 on PostgreSQL (paired bench runs).
 //
 // The grant holds what the consent prompt's checks would have found missing
 // from an empty grant — the requested OIDC scopes and resource scopes
