@@ -231,7 +231,7 @@ export function startupMarkdown(measured) {
     }
     const s = r.summary;
     lines.push(
-      `| ${r.nodeVersion} | ${multi ? `${path.basename(r.root)} | ` : ''}${r.backend} | ${r.phase} | ${fmtFigure(s.readyMs, 2)} | ${fmtFigure(s.peakRssMiB)} | ${fmtFigure(s.treePeakMiB)} | ${fmtFigure(s.idleRssMiB)} |`,
+      `| ${r.nodeVersion ?? '–'} | ${multi ? `${path.basename(r.root)} | ` : ''}${r.backend} | ${r.phase} | ${fmtFigure(s.readyMs, 2)} | ${fmtFigure(s.peakRssMiB)} | ${fmtFigure(s.treePeakMiB)} | ${fmtFigure(s.idleRssMiB)} |`,
     );
   }
   return `${lines.join('\n')}\n\nMedian (min–max) of ${measured.config.runs} runs each; idle RSS ${measured.config.idleMs / 1000} s after /healthz first answered.\n`;
