@@ -96,7 +96,7 @@ export async function buildApp(opts: AppOptions): Promise<KeyholdApp> {
   /** A refused head (refusals.ts) is a request too: its id, its answer, its log line. */
   const refuse = (refusal: Refusal, request: RefusedRequest): RawAnswer => {
     const record = tracker.begin(request.requestId);
-    record.clientAddress = proxies.clientAddress(request.peer, request.forwardedFor);
+    record.clientAddress = proxies.clientAddress(request.peer, request.headers ?? {});
     record.userAgent = userAgentOf(request.userAgent);
     const answer = refusalAnswer(refusal, request, record);
     tracker.end(record, answer.status, true);
@@ -143,7 +143,7 @@ export async function buildApp(opts: AppOptions): Promise<KeyholdApp> {
     if (record) return record;
     const made = (record = tracker.begin(req.headers[REQUEST_ID_HEADER]));
     // Who asked, by the one walk the rate limits and throttles use (trusted-proxies.ts).
-    made.clientAddress = proxies.clientAddress(listener.remoteAddress(req.raw), req.headers['x-forwarded-for']);
+    made.clientAddress = proxies.clientAddress(listener.remoteAddress(req.raw), req.headers);
     made.userAgent = userAgentOf(req.headers['user-agent']);
     records.set(req.raw, made);
     reply.header(REQUEST_ID_HEADER, made.id);
@@ -216,7 +216,7 @@ export async function buildApp(opts: AppOptions): Promise<KeyholdApp> {
   // And the request's record, for the error mapping (its id) and its log line (the caller).
   const contextValuesOf = (req: FastifyRequest) => {
     const record = records.get(req.raw);
-    const address = record?.clientAddress ?? proxies.clientAddress(listener.remoteAddress(req.raw), req.headers['x-forwarded-for']);
+    const address = record?.clientAddress ?? proxies.clientAddress(listener.remoteAddress(req.raw), req.headers);
     const values = createContextValues().set(clientAddressKey, address).set(requestKey, record);
     if (record) record.context = values;
     return values;
@@ -253,7 +253,7 @@ export async function buildApp(opts: AppOptions): Promise<KeyholdApp> {
       services: served,
       interceptors,
       readMaxBytes: config.bodyLimitBytes,
-      contextValuesOf: (stream, headers) => createContextValues().set(clientAddressKey, proxies.clientAddress(listener.streamAddress(stream), headers['x-forwarded-for'])),
+      contextValuesOf: (stream, headers) => createContextValues().set(clientAddressKey, proxies.clientAddress(listener.streamAddress(stream), headers)),
       closing: () => closing,
       tracker,
     }),

@@ -67,7 +67,7 @@ function refusedRequest(path: string | undefined, headers: http.IncomingHttpHead
     acceptLanguage: one(headers['accept-language']),
     requestId: one(headers['x-request-id']),
     peer,
-    forwardedFor: headers['x-forwarded-for'],
+    headers,
     userAgent: headers['user-agent'],
   };
 }

@@ -12,6 +12,7 @@
 //
 // The answer to a refused head is the listener's caller's to shape (app.ts,
 // refusals.ts); this file only finds the problem.
+import type { ForwardingHeaders } from './trusted-proxies.js';
 import { ORG_HEADER } from '../api/context.js';
 
 /**
@@ -48,9 +49,9 @@ export interface RefusedRequest {
   acceptLanguage?: string;
   /** The client's x-request-id, as sent (requests.ts decides whether to keep it). */
   requestId?: string;
-  /** The connection's peer address, and what it forwarded (believed only from a trusted proxy). */
+  /** The connection's peer address, and the request's headers (what a trusted proxy forwarded: trusted-proxies.ts). */
   peer?: string;
-  forwardedFor?: string | string[];
+  headers?: ForwardingHeaders;
   /** As sent (requests.ts makes it loggable). */
   userAgent?: string | string[];
 }

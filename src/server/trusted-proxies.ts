@@ -24,11 +24,17 @@ export function parseProxyRange(entry: string): ProxyRange | undefined {
   return bits <= (family === 4 ? 32 : 128) ? { address, prefix: bits } : undefined;
 }
 
+/** A request's headers (HTTP/1.1 or HTTP/2), as Node gives them. */
+export type ForwardingHeaders = Readonly<Record<string, string | string[] | undefined>>;
+
 export interface TrustedProxies {
   /** Whether a connection from `address` is a trusted proxy. */
   trusts(address: string | undefined): boolean;
-  /** The client's address for a request from `peer` carrying these X-Forwarded-For values. */
-  clientAddress(peer: string | undefined, forwardedFor: string | string[] | undefined): string | undefined;
+  /**
+   * The client's address for a request from `peer` with these headers: the peer's, or, from a
+   * trusted proxy, the nearest untrusted X-Forwarded-For hop. The one place Keyhold reads that header.
+   */
+  clientAddress(peer: string | undefined, headers: ForwardingHeaders): string | undefined;
   /** Whether any proxy is trusted at all. */
   readonly any: boolean;
 }
@@ -47,8 +53,9 @@ export function trustedProxies(ranges: readonly ProxyRange[]): TrustedProxies {
   return {
     any: ranges.length > 0,
     trusts,
-    clientAddress(peer, forwardedFor) {
+    clientAddress(peer, headers) {
       if (!trusts(peer)) return peer;
+      const forwardedFor = headers['x-forwarded-for'];
       const header = Array.isArray(forwardedFor) ? forwardedFor.join(',') : (forwardedFor ?? '');
       const hops = header.split(',').map((h) => h.trim()).filter(Boolean).reverse();
       let client = peer;
