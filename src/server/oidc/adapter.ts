@@ -55,6 +55,12 @@ export function nulField(value: unknown, at = 'value'): string | undefined {
   return undefined;
 }
 
+/** Refuses `value` as the client's error (invalid_request naming the field) when a field of it holds U+0000 (nulField). */
+export function refuseNul(value: unknown, at?: string): void {
+  const nul = nulField(value, at);
+  if (nul) throw new errors.InvalidRequest(`${nul}: contains the NUL character (U+0000)`);
+}
+
 /**
  * The user a sign-in in flight belongs to: the login it finished with, the
  * user whose right password must be changed before it goes on (login.ts
@@ -122,8 +128,7 @@ export function adapterClass(store: OidcStateStore, read: ClientReads & Pick<Rea
       }
       // A client's parameters (nonce, state, login_hint, …) travel in what is stored; the database
       // cannot hold U+0000 in JSON, and it is in no legitimate value: refused as the client's error.
-      const nul = nulField(payload);
-      if (nul) throw new errors.InvalidRequest(`${nul}: contains the NUL character (U+0000)`);
+      refuseNul(payload);
       const grace = this.model === 'DeviceCode' ? DEVICE_CODE_GRACE_SECONDS : this.model === 'PushedAuthorizationRequest' ? pushedGrace : 0;
       const keep = grace > 0 && expiresIn !== undefined ? Math.max(expiresIn, 0) + grace : expiresIn;
       // A machine's client-credentials token has no account: it belongs to the machine user.

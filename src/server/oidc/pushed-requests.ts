@@ -29,7 +29,7 @@
 //   login may run (adapter.ts), so a second login started with it ends
 //   without a code however long either took.
 import Provider, { errors } from 'oidc-provider';
-import { nulField } from './adapter.js';
+import { refuseNul } from './adapter.js';
 import { ExtensionCheckFailed, requestInProcess } from './extensions.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -81,8 +81,7 @@ const jsonb64 = (value: unknown): string => Buffer.from(JSON.stringify(value), '
 export function pushedRecord(request: string, sentScope: unknown): string {
   const [head, body, signature] = request.split('.');
   const payload = b64json(body);
-  const nul = nulField(payload, 'request');
-  if (nul) throw new errors.InvalidRequest(`${nul}: contains the NUL character (U+0000)`);
+  refuseNul(payload, 'request');
   const header = b64json(head);
   if (header?.alg !== 'none' || typeof sentScope !== 'string' || payload.scope === sentScope) return request;
   return `${head}.${jsonb64({ ...payload, scope: sentScope })}.${signature ?? ''}`;
