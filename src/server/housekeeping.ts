@@ -9,10 +9,18 @@
 //   state (codes, tokens, sessions, interactions), the guessing budgets, kept
 //   Idempotency-Key answers.
 //
-// Every process runs it (several may share a PostgreSQL; a delete is
-// idempotent); one sweep at a time, in batches, so a large backlog never holds
-// one long transaction. A table that fails is logged and the next goes on; the
-// next sweep tries it again.
+// Every process runs it, a few seconds after its start and then every minute
+// (several may share a PostgreSQL: a batch skips rows another process's batch
+// holds, and a delete is idempotent); one sweep at a time, in batches, so a
+// large backlog never holds one long transaction. A table that fails is logged
+// and the next goes on; the next sweep tries it again.
+//
+// The minute is the bound: a row stays at most about a minute past its
+// window, so the expired rows present stay below a minute of the write rate
+// (bench/soak.ts measures it: at the login rate one process sustains on
+// PostgreSQL the backlog stayed under half of that bound). A table that lost
+// rows is then handed to `reclaim`: PGlite has no autovacuum, and without a
+// vacuum its files grow with every row ever written (store/database.ts).
 //
 // Each table's backlog — expired rows still present — is counted at the start
 // of its sweep and lessened by each batch deleted, for the operator
@@ -26,7 +34,9 @@ import type { RepeatedErrorLog } from './repeated-errors.js';
 /** Rows deleted per statement. */
 const BATCH = 5_000;
 /** The most time between sweeps; sooner when expired registrations are kept for less. */
-const MAX_INTERVAL_MS = 10 * 60_000;
+export const SWEEP_INTERVAL_MS = 60_000;
+/** The first sweep after a start: soon, so that a process restarted often still sweeps, but not inside the start. */
+export const FIRST_SWEEP_MS = 5_000;
 /** The most expired rows a backlog count reads: past it the gauge says "at least this many". */
 export const BACKLOG_CAP = 1_000_000;
 
@@ -57,10 +67,13 @@ export function startHousekeeping(options: {
   log: Logger;
   errors: RepeatedErrorLog;
   observer?: SweepObserver;
+  /** After a sweep, given the tables that lost rows: gives their space back (PGlite's vacuum); absent where the database does it. */
+  reclaim?: (tables: readonly SweptTable[]) => Promise<void>;
 }): Housekeeping {
-  const { expiredKeptMs, windowed = [], log, errors, observer = NO_OBSERVER } = options;
-  const intervalMs = Math.min(MAX_INTERVAL_MS, Math.max(1_000, expiredKeptMs));
+  const { expiredKeptMs, windowed = [], log, errors, observer = NO_OBSERVER, reclaim } = options;
+  const intervalMs = Math.min(SWEEP_INTERVAL_MS, Math.max(1_000, expiredKeptMs));
   let running: Promise<number> | undefined;
+  let stopped = false;
 
   const registrations = (): WindowedTable => {
     const before = new Date(Date.now() - expiredKeptMs);
@@ -88,6 +101,7 @@ export function startHousekeeping(options: {
 
   async function sweepOnce(): Promise<number> {
     let total = 0;
+    const shrunk: SweptTable[] = [];
     for (const task of [registrations(), ...windowed]) {
       const deleted = { rows: 0 };
       try {
@@ -99,17 +113,28 @@ export function startHousekeeping(options: {
       if (deleted.rows > 0 && task.table === 'u2f_tokens') log.info({ deleted: deleted.rows }, 'expired security-key registrations removed from the read model');
       else if (deleted.rows > 0) log.debug({ task: task.table, deleted: deleted.rows }, 'rows past their window deleted');
       total += deleted.rows;
+      if (deleted.rows > 0) shrunk.push(task.table);
+    }
+    if (reclaim && shrunk.length > 0 && !stopped) {
+      await reclaim(shrunk).catch((err) => errors.error(err, { tables: shrunk }, 'reclaiming the space of deleted rows failed'));
     }
     return total;
   }
 
   const sweep = () => (running ??= sweepOnce().finally(() => (running = undefined)));
-  const timer = setInterval(() => void sweep(), intervalMs).unref();
+  // The next sweep is timed from the end of this one: a slow sweep never overlaps the next.
+  let timer: NodeJS.Timeout;
+  const schedule = (ms: number) => {
+    if (stopped) return;
+    timer = setTimeout(() => void sweep().finally(() => schedule(intervalMs)), ms).unref();
+  };
+  schedule(Math.min(FIRST_SWEEP_MS, intervalMs));
 
   return {
     sweep,
     async stop() {
-      clearInterval(timer);
+      stopped = true;
+      clearTimeout(timer);
       await running?.catch(() => {});
     },
   };

@@ -226,6 +226,7 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
       log,
       errors,
       observer: metrics.sweep,
+      reclaim: database.reclaim?.bind(database),
     });
     // `keyhold backup`'s way to a consistent copy of the embedded database (control-socket.ts).
     const control: ControlSocket | undefined = database.snapshot

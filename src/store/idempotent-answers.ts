@@ -106,7 +106,10 @@ export function createIdempotentAnswers({ sql: client }: Pick<Database, 'sql'>):
     deleteExpired: mapped(async (limit: number) => {
       const rows = await client.query<{ n: number }>(sql`
         with gone as (
-          delete from idempotent_answers where key in (select key from idempotent_answers where expires_at <= now() limit ${limit}) returning 1
+          delete from idempotent_answers
+          where key in (select key from idempotent_answers where expires_at <= now() limit ${limit} for update skip locked)
+            and expires_at <= now()
+          returning 1
         ) select count(*)::int as n from gone`);
       return Number(rows[0]?.n ?? 0);
     }),

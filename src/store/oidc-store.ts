@@ -331,8 +331,9 @@ export function createOidcStateStore({ db, sql: client, kind }: Pick<Database, '
       const rows = await db.execute<{ n: number }>(dsql`
         with gone as (
           delete from ${oidcPayloads} where ctid in (
-            select ctid from ${oidcPayloads} where ${oidcPayloads.expiresAt} < ${before.toISOString()}::timestamptz limit ${limit}
-          ) returning 1
+            select ctid from ${oidcPayloads} where ${oidcPayloads.expiresAt} < ${before.toISOString()}::timestamptz limit ${limit} for update skip locked
+          ) and ${oidcPayloads.expiresAt} < ${before.toISOString()}::timestamptz
+          returning 1
         ) select count(*)::int as n from gone`);
       const list = Array.isArray(rows) ? rows : ((rows as { rows?: { n: number }[] }).rows ?? []);
       return Number(list[0]?.n ?? 0);

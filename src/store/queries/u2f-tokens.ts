@@ -61,8 +61,9 @@ export async function deleteExpiredRegistrations(db: SqlRunner, expiredBefore: D
   const [row] = await db.query<{ n: number }>(sql`
     with gone as (
       delete from u2f_tokens where id in (
-        select id from u2f_tokens where state = 'pending' and expires_at < ${expiredBefore.toISOString()}::timestamptz limit ${limit}
-      ) returning 1
+        select id from u2f_tokens where state = 'pending' and expires_at < ${expiredBefore.toISOString()}::timestamptz limit ${limit} for update skip locked
+      ) and state = 'pending'
+      returning 1
     )
     select count(*)::int as n from gone`);
   return Number(row?.n ?? 0);
