@@ -59,6 +59,12 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
     summary: 'PostgreSQL connections each Keyhold process keeps (1…1000)',
     more: '. A request waits at most 5 s for one of them and its answer, then answers 503 with `Retry-After`; see Operations',
   },
+  {
+    names: ['KEYHOLD_SHUTDOWN_TIMEOUT_SECONDS'],
+    default: '`8`',
+    summary: 'how long draining after SIGTERM or SIGINT may take before the process exits anyway, with status 1 (1…3600)',
+    more: ". The default fits in Docker's 10 s; a second signal exits at once",
+  },
   { names: ['KEYHOLD_ADMIN_PAT_FILE'], default: '`<dataDir>/admin.pat`', summary: "where bootstrap writes the admin's token" },
   {
     names: ['KEYHOLD_WEBAUTHN_RP_IDS'],

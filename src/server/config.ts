@@ -18,6 +18,8 @@ export interface Config {
   pgliteSharedBuffers: string;
   /** KEYHOLD_DATABASE_POOL_SIZE: PostgreSQL connections this process keeps (store/database.ts). */
   databasePoolSize: number;
+  /** How long a SIGTERM's drain may take before the process exits anyway (server/shutdown.ts). */
+  shutdownTimeoutSeconds: number;
   adminPatFile: string;
   webauthn: {
     rpIds: string[];
@@ -259,6 +261,7 @@ function configFrom(env: Env): Config {
     databaseUrl,
     pgliteSharedBuffers,
     databasePoolSize: integer(env, 'KEYHOLD_DATABASE_POOL_SIZE', 20, 1, 1_000),
+    shutdownTimeoutSeconds: integer(env, 'KEYHOLD_SHUTDOWN_TIMEOUT_SECONDS', 8, 1, 3_600),
     adminPatFile: path.resolve(env.KEYHOLD_ADMIN_PAT_FILE || path.join(dataDir, 'admin.pat')),
     webauthn: {
       rpIds: parties.rpIds,

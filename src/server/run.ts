@@ -8,6 +8,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { EXIT_INVALID_CONFIG, invalidConfigurationText } from './config-command.js';
 import { startWarnings } from './config-report.js';
 import { loggerOptions } from './logger.js';
+import { shutdownOnSignals } from './shutdown.js';
 import { startKeyhold } from './start.js';
 
 /** sysexits.h: a temporary failure, worth a restart. */
@@ -34,12 +35,9 @@ export async function run(): Promise<void> {
   for (const w of startWarnings(process.env, config)) log.warn(w.fields, w.message);
   // Signals are caught from here on: a SIGTERM while Keyhold starts (it may already answer
   // /healthz) waits for the start to finish and then drains, instead of killing the process
-  // in the middle of a migration or bootstrap.
-  let signalled: NodeJS.Signals | undefined;
-  let onSignal = (signal: NodeJS.Signals) => {
-    signalled ??= signal;
-  };
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => onSignal(signal));
+  // in the middle of a migration or bootstrap; its deadline runs from the signal (shutdown.ts).
+  const shutdown = shutdownOnSignals({ log, timeoutMs: config.shutdownTimeoutSeconds * 1000, exit: (code) => process.exit(code) });
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => shutdown.signal(signal));
   const keyhold = await startKeyhold(config, log).catch((e: Error) => {
     log.fatal({ err: e }, 'keyhold could not start');
     process.stderr.write(`keyhold: could not start: ${e.message}\n`);
@@ -50,31 +48,14 @@ export async function run(): Promise<void> {
     { url: keyhold.url, console: keyhold.consoleUrl, database: keyhold.database.kind, ...admin.fields },
     `Keyhold listening on ${keyhold.url} (${keyhold.database.kind}); console at ${keyhold.consoleUrl}; ${admin.text}`,
   );
-  let stopping = false;
-  const shutDown = (code: number) => {
-    if (stopping) return;
-    stopping = true;
-    keyhold.stop().then(
-      () => process.exit(code),
-      (e) => {
-        log.error({ err: e }, 'shutdown failed');
-        process.exit(code || 1);
-      },
-    );
-  };
-  onSignal = (signal) => {
-    if (!stopping) log.info({ signal }, 'draining and shutting down');
-    shutDown(0);
-  };
-  if (signalled) onSignal(signalled);
+  shutdown.started(() => keyhold.stop());
   // The embedded database stopped after a storage failure (PGlite after a
   // PANIC, store/pglite-guard.ts): this process cannot use it again. Requests
   // meanwhile get 503; exit with EX_TEMPFAIL so that a supervisor restarts
   // Keyhold, whose start replays the database's log once there is space.
   void keyhold.database.failed.then((err) => {
-    if (stopping) return;
     log.fatal({ err }, 'the embedded database stopped after a storage failure; exiting to be restarted (free space first)');
     process.stderr.write(`keyhold: ${err.message}\n`);
-    shutDown(EX_TEMPFAIL);
+    shutdown.drain(EX_TEMPFAIL);
   });
 }
