@@ -183,16 +183,25 @@ function readStoppedDirectory(dataDir: string): Snapshot {
   return { source: 'stopped', entries: directoryEntries(path.join(dataDir, 'pgdata'), 'pgdata'), done: () => lock.release() };
 }
 
-function fsyncPath(p: string): void {
+/** fsync of a file: an error means its bytes may not be on disk, so it is the command's error. */
+function fsyncFile(p: string): void {
+  const fd = openSync(p, 'r');
   try {
-    const fd = openSync(p, 'r');
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    // A directory that cannot be opened for fsync on this platform: the rename is still atomic.
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Errors of a directory's fsync that say the platform cannot do it, not that a write was lost. */
+const DIRECTORY_FSYNC_UNSUPPORTED = new Set(['EISDIR', 'EINVAL', 'EPERM', 'EACCES', 'ENOTSUP']);
+
+/** fsync of a directory (its entries): a platform that cannot do it still renames and links atomically. */
+function fsyncDirectory(p: string): void {
+  try {
+    fsyncFile(p);
+  } catch (e) {
+    if (!DIRECTORY_FSYNC_UNSUPPORTED.has((e as NodeJS.ErrnoException).code ?? '')) throw e;
   }
 }
 
@@ -201,14 +210,14 @@ async function writeArchive(file: string, entries: AsyncIterable<TarEntry>): Pro
   const partial = `${file}.partial-${process.pid}`;
   try {
     await pipeline(tarStream(entries), createGzip({ level: 1 }), createWriteStream(partial, { flags: 'wx', mode: 0o600 }));
-    fsyncPath(partial);
+    fsyncFile(partial);
     try {
       linkSync(partial, file);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'EEXIST') throw new CommandError(`${file} exists (made meanwhile): keyhold backup never replaces a file`);
       throw e;
     }
-    fsyncPath(path.dirname(file));
+    fsyncDirectory(path.dirname(file));
   } finally {
     rmSync(partial, { force: true });
   }
@@ -435,13 +444,13 @@ async function restoreFrom(source: string, archive: AsyncIterable<Buffer>, confi
     }
     if (!existsSync(path.join(staging, 'PG_VERSION'))) throw new CommandError(`${source} holds no database (no pgdata/PG_VERSION)`);
     await syncAll(written);
-    directories.forEach(fsyncPath);
+    directories.forEach(fsyncDirectory);
     renameSync(staging, pgdata);
     if (keyToWrite) {
       await writeFileFrom(config.oidc.masterKeyFile, [Buffer.from(`${keyToWrite.secret}\n`)]);
-      fsyncPath(config.oidc.masterKeyFile);
+      fsyncFile(config.oidc.masterKeyFile);
     }
-    fsyncPath(dataDir);
+    fsyncDirectory(dataDir);
     io.out(`Restored ${source} (taken ${manifest.createdAt} from ${manifest.source === 'running' ? 'a running' : 'a stopped'} Keyhold ${manifest.keyhold}) into ${dataDir}: ${written.length} files.\n`);
   } catch (e) {
     rmSync(staging, { recursive: true, force: true });
