@@ -16,6 +16,11 @@ import { addAppKey, removeAppKey } from './apps/app-keys.js';
 import { addProject } from './projects/add-project.js';
 import { addProjectMember } from './projects/add-project-member.js';
 import { addProjectRole } from './projects/add-project-role.js';
+import { updateProject } from './projects/update-project.js';
+import { deactivateProject, reactivateProject } from './projects/project-activation.js';
+import { removeProject } from './projects/remove-project.js';
+import { updateProjectRole } from './projects/update-project-role.js';
+import { removeProjectRole } from './projects/remove-project-role.js';
 import { addUserGrant } from './users/add-user-grant.js';
 import { addOrganization } from './orgs/add-organization.js';
 import { addOrgMember } from './orgs/add-org-member.js';
@@ -65,6 +70,12 @@ export function createCommands(ports: Ports) {
     addProject: bind(ports, addProject),
     addProjectMember: bind(ports, addProjectMember),
     addProjectRole: bind(ports, addProjectRole),
+    updateProject: bind(ports, updateProject),
+    deactivateProject: bind(ports, deactivateProject),
+    reactivateProject: bind(ports, reactivateProject),
+    removeProject: bind(ports, removeProject),
+    updateProjectRole: bind(ports, updateProjectRole),
+    removeProjectRole: bind(ports, removeProjectRole),
     addUserGrant: bind(ports, addUserGrant),
     addOrganization: bind(ports, addOrganization),
     addOrgMember: bind(ports, addOrgMember),

@@ -131,6 +131,10 @@ export interface Lookups {
   u2fByCredentialId(credentialId: string): Promise<{ id: string; userId: string } | undefined>;
   /** Which of `roleKeys` the project has (its own roles, project.role.added). */
   existingRoleKeys(projectId: string, roleKeys: readonly string[]): Promise<string[]>;
+  /** The ids of the project's user grants; with `roleKey`, only those holding that role (RemoveProjectRole, RemoveProject). */
+  grantIdsOfProject(projectId: string, roleKey?: string): Promise<string[]>;
+  /** The ids of the project's apps (RemoveProject). */
+  appIdsOfProject(projectId: string): Promise<string[]>;
   /** The org's lockout threshold (its own lockout policy's maxPasswordAttempts; 0 = no lock, the default). */
   maxPasswordAttemptsOf(orgId: string): Promise<number>;
 }

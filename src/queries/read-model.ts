@@ -19,10 +19,22 @@ export interface Versioned {
 export interface ProjectView extends Versioned {
   id: string;
   name: string;
-  state: 'active';
+  /** DeactivateProject: 'inactive' until ReactivateProject; its apps cannot authenticate meanwhile. */
+  state: 'active' | 'inactive';
   /** Login checks. */
   projectRoleCheck: boolean;
   hasProjectCheck: boolean;
+}
+
+/** A role of a project (AddProjectRole), for ListProjectRoles. */
+export interface ProjectRoleView {
+  projectId: string;
+  roleKey: string;
+  displayName: string;
+  group: string;
+  createdAt: Date;
+  changedAt: Date;
+  sequence: number;
 }
 
 /** A project role a user holds through a grant, with the granting org (the roles claim `{roleKey: {orgId: orgName}}`). */
@@ -164,6 +176,8 @@ export interface ReadModel extends Lookups {
   /** At most `maxBytes` of configuration; `leftOut` counts the page's entries that did not fit. */
   searchApps(projectId: string, names: readonly TextFilter[], page: Page, maxBytes: number): Promise<Listed<AppView>>;
   /** `projectIds` undefined: every project of the org; else only those. */
+  /** One page of the project's roles, by key and display name filters. */
+  searchProjectRoles(projectId: string, filters: { keys: readonly TextFilter[]; displayNames: readonly TextFilter[] }, page: Page): Promise<Listed<ProjectRoleView>>;
   searchProjects(orgId: string, projectIds: readonly string[] | undefined, names: readonly TextFilter[], page: Page): Promise<Listed<ProjectView>>;
   searchUsers(search: UserSearch, page: Page): Promise<Listed<UserView>>;
   /** `orgIds` undefined: every org. */

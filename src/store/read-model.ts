@@ -9,13 +9,14 @@ import { NO_OBSERVER, reportingFailures, type StoreObserver } from './observer.j
 import * as q from './queries/index.js';
 
 /**
- * Which org owns a project or a user. These are immutable facts — an id is
- * never reused and a project or user never moves to another org — so once read
- * they are kept in memory and the read model is asked only on a miss
- * (AddOIDCApp and VerifyU2FRegistration ask on every call; bench/results).
- * Only positive answers are kept: an unknown id may be created a moment later.
- * Keyhold has no command that removes a project or a user; one that is added
- * must drop the entry when its event is appended (as queries/callers.ts does for tokens).
+ * Which org owns a user. An immutable fact — an id is never reused and a user
+ * never moves to another org — so once read it is kept in memory and the read
+ * model is asked only on a miss (VerifyU2FRegistration asks on every call;
+ * bench/results). Only positive answers are kept: an unknown id may be created
+ * a moment later. A removed user is still known here: commands that must not
+ * act on one ask the read model itself (commands/access.ts visibleLiveUser).
+ * A project's owner is not kept: RemoveProject ends a project, and a kept
+ * owner would let another process add apps or grants to it.
  */
 function ownerCache(limit: number) {
   const known = new Map<string, string>();
@@ -40,7 +41,7 @@ export function createReadModel(database: Pick<Database, 'db' | 'sql'>, observer
   const user = (userId: string) => q.findUser(sql, userId);
   return reportingFailures<ReadModel>({
     orgExists: async (orgId) => (await q.findOrg(sql, orgId)) !== undefined,
-    ownerOfProject: (projectId) => owner(`project/${projectId}`, () => q.findProject(sql, projectId)),
+    ownerOfProject: async (projectId) => (await q.findProject(sql, projectId))?.orgId,
     ownerOfUser: (userId) => owner(`user/${userId}`, () => user(userId)),
     membershipsOf: (userId) => q.membershipsOfUser(db, userId),
     userFacts: (userId): Promise<UserFacts | undefined> => user(userId),
@@ -48,6 +49,8 @@ export function createReadModel(database: Pick<Database, 'db' | 'sql'>, observer
     u2fByCredentialId: (credentialId) => q.findReadyU2fByCredentialId(db, credentialId),
     existingRoleKeys: (projectId, roleKeys) => q.existingRoleKeys(db, projectId, roleKeys),
     projectRolesOfUser: (userId, projectId) => q.projectRolesOfUser(sql, userId, projectId),
+    grantIdsOfProject: (projectId, roleKey) => q.grantIdsOfProject(db, projectId, roleKey),
+    appIdsOfProject: (projectId) => q.appIdsOfProject(db, projectId),
 
     project: (projectId) => q.findProject(sql, projectId),
     projectsOf: (orgId) => q.listProjects(db, orgId),
@@ -63,6 +66,7 @@ export function createReadModel(database: Pick<Database, 'db' | 'sql'>, observer
     isBootstrapped: () => q.isBootstrapped(db),
     defaultOrgId: async () => (await q.findInstance(db))?.defaultOrgId ?? undefined,
     searchApps: (projectId, names, page, maxBytes) => q.searchApps(db, projectId, names, page, maxBytes),
+    searchProjectRoles: (projectId, filters, page) => q.searchProjectRoles(db, projectId, filters, page),
     searchProjects: (orgId, projectIds, names, page) => q.searchProjects(db, orgId, projectIds, names, page),
     searchUsers: (search, page) => q.searchUsers(db, search, page),
     searchOrgs: (orgIds, names, ids, page) => q.searchOrgs(db, orgIds, names, ids, page),

@@ -105,7 +105,7 @@ export const projects = pgTable(
     id: text('id').primaryKey(),
     orgId: text('org_id').notNull(),
     name: text('name').notNull(),
-    state: text('state').$type<'active'>().notNull(),
+    state: text('state').$type<'active' | 'inactive'>().notNull(),
     /** Login checks: only users with a grant on the project / whose org has it may log in to its apps. */
     projectRoleCheck: boolean('project_role_check').notNull().default(false),
     hasProjectCheck: boolean('has_project_check').notNull().default(false),

@@ -268,6 +268,25 @@ export const REASONS = {
       de: 'Das Projekt {projectId} hat bereits eine Rolle mit dem Schlüssel {roleKey}.',
     },
   },
+  PROJECT_ROLE_NOT_FOUND: {
+    code: GrpcCode.NotFound,
+    messages: { en: 'Project {projectId} has no role with the key {roleKey}.', de: 'Das Projekt {projectId} hat keine Rolle mit dem Schlüssel {roleKey}.' },
+  },
+  PROJECT_NOT_ACTIVE: {
+    code: GrpcCode.FailedPrecondition,
+    messages: { en: 'Project {projectId} is not active.', de: 'Das Projekt {projectId} ist nicht aktiv.' },
+  },
+  PROJECT_NOT_INACTIVE: {
+    code: GrpcCode.FailedPrecondition,
+    messages: { en: 'Project {projectId} is not deactivated.', de: 'Das Projekt {projectId} ist nicht deaktiviert.' },
+  },
+  CONSOLE_PROJECT_PROTECTED: {
+    code: GrpcCode.FailedPrecondition,
+    messages: {
+      en: "Project {projectId} holds Keyhold's console app: deactivating or removing it, or restricting who may log in to it, would lock every administrator out of the console.",
+      de: 'Das Projekt {projectId} enthält die Konsolen-Anwendung von Keyhold: es zu deaktivieren, zu entfernen oder einzuschränken, wer sich anmelden darf, würde alle Administratoren aus der Konsole aussperren.',
+    },
+  },
   USER_GRANT_EXISTS: {
     code: GrpcCode.AlreadyExists,
     messages: {

@@ -62,6 +62,12 @@ export const AGGREGATE_OF: { readonly [K in EventTypeName]: AggregateOfType<K> }
   'project.added': 'project',
   'project.member.added': 'project',
   'project.role.added': 'project',
+  'project.changed': 'project',
+  'project.deactivated': 'project',
+  'project.reactivated': 'project',
+  'project.removed': 'project',
+  'project.role.changed': 'project',
+  'project.role.removed': 'project',
   'user.human.added': 'user',
   'user.machine.added': 'user',
   'user.pat.added': 'user',
@@ -104,6 +110,8 @@ export const AGGREGATE_OF: { readonly [K in EventTypeName]: AggregateOfType<K> }
   'u2f.used': 'u2f',
   'u2f.signcount.refused': 'u2f',
   'usergrant.added': 'usergrant',
+  'usergrant.cascade.changed': 'usergrant',
+  'usergrant.cascade.removed': 'usergrant',
 };
 
 /**
@@ -126,6 +134,12 @@ export const SECRET_FIELDS: { readonly [K in EventTypeName]: readonly (keyof Eve
   'project.added': [],
   'project.member.added': [],
   'project.role.added': [],
+  'project.changed': [],
+  'project.deactivated': [],
+  'project.reactivated': [],
+  'project.removed': [],
+  'project.role.changed': [],
+  'project.role.removed': [],
   'user.human.added': [],
   'user.machine.added': [],
   'user.pat.added': ['tokenHash'],
@@ -168,6 +182,8 @@ export const SECRET_FIELDS: { readonly [K in EventTypeName]: readonly (keyof Eve
   'u2f.used': [],
   'u2f.signcount.refused': [],
   'usergrant.added': [],
+  'usergrant.cascade.changed': [],
+  'usergrant.cascade.removed': [],
 };
 
 /** An event's payload without its secret fields (SECRET_FIELDS). */

@@ -3,4 +3,8 @@
 // (project.role.added), shown to apps in the roles claim.
 export interface UserGrantEventPayloads {
   'usergrant.added': { userId: string; projectId: string; roleKeys: string[] };
+  /** The project's role `removedRoleKey` was removed (RemoveProjectRole): the grant's roles now. */
+  'usergrant.cascade.changed': { removedRoleKey: string; roleKeys: string[] };
+  /** The grant's project was removed (RemoveProject). */
+  'usergrant.cascade.removed': Record<string, never>;
 }

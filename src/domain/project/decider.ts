@@ -1,5 +1,6 @@
-// A project's life: added in an org (with its login checks), members granted
-// Keyhold roles on it, its own roles (for its apps' users) added.
+// A project's life: added in an org (with its login checks), changed,
+// deactivated and reactivated, removed; members granted Keyhold roles on it;
+// its own roles (for its apps' users) added, changed and removed.
 import type { Decider } from '../decider.js';
 import { KeyholdError } from '../errors/keyhold-error.js';
 import type { EventTypeOf, NewEvent } from '../events/index.js';
@@ -7,10 +8,16 @@ import type { EventTypeOf, NewEvent } from '../events/index.js';
 type ProjectEventType = EventTypeOf<'project'>;
 
 export interface ProjectState {
+  /** Ever added (an id is never used twice, not even after removal). */
+  created: boolean;
   exists: boolean;
   orgId: string;
-  /** The keys of the project's roles. */
-  roleKeys: ReadonlySet<string>;
+  name: string;
+  active: boolean;
+  projectRoleCheck: boolean;
+  hasProjectCheck: boolean;
+  /** The project's roles by key. */
+  roles: ReadonlyMap<string, { displayName: string; group: string }>;
 }
 
 export type ProjectCommand =
@@ -19,25 +26,69 @@ export type ProjectCommand =
   /** `roleKey` as checked by roleKeyRule; names in their stored forms. */
   | { kind: 'addRole'; roleKey: string; displayName: string; group: string; actor: string }
   /** A grant replaces the roles the user held on the project. */
-  | { kind: 'addMember'; userId: string; roles: readonly string[]; actor: string };
+  | { kind: 'addMember'; userId: string; roles: readonly string[]; actor: string }
+  /** UpdateProject: every field replaced (ZITADEL's shape); nothing changed → no event. */
+  | { kind: 'update'; name: string; projectRoleCheck: boolean; hasProjectCheck: boolean; actor: string }
+  | { kind: 'deactivate'; actor: string }
+  | { kind: 'reactivate'; actor: string }
+  | { kind: 'remove'; actor: string }
+  /** UpdateProjectRole: names in their stored forms; nothing changed → no event. */
+  | { kind: 'changeRole'; roleKey: string; displayName: string; group: string; actor: string }
+  | { kind: 'removeRole'; roleKey: string; actor: string };
 
 export function projectDecider(projectId: string): Decider<ProjectState, ProjectCommand, ProjectEventType> {
   return {
-    initialState: () => ({ exists: false, orgId: '', roleKeys: new Set<string>() }),
+    initialState: () => ({
+      created: false,
+      exists: false,
+      orgId: '',
+      name: '',
+      active: false,
+      projectRoleCheck: false,
+      hasProjectCheck: false,
+      roles: new Map<string, { displayName: string; group: string }>(),
+    }),
     evolve: (state, event) => {
       switch (event.type) {
         case 'project.added':
-          return { ...state, exists: true, orgId: event.resourceOwner };
+          return {
+            ...state,
+            created: true,
+            exists: true,
+            active: true,
+            orgId: event.resourceOwner,
+            name: event.payload.name,
+            projectRoleCheck: event.payload.projectRoleCheck ?? false,
+            hasProjectCheck: event.payload.hasProjectCheck ?? false,
+          };
+        case 'project.changed':
+          return { ...state, name: event.payload.name, projectRoleCheck: event.payload.projectRoleCheck, hasProjectCheck: event.payload.hasProjectCheck };
+        case 'project.deactivated':
+          return { ...state, active: false };
+        case 'project.reactivated':
+          return { ...state, active: true };
+        case 'project.removed':
+          return { ...state, exists: false, roles: new Map() };
         case 'project.role.added':
-          return { ...state, roleKeys: new Set([...state.roleKeys, event.payload.roleKey]) };
+        case 'project.role.changed': {
+          const { roleKey, displayName, group } = event.payload;
+          return { ...state, roles: new Map(state.roles).set(roleKey, { displayName, group }) };
+        }
+        case 'project.role.removed': {
+          const roles = new Map(state.roles);
+          roles.delete(event.payload.roleKey);
+          return { ...state, roles };
+        }
         default:
           return state;
       }
     },
     decide: (command, state): NewEvent<ProjectEventType>[] => {
+      if (command.kind !== 'add' && !state.exists) throw new KeyholdError('PROJECT_NOT_FOUND', { projectId });
+      const base = { aggregateType: 'project' as const, aggregateId: projectId, resourceOwner: state.orgId, creator: command.actor };
       switch (command.kind) {
         case 'add':
-          if (state.exists) throw new KeyholdError('ID_TAKEN', { id: projectId });
+          if (state.created) throw new KeyholdError('ID_TAKEN', { id: projectId });
           return [
             {
               aggregateType: 'project',
@@ -49,9 +100,8 @@ export function projectDecider(projectId: string): Decider<ProjectState, Project
             },
           ];
         case 'addRole': {
-          if (!state.exists) throw new KeyholdError('PROJECT_NOT_FOUND', { projectId });
           const { roleKey, displayName, group } = command;
-          if (state.roleKeys.has(roleKey)) throw new KeyholdError('ROLE_KEY_TAKEN', { projectId, roleKey });
+          if (state.roles.has(roleKey)) throw new KeyholdError('ROLE_KEY_TAKEN', { projectId, roleKey });
           return [
             {
               aggregateType: 'project',
@@ -64,7 +114,6 @@ export function projectDecider(projectId: string): Decider<ProjectState, Project
           ];
         }
         case 'addMember':
-          if (!state.exists) throw new KeyholdError('PROJECT_NOT_FOUND', { projectId });
           return [
             {
               aggregateType: 'project',
@@ -75,6 +124,29 @@ export function projectDecider(projectId: string): Decider<ProjectState, Project
               creator: command.actor,
             },
           ];
+        case 'update': {
+          const { name, projectRoleCheck, hasProjectCheck } = command;
+          if (name === state.name && projectRoleCheck === state.projectRoleCheck && hasProjectCheck === state.hasProjectCheck) return [];
+          return [{ ...base, type: 'project.changed', payload: { name, projectRoleCheck, hasProjectCheck } }];
+        }
+        case 'deactivate':
+          if (!state.active) throw new KeyholdError('PROJECT_NOT_ACTIVE', { projectId });
+          return [{ ...base, type: 'project.deactivated', payload: {} }];
+        case 'reactivate':
+          if (state.active) throw new KeyholdError('PROJECT_NOT_INACTIVE', { projectId });
+          return [{ ...base, type: 'project.reactivated', payload: {} }];
+        case 'remove':
+          return [{ ...base, type: 'project.removed', payload: {} }];
+        case 'changeRole': {
+          const { roleKey, displayName, group } = command;
+          const role = state.roles.get(roleKey);
+          if (!role) throw new KeyholdError('PROJECT_ROLE_NOT_FOUND', { projectId, roleKey });
+          if (role.displayName === displayName && role.group === group) return [];
+          return [{ ...base, type: 'project.role.changed', payload: { roleKey, displayName, group } }];
+        }
+        case 'removeRole':
+          if (!state.roles.has(command.roleKey)) throw new KeyholdError('PROJECT_ROLE_NOT_FOUND', { projectId, roleKey: command.roleKey });
+          return [{ ...base, type: 'project.role.removed', payload: { roleKey: command.roleKey } }];
       }
     },
   };

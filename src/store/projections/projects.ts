@@ -1,5 +1,13 @@
 import { sql } from '../sql.js';
-import type { Projection } from './projection.js';
+import type { ProjectableEvent, Projection } from './projection.js';
+
+type ProjectEvent = ProjectableEvent<'project.member.added' | 'project.role.added' | 'project.role.changed' | 'project.role.removed' | 'project.deactivated' | 'project.reactivated'>;
+
+/** The project's version moves on (and its state, when given). */
+const touched = (e: ProjectEvent, state?: 'active' | 'inactive') => sql`
+    update projects set state = coalesce(${state ?? null}::text, state),
+      changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence}
+    where id = ${e.aggregateId}`;
 
 export const projectsProjection: Projection = {
   'project.added': (e) => sql`
@@ -8,12 +16,22 @@ export const projectsProjection: Projection = {
             coalesce(${e.createdAt}::text::timestamptz, now()),
             coalesce(${e.createdAt}::text::timestamptz, now()), ${e.sequence})`,
   // Membership rows live in `memberships`, role rows in `project_roles`; here only the project's version moves on.
-  'project.member.added': (e) => sql`
-    update projects set changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence}
+  'project.member.added': (e) => touched(e),
+  'project.role.added': (e) => touched(e),
+  'project.role.changed': (e) => touched(e),
+  'project.role.removed': (e) => touched(e),
+  'project.changed': (e) => sql`
+    update projects set name = ${e.payload.name}, project_role_check = ${e.payload.projectRoleCheck}, has_project_check = ${e.payload.hasProjectCheck},
+      changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence}
     where id = ${e.aggregateId}`,
-  'project.role.added': (e) => sql`
-    update projects set changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence}
-    where id = ${e.aggregateId}`,
+  'project.deactivated': (e) => touched(e, 'inactive'),
+  'project.reactivated': (e) => touched(e, 'active'),
+  // Its apps and grants are removed by their own events in the same append; its
+  // roles and members have no rows of their own elsewhere and go here.
+  'project.removed': (e) => sql`
+    with roles as (delete from project_roles where project_id = ${e.aggregateId}),
+      members as (delete from memberships where scope_type = 'project' and scope_id = ${e.aggregateId})
+    delete from projects where id = ${e.aggregateId}`,
 };
 
 // The role's row (the project's version moves on in projectsProjection).
@@ -22,6 +40,10 @@ export const projectRolesProjection: Projection = {
     insert into project_roles (project_id, role_key, org_id, display_name, role_group, created_at)
     values (${e.aggregateId}, ${e.payload.roleKey}, ${e.resourceOwner}, ${e.payload.displayName}, ${e.payload.group},
             coalesce(${e.createdAt}::text::timestamptz, now()))`,
+  'project.role.changed': (e) => sql`
+    update project_roles set display_name = ${e.payload.displayName}, role_group = ${e.payload.group}
+    where project_id = ${e.aggregateId} and role_key = ${e.payload.roleKey}`,
+  'project.role.removed': (e) => sql`delete from project_roles where project_id = ${e.aggregateId} and role_key = ${e.payload.roleKey}`,
 };
 
 export const userGrantsProjection: Projection = {
@@ -29,4 +51,9 @@ export const userGrantsProjection: Projection = {
     insert into user_grants (id, user_id, project_id, org_id, role_keys, created_at, changed_at, sequence)
     values (${e.aggregateId}, ${e.payload.userId}, ${e.payload.projectId}, ${e.resourceOwner}, ${e.payload.roleKeys}::text[],
             coalesce(${e.createdAt}::text::timestamptz, now()), coalesce(${e.createdAt}::text::timestamptz, now()), ${e.sequence})`,
+  'usergrant.cascade.changed': (e) => sql`
+    update user_grants set role_keys = ${e.payload.roleKeys}::text[],
+      changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence}
+    where id = ${e.aggregateId}`,
+  'usergrant.cascade.removed': (e) => sql`delete from user_grants where id = ${e.aggregateId}`,
 };

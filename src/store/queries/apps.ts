@@ -8,12 +8,18 @@ export async function findApp(db: Db, id: string): Promise<AppRow | undefined> {
   return row;
 }
 
-/** Hot path (every token, introspection and revocation request authenticates its client): plain SQL, see ../sql.ts. */
+/**
+ * Hot path (every token, introspection and revocation request authenticates its client): plain SQL, see ../sql.ts.
+ * The state is the one authentication obeys: 'inactive' also while the app's project is deactivated (DeactivateProject)
+ * or gone (an app added while its project was being removed).
+ */
 export async function findAppByClientId(db: SqlRunner, clientId: string): Promise<AppRow | undefined> {
   const [row] = await db.query<AppRow>(sql`
-    select id, project_id as "projectId", org_id as "orgId", name, name_key as "nameKey", client_id as "clientId",
-      client_secret_hash as "clientSecretHash", config, state, api_access as "apiAccess", created_at as "createdAt", changed_at as "changedAt", sequence
-    from apps where client_id = ${clientId}`);
+    select a.id, a.project_id as "projectId", a.org_id as "orgId", a.name, a.name_key as "nameKey", a.client_id as "clientId",
+      a.client_secret_hash as "clientSecretHash", a.config,
+      case when p.state = 'active' then a.state else 'inactive' end as state,
+      a.api_access as "apiAccess", a.created_at as "createdAt", a.changed_at as "changedAt", a.sequence
+    from apps a left join projects p on p.id = a.project_id where a.client_id = ${clientId}`);
   return withDates(row);
 }
 

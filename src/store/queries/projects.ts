@@ -1,6 +1,6 @@
-import { asc, eq } from 'drizzle-orm';
+import { and, arrayContains, asc, eq } from 'drizzle-orm';
 import type { Db } from '../database.js';
-import { projectRoles, projects, type ProjectRow } from '../schema.js';
+import { apps, projectRoles, projects, userGrants, type ProjectRow } from '../schema.js';
 import { sql, withDates, type SqlRunner } from '../sql.js';
 
 /** Hot path (every AddOIDCApp): plain SQL, see ../sql.ts. */
@@ -24,12 +24,28 @@ export async function existingRoleKeys(db: Db, projectId: string, roleKeys: read
   return rows.map((r) => r.roleKey).filter((k) => wanted.has(k));
 }
 
-/** The roles a user holds on a project through its grants, with the granting org and its name (the roles claim). */
+/** The ids of the project's user grants; with `roleKey`, only those holding that role. */
+export async function grantIdsOfProject(db: Db, projectId: string, roleKey?: string): Promise<string[]> {
+  const where = roleKey === undefined ? eq(userGrants.projectId, projectId) : and(eq(userGrants.projectId, projectId), arrayContains(userGrants.roleKeys, [roleKey]));
+  return (await db.select({ id: userGrants.id }).from(userGrants).where(where)).map((r) => r.id);
+}
+
+/** The ids of the project's apps. */
+export async function appIdsOfProject(db: Db, projectId: string): Promise<string[]> {
+  return (await db.select({ id: apps.id }).from(apps).where(eq(apps.projectId, projectId))).map((r) => r.id);
+}
+
+/**
+ * The roles a user holds on a project through its grants, with the granting org
+ * and its name (the roles claim). Only roles the project still has: a grant
+ * written while its role was being removed names a key that no longer counts.
+ */
 export async function projectRolesOfUser(db: SqlRunner, userId: string, projectId: string): Promise<{ roleKey: string; orgId: string; orgName: string }[]> {
   return db.query<{ roleKey: string; orgId: string; orgName: string }>(sql`
     select k.role_key as "roleKey", g.org_id as "orgId", o.name as "orgName"
     from user_grants g
     cross join lateral unnest(g.role_keys) as k(role_key)
+    join project_roles r on r.project_id = g.project_id and r.role_key = k.role_key
     join orgs o on o.id = g.org_id
     where g.user_id = ${userId} and g.project_id = ${projectId}
     order by k.role_key, g.org_id`);

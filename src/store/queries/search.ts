@@ -7,7 +7,7 @@ import { displayNameKey, usernameKey } from '../../domain/identity/identifiers.j
 import { entriesWithin, type Listed, type Page, type TextFilter } from '../../domain/lists.js';
 import type { UserSearch } from '../../queries/read-model.js';
 import type { Db } from '../database.js';
-import { appKeys, apps, events, orgs, personalAccessTokens, projects, u2fTokens, users } from '../schema.js';
+import { appKeys, apps, events, orgs, personalAccessTokens, projectRoles, projects, u2fTokens, users } from '../schema.js';
 
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
@@ -104,6 +104,36 @@ export function searchProjects<T>(db: Db, orgId: string, projectIds: readonly st
   return listed(db, projects, where, page);
 }
 
+/**
+ * A project's roles (ListProjectRoles), oldest first by default, ties by key. A
+ * role's version is its project's: roles are part of the project aggregate.
+ */
+export async function searchProjectRoles<T>(
+  db: Db,
+  projectId: string,
+  filters: { keys: readonly TextFilter[]; displayNames: readonly TextFilter[] },
+  page: Page,
+): Promise<Listed<T>> {
+  const r = projectRoles;
+  const where = all([eq(r.projectId, projectId), ...filters.keys.map((f) => textCondition(r.roleKey, f)), ...filters.displayNames.map((f) => textCondition(r.displayName, f))]);
+  const order = page.asc ? [asc(r.createdAt), asc(r.roleKey)] : [desc(r.createdAt), desc(r.roleKey)];
+  const columns = {
+    projectId: r.projectId,
+    roleKey: r.roleKey,
+    orgId: r.orgId,
+    displayName: r.displayName,
+    group: r.group,
+    createdAt: r.createdAt,
+    changedAt: projects.changedAt,
+    sequence: projects.sequence,
+  };
+  const [items, [counted], [position]] = await Promise.all([
+    db.select(columns).from(r).innerJoin(projects, eq(projects.id, r.projectId)).where(where).orderBy(...order).limit(page.limit).offset(page.offset),
+    db.select({ n: count() }).from(r).where(where),
+    db.select({ p: max(events.position) }).from(events),
+  ]);
+  return { items: items as T[], total: Number(counted?.n ?? 0), processedSequence: BigInt(position?.p ?? 0), at: new Date() };
+}
 
 export function searchUsers<T>(db: Db, s: UserSearch, page: Page): Promise<Listed<T>> {
   const visible =

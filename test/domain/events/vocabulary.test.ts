@@ -26,6 +26,12 @@ const SAMPLES: { [K in EventTypeName]: EventPayloads[K] } = {
   'org.lockout.policy.changed': { maxAttempts: 0 },
   'project.added': { name: 'P', projectRoleCheck: true, hasProjectCheck: false },
   'project.role.added': { roleKey: 'editor', displayName: 'Editor', group: '' },
+  'project.changed': { name: 'P', projectRoleCheck: true, hasProjectCheck: false },
+  'project.deactivated': {},
+  'project.reactivated': {},
+  'project.removed': {},
+  'project.role.changed': { roleKey: 'editor', displayName: 'Editor', group: 'g' },
+  'project.role.removed': { roleKey: 'editor' },
   'project.member.added': { userId: 'u', roles: ['PROJECT_OWNER'] },
   'user.human.added': { username: 'ada', givenName: 'Ada', familyName: 'L', displayName: 'Ada L', email: 'ada@example.com' },
   'user.machine.added': { username: 'bot', name: 'Bot', description: '' },
@@ -86,6 +92,8 @@ const SAMPLES: { [K in EventTypeName]: EventPayloads[K] } = {
   'u2f.used': { userId: 'u', signCount: 3, clientId: 'app' },
   'u2f.signcount.refused': { userId: 'u', storedSignCount: 3, presentedSignCount: 2, clientId: 'app' },
   'usergrant.added': { userId: 'u', projectId: 'p', roleKeys: ['editor'] },
+  'usergrant.cascade.changed': { removedRoleKey: 'viewer', roleKeys: ['editor'] },
+  'usergrant.cascade.removed': {},
 };
 
 const types = Object.keys(SAMPLES) as EventTypeName[];
