@@ -3,7 +3,7 @@
 import type { Call } from '../commands/caller.js';
 import type { Clock } from '../commands/ports.js';
 import { getApp } from './apps.js';
-import { listApps, listOrganizations, listProjects, listUsers, type ListUsersInput, type SentPage } from './lists.js';
+import { listApps, listOrganizations, listProjectRoles, listProjects, listUsers, type ListUsersInput, type SentPage } from './lists.js';
 import { getProject } from './projects.js';
 import { listPats } from './pats.js';
 import { listAppKeys } from './app-keys.js';
@@ -24,6 +24,8 @@ export function createQueries(read: ReadModel, clock: Clock) {
     listProjects: (call: Call, input: { page?: SentPage; names: SentText[]; queryCount: number }) => listProjects(read, call, input),
     getApp: (call: Call, input: { projectId: string; appId: string }) => getApp(read, call, input),
     listApps: (call: Call, input: { projectId: string; page?: SentPage; names: SentText[]; queryCount: number }) => listApps(read, call, input),
+    listProjectRoles: (call: Call, input: { projectId: string; page?: SentPage; keys: SentText[]; displayNames: SentText[]; queryCount: number }) =>
+      listProjectRoles(read, call, input),
     listUsers: (call: Call, input: ListUsersInput) => listUsers(read, call, input),
     getOrganization: (call: Call, input: { orgId: string }) => getOrganization(read, call, input),
     getMyOrganization: (call: Call) => getMyOrganization(read, call),

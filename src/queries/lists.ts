@@ -1,4 +1,4 @@
-// The lists: ListApps, ListProjects, ListUsers, ListOrganizations.
+// The lists: ListApps, ListProjects, ListProjectRoles, ListUsers, ListOrganizations.
 // Each validates its filters (400), authorizes like its Get (403/404), and asks
 // the read model for one page of what the caller may read.
 import { projectForAppCall } from '../commands/apps/app-in-project.js';
@@ -8,7 +8,8 @@ import { invalidRequest, type FieldViolation } from '../domain/errors/keyhold-er
 import { hasPermission, type Permission } from '../domain/identity/permissions.js';
 import { requiredId } from '../domain/identity/text-rules.js';
 import { MAX_ANSWER_BYTES, pageOf, pageTooLarge, textFilters, tooManyQueries, type Listed, type SentText } from '../domain/lists.js';
-import type { AppView, OrgView, ProjectView, ReadModel, UserView } from './read-model.js';
+import { projectForCall } from '../commands/projects/project-call.js';
+import type { AppView, OrgView, ProjectRoleView, ProjectView, ReadModel, UserView } from './read-model.js';
 
 /** A ListQuery as the API hands it over. */
 export interface SentPage {
@@ -56,6 +57,22 @@ export async function listProjects(
         .filter((m) => m.scopeType === 'project' && m.orgId === orgId && hasPermission(caller.memberships, 'project.read', { orgId, projectId: m.scopeId }))
         .map((m) => m.scopeId);
   return read.searchProjects(orgId, projectIds, filters, pageOf(input.page));
+}
+
+/** ListProjectRoles: the project's roles, by key and display name (all filters must match). */
+export async function listProjectRoles(
+  read: ReadModel,
+  call: Call,
+  input: { projectId: string; page?: SentPage; keys: SentText[]; displayNames: SentText[]; queryCount: number },
+): Promise<Listed<ProjectRoleView>> {
+  const keys = textFilters(input.keys);
+  const displayNames = textFilters(input.displayNames);
+  const { project } = await projectForCall(read, call, { field: 'projectId', value: input.projectId }, 'project.read', [
+    ...tooManyQueries(input.queryCount),
+    ...keys.problems,
+    ...displayNames.problems,
+  ]);
+  return read.searchProjectRoles(project.id, { keys: keys.filters, displayNames: displayNames.filters }, pageOf(input.page));
 }
 
 export interface ListUsersInput {

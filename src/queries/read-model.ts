@@ -26,15 +26,12 @@ export interface ProjectView extends Versioned {
   hasProjectCheck: boolean;
 }
 
-/** A role of a project (AddProjectRole), for ListProjectRoles. */
-export interface ProjectRoleView {
+/** A role of a project (AddProjectRole), for ListProjectRoles; its version (sequence, changedAt) is its project's. */
+export interface ProjectRoleView extends Versioned {
   projectId: string;
   roleKey: string;
   displayName: string;
   group: string;
-  createdAt: Date;
-  changedAt: Date;
-  sequence: number;
 }
 
 /** A project role a user holds through a grant, with the granting org (the roles claim `{roleKey: {orgId: orgName}}`). */

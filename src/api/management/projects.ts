@@ -14,7 +14,7 @@ function projectToMessage(p: ProjectView): MessageInitShape<typeof ProjectSchema
     id: p.id,
     details: readDetails(p),
     name: p.name,
-    state: ProjectState.ACTIVE,
+    state: p.state === 'inactive' ? ProjectState.INACTIVE : ProjectState.ACTIVE,
     projectRoleCheck: p.projectRoleCheck,
     hasProjectCheck: p.hasProjectCheck,
   };
