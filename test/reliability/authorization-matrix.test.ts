@@ -231,6 +231,65 @@ const ROWS: Row[] = [
     expect: { ...anyValidToken, otherOrgOwnerNamingA: P },
   },
   {
+    rpc: 'management.UpdateProject',
+    // The same values: nothing written, but every check made.
+    call: (c) => c.mgmt.updateProject({ id: world.p1, name: 'P1' }),
+    // project.write: the org's owners, not a project's (as AddProject).
+    expect: inOrgA(['orgOwner', 'instanceOwner']),
+  },
+  {
+    rpc: 'management.DeactivateProject',
+    call: () => Promise.reject(new Error('prepared per cell')),
+    prepare: async () => {
+      const { id } = await adminA().addProject({ name: unique('to-deactivate') });
+      return (c) => c.mgmt.deactivateProject({ id });
+    },
+    expect: inOrgA(['orgOwner', 'instanceOwner']),
+  },
+  {
+    rpc: 'management.ReactivateProject',
+    call: () => Promise.reject(new Error('prepared per cell')),
+    prepare: async () => {
+      const { id } = await adminA().addProject({ name: unique('to-reactivate') });
+      await adminA().deactivateProject({ id });
+      return (c) => c.mgmt.reactivateProject({ id });
+    },
+    expect: inOrgA(['orgOwner', 'instanceOwner']),
+  },
+  {
+    rpc: 'management.RemoveProject',
+    call: () => Promise.reject(new Error('prepared per cell')),
+    prepare: async () => {
+      const { id } = await adminA().addProject({ name: unique('doomed-project') });
+      return (c) => c.mgmt.removeProject({ id });
+    },
+    expect: inOrgA(['orgOwner', 'instanceOwner']),
+  },
+  {
+    rpc: 'management.ListProjectRoles',
+    call: (c) => c.mgmt.listProjectRoles({ projectId: world.p1 }),
+    expect: inOrgA(['projectOwner', 'orgOwner', 'instanceOwner']),
+  },
+  {
+    rpc: 'management.UpdateProjectRole',
+    call: () => Promise.reject(new Error('prepared per cell')),
+    prepare: async () => {
+      await (matrixRole ??= adminA().addProjectRole({ projectId: world.p1, roleKey: 'matrix', displayName: 'Matrix' }));
+      return (c) => c.mgmt.updateProjectRole({ projectId: world.p1, roleKey: 'matrix', displayName: 'Matrix' });
+    },
+    expect: inOrgA(['projectOwner', 'orgOwner', 'instanceOwner']),
+  },
+  {
+    rpc: 'management.RemoveProjectRole',
+    call: () => Promise.reject(new Error('prepared per cell')),
+    prepare: async () => {
+      const roleKey = unique('doomed-role');
+      await adminA().addProjectRole({ projectId: world.p1, roleKey, displayName: 'Doomed' });
+      return (c) => c.mgmt.removeProjectRole({ projectId: world.p1, roleKey });
+    },
+    expect: inOrgA(['projectOwner', 'orgOwner', 'instanceOwner']),
+  },
+  {
     rpc: 'management.AddProjectMember',
     call: (c) => c.mgmt.addProjectMember({ projectId: world.p1, userId: world.member, roles: ['PROJECT_OWNER'] }),
     expect: inOrgA(['projectOwner', 'orgOwner', 'instanceOwner']),
