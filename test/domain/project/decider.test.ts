@@ -1,5 +1,6 @@
 // The project's rules (src/domain/project/decider.ts): AddProject (with its
-// login checks), AddProjectMember, AddProjectRole.
+// login checks), AddProjectMember, AddProjectRole, and their lifecycle:
+// UpdateProject, Deactivate/ReactivateProject, RemoveProject, UpdateProjectRole, RemoveProjectRole.
 import { describe, expect, it } from 'vitest';
 import { projectDecider } from '../../../src/domain/project/decider.js';
 import { decide, refusal } from '../../support/deciders.js';
@@ -53,5 +54,47 @@ describe('project decider', () => {
       reason: 'PROJECT_NOT_FOUND',
       metadata: { projectId: 'p1' },
     });
+  });
+
+  it('UpdateProject: project.changed with every field; the same values: nothing', () => {
+    const update = { kind: 'update' as const, name: 'Store', projectRoleCheck: true, hasProjectCheck: false, actor: 'a' };
+    const [changed] = decide(decider, added(), update);
+    expect(changed).toMatchObject({ type: 'project.changed', payload: { name: 'Store', projectRoleCheck: true, hasProjectCheck: false }, resourceOwner: 'org' });
+    expect(decide(decider, [...added(), changed!], update)).toEqual([]);
+    expect(decide(decider, added(), { ...update, name: 'Shop', projectRoleCheck: false })).toEqual([]);
+  });
+
+  it('Deactivate / Reactivate: each only from the other state', () => {
+    const [off] = decide(decider, added(), { kind: 'deactivate', actor: 'a' });
+    expect(off!.type).toBe('project.deactivated');
+    expect(refusal(decider, [...added(), off!], { kind: 'deactivate', actor: 'a' }).reason).toBe('PROJECT_NOT_ACTIVE');
+    expect(refusal(decider, added(), { kind: 'reactivate', actor: 'a' }).reason).toBe('PROJECT_NOT_INACTIVE');
+    expect(decide(decider, [...added(), off!], { kind: 'reactivate', actor: 'a' })[0]!.type).toBe('project.reactivated');
+  });
+
+  it('RemoveProject: project.removed; afterwards every command is PROJECT_NOT_FOUND and the id is never added again', () => {
+    const [removed] = decide(decider, added(), { kind: 'remove', actor: 'a' });
+    expect(removed!.type).toBe('project.removed');
+    const history = [...added(), removed!];
+    expect(refusal(decider, history, { kind: 'remove', actor: 'a' }).reason).toBe('PROJECT_NOT_FOUND');
+    expect(refusal(decider, history, { kind: 'addRole', roleKey: 'r', displayName: 'R', group: '', actor: 'a' }).reason).toBe('PROJECT_NOT_FOUND');
+    expect(refusal(decider, history, { kind: 'add', orgId: 'org', name: 'Again', actor: 'a' }).reason).toBe('ID_TAKEN');
+  });
+
+  it('UpdateProjectRole / RemoveProjectRole: only a role the project has; a removed key may be added again', () => {
+    const role = decide(decider, added(), { kind: 'addRole', roleKey: 'editor', displayName: 'Editor', group: '', actor: 'a' });
+    const history = [...added(), ...role];
+    expect(decide(decider, history, { kind: 'changeRole', roleKey: 'editor', displayName: 'Chief', group: 'g', actor: 'a' })).toMatchObject([
+      { type: 'project.role.changed', payload: { roleKey: 'editor', displayName: 'Chief', group: 'g' } },
+    ]);
+    expect(decide(decider, history, { kind: 'changeRole', roleKey: 'editor', displayName: 'Editor', group: '', actor: 'a' })).toEqual([]);
+    expect(refusal(decider, history, { kind: 'changeRole', roleKey: 'nosuch', displayName: 'X', group: '', actor: 'a' })).toEqual({
+      reason: 'PROJECT_ROLE_NOT_FOUND',
+      metadata: { projectId: 'p1', roleKey: 'nosuch' },
+    });
+    const removed = decide(decider, history, { kind: 'removeRole', roleKey: 'editor', actor: 'a' });
+    expect(removed).toMatchObject([{ type: 'project.role.removed', payload: { roleKey: 'editor' } }]);
+    expect(refusal(decider, [...history, ...removed], { kind: 'removeRole', roleKey: 'editor', actor: 'a' }).reason).toBe('PROJECT_ROLE_NOT_FOUND');
+    expect(decide(decider, [...history, ...removed], { kind: 'addRole', roleKey: 'editor', displayName: 'Editor', group: '', actor: 'a' })).toHaveLength(1);
   });
 });
