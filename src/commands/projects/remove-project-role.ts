@@ -11,6 +11,7 @@ import type { Call } from '../caller.js';
 import type { Ports } from '../ports.js';
 import { runCommands, target } from '../run.js';
 import { written, type Written } from '../written.js';
+import { assertCascadeBounded } from './cascade-bound.js';
 import { projectForCall } from './project-call.js';
 
 export async function removeProjectRole(ports: Ports, call: Call, input: { projectId: string; roleKey: string }): Promise<{ written: Written }> {
@@ -22,6 +23,7 @@ export async function removeProjectRole(ports: Ports, call: Call, input: { proje
     roleKeyRule('roleKey', input.roleKey),
   );
   const grantIds = await ports.lookups.grantIdsOfProject(project.id, input.roleKey);
+  assertCascadeBounded(grantIds.length);
   const actor = caller.userId;
   const events = await runCommands(ports.events, [
     target({ type: 'project', id: project.id }, projectDecider(project.id), { kind: 'removeRole', roleKey: input.roleKey, actor }),

@@ -11,6 +11,7 @@ import type { Call } from '../caller.js';
 import type { Ports } from '../ports.js';
 import { runCommands, target } from '../run.js';
 import { written, type Written } from '../written.js';
+import { assertCascadeBounded } from './cascade-bound.js';
 import { assertNotConsoleProject } from './console-project.js';
 import { projectForCall } from './project-call.js';
 
@@ -18,9 +19,10 @@ export async function removeProject(ports: Ports, call: Call, input: { projectId
   const { caller, project } = await projectForCall(ports.lookups, call, { field: 'id', value: input.projectId }, 'project.write');
   assertNotConsoleProject(project.id);
   const [appIds, grantIds] = await Promise.all([ports.lookups.appIdsOfProject(project.id), ports.lookups.grantIdsOfProject(project.id)]);
+  assertCascadeBounded(appIds.length + grantIds.length);
   const actor = caller.userId;
   const events = await runCommands(ports.events, [
-    ...appIds.map((id) => target({ type: 'app', id }, appDecider(id), { kind: 'remove', projectId: project.id, actor })),
+    ...appIds.map((id) => target({ type: 'app', id }, appDecider(id), { kind: 'removeWithProject', projectId: project.id, actor })),
     ...grantIds.map((id) => target({ type: 'usergrant', id }, userGrantDecider(id), { kind: 'cascadeRemove', actor })),
     target({ type: 'project', id: project.id }, projectDecider(project.id), { kind: 'remove', actor }),
   ]);

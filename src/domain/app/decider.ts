@@ -1,7 +1,8 @@
 // An OIDC application's life: added with its configuration (AddOIDCApp: two
 // events on a new aggregate), renamed, its configuration replaced, its client
 // secret regenerated, deactivated and reactivated, allowed or not to obtain
-// tokens for Keyhold's own API (an instance administrator's call), removed. Every
+// tokens for Keyhold's own API (an instance administrator's call), removed (alone
+// or with its project). Every
 // command names the project the caller addressed: an app of another project is
 // "not found", as for no app at all.
 import type { Decider } from '../decider.js';
@@ -72,6 +73,8 @@ export type AppCommand =
   | { kind: 'deactivate'; projectId: string; actor: string }
   | { kind: 'reactivate'; projectId: string; actor: string }
   | { kind: 'remove'; projectId: string; actor: string }
+  /** RemoveProject: the app goes with its project (nothing when it is gone already). */
+  | { kind: 'removeWithProject'; projectId: string; actor: string }
   /** AddAppKey: the public half of a key made for the app (its private half goes to the caller only). */
   | ({ kind: 'addKey'; projectId: string; keyId: string; type: AppKeyType; publicKey: PublicJwk; expiresAt: string; actor: string } & ApiGuard)
   | { kind: 'removeKey'; projectId: string; keyId: string; actor: string }
@@ -156,6 +159,7 @@ export function appDecider(appId: string): Decider<AppState, AppCommand, AppEven
           },
         ];
       }
+      if (command.kind === 'removeWithProject' && !state.exists) return [];
       if (!state.exists || state.projectId !== command.projectId) throw new KeyholdError('APP_NOT_FOUND', { appId });
       if (state.apiAccess && API_GUARDED.has(command.kind) && (command as ApiGuard).apiGuardian !== true) {
         throw new KeyholdError('APP_API_ACCESS_PROTECTED', { appId });
@@ -181,6 +185,7 @@ export function appDecider(appId: string): Decider<AppState, AppCommand, AppEven
           if (state.active) throw new KeyholdError('APP_NOT_INACTIVE', { appId });
           return [{ ...base, type: 'app.reactivated', payload: {} }];
         case 'remove':
+        case 'removeWithProject':
           return [{ ...base, type: 'app.removed', payload: { projectId: state.projectId } }];
         case 'addKey': {
           if (state.authMethodType !== 'OIDC_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT') throw new KeyholdError('APP_KEY_NEEDS_PRIVATE_KEY_JWT', { appId });

@@ -280,6 +280,13 @@ export const REASONS = {
     code: GrpcCode.FailedPrecondition,
     messages: { en: 'Project {projectId} is not deactivated.', de: 'Das Projekt {projectId} ist nicht deaktiviert.' },
   },
+  CASCADE_TOO_LARGE: {
+    code: GrpcCode.FailedPrecondition,
+    messages: {
+      en: 'This would change {count} user grants and apps in one step; at most {max} can be. Remove some of the grants first.',
+      de: 'Dies würde {count} Benutzerberechtigungen und Anwendungen in einem Schritt ändern; höchstens {max} sind möglich. Entfernen Sie zuerst einige der Berechtigungen.',
+    },
+  },
   CONSOLE_PROJECT_PROTECTED: {
     code: GrpcCode.FailedPrecondition,
     messages: {

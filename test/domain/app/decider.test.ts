@@ -71,6 +71,12 @@ describe('app decider', () => {
     expect(refusal(decider, history, { kind: 'regenerateSecret', projectId: 'p1', clientSecretHash: 'h', actor: 'a' }).reason).toBe('APP_NOT_FOUND');
   });
 
+  it('RemoveProject: the app goes with its project; one removed already: nothing, not a refusal of the whole removal', () => {
+    const removal = decide(decider, added(), { kind: 'removeWithProject', projectId: 'p1', actor: 'a' });
+    expect(removal).toMatchObject([{ type: 'app.removed', payload: { projectId: 'p1' } }]);
+    expect(decide(decider, [...added(), ...removal], { kind: 'removeWithProject', projectId: 'p1', actor: 'a' })).toEqual([]);
+  });
+
   it('an app that does not exist, or is of another project: APP_NOT_FOUND, the same answer', () => {
     expect(refusal(decider, [], { kind: 'remove', projectId: 'p1', actor: 'a' })).toEqual({ reason: 'APP_NOT_FOUND', metadata: { appId: APP } });
     expect(refusal(decider, added(), { kind: 'remove', projectId: 'p2', actor: 'a' })).toEqual({ reason: 'APP_NOT_FOUND', metadata: { appId: APP } });
