@@ -129,7 +129,7 @@ describe("fastify's own failures answer as Status JSON on REST paths", () => {
     expect(restReason(res.body)).toBe('METHOD_NOT_ALLOWED');
     expect(res.headers.get('allow')).toBe('POST');
     const one = await kh.rest('POST', '/management/v1/projects/01aaaaaaaaaaaaaaaaaaaaaaaa');
-    expect(one.headers.get('allow')).toBe('GET');
+    expect(one.headers.get('allow')).toBe('GET, PUT, DELETE');
     expect(one.body.message).toBe('The endpoint /management/v1/projects/{id} does not answer this HTTP method; the Allow header lists those it does.');
     // A path parameter with a digit in its name ({u2f_id}) is a parameter like any other.
     const u2f = await kh.rest('PUT', '/v2/users/01aaaaaaaaaaaaaaaaaaaaaaaa/u2f/01bbbbbbbbbbbbbbbbbbbbbbbb');
