@@ -5,9 +5,9 @@ import { and, asc, count, desc, eq, inArray, like, max, or, sql as dsql, type An
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import { displayNameKey, usernameKey } from '../../domain/identity/identifiers.js';
 import { entriesWithin, type Listed, type Page, type TextFilter } from '../../domain/lists.js';
-import type { UserSearch } from '../../queries/read-model.js';
+import type { UserGrantSearch, UserSearch } from '../../queries/read-model.js';
 import type { Db } from '../database.js';
-import { appKeys, apps, events, orgs, personalAccessTokens, projects, u2fTokens, users } from '../schema.js';
+import { appKeys, apps, events, orgs, personalAccessTokens, projects, u2fTokens, userGrants, users } from '../schema.js';
 
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
@@ -44,7 +44,7 @@ const all = (conditions: (SQL | undefined)[]): SQL | undefined => and(...conditi
 const FALSE = dsql`false`;
 
 /** A table a list pages through: each has an id and a creation date, the list's order. */
-type ListedTable = typeof apps | typeof projects | typeof users | typeof orgs | typeof personalAccessTokens | typeof appKeys | typeof u2fTokens;
+type ListedTable = typeof apps | typeof projects | typeof users | typeof orgs | typeof personalAccessTokens | typeof appKeys | typeof u2fTokens | typeof userGrants;
 
 /**
  * The shared page of every list: `where`'s matches in the stable order (creation date,
@@ -104,6 +104,19 @@ export function searchProjects<T>(db: Db, orgId: string, projectIds: readonly st
   return listed(db, projects, where, page);
 }
 
+
+export function searchUserGrants<T>(db: Db, s: UserGrantSearch, page: Page): Promise<Listed<T>> {
+  // A role key query matches a grant holding at least one matching key.
+  const roleKey = dsql.raw('k.role_key') as unknown as PgColumn;
+  const where = all([
+    eq(userGrants.orgId, s.orgId),
+    s.projectIds === undefined ? undefined : s.projectIds.length ? inArray(userGrants.projectId, [...s.projectIds]) : FALSE,
+    ...s.userIds.map((id) => eq(userGrants.userId, id)),
+    ...s.inProjects.map((id) => eq(userGrants.projectId, id)),
+    ...s.roleKeys.map((f) => dsql`exists (select 1 from unnest(${userGrants.roleKeys}) as k(role_key) where ${textCondition(roleKey, f)})`),
+  ]);
+  return listed(db, userGrants, where, page);
+}
 
 export function searchUsers<T>(db: Db, s: UserSearch, page: Page): Promise<Listed<T>> {
   const visible =
