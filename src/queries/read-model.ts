@@ -186,7 +186,8 @@ export interface ReadModel extends Lookups {
   /** `projectIds` undefined: every project of the org; else only those. */
   searchProjects(orgId: string, projectIds: readonly string[] | undefined, names: readonly TextFilter[], page: Page): Promise<Listed<ProjectView>>;
   searchUsers(search: UserSearch, page: Page): Promise<Listed<UserView>>;
-  searchUserGrants(search: UserGrantSearch, page: Page): Promise<Listed<UserGrantView>>;
+  /** At most `maxBytes` of role keys; `leftOut` counts the page's entries that did not fit. */
+  searchUserGrants(search: UserGrantSearch, page: Page, maxBytes: number): Promise<Listed<UserGrantView>>;
   /** `orgIds` undefined: every org. */
   searchOrgs(orgIds: readonly string[] | undefined, names: readonly TextFilter[], ids: readonly string[], page: Page): Promise<Listed<OrgView>>;
   patsOf(userId: string, page: Page): Promise<Listed<PatListed>>;

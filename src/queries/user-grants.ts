@@ -8,7 +8,7 @@ import type { Call } from '../commands/caller.js';
 import { invalidRequest, KeyholdError } from '../domain/errors/keyhold-error.js';
 import { hasPermission } from '../domain/identity/permissions.js';
 import { requiredId } from '../domain/identity/text-rules.js';
-import { pageOf, textFilters, tooManyQueries, type Listed, type SentText } from '../domain/lists.js';
+import { MAX_ANSWER_BYTES, pageOf, pageTooLarge, textFilters, tooManyQueries, type Listed, type SentText } from '../domain/lists.js';
 import type { SentPage } from './lists.js';
 import type { ReadModel, UserGrantView } from './read-model.js';
 
@@ -42,8 +42,13 @@ export async function listUserGrants(read: ReadModel, call: Call, input: ListUse
         .filter((m) => m.scopeType === 'project' && m.orgId === orgId && hasPermission(caller.memberships, 'user.grant.read', { orgId, projectId: m.scopeId }))
         .map((m) => m.scopeId);
   if (projectIds?.length === 0) throw new KeyholdError('PERMISSION_DENIED', { permission: 'user.grant.read' });
-  return read.searchUserGrants(
+  const page = pageOf(input.page);
+  const listed = await read.searchUserGrants(
     { orgId, projectIds, userIds: input.userIds.map((q) => q.value), inProjects: input.projectIds.map((q) => q.value), roleKeys: roleKeys.filters },
-    pageOf(input.page),
+    page,
+    MAX_ANSWER_BYTES,
   );
+  // A grant holds up to 100 role keys of 200 characters: 1,000 of them pass the answer's bound.
+  if (listed.leftOut) throw invalidRequest(pageTooLarge({ en: `${page.limit} user grants`, de: `${page.limit} Berechtigungen` }, page.offset, listed.items.length));
+  return listed;
 }

@@ -108,6 +108,19 @@ describe.each(backends)('user grants on $backend', ({ postgres }) => {
       expect(adminElsewhere.details?.totalResult).toBe(0n);
     });
 
+    it('a page is bounded in bytes as well as in entries: what does not fit is left out and counted', async () => {
+      const user = await newUser();
+      await grant(user, project, ['editor', 'viewer', 'editor.admin']);
+      await grant(user, open, ['viewer']);
+      const search = { orgId: org, projectIds: undefined, userIds: [user], inProjects: [], roleKeys: [] };
+      const page = { offset: 0, limit: 10, asc: true };
+      const all = await kh.readModel.searchUserGrants(search, page, 1024);
+      expect([all.items.length, all.total, all.leftOut]).toEqual([2, 2, 0]);
+      // The first grant's keys ('{editor,viewer,editor.admin}') alone pass 20 bytes: it is answered, the second is left out.
+      const bounded = await kh.readModel.searchUserGrants(search, page, 20);
+      expect([bounded.items.map((g) => g.projectId), bounded.total, bounded.leftOut]).toEqual([[project], 2, 1]);
+    });
+
     it('400 a bad id or text query (named by its place); 401; 403 without user.grant.read', async () => {
       const bad = await kh.rest('POST', '/management/v1/users/grants/_search', { queries: [{ projectIdQuery: { projectId: project } }, { userIdQuery: { userId: 'not an id' } }] }, inOrg(org));
       expect([bad.status, restReason(bad.body), restFields(bad.body)]).toEqual([400, 'INVALID_REQUEST', ['queries[1].userIdQuery.userId']]);
