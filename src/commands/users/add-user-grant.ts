@@ -1,5 +1,5 @@
 // AddUserGrant (POST /management/v1/users/{userId}/grants): roles of a project
-// of the call's org given to a user the caller sees (ZITADEL's user grant,
+// of the call's org given to a user the caller sees and not removed (ZITADEL's user grant,
 // owned by the project's org). Each role must be one of the project's (400 on
 // roleKeys[i]); one grant per user and project (409 USER_GRANT_EXISTS).
 // Containment does not apply: a project role is the app's, not a Keyhold
@@ -7,7 +7,7 @@
 import { invalidRequest } from '../../domain/errors/keyhold-error.js';
 import { requiredId } from '../../domain/identity/text-rules.js';
 import { userGrantDecider } from '../../domain/usergrant/decider.js';
-import { authorize, orgContext, projectInOrg, visibleUser } from '../access.js';
+import { authorize, orgContext, projectInOrg, visibleLiveUser } from '../access.js';
 import type { Call } from '../caller.js';
 import type { Ports } from '../ports.js';
 import { runCommand } from '../run.js';
@@ -25,7 +25,7 @@ export async function addUserGrant(ports: Ports, call: Call, input: AddUserGrant
   const violations = [...requiredId('userId', input.userId), ...requiredId('projectId', input.projectId), ...roleKeysViolations(input.roleKeys)];
   if (violations.length) throw invalidRequest(violations);
   const project = await projectInOrg(ports.lookups, input.projectId, orgId);
-  await visibleUser(ports.lookups, caller, input.userId);
+  await visibleLiveUser(ports.lookups, caller, input.userId);
   authorize(caller, 'user.grant.write', { orgId, projectId: project.id });
   await assertProjectRoles(ports.lookups, project.id, input.roleKeys);
   const userGrantId = ports.ids.newId();

@@ -1,14 +1,14 @@
 // UpdateUserGrant (its roles replaced), DeactivateUserGrant / ReactivateUserGrant,
 // RemoveUserGrant. Every change obeys AddUserGrant's rules: the grant of the
 // call's org (another org's grant, or one of another user, is 404 as if none
-// existed), a user the caller sees (404), user.grant.write on the grant's
+// existed), a user the caller sees and not removed (404), user.grant.write on the grant's
 // project (403), and the project's roles only (400 at roleKeys[i]).
 // An inactive grant keeps its roles but gives none: the login check and the
 // roles claim read only active grants (store/queries/projects.ts).
 import { invalidRequest, KeyholdError, type FieldViolation } from '../../domain/errors/keyhold-error.js';
 import { requiredId } from '../../domain/identity/text-rules.js';
 import { userGrantDecider, type UserGrantCommand, type UserGrantState } from '../../domain/usergrant/decider.js';
-import { authorize, orgContext, visibleUser } from '../access.js';
+import { authorize, orgContext, visibleLiveUser } from '../access.js';
 import type { Call, Caller } from '../caller.js';
 import type { Ports } from '../ports.js';
 import { runCommand } from '../run.js';
@@ -32,7 +32,7 @@ async function changeGrant(
   if (violations.length) throw invalidRequest(violations);
   const events = await runCommand(ports.events, { type: 'usergrant', id: ref.grantId }, userGrantDecider(ref.grantId), async (state) => {
     if (!state.exists || state.orgId !== orgId || state.userId !== ref.userId) throw new KeyholdError('USER_GRANT_NOT_FOUND', { grantId: ref.grantId });
-    await visibleUser(ports.lookups, caller, state.userId);
+    await visibleLiveUser(ports.lookups, caller, state.userId);
     authorize(caller, 'user.grant.write', { orgId, projectId: state.projectId });
     return command(state, caller);
   });

@@ -268,6 +268,23 @@ describe.each(backends)('user grants on $backend', ({ postgres }) => {
       expect(await kh.readModel.projectRolesOfUser(user, project)).toEqual([]);
     });
 
+    it('a removed user’s grants go with it: not listed, 404 USER_NOT_FOUND for every change and for a new grant', async () => {
+      const user = await newUser();
+      const grantId = await grant(user);
+      await kh.client(UserService).removeUser({ userId: user });
+      expect((await admin().listUserGrants({ queries: [{ query: { case: 'userIdQuery', value: { userId: user } } }] })).result).toEqual([]);
+      for (const call of [
+        () => admin().updateUserGrant({ userId: user, grantId, roleKeys: ['viewer'] }),
+        () => admin().reactivateUserGrant({ userId: user, grantId }),
+        () => admin().removeUserGrant({ userId: user, grantId }),
+        () => admin().addUserGrant({ userId: user, projectId: open, roleKeys: ['viewer'] }),
+      ]) {
+        const err = await rpcError(call());
+        expect([err.code, err.reason]).toEqual([Code.NotFound, 'USER_NOT_FOUND']);
+      }
+      expect((await eventsOf(grantId)).map((e) => e.type)).toEqual(['usergrant.added']);
+    });
+
     it('404 for another org’s caller; 403 without the permission; 401', async () => {
       const user = await newUser();
       const grantId = await grant(user);
