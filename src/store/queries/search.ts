@@ -44,7 +44,7 @@ const all = (conditions: (SQL | undefined)[]): SQL | undefined => and(...conditi
 const FALSE = dsql`false`;
 
 /** A table a list pages through: each has an id and a creation date, the list's order. */
-type ListedTable = typeof apps | typeof projects | typeof users | typeof orgs | typeof personalAccessTokens | typeof appKeys | typeof u2fTokens | typeof userGrants;
+type ListedTable = typeof apps | typeof projects | typeof users | typeof orgs | typeof personalAccessTokens | typeof appKeys | typeof u2fTokens;
 
 /**
  * The shared page of every list: `where`'s matches in the stable order (creation date,
