@@ -13,6 +13,7 @@ import { appHandlers } from './management/apps.js';
 import { credentialHandlers } from './management/credentials.js';
 import { projectHandlers } from './management/projects.js';
 import { projectLifecycleHandlers } from './management/project-lifecycle.js';
+import { userGrantHandlers } from './management/user-grants.js';
 import { managementUserHandlers } from './management/users.js';
 import { loginPolicyHandlers } from './management/login-policy.js';
 import { lockoutPolicyHandlers } from './management/lockout-policy.js';
@@ -35,6 +36,7 @@ export function createServices(deps: ApiDeps): RegisteredService[] {
         healthz: () => ({}),
         ...projectHandlers(deps),
         ...projectLifecycleHandlers(deps),
+        ...userGrantHandlers(deps),
         ...managementUserHandlers(deps),
         ...appHandlers(deps),
         ...credentialHandlers(deps),

@@ -22,6 +22,7 @@ import { removeProject } from './projects/remove-project.js';
 import { updateProjectRole } from './projects/update-project-role.js';
 import { removeProjectRole } from './projects/remove-project-role.js';
 import { addUserGrant } from './users/add-user-grant.js';
+import { deactivateUserGrant, reactivateUserGrant, removeUserGrant, updateUserGrant } from './users/user-grant-lifecycle.js';
 import { addOrganization } from './orgs/add-organization.js';
 import { addOrgMember } from './orgs/add-org-member.js';
 import { addCustomLoginPolicy, updateCustomLoginPolicy } from './orgs/login-policy.js';
@@ -77,6 +78,10 @@ export function createCommands(ports: Ports) {
     updateProjectRole: bind(ports, updateProjectRole),
     removeProjectRole: bind(ports, removeProjectRole),
     addUserGrant: bind(ports, addUserGrant),
+    updateUserGrant: bind(ports, updateUserGrant),
+    deactivateUserGrant: bind(ports, deactivateUserGrant),
+    reactivateUserGrant: bind(ports, reactivateUserGrant),
+    removeUserGrant: bind(ports, removeUserGrant),
     addOrganization: bind(ports, addOrganization),
     addOrgMember: bind(ports, addOrgMember),
     addCustomLoginPolicy: bind(ports, addCustomLoginPolicy),

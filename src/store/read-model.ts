@@ -69,6 +69,7 @@ export function createReadModel(database: Pick<Database, 'db' | 'sql'>, observer
     searchProjectRoles: (projectId, filters, page) => q.searchProjectRoles(db, projectId, filters, page),
     searchProjects: (orgId, projectIds, names, page) => q.searchProjects(db, orgId, projectIds, names, page),
     searchUsers: (search, page) => q.searchUsers(db, search, page),
+    searchUserGrants: (search, page, maxBytes) => q.searchUserGrants(db, search, page, maxBytes),
     searchOrgs: (orgIds, names, ids, page) => q.searchOrgs(db, orgIds, names, ids, page),
     patsOf: (userId, page) => q.listPats(db, userId, page),
     org: (orgId) => q.findOrg(sql, orgId),

@@ -14,13 +14,18 @@ import { U2FState, UserService } from '../../gen/keyhold/user/v2/user_pb.js';
 import { complianceMessage } from '../../src/domain/oidc/compliance-messages.js';
 import { addVirtualAuthenticator, announceChromiumSkip, chromiumAvailable, launchChromium } from '../support/chromium.js';
 import { repoRoot, startTestKeyhold, type TestKeyhold } from '../support/keyhold.js';
+import { recordScreenshots, SCREENSHOT_DIR, screenshotsDue } from '../support/screenshots.js';
 
 const available = chromiumAvailable();
 if (!available) announceChromiumSkip('console in a real browser (test/console/console.test.ts)');
 
-// Every run writes its screenshots to test-results/; UPDATE_SCREENSHOTS=1 refreshes
-// the committed ones in docs/screenshots/ (shown in the README) instead.
-const SCREENSHOTS = path.join(repoRoot, process.env.UPDATE_SCREENSHOTS === '1' ? 'docs/screenshots' : 'test-results/screenshots');
+// Screenshots go to docs/screenshots/ (shown in the README) when the console's sources changed
+// since the committed ones were taken, or with UPDATE_SCREENSHOTS=1 (support/screenshots.ts);
+// to test-results/ otherwise.
+const REFRESH_SCREENSHOTS = screenshotsDue();
+const SCREENSHOTS = REFRESH_SCREENSHOTS ? SCREENSHOT_DIR : path.join(repoRoot, 'test-results/screenshots');
+const SCREENSHOT_NAMES = ['app-created.png', 'security-keys.png'];
+const taken = new Set<string>();
 /**
  * Registrations expire after this long here, so "expired" can be shown without waiting minutes.
  * 4 s was too short on a loaded 2-core machine: the first, successful registration itself
@@ -53,6 +58,8 @@ describe.skipIf(!available)('Keyhold console in headless Chromium', () => {
     [kh, browser] = await Promise.all([startTestKeyhold({ env: { KEYHOLD_WEBAUTHN_TIMEOUT_MS: String(REGISTRATION_TIMEOUT_MS) } }), launchChromium()]);
   });
   afterAll(async () => {
+    // Only a complete set is recorded as current: a run that failed halfway refreshes again next time.
+    if (REFRESH_SCREENSHOTS && SCREENSHOT_NAMES.every((n) => taken.has(n))) recordScreenshots();
     for (const c of contexts) await c.close().catch(() => {});
     await browser?.close();
     await kh?.close();
@@ -195,6 +202,7 @@ describe.skipIf(!available)('Keyhold console in headless Chromium', () => {
     expect(await page.locator('[data-testid=client-secret]').inputValue()).toMatch(/^[A-Za-z0-9]{64}$/);
     await page.screenshot({ path: path.join(SCREENSHOTS, 'app-created.png'), fullPage: true });
     expect(statSync(path.join(SCREENSHOTS, 'app-created.png')).size).toBeGreaterThan(10_000);
+    taken.add('app-created.png');
 
     // A WEB/BASIC app: the secret, once, with a copy button and the warning.
     await page.getByRole('button', { name: 'Create another application' }).click();
@@ -297,6 +305,7 @@ describe.skipIf(!available)('Keyhold console in headless Chromium', () => {
     expect(await text(page, '[data-testid=key-status]')).toBe('Security key \u201cBlue key\u201d added.');
     expect(await authenticator.credentials()).toHaveLength(1);
     await page.screenshot({ path: path.join(SCREENSHOTS, 'security-keys.png'), fullPage: true });
+    taken.add('security-keys.png');
 
     // The same key again: the browser refuses (excludeCredentials) and the console says why.
     await addKey.click();

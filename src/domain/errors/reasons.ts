@@ -232,6 +232,10 @@ export const REASONS = {
     code: GrpcCode.NotFound,
     messages: { en: 'Project {projectId} was not found.', de: 'Das Projekt {projectId} wurde nicht gefunden.' },
   },
+  USER_GRANT_NOT_FOUND: {
+    code: GrpcCode.NotFound,
+    messages: { en: 'User grant {grantId} was not found.', de: 'Die Berechtigung {grantId} wurde nicht gefunden.' },
+  },
   APP_NOT_FOUND: {
     code: GrpcCode.NotFound,
     messages: { en: 'Application {appId} was not found.', de: 'Die Anwendung {appId} wurde nicht gefunden.' },
@@ -356,6 +360,14 @@ export const REASONS = {
   APP_NOT_INACTIVE: {
     code: GrpcCode.FailedPrecondition,
     messages: { en: 'Application {appId} is not deactivated.', de: 'Die Anwendung {appId} ist nicht deaktiviert.' },
+  },
+  USER_GRANT_NOT_ACTIVE: {
+    code: GrpcCode.FailedPrecondition,
+    messages: { en: 'User grant {grantId} is not active.', de: 'Die Berechtigung {grantId} ist nicht aktiv.' },
+  },
+  USER_GRANT_NOT_INACTIVE: {
+    code: GrpcCode.FailedPrecondition,
+    messages: { en: 'User grant {grantId} is not deactivated.', de: 'Die Berechtigung {grantId} ist nicht deaktiviert.' },
   },
   // --- security keys ---------------------------------------------------------
   U2F_ALREADY_VERIFIED: {

@@ -112,6 +112,10 @@ export const AGGREGATE_OF: { readonly [K in EventTypeName]: AggregateOfType<K> }
   'usergrant.added': 'usergrant',
   'usergrant.cascade.changed': 'usergrant',
   'usergrant.cascade.removed': 'usergrant',
+  'usergrant.changed': 'usergrant',
+  'usergrant.deactivated': 'usergrant',
+  'usergrant.reactivated': 'usergrant',
+  'usergrant.removed': 'usergrant',
 };
 
 /**
@@ -184,6 +188,10 @@ export const SECRET_FIELDS: { readonly [K in EventTypeName]: readonly (keyof Eve
   'usergrant.added': [],
   'usergrant.cascade.changed': [],
   'usergrant.cascade.removed': [],
+  'usergrant.changed': [],
+  'usergrant.deactivated': [],
+  'usergrant.reactivated': [],
+  'usergrant.removed': [],
 };
 
 /** An event's payload without its secret fields (SECRET_FIELDS). */

@@ -10,7 +10,7 @@ export { findPatByHash, type PatWithUser } from './personal-access-tokens.js';
 export { membershipsOfUser } from './memberships.js';
 export { findApp, findAppByClientId, listApps } from './apps.js';
 export { countExpiredRegistrations, deleteExpiredRegistrations, findReadyU2fByCredentialId, findU2f, listU2fOfUser, listU2fViewsOfUser, readyKeysByRpId, verifiedCredentialIdsOfUser } from './u2f-tokens.js';
-export { listAppKeys, listPats, listU2fPage, searchApps, searchOrgs, searchProjectRoles, searchProjects, searchUsers } from './search.js';
+export { listAppKeys, listPats, listU2fPage, searchApps, searchOrgs, searchProjectRoles, searchProjects, searchUserGrants, searchUsers } from './search.js';
 export { searchEvents } from './events.js';
 export { findMachineByClientId, type MachineClientRow } from './machine-users.js';
 export { liveAppKeys, type AppKeyListedRow } from './app-keys.js';

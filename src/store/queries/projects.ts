@@ -36,9 +36,10 @@ export async function appIdsOfProject(db: Db, projectId: string): Promise<string
 }
 
 /**
- * The roles a user holds on a project through its grants, with the granting org
- * and its name (the roles claim). Only roles the project still has: a grant
- * written while its role was being removed names a key that no longer counts.
+ * The roles a user holds on a project through its active grants, with the
+ * granting org and its name (the roles claim). Only roles the project still
+ * has: a grant written while its role was being removed names a key that no
+ * longer counts.
  */
 export async function projectRolesOfUser(db: SqlRunner, userId: string, projectId: string): Promise<{ roleKey: string; orgId: string; orgName: string }[]> {
   return db.query<{ roleKey: string; orgId: string; orgName: string }>(sql`
@@ -47,6 +48,6 @@ export async function projectRolesOfUser(db: SqlRunner, userId: string, projectI
     cross join lateral unnest(g.role_keys) as k(role_key)
     join project_roles r on r.project_id = g.project_id and r.role_key = k.role_key
     join orgs o on o.id = g.org_id
-    where g.user_id = ${userId} and g.project_id = ${projectId}
+    where g.user_id = ${userId} and g.project_id = ${projectId} and g.state = 'active'
     order by k.role_key, g.org_id`);
 }

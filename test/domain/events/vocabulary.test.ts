@@ -94,6 +94,10 @@ const SAMPLES: { [K in EventTypeName]: EventPayloads[K] } = {
   'usergrant.added': { userId: 'u', projectId: 'p', roleKeys: ['editor'] },
   'usergrant.cascade.changed': { removedRoleKey: 'viewer', roleKeys: ['editor'] },
   'usergrant.cascade.removed': {},
+  'usergrant.changed': { roleKeys: ['viewer'] },
+  'usergrant.deactivated': {},
+  'usergrant.reactivated': {},
+  'usergrant.removed': { userId: 'u', projectId: 'p' },
 };
 
 const types = Object.keys(SAMPLES) as EventTypeName[];
