@@ -223,6 +223,25 @@ describe.each(backends)('projects and roles after they are added, on $backend', 
       expect(await loginAccess(kh.readModel, bob, id)).toEqual({ allowed: false, failed: 'projectRoleCheck' });
     });
 
+    it('an inactive grant loses the role too, stays inactive, and ListUserGrants shows what is left; a removed grant is passed over', async () => {
+      const id = await newProject(['editor', 'viewer']);
+      const { userGrantId: adaGrant } = await admin().addUserGrant({ userId: ada, projectId: id, roleKeys: ['editor', 'viewer'] });
+      const { userGrantId: bobGrant } = await admin().addUserGrant({ userId: bob, projectId: id, roleKeys: ['editor'] });
+      await admin().deactivateUserGrant({ userId: ada, grantId: adaGrant });
+      await admin().removeUserGrant({ userId: bob, grantId: bobGrant });
+      await admin().removeProjectRole({ projectId: id, roleKey: 'editor' });
+      const listed = await admin().listUserGrants({ queries: [{ query: { case: 'projectIdQuery', value: { projectId: id } } }] });
+      expect(listed.result.map((g) => [g.id, g.roleKeys, g.state])).toEqual([[adaGrant, ['viewer'], 2]]);
+      expect((await events('usergrant', bobGrant)).at(-1)!.type).toBe('usergrant.removed');
+      // Reactivated, it gives only what is left.
+      await admin().reactivateUserGrant({ userId: ada, grantId: adaGrant });
+      expect((await kh.readModel.projectRolesOfUser(ada, id)).map((r) => r.roleKey)).toEqual(['viewer']);
+      // Removing the project takes the grant, after which it is unknown to the grant RPCs.
+      await admin().removeProject({ id });
+      expect((await admin().listUserGrants({ queries: [{ query: { case: 'projectIdQuery', value: { projectId: id } } }] })).result).toEqual([]);
+      expect((await rpcError(admin().updateUserGrant({ userId: ada, grantId: adaGrant, roleKeys: ['viewer'] }))).code).toBe(Code.NotFound);
+    });
+
     it('404 unknown role (gRPC) or another org’s caller, 403, 401; nothing written', async () => {
       const id = await newProject(['editor']);
       const before = (await events('project', id)).length;
