@@ -294,6 +294,18 @@ describe.each(backends)('projects and roles after they are added, on $backend', 
       expect((await rpcError(admin().getProjectByID({ id }))).code).toBe(Code.NotFound);
     });
 
+    it('an app row left behind by a request racing the removal (its check passed first) is no client', async () => {
+      const id = await newProject();
+      await admin().removeProject({ id });
+      // The row such a race leaves: an active app of a project that is gone.
+      await kh.database.sql.query({
+        text: `insert into apps (id, project_id, org_id, name, name_key, client_id, state, created_at, changed_at, sequence)
+               values ($1, $2, $3, 'Stray', 'stray', $1, 'active', now(), now(), 2)`,
+        params: [`stray-${id}`, id, org],
+      });
+      expect((await kh.readModel.appByClientId(`stray-${id}`))?.state).toBe('inactive');
+    });
+
     it('concurrent removals of one project: one succeeds, the others get 404', async () => {
       const id = await newProject(['editor']);
       const outcomes = await Promise.all(Array.from({ length: 8 }, () => admin().removeProject({ id }).then(() => 'OK', (e) => (e as { code: Code }).code)));
