@@ -242,6 +242,28 @@ describe.each(backends)('projects and roles after they are added, on $backend', 
       expect((await rpcError(admin().updateUserGrant({ userId: ada, grantId: adaGrant, roleKeys: ['viewer'] }))).code).toBe(Code.NotFound);
     });
 
+    it('grants racing the removal of their role: whichever commits first, nobody holds the removed role afterwards', async () => {
+      const id = await newProject(['editor', 'viewer']);
+      const users = await Promise.all(
+        Array.from({ length: 8 }, async (_, i) =>
+          (await kh.client(UserService).addHumanUser({ username: unique(`racer${i}`), organization: { orgId: org }, profile: { givenName: 'R', familyName: 'R' }, email: { email: `r${i}@example.com` } })).userId,
+        ),
+      );
+      const grants = users.map((userId) => admin().addUserGrant({ userId, projectId: id, roleKeys: ['editor', 'viewer'] }).then(() => 'OK', (e) => (e as { code: Code }).code));
+      const removal = admin().removeProjectRole({ projectId: id, roleKey: 'editor' });
+      const outcomes = await Promise.all(grants);
+      await removal;
+      // A grant checked after the removal is refused (400: not a role of the project); one before it is cascaded or names a key no longer counted.
+      expect(outcomes.every((o) => o === 'OK' || o === Code.InvalidArgument)).toBe(true);
+      for (const userId of users) expect((await kh.readModel.projectRolesOfUser(userId, id)).map((r) => r.roleKey)).not.toContain('editor');
+      // The row a grant committed just after the removal leaves: it names the removed key, which does not count.
+      const granted = users[outcomes.indexOf('OK')];
+      if (granted) {
+        await kh.database.sql.query({ text: `update user_grants set role_keys = array['editor', 'viewer'] where project_id = $1 and user_id = $2`, params: [id, granted] });
+        expect((await kh.readModel.projectRolesOfUser(granted, id)).map((r) => r.roleKey)).toEqual(['viewer']);
+      }
+    });
+
     it('404 unknown role (gRPC) or another org’s caller, 403, 401; nothing written', async () => {
       const id = await newProject(['editor']);
       const before = (await events('project', id)).length;
