@@ -1,5 +1,5 @@
 // Events of a project: its creation, its members, its roles.
-import type { MemberAddedPayload } from './members.js';
+import type { MemberAddedPayload, MemberChangedPayload, MemberRemovedPayload } from './members.js';
 
 export interface ProjectEventPayloads {
   /**
@@ -11,4 +11,6 @@ export interface ProjectEventPayloads {
   /** A role of the project (for its apps' users: user grants), not a Keyhold permission role. */
   'project.role.added': { roleKey: string; displayName: string; group: string };
   'project.member.added': MemberAddedPayload;
+  'project.member.changed': MemberChangedPayload;
+  'project.member.removed': MemberRemovedPayload;
 }

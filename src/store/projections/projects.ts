@@ -11,6 +11,12 @@ export const projectsProjection: Projection = {
   'project.member.added': (e) => sql`
     update projects set changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence}
     where id = ${e.aggregateId}`,
+  'project.member.changed': (e) => sql`
+    update projects set changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence}
+    where id = ${e.aggregateId}`,
+  'project.member.removed': (e) => sql`
+    update projects set changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence}
+    where id = ${e.aggregateId}`,
   'project.role.added': (e) => sql`
     update projects set changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence}
     where id = ${e.aggregateId}`,
