@@ -15,6 +15,7 @@ import { projectHandlers } from './management/projects.js';
 import { managementUserHandlers } from './management/users.js';
 import { loginPolicyHandlers } from './management/login-policy.js';
 import { lockoutPolicyHandlers } from './management/lockout-policy.js';
+import { memberHandlers } from './management/members.js';
 import { organizationHandlers } from './org/organizations.js';
 import { u2fHandlers } from './user/u2f.js';
 import { userHandlers } from './user/users.js';
@@ -38,6 +39,7 @@ export function createServices(deps: ApiDeps): RegisteredService[] {
         ...credentialHandlers(deps),
         ...loginPolicyHandlers(deps),
         ...lockoutPolicyHandlers(deps),
+        ...memberHandlers(deps),
       },
     },
     { desc: UserService, impl: { ...userHandlers(deps), ...u2fHandlers(deps) } },
