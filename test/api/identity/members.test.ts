@@ -3,11 +3,13 @@
 // each backend. A member's token loses what it lost at once; the org's last
 // ORG_OWNER stays, also against concurrent removals; another org's caller gets
 // 404; bad input a 400 that changes nothing.
+import { rm } from 'node:fs/promises';
 import { Code } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManagementService } from '../../../gen/keyhold/management/v1/management_pb.js';
 import { MemberUserType } from '../../../gen/keyhold/management/v1/members_pb.js';
-import { announcePostgresSkip, postgresAvailable } from '../../support/databases.js';
+import { startChildKeyhold } from '../../support/child-keyhold.js';
+import { announcePostgresSkip, createPostgresDatabase, postgresAvailable, tempDir } from '../../support/databases.js';
 import { restFields, restReason, rpcError } from '../../support/errors.js';
 import { addOrg, bearer, inOrg, machineCaller, type MachineCaller } from '../../support/identity.js';
 import { startTestKeyhold, type StartOptions, type TestKeyhold } from '../../support/keyhold.js';
@@ -227,4 +229,52 @@ describe.each(backends)('members on $label', ({ options, skip }) => {
       expect(await members()).toEqual(before.filter((id) => id !== bot.userId));
     });
   });
+});
+
+announcePostgresSkip('members across two processes');
+describe.runIf(postgresAvailable)('two processes on one PostgreSQL', () => {
+  it('owners removing each other on both processes at once: one removal wins; a removed member is refused by the other process within 2 s', async () => {
+    const pg = await createPostgresDatabase();
+    const dirs = [await tempDir('keyhold-members-a-'), await tempDir('keyhold-members-b-')];
+    const a = await startTestKeyhold({ env: { DATABASE_URL: pg.url, KEYHOLD_DATA_DIR: dirs[0]! } });
+    const b = await startChildKeyhold({ dataDir: dirs[1]!, databaseUrl: pg.url });
+    try {
+      const org = await addOrg(a, unique('Pair'));
+      const [x, y] = await Promise.all([machineCaller(a, org, unique('x'), ['ORG_OWNER']), machineCaller(a, org, unique('y'), ['ORG_OWNER'])]);
+      const remove = (on: 'a' | 'b', by: MachineCaller, of: MachineCaller) =>
+        on === 'a'
+          ? a.rest('DELETE', `/management/v1/orgs/me/members/${of.userId}`, undefined, bearer(by.token))
+          : b.rest('DELETE', `/management/v1/orgs/me/members/${of.userId}`, undefined, { token: by.token });
+      const outcomes = await Promise.all(
+        (['a', 'b'] as const).flatMap((on) => [remove(on, x, y), remove(on, y, x), remove(on, x, y), remove(on, y, x)]).map(async (r) => {
+          const res = await r;
+          return res.status === 200 ? 'OK' : restReason(res.body);
+        }),
+      );
+      expect(outcomes.filter((o) => o === 'OK'), outcomes.join()).toHaveLength(1);
+      // The loser's own token may already have lost the org (PERMISSION_DENIED): never a second removal.
+      for (const o of outcomes) expect(['OK', 'LAST_ORG_OWNER', 'MEMBER_NOT_FOUND', 'PERMISSION_DENIED']).toContain(o);
+      const left = (await a.client(ManagementService, 'grpc', a.adminToken, inOrg(org)).listOrgMembers({})).result;
+      expect(left.map((m) => m.roles)).toEqual([['ORG_OWNER']]);
+
+      const survivor = left[0]!.userId === x.userId ? x : y;
+      const bot = await machineCaller(a, org, unique('bot'), ['ORG_OWNER']);
+      const list = () => b.rest('POST', '/management/v1/orgs/me/members/_search', {}, { token: bot.token });
+      expect((await list()).status).toBe(200);
+      await a.client(ManagementService, 'grpc', survivor.token).removeOrgMember({ userId: bot.userId });
+      const from = Date.now();
+      let status = 200;
+      while (status === 200 && Date.now() - from < 3000) {
+        status = (await list()).status;
+        if (status === 200) await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(status).toBe(403);
+      expect(Date.now() - from).toBeLessThanOrEqual(2000);
+    } finally {
+      await b.kill('SIGTERM');
+      await a.close();
+      await pg.drop();
+      await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+    }
+  }, 120_000);
 });
