@@ -105,6 +105,13 @@ describe.each(backends)('members on $label', ({ options, skip }) => {
       expect((await rpcError(call())).code).toBe(Code.PermissionDenied);
     }
     expect((await rpcError(as(manager.token).listOrgMembers({}))).code).toBe(Code.PermissionDenied);
+    // Lists are bounded as the others: at most 20 queries, each a valid id.
+    const many = await rpcError(mgmt.listOrgMembers({ queries: Array.from({ length: 21 }, () => ({ query: { case: 'userIdQuery' as const, value: { userId: bot.userId } } })) }));
+    expect([many.code, many.fields]).toEqual([Code.InvalidArgument, ['queries']]);
+    const badId = await kh.rest('POST', '/management/v1/orgs/me/members/_search', { queries: [{}, { userIdQuery: { userId: 'not an id' } }] }, bearer(owner.token));
+    expect([badId.status, restFields(badId.body)]).toEqual([400, ['queries[1].userIdQuery.userId']]);
+    const huge = await mgmt.listOrgMembers({ query: { limit: 5000 } });
+    expect(huge.result.length).toBe(Number(huge.details!.totalResult));
     expect(await roleOf(bot.userId)).toEqual(['ORG_OWNER']);
     expect(await roleOf(stranger.userId)).toBeUndefined();
 
