@@ -131,6 +131,10 @@ export interface MemberListed {
   kind: 'human' | 'machine';
   /** The human's display name or the machine's name. */
   displayName: string;
+  /** A human's e-mail address and names; '' for a machine user. */
+  email: string;
+  givenName: string;
+  familyName: string;
 }
 
 /** A machine user's client credentials, for the token endpoint and the API's token check. */

@@ -18,6 +18,9 @@ function memberMessage(m: MemberListed) {
     details: { resourceOwner: m.orgId },
     roles: m.roles,
     preferredLoginName: m.username,
+    email: m.email,
+    firstName: m.givenName,
+    lastName: m.familyName,
     displayName: m.displayName,
     userType: m.kind === 'human' ? MemberUserType.HUMAN : MemberUserType.MACHINE,
   };

@@ -14,7 +14,7 @@ export async function searchMembers(db: Db, scopeType: 'org' | 'project', scopeI
   const order = page.asc ? asc(m.userId) : desc(m.userId);
   const [items, [counted], [position]] = await Promise.all([
     db
-      .select({ userId: m.userId, orgId: m.orgId, roles: m.roles, username: users.username, kind: users.kind, displayName: users.displayName, name: users.name })
+      .select({ userId: m.userId, orgId: m.orgId, roles: m.roles, username: users.username, kind: users.kind, displayName: users.displayName, name: users.name, email: users.email, givenName: users.givenName, familyName: users.familyName })
       .from(m)
       .innerJoin(users, eq(users.id, m.userId))
       .where(where)
@@ -25,7 +25,7 @@ export async function searchMembers(db: Db, scopeType: 'org' | 'project', scopeI
     db.select({ p: max(events.position) }).from(events),
   ]);
   return {
-    items: items.map((r) => ({ userId: r.userId, orgId: r.orgId, roles: r.roles, username: r.username, kind: r.kind, displayName: r.displayName ?? r.name ?? '' })),
+    items: items.map((r) => ({ userId: r.userId, orgId: r.orgId, roles: r.roles, username: r.username, kind: r.kind, displayName: r.displayName ?? r.name ?? '', email: r.email ?? '', givenName: r.givenName ?? '', familyName: r.familyName ?? '' })),
     total: Number(counted?.n ?? 0),
     processedSequence: BigInt(position?.p ?? 0),
     at: new Date(),

@@ -8,6 +8,7 @@ import { Code } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManagementService } from '../../../gen/keyhold/management/v1/management_pb.js';
 import { MemberUserType } from '../../../gen/keyhold/management/v1/members_pb.js';
+import { UserService } from '../../../gen/keyhold/user/v2/user_pb.js';
 import { startChildKeyhold } from '../../support/child-keyhold.js';
 import { announcePostgresSkip, createPostgresDatabase, postgresAvailable, tempDir } from '../../support/databases.js';
 import { restFields, restReason, rpcError } from '../../support/errors.js';
@@ -56,6 +57,15 @@ describe.each(backends)('members on $label', ({ options, skip }) => {
     ]);
     expect(one.body.result[0].details.resourceOwner).toBe(org);
     expect(one.body.details.totalResult).toBe('1');
+    const { userId: ada } = await kh.client(UserService).addHumanUser({
+      username: unique('ada'),
+      organization: { orgId: org },
+      profile: { givenName: 'Ada', familyName: 'Lovelace' },
+      email: { email: 'ada@example.com' },
+    });
+    await admin().addOrgMember({ userId: ada, roles: ['ORG_USER_MANAGER'] });
+    const human = await kh.rest('POST', '/management/v1/orgs/me/members/_search', { queries: [{ userIdQuery: { userId: ada } }] }, bearer(owner.token));
+    expect(human.body.result[0]).toMatchObject({ email: 'ada@example.com', firstName: 'Ada', lastName: 'Lovelace', displayName: 'Ada Lovelace', userType: 'MEMBER_USER_TYPE_HUMAN' });
   });
 
   it.skipIf(skip)('UpdateOrgMember and RemoveOrgMember over REST: the roles replaced, then gone; the token loses them at once', async () => {
