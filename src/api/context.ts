@@ -4,7 +4,7 @@
 import type { HandlerContext } from '@connectrpc/connect';
 import { callerKey, type Call } from '../commands/caller.js';
 import type { Commands } from '../commands/index.js';
-import { KeyholdError } from '../domain/errors/keyhold-error.js';
+import { invalidRequest, KeyholdError, violation } from '../domain/errors/keyhold-error.js';
 import { negotiateLanguage, type Language } from '../domain/i18n/language.js';
 import type { Queries } from '../queries/index.js';
 
@@ -15,12 +15,29 @@ export interface ApiDeps {
 
 /** The header naming the org a management call acts in (docs/decisions.md). */
 export const ORG_HEADER = 'x-service-orgid';
+/** ZITADEL's name for the same header: clients written for ZITADEL send this one. */
+export const ZITADEL_ORG_HEADER = 'x-zitadel-orgid';
+
+/**
+ * The org a request names, by either header (trimmed), or undefined. Both with
+ * the same id are fine; with different ids the request is refused (400 naming
+ * both) rather than one of them silently winning.
+ */
+export function requestedOrg(headers: Pick<Headers, 'get'>): string | undefined {
+  const service = headers.get(ORG_HEADER)?.trim() || undefined;
+  const zitadel = headers.get(ZITADEL_ORG_HEADER)?.trim() || undefined;
+  if (service && zitadel && service !== zitadel) {
+    const texts = (other: string) => ({ en: `names another organization than ${other}; send one of them`, de: `nennt eine andere Organisation als ${other}; senden Sie nur einen` });
+    throw invalidRequest([violation(ORG_HEADER, texts(ZITADEL_ORG_HEADER)), violation(ZITADEL_ORG_HEADER, texts(ORG_HEADER))]);
+  }
+  return service ?? zitadel;
+}
 
 /** The call: the authenticated caller (the auth interceptor guarantees one on protected methods) and the org the request names. */
 export function callOf(ctx: HandlerContext): Call {
   const caller = ctx.values.get(callerKey);
   if (!caller) throw new KeyholdError('UNAUTHENTICATED');
-  const org = ctx.requestHeader.get(ORG_HEADER)?.trim();
+  const org = requestedOrg(ctx.requestHeader);
   return org ? { caller, org } : { caller };
 }
 

@@ -12,6 +12,7 @@ import type { ApiDeps } from './context.js';
 import { appHandlers } from './management/apps.js';
 import { credentialHandlers } from './management/credentials.js';
 import { projectHandlers } from './management/projects.js';
+import { userGrantHandlers } from './management/user-grants.js';
 import { managementUserHandlers } from './management/users.js';
 import { loginPolicyHandlers } from './management/login-policy.js';
 import { lockoutPolicyHandlers } from './management/lockout-policy.js';
@@ -34,6 +35,7 @@ export function createServices(deps: ApiDeps): RegisteredService[] {
       impl: {
         healthz: () => ({}),
         ...projectHandlers(deps),
+        ...userGrantHandlers(deps),
         ...managementUserHandlers(deps),
         ...appHandlers(deps),
         ...credentialHandlers(deps),

@@ -16,7 +16,7 @@ export interface Caller {
 /** A call of a command or query: the caller, and the org the request names, if any. */
 export interface Call {
   caller: Caller;
-  /** The org named by the request's x-service-orgid header (trimmed), or undefined. */
+  /** The org named by the request's x-service-orgid header, or ZITADEL's x-zitadel-orgid (trimmed; api/context.ts), or undefined. */
   org?: string;
 }
 

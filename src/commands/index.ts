@@ -17,6 +17,7 @@ import { addProject } from './projects/add-project.js';
 import { addProjectMember } from './projects/add-project-member.js';
 import { addProjectRole } from './projects/add-project-role.js';
 import { addUserGrant } from './users/add-user-grant.js';
+import { deactivateUserGrant, reactivateUserGrant, removeUserGrant, updateUserGrant } from './users/user-grant-lifecycle.js';
 import { addOrganization } from './orgs/add-organization.js';
 import { addOrgMember } from './orgs/add-org-member.js';
 import { removeOrgMember, updateOrgMember } from './orgs/org-members.js';
@@ -70,6 +71,10 @@ export function createCommands(ports: Ports) {
     removeProjectMember: bind(ports, removeProjectMember),
     addProjectRole: bind(ports, addProjectRole),
     addUserGrant: bind(ports, addUserGrant),
+    updateUserGrant: bind(ports, updateUserGrant),
+    deactivateUserGrant: bind(ports, deactivateUserGrant),
+    reactivateUserGrant: bind(ports, reactivateUserGrant),
+    removeUserGrant: bind(ports, removeUserGrant),
     addOrganization: bind(ports, addOrganization),
     addOrgMember: bind(ports, addOrgMember),
     updateOrgMember: bind(ports, updateOrgMember),

@@ -7,6 +7,7 @@ import { listApps, listOrganizations, listProjects, listUsers, type ListUsersInp
 import { getProject } from './projects.js';
 import { listPats } from './pats.js';
 import { listOrgMembers, listProjectMembers, type MemberListInput } from './members.js';
+import { listUserGrants, type ListUserGrantsInput } from './user-grants.js';
 import { listAppKeys } from './app-keys.js';
 import { listEvents, type ListEventsInput } from './events.js';
 import { getMyOrganization, getOrganization } from './orgs.js';
@@ -16,7 +17,7 @@ import type { SentText } from '../domain/lists.js';
 import type { ReadModel } from './read-model.js';
 import { getUser, listU2fTokens, myUser, unusedRecoveryCodes } from './users.js';
 
-export type { AppView, OrgView, ProjectView, ReadModel, U2fView, UserView } from './read-model.js';
+export type { AppView, OrgView, ProjectView, ReadModel, U2fView, UserGrantView, UserView } from './read-model.js';
 export type { ListedU2f } from './users.js';
 
 export function createQueries(read: ReadModel, clock: Clock) {
@@ -32,6 +33,7 @@ export function createQueries(read: ReadModel, clock: Clock) {
     listPats: (call: Call, input: { userId: string; page?: SentPage }) => listPats(read, call, input),
     listOrgMembers: (call: Call, input: MemberListInput) => listOrgMembers(read, call, input),
     listProjectMembers: (call: Call, input: MemberListInput & { projectId: string }) => listProjectMembers(read, call, input),
+    listUserGrants: (call: Call, input: ListUserGrantsInput) => listUserGrants(read, call, input),
     listAppKeys: (call: Call, input: { projectId: string; appId: string; page?: SentPage }) => listAppKeys(read, call, input),
     listOrganizations: (call: Call, input: { page?: SentPage; names: SentText[]; ids: string[]; queryCount: number }) =>
       listOrganizations(read, call, input),

@@ -92,6 +92,26 @@ export interface UserSearch {
   inOrgs: readonly string[];
 }
 
+/** A user grant as ListUserGrants shows it. */
+export interface UserGrantView extends Versioned {
+  id: string;
+  userId: string;
+  projectId: string;
+  roleKeys: string[];
+  /** inactive: DeactivateUserGrant; keeps its roles, gives none. */
+  state: 'active' | 'inactive';
+}
+
+/** ListUserGrants' search: the grants of one org the caller may read, and the filters (all must match). */
+export interface UserGrantSearch {
+  orgId: string;
+  /** The org's projects whose grants the caller may read; undefined: every project of the org. */
+  projectIds: readonly string[] | undefined;
+  userIds: readonly string[];
+  inProjects: readonly string[];
+  roleKeys: readonly TextFilter[];
+}
+
 export interface PatView {
   id: string;
   userId: string;
@@ -182,6 +202,8 @@ export interface ReadModel extends Lookups {
   /** `projectIds` undefined: every project of the org; else only those. */
   searchProjects(orgId: string, projectIds: readonly string[] | undefined, names: readonly TextFilter[], page: Page): Promise<Listed<ProjectView>>;
   searchUsers(search: UserSearch, page: Page): Promise<Listed<UserView>>;
+  /** At most `maxBytes` of role keys; `leftOut` counts the page's entries that did not fit. */
+  searchUserGrants(search: UserGrantSearch, page: Page, maxBytes: number): Promise<Listed<UserGrantView>>;
   /** `orgIds` undefined: every org. */
   searchOrgs(orgIds: readonly string[] | undefined, names: readonly TextFilter[], ids: readonly string[], page: Page): Promise<Listed<OrgView>>;
   patsOf(userId: string, page: Page): Promise<Listed<PatListed>>;

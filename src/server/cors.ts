@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 
 // X-Request-Id both ways: a browser client may name its request, and read the id to report (requests.ts).
 // DPoP: a browser client's proof for a token bound to its key (domain/oidc/dpop-proof.ts).
-const ALLOW_HEADERS = [...connectCors.allowedHeaders, 'Authorization', 'DPoP', 'Accept-Language', 'X-Service-Orgid', 'X-Request-Id'].join(', ');
+const ALLOW_HEADERS = [...connectCors.allowedHeaders, 'Authorization', 'DPoP', 'Accept-Language', 'X-Service-Orgid', 'X-Zitadel-Orgid', 'X-Request-Id'].join(', ');
 const EXPOSE_HEADERS = [...connectCors.exposedHeaders, 'X-Request-Id'].join(', ');
 const ALLOW_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].join(', ');
 

@@ -23,7 +23,7 @@
 import { createHmac } from 'node:crypto';
 import { create, fromBinary, isMessage, toBinary, type DescMethod } from '@bufbuild/protobuf';
 import type { HandlerContext } from '@connectrpc/connect';
-import { ORG_HEADER } from '../api/context.js';
+import { requestedOrg } from '../api/context.js';
 import { callerKey } from '../commands/caller.js';
 import { KeyholdError, violation } from '../domain/errors/keyhold-error.js';
 import type { IdempotentAnswers } from '../store/idempotent-answers.js';
@@ -77,7 +77,7 @@ export function withIdempotency(answers: IdempotentAnswers, keys: { names: Buffe
       const caller = context.values.get(callerKey);
       if (!caller) throw new KeyholdError('UNAUTHENTICATED');
       const row = hmac('row', caller.userId, key);
-      const org = context.requestHeader.get(ORG_HEADER)?.trim() ?? '';
+      const org = requestedOrg(context.requestHeader) ?? '';
       const digest = hmac('request', operation, org, toBinary(method.input, request as never));
 
       const claim = await answers.reserve(row, digest, times);

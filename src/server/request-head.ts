@@ -13,7 +13,7 @@
 // The answer to a refused head is the listener's caller's to shape (app.ts,
 // refusals.ts); this file only finds the problem.
 import type { ForwardingHeaders } from './trusted-proxies.js';
-import { ORG_HEADER } from '../api/context.js';
+import { ORG_HEADER, ZITADEL_ORG_HEADER } from '../api/context.js';
 
 /**
  * Headers Keyhold or its protocols read as one value. `content-encoding`,
@@ -27,6 +27,7 @@ export const SINGLETON_HEADERS: ReadonlySet<string> = new Set([
   'content-type',
   'host',
   ORG_HEADER,
+  ZITADEL_ORG_HEADER,
   // One key per request (interceptors/idempotency.ts): two would name two executions.
   'idempotency-key',
   'grpc-timeout',

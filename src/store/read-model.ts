@@ -65,6 +65,7 @@ export function createReadModel(database: Pick<Database, 'db' | 'sql'>, observer
     searchApps: (projectId, names, page, maxBytes) => q.searchApps(db, projectId, names, page, maxBytes),
     searchProjects: (orgId, projectIds, names, page) => q.searchProjects(db, orgId, projectIds, names, page),
     searchUsers: (search, page) => q.searchUsers(db, search, page),
+    searchUserGrants: (search, page, maxBytes) => q.searchUserGrants(db, search, page, maxBytes),
     searchOrgs: (orgIds, names, ids, page) => q.searchOrgs(db, orgIds, names, ids, page),
     patsOf: (userId, page) => q.listPats(db, userId, page),
     membersOf: (scopeType, scopeId, userIds, page) => q.searchMembers(db, scopeType, scopeId, userIds, page),

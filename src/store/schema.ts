@@ -130,7 +130,7 @@ export const projectRoles = pgTable(
   (t) => [primaryKey({ name: 'project_roles_pkey', columns: [t.projectId, t.roleKey] })],
 );
 
-/** Roles of a project given to a user (usergrant.added); one grant per user and project (USER_GRANT_EXISTS). */
+/** Roles of a project given to a user (usergrant.*); one grant per user and project (USER_GRANT_EXISTS); a removed grant's row is deleted. */
 export const userGrants = pgTable(
   'user_grants',
   {
@@ -140,11 +140,13 @@ export const userGrants = pgTable(
     /** The grant's owner: the project's org. */
     orgId: text('org_id').notNull(),
     roleKeys: text('role_keys').array().notNull(),
+    /** DeactivateUserGrant: an inactive grant keeps its roles but gives none. */
+    state: text('state').$type<'active' | 'inactive'>().notNull().default('active'),
     createdAt: timestamptz('created_at').notNull(),
     changedAt: timestamptz('changed_at').notNull(),
     sequence: integer('sequence').notNull(),
   },
-  (t) => [uniqueIndex('user_grants_user_project_key').on(t.userId, t.projectId)],
+  (t) => [uniqueIndex('user_grants_user_project_key').on(t.userId, t.projectId), index('user_grants_org_id_idx').on(t.orgId)],
 );
 
 export const users = pgTable(

@@ -289,6 +289,35 @@ const ROWS: Row[] = [
     expect: inOrgA(['projectOwner', 'orgOwner', 'instanceOwner']),
   },
   {
+    rpc: 'management.ListUserGrants',
+    call: (c) => c.mgmt.listUserGrants({}),
+    // user.grant.read in the call's org (B's owner: B's grants; a project owner: its project's); none there is 403.
+    expect: { ...anyValidToken, otherOrgOwnerNamingA: P, plainUser: P, self: P },
+  },
+  ...(['UpdateUserGrant', 'DeactivateUserGrant', 'ReactivateUserGrant', 'RemoveUserGrant'] as const).map(
+    (rpc): Row => ({
+      rpc: `management.${rpc}`,
+      call: () => Promise.reject(new Error('prepared per cell')),
+      prepare: async () => {
+        await (matrixRole ??= adminA().addProjectRole({ projectId: world.p1, roleKey: 'matrix', displayName: 'Matrix' }));
+        const userId = await freshHumanInA();
+        const { userGrantId: grantId } = await adminA().addUserGrant({ userId, projectId: world.p1, roleKeys: ['matrix'] });
+        if (rpc === 'ReactivateUserGrant') await adminA().deactivateUserGrant({ userId, grantId });
+        const ref = { userId, grantId };
+        return (c) =>
+          rpc === 'UpdateUserGrant'
+            ? c.mgmt.updateUserGrant({ ...ref, roleKeys: ['matrix'] })
+            : rpc === 'DeactivateUserGrant'
+              ? c.mgmt.deactivateUserGrant(ref)
+              : rpc === 'ReactivateUserGrant'
+                ? c.mgmt.reactivateUserGrant(ref)
+                : c.mgmt.removeUserGrant(ref);
+      },
+      // As AddUserGrant (user.grant.write on the grant's project); B's owner in its own context: A's grant is not found.
+      expect: inOrgA(['projectOwner', 'orgOwner', 'instanceOwner']),
+    }),
+  ),
+  {
     rpc: 'management.AddMachineUser',
     call: (c) => c.mgmt.addMachineUser({ userName: unique('machine'), name: 'Machine' }),
     expect: inOrgA(['orgOwner', 'instanceOwner', 'otherOrgOwner']),
@@ -656,7 +685,7 @@ describe('authorization matrix (gRPC)', () => {
         ['rpc'.padEnd(38) + CALLERS.map((k) => k.slice(0, 9).padStart(10)).join(''), ...ROWS.map((r) => r.rpc.padEnd(38) + CALLERS.map((k) => short(got[r.rpc][k]).padStart(10)).join(''))].join('\n'),
     );
     expect(got).toEqual(want);
-  }, 240_000); // 510 calls, one after another: minutes on a machine shared by several test runs
+  }, 240_000); // 610 calls, one after another: minutes on a machine shared by several test runs
 
   it('the matrix covers every RPC of the five services', () => {
     const all = [ManagementService, UserService, OrganizationService, AuthService, AdminService].flatMap((s) => s.methods.map((m) => `${s.typeName.split('.')[1]}.${m.name}`));
@@ -670,6 +699,18 @@ describe('authorization matrix (gRPC)', () => {
     expect(await names('projectOwner')).toEqual([world.p1]);
     expect(await names('orgOwner')).toEqual(expect.arrayContaining([world.p1, world.p2]));
     expect(await names('otherOrgOwner')).not.toContain(world.p1);
+  });
+
+  it('ListUserGrants shows each caller only the grants it may read', async () => {
+    await (matrixRole ??= adminA().addProjectRole({ projectId: world.p1, roleKey: 'matrix', displayName: 'Matrix' }));
+    const userId = await freshHumanInA();
+    const { userGrantId } = await adminA().addUserGrant({ userId, projectId: world.p1, roleKeys: ['matrix'] });
+    const query = { queries: [{ query: { case: 'userIdQuery' as const, value: { userId } } }] };
+    const ids = async (kind: CallerKind) => (await clientsFor(kind).mgmt.listUserGrants(query)).result.map((g) => g.id);
+    expect(await ids('projectOwner')).toEqual([userGrantId]);
+    expect(await ids('orgOwner')).toEqual([userGrantId]);
+    expect(await ids('otherProjectOwner')).toEqual([]);
+    expect(await ids('otherOrgOwner')).toEqual([]);
   });
 
   it('a denied or unauthenticated call changes nothing it was aimed at', async () => {

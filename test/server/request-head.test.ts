@@ -1,6 +1,6 @@
 // The request head is checked before any handler, on HTTP/1.1 and HTTP/2 and
 // for every protocol (src/server/request-head.ts): a singleton header sent twice
-// (Authorization, Content-Type, Host, x-service-orgid, grpc-timeout…) is a 400 /
+// (Authorization, Content-Type, Host, x-service-orgid, x-zitadel-orgid, grpc-timeout…) is a 400 /
 // INVALID_ARGUMENT REPEATED_HEADER in the protocol's shape, whichever copy is
 // the valid one; a header list over KEYHOLD_MAX_HEADER_BYTES on HTTP/2 is
 // refused even on a connection's first stream. Nothing refused reaches a
@@ -67,11 +67,12 @@ describe('a singleton header sent twice', () => {
     }
   });
 
-  it('HTTP/1.1: Content-Type, Host, x-service-orgid, grpc-timeout, connect-timeout-ms twice → 400 each', async () => {
+  it('HTTP/1.1: Content-Type, Host, x-service-orgid, x-zitadel-orgid, grpc-timeout, connect-timeout-ms twice → 400 each', async () => {
     const cases = [
       ['Content-Type: application/json', 'Content-Type: text/plain'],
       ['Host: a.example', 'Host: b.example'],
       [`x-service-orgid: ${orgId}`, `X-Service-OrgID: ${orgId}`],
+      [`x-zitadel-orgid: ${orgId}`, `X-Zitadel-OrgID: ${orgId}`],
       ['grpc-timeout: 10S', 'grpc-timeout: 20S'],
       ['connect-timeout-ms: 1000', 'connect-timeout-ms: 2000'],
     ];

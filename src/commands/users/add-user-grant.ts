@@ -1,17 +1,18 @@
 // AddUserGrant (POST /management/v1/users/{userId}/grants): roles of a project
-// of the call's org given to a user the caller sees (ZITADEL's user grant,
+// of the call's org given to a user the caller sees and not removed (ZITADEL's user grant,
 // owned by the project's org). Each role must be one of the project's (400 on
 // roleKeys[i]); one grant per user and project (409 USER_GRANT_EXISTS).
 // Containment does not apply: a project role is the app's, not a Keyhold
 // permission, so it gives the user nothing the caller lacks in Keyhold.
-import { invalidRequest, violation } from '../../domain/errors/keyhold-error.js';
-import { requiredId, roleKeyRule } from '../../domain/identity/text-rules.js';
+import { invalidRequest } from '../../domain/errors/keyhold-error.js';
+import { requiredId } from '../../domain/identity/text-rules.js';
 import { userGrantDecider } from '../../domain/usergrant/decider.js';
-import { authorize, orgContext, projectInOrg, visibleUser } from '../access.js';
+import { authorize, orgContext, projectInOrg, visibleLiveUser } from '../access.js';
 import type { Call } from '../caller.js';
 import type { Ports } from '../ports.js';
 import { runCommand } from '../run.js';
 import { written, type Written } from '../written.js';
+import { assertProjectRoles, roleKeysViolations } from './grant-roles.js';
 
 export interface AddUserGrantInput {
   userId: string;
@@ -19,26 +20,14 @@ export interface AddUserGrantInput {
   roleKeys: readonly string[];
 }
 
-const MAX_ROLE_KEYS = 100;
-
 export async function addUserGrant(ports: Ports, call: Call, input: AddUserGrantInput): Promise<{ userGrantId: string; written: Written }> {
   const { caller, orgId } = await orgContext(ports.lookups, call);
-  const violations = [...requiredId('userId', input.userId), ...requiredId('projectId', input.projectId)];
-  if (input.roleKeys.length === 0) violations.push(violation('roleKeys', { en: 'must name at least one role', de: 'muss mindestens eine Rolle nennen' }));
-  if (input.roleKeys.length > MAX_ROLE_KEYS) {
-    violations.push(violation('roleKeys', { en: `must name at most ${MAX_ROLE_KEYS} roles`, de: `darf höchstens ${MAX_ROLE_KEYS} Rollen nennen` }));
-  } else {
-    input.roleKeys.forEach((key, i) => violations.push(...roleKeyRule(`roleKeys[${i}]`, key)));
-  }
+  const violations = [...requiredId('userId', input.userId), ...requiredId('projectId', input.projectId), ...roleKeysViolations(input.roleKeys)];
   if (violations.length) throw invalidRequest(violations);
   const project = await projectInOrg(ports.lookups, input.projectId, orgId);
-  await visibleUser(ports.lookups, caller, input.userId);
+  await visibleLiveUser(ports.lookups, caller, input.userId);
   authorize(caller, 'user.grant.write', { orgId, projectId: project.id });
-  const existing = new Set(await ports.lookups.existingRoleKeys(project.id, input.roleKeys));
-  const unknown = input.roleKeys.flatMap((key, i) =>
-    existing.has(key) ? [] : [violation(`roleKeys[${i}]`, { en: 'is not a role of the project', de: 'ist keine Rolle des Projekts' })],
-  );
-  if (unknown.length) throw invalidRequest(unknown);
+  await assertProjectRoles(ports.lookups, project.id, input.roleKeys);
   const userGrantId = ports.ids.newId();
   const events = await runCommand(
     ports.events,

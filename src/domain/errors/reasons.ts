@@ -246,6 +246,10 @@ export const REASONS = {
       de: 'Der Benutzer {userId} ist der letzte ORG_OWNER der Organisation {orgId}: eine Organisation behält mindestens einen Eigentümer. Mache zuerst ein anderes Mitglied zum ORG_OWNER.',
     },
   },
+  USER_GRANT_NOT_FOUND: {
+    code: GrpcCode.NotFound,
+    messages: { en: 'User grant {grantId} was not found.', de: 'Die Berechtigung {grantId} wurde nicht gefunden.' },
+  },
   APP_NOT_FOUND: {
     code: GrpcCode.NotFound,
     messages: { en: 'Application {appId} was not found.', de: 'Die Anwendung {appId} wurde nicht gefunden.' },
@@ -344,6 +348,14 @@ export const REASONS = {
   APP_NOT_INACTIVE: {
     code: GrpcCode.FailedPrecondition,
     messages: { en: 'Application {appId} is not deactivated.', de: 'Die Anwendung {appId} ist nicht deaktiviert.' },
+  },
+  USER_GRANT_NOT_ACTIVE: {
+    code: GrpcCode.FailedPrecondition,
+    messages: { en: 'User grant {grantId} is not active.', de: 'Die Berechtigung {grantId} ist nicht aktiv.' },
+  },
+  USER_GRANT_NOT_INACTIVE: {
+    code: GrpcCode.FailedPrecondition,
+    messages: { en: 'User grant {grantId} is not deactivated.', de: 'Die Berechtigung {grantId} ist nicht deaktiviert.' },
   },
   // --- security keys ---------------------------------------------------------
   U2F_ALREADY_VERIFIED: {

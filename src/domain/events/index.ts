@@ -108,6 +108,10 @@ export const AGGREGATE_OF: { readonly [K in EventTypeName]: AggregateOfType<K> }
   'u2f.used': 'u2f',
   'u2f.signcount.refused': 'u2f',
   'usergrant.added': 'usergrant',
+  'usergrant.changed': 'usergrant',
+  'usergrant.deactivated': 'usergrant',
+  'usergrant.reactivated': 'usergrant',
+  'usergrant.removed': 'usergrant',
 };
 
 /**
@@ -176,6 +180,10 @@ export const SECRET_FIELDS: { readonly [K in EventTypeName]: readonly (keyof Eve
   'u2f.used': [],
   'u2f.signcount.refused': [],
   'usergrant.added': [],
+  'usergrant.changed': [],
+  'usergrant.deactivated': [],
+  'usergrant.reactivated': [],
+  'usergrant.removed': [],
 };
 
 /** An event's payload without its secret fields (SECRET_FIELDS). */

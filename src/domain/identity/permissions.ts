@@ -22,7 +22,7 @@ export const ROLES = {
   IAM_OWNER: { scope: 'instance', grants: ['*'] },
   ORG_OWNER: { scope: 'org', grants: ['org.*', 'project.*', 'user.*'] },
   ORG_USER_MANAGER: { scope: 'org', grants: ['user.*'] },
-  PROJECT_OWNER: { scope: 'project', grants: ['project.read', 'project.app.*', 'project.member.read', 'project.member.write', 'project.role.write', 'user.grant.write'] },
+  PROJECT_OWNER: { scope: 'project', grants: ['project.read', 'project.app.*', 'project.member.read', 'project.member.write', 'project.role.write', 'user.grant.read', 'user.grant.write'] },
 } as const satisfies Record<string, { scope: ScopeType; grants: readonly string[] }>;
 
 export type Role = keyof typeof ROLES;
@@ -61,7 +61,9 @@ export const PERMISSIONS = {
   'user.read': ['org'],
   'user.write': ['org'],
   'user.credential.write': ['org'],
-  /** Granting a user roles of a project (AddUserGrant): ORG_OWNER, ORG_USER_MANAGER (user.*) and PROJECT_OWNER, as in ZITADEL. */
+  /** Reading the user grants of a project (ListUserGrants), as ZITADEL names it. */
+  'user.grant.read': ['org', 'project'],
+  /** Granting a user roles of a project and changing, deactivating, removing the grant: ORG_OWNER, ORG_USER_MANAGER (user.*) and PROJECT_OWNER, as in ZITADEL. */
   'user.grant.write': ['org', 'project'],
   /** Choosing the id of a new user: ids are unique across orgs, so a collision tells about every org. */
   'user.id.choose': [],

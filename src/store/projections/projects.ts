@@ -30,9 +30,16 @@ export const projectRolesProjection: Projection = {
             coalesce(${e.createdAt}::text::timestamptz, now()))`,
 };
 
+// A grant's row, until RemoveUserGrant deletes it (the user may then be granted the project again)
+// or its user is removed (a removed user's grants are not listed, and cannot be changed).
 export const userGrantsProjection: Projection = {
   'usergrant.added': (e) => sql`
-    insert into user_grants (id, user_id, project_id, org_id, role_keys, created_at, changed_at, sequence)
-    values (${e.aggregateId}, ${e.payload.userId}, ${e.payload.projectId}, ${e.resourceOwner}, ${e.payload.roleKeys}::text[],
+    insert into user_grants (id, user_id, project_id, org_id, role_keys, state, created_at, changed_at, sequence)
+    values (${e.aggregateId}, ${e.payload.userId}, ${e.payload.projectId}, ${e.resourceOwner}, ${e.payload.roleKeys}::text[], 'active',
             coalesce(${e.createdAt}::text::timestamptz, now()), coalesce(${e.createdAt}::text::timestamptz, now()), ${e.sequence})`,
+  'usergrant.changed': (e) => sql`update user_grants set role_keys = ${e.payload.roleKeys}::text[], changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence} where id = ${e.aggregateId}`,
+  'usergrant.deactivated': (e) => sql`update user_grants set state = 'inactive', changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence} where id = ${e.aggregateId}`,
+  'usergrant.reactivated': (e) => sql`update user_grants set state = 'active', changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence} where id = ${e.aggregateId}`,
+  'usergrant.removed': (e) => sql`delete from user_grants where id = ${e.aggregateId}`,
+  'user.removed': (e) => sql`delete from user_grants where user_id = ${e.aggregateId}`,
 };

@@ -11,7 +11,7 @@ export { membershipsOfUser } from './memberships.js';
 export { searchMembers } from './members.js';
 export { findApp, findAppByClientId, listApps } from './apps.js';
 export { countExpiredRegistrations, deleteExpiredRegistrations, findReadyU2fByCredentialId, findU2f, listU2fOfUser, listU2fViewsOfUser, readyKeysByRpId, verifiedCredentialIdsOfUser } from './u2f-tokens.js';
-export { listAppKeys, listPats, listU2fPage, searchApps, searchOrgs, searchProjects, searchUsers } from './search.js';
+export { listAppKeys, listPats, listU2fPage, searchApps, searchOrgs, searchProjects, searchUserGrants, searchUsers } from './search.js';
 export { searchEvents } from './events.js';
 export { findMachineByClientId, type MachineClientRow } from './machine-users.js';
 export { liveAppKeys, type AppKeyListedRow } from './app-keys.js';

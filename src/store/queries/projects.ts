@@ -24,13 +24,13 @@ export async function existingRoleKeys(db: Db, projectId: string, roleKeys: read
   return rows.map((r) => r.roleKey).filter((k) => wanted.has(k));
 }
 
-/** The roles a user holds on a project through its grants, with the granting org and its name (the roles claim). */
+/** The roles a user holds on a project through its active grants, with the granting org and its name (the roles claim). */
 export async function projectRolesOfUser(db: SqlRunner, userId: string, projectId: string): Promise<{ roleKey: string; orgId: string; orgName: string }[]> {
   return db.query<{ roleKey: string; orgId: string; orgName: string }>(sql`
     select k.role_key as "roleKey", g.org_id as "orgId", o.name as "orgName"
     from user_grants g
     cross join lateral unnest(g.role_keys) as k(role_key)
     join orgs o on o.id = g.org_id
-    where g.user_id = ${userId} and g.project_id = ${projectId}
+    where g.user_id = ${userId} and g.project_id = ${projectId} and g.state = 'active'
     order by k.role_key, g.org_id`);
 }

@@ -5,9 +5,9 @@ import { and, asc, count, desc, eq, inArray, like, max, or, sql as dsql, type An
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import { displayNameKey, usernameKey } from '../../domain/identity/identifiers.js';
 import { entriesWithin, type Listed, type Page, type TextFilter } from '../../domain/lists.js';
-import type { UserSearch } from '../../queries/read-model.js';
+import type { UserGrantSearch, UserSearch } from '../../queries/read-model.js';
 import type { Db } from '../database.js';
-import { appKeys, apps, events, orgs, personalAccessTokens, projects, u2fTokens, users } from '../schema.js';
+import { appKeys, apps, events, orgs, personalAccessTokens, projects, u2fTokens, userGrants, users } from '../schema.js';
 
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
@@ -71,16 +71,17 @@ export async function listed<T>(
 }
 
 /**
- * Apps carry their configuration (up to ~600,000 characters each), so the page
- * is read in two steps: the ids and stored sizes of its entries, then only the
+ * `listed` for entries that can be large (an app's configuration: up to
+ * ~600,000 characters; a grant's role keys: up to 100 × 200): the page is read
+ * in two steps, the ids and stored sizes (`bytes`) of its entries, then only the
  * entries that fit in `maxBytes` (entriesWithin); `leftOut` says how many did not.
  */
-export async function searchApps<T>(db: Db, projectId: string, names: readonly TextFilter[], page: Page, maxBytes: number): Promise<Listed<T>> {
-  const where = all([eq(apps.projectId, projectId), ...names.map((f) => textCondition(apps.name, f, { column: apps.nameKey, key: displayNameKey }))]);
-  const order = page.asc ? [asc(apps.createdAt), asc(apps.id)] : [desc(apps.createdAt), desc(apps.id)];
+async function listedWithin<T>(db: Db, table: typeof apps | typeof userGrants, where: SQL | undefined, page: Page, bytes: SQL<number>, maxBytes: number): Promise<Listed<T>> {
+  const t = table as typeof apps;
+  const order = page.asc ? [asc(t.createdAt), asc(t.id)] : [desc(t.createdAt), desc(t.id)];
   const sized = await db
-    .select({ id: apps.id, bytes: dsql<number>`coalesce(octet_length(${apps.config}::text), 0)`.mapWith(Number) })
-    .from(apps)
+    .select({ id: t.id, bytes: bytes.mapWith(Number) })
+    .from(t)
     .where(where)
     .orderBy(...order)
     .limit(page.limit)
@@ -88,11 +89,16 @@ export async function searchApps<T>(db: Db, projectId: string, names: readonly T
   const fitting = entriesWithin(sized.map((r) => r.bytes), maxBytes);
   const ids = sized.slice(0, fitting).map((r) => r.id);
   const [items, [counted], [position]] = await Promise.all([
-    ids.length ? db.select().from(apps).where(inArray(apps.id, ids)).orderBy(...order) : Promise.resolve([]),
-    db.select({ n: count() }).from(apps).where(where),
+    ids.length ? db.select().from(t).where(inArray(t.id, ids)).orderBy(...order) : Promise.resolve([]),
+    db.select({ n: count() }).from(t).where(where),
     db.select({ p: max(events.position) }).from(events),
   ]);
   return { items: items as T[], total: Number(counted?.n ?? 0), processedSequence: BigInt(position?.p ?? 0), at: new Date(), leftOut: sized.length - fitting };
+}
+
+export function searchApps<T>(db: Db, projectId: string, names: readonly TextFilter[], page: Page, maxBytes: number): Promise<Listed<T>> {
+  const where = all([eq(apps.projectId, projectId), ...names.map((f) => textCondition(apps.name, f, { column: apps.nameKey, key: displayNameKey }))]);
+  return listedWithin(db, apps, where, page, dsql<number>`coalesce(octet_length(${apps.config}::text), 0)`, maxBytes);
 }
 
 export function searchProjects<T>(db: Db, orgId: string, projectIds: readonly string[] | undefined, names: readonly TextFilter[], page: Page): Promise<Listed<T>> {
@@ -104,6 +110,19 @@ export function searchProjects<T>(db: Db, orgId: string, projectIds: readonly st
   return listed(db, projects, where, page);
 }
 
+
+export function searchUserGrants<T>(db: Db, s: UserGrantSearch, page: Page, maxBytes: number): Promise<Listed<T>> {
+  // A role key query matches a grant holding at least one matching key.
+  const roleKey = dsql.raw('k.role_key') as unknown as PgColumn;
+  const where = all([
+    eq(userGrants.orgId, s.orgId),
+    s.projectIds === undefined ? undefined : s.projectIds.length ? inArray(userGrants.projectId, [...s.projectIds]) : FALSE,
+    ...s.userIds.map((id) => eq(userGrants.userId, id)),
+    ...s.inProjects.map((id) => eq(userGrants.projectId, id)),
+    ...s.roleKeys.map((f) => dsql`exists (select 1 from unnest(${userGrants.roleKeys}) as k(role_key) where ${textCondition(roleKey, f)})`),
+  ]);
+  return listedWithin(db, userGrants, where, page, dsql<number>`octet_length(${userGrants.roleKeys}::text)`, maxBytes);
+}
 
 export function searchUsers<T>(db: Db, s: UserSearch, page: Page): Promise<Listed<T>> {
   const visible =

@@ -90,6 +90,10 @@ const SAMPLES: { [K in EventTypeName]: EventPayloads[K] } = {
   'u2f.used': { userId: 'u', signCount: 3, clientId: 'app' },
   'u2f.signcount.refused': { userId: 'u', storedSignCount: 3, presentedSignCount: 2, clientId: 'app' },
   'usergrant.added': { userId: 'u', projectId: 'p', roleKeys: ['editor'] },
+  'usergrant.changed': { roleKeys: ['viewer'] },
+  'usergrant.deactivated': {},
+  'usergrant.reactivated': {},
+  'usergrant.removed': { userId: 'u', projectId: 'p' },
 };
 
 const types = Object.keys(SAMPLES) as EventTypeName[];

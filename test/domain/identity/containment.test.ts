@@ -39,6 +39,7 @@ describe('roles expand to concrete permissions where they are held', () => {
       'project.role.write',
       'project.write',
       'user.credential.write',
+      'user.grant.read',
       'user.grant.write',
       'user.id.choose',
       'user.read',
@@ -52,7 +53,7 @@ describe('roles expand to concrete permissions where they are held', () => {
     expect(owner.has('user.id.choose')).toBe(false);
     expect(owner.has('org.member.write')).toBe(true);
     expect(owner.has('project.write')).toBe(true);
-    expect([...permissionsOfRole('ORG_USER_MANAGER', 'org')].sort()).toEqual(['user.credential.write', 'user.grant.write', 'user.read', 'user.write']);
+    expect([...permissionsOfRole('ORG_USER_MANAGER', 'org')].sort()).toEqual(['user.credential.write', 'user.grant.read', 'user.grant.write', 'user.read', 'user.write']);
     expect([...permissionsOfRole('PROJECT_OWNER', 'project')].sort()).toEqual([
       'project.app.read',
       'project.app.write',
@@ -60,6 +61,7 @@ describe('roles expand to concrete permissions where they are held', () => {
       'project.member.write',
       'project.read',
       'project.role.write',
+      'user.grant.read',
       'user.grant.write',
     ]);
   });
@@ -72,11 +74,12 @@ describe('roles expand to concrete permissions where they are held', () => {
       'project.member.write',
       'project.read',
       'project.role.write',
+      'user.grant.read',
       'user.grant.write',
     ]);
     expect(permissionsAt([org('o1', 'ORG_OWNER')], projectScope('p9', 'o2')).size).toBe(0);
     // A user manager grants users the roles of the org's projects (ZITADEL's user.grant.*), nothing else there.
-    expect([...permissionsAt([org('o1', 'ORG_USER_MANAGER')], projectScope('p1', 'o1'))]).toEqual(['user.grant.write']);
+    expect([...permissionsAt([org('o1', 'ORG_USER_MANAGER')], projectScope('p1', 'o1'))]).toEqual(['user.grant.read', 'user.grant.write']);
     expect(permissionsAt([iam], orgScope('any')).has('user.write')).toBe(true);
   });
 

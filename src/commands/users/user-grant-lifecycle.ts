@@ -1,0 +1,56 @@
+// UpdateUserGrant (its roles replaced), DeactivateUserGrant / ReactivateUserGrant,
+// RemoveUserGrant. Every change obeys AddUserGrant's rules: the grant of the
+// call's org (another org's grant, or one of another user, is 404 as if none
+// existed), a user the caller sees and not removed (404), user.grant.write on the grant's
+// project (403), and the project's roles only (400 at roleKeys[i]).
+// An inactive grant keeps its roles but gives none: the login check and the
+// roles claim read only active grants (store/queries/projects.ts).
+import { invalidRequest, KeyholdError, type FieldViolation } from '../../domain/errors/keyhold-error.js';
+import { requiredId } from '../../domain/identity/text-rules.js';
+import { userGrantDecider, type UserGrantCommand, type UserGrantState } from '../../domain/usergrant/decider.js';
+import { authorize, orgContext, visibleLiveUser } from '../access.js';
+import type { Call, Caller } from '../caller.js';
+import type { Ports } from '../ports.js';
+import { runCommand } from '../run.js';
+import { written, type Written } from '../written.js';
+import { assertProjectRoles, roleKeysViolations } from './grant-roles.js';
+
+export interface UserGrantRef {
+  userId: string;
+  grantId: string;
+}
+
+async function changeGrant(
+  ports: Ports,
+  call: Call,
+  ref: UserGrantRef,
+  more: FieldViolation[],
+  command: (state: UserGrantState, caller: Caller) => Promise<UserGrantCommand> | UserGrantCommand,
+): Promise<{ written: Written }> {
+  const { caller, orgId } = await orgContext(ports.lookups, call);
+  const violations = [...requiredId('userId', ref.userId), ...requiredId('grantId', ref.grantId), ...more];
+  if (violations.length) throw invalidRequest(violations);
+  const events = await runCommand(ports.events, { type: 'usergrant', id: ref.grantId }, userGrantDecider(ref.grantId), async (state) => {
+    if (!state.exists || state.orgId !== orgId || state.userId !== ref.userId) throw new KeyholdError('USER_GRANT_NOT_FOUND', { grantId: ref.grantId });
+    await visibleLiveUser(ports.lookups, caller, state.userId);
+    authorize(caller, 'user.grant.write', { orgId, projectId: state.projectId });
+    return command(state, caller);
+  });
+  return { written: written(events, ref.grantId) };
+}
+
+export function updateUserGrant(ports: Ports, call: Call, input: UserGrantRef & { roleKeys: readonly string[] }): Promise<{ written: Written }> {
+  return changeGrant(ports, call, input, roleKeysViolations(input.roleKeys), async (state, caller) => {
+    await assertProjectRoles(ports.lookups, state.projectId, input.roleKeys);
+    return { kind: 'change', roleKeys: input.roleKeys, actor: caller.userId };
+  });
+}
+
+export const deactivateUserGrant = (ports: Ports, call: Call, input: UserGrantRef): Promise<{ written: Written }> =>
+  changeGrant(ports, call, input, [], (_state, caller) => ({ kind: 'deactivate', actor: caller.userId }));
+
+export const reactivateUserGrant = (ports: Ports, call: Call, input: UserGrantRef): Promise<{ written: Written }> =>
+  changeGrant(ports, call, input, [], (_state, caller) => ({ kind: 'reactivate', actor: caller.userId }));
+
+export const removeUserGrant = (ports: Ports, call: Call, input: UserGrantRef): Promise<{ written: Written }> =>
+  changeGrant(ports, call, input, [], (_state, caller) => ({ kind: 'remove', actor: caller.userId }));
