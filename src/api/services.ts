@@ -17,6 +17,7 @@ import { userGrantHandlers } from './management/user-grants.js';
 import { managementUserHandlers } from './management/users.js';
 import { loginPolicyHandlers } from './management/login-policy.js';
 import { lockoutPolicyHandlers } from './management/lockout-policy.js';
+import { memberHandlers } from './management/members.js';
 import { organizationHandlers } from './org/organizations.js';
 import { u2fHandlers } from './user/u2f.js';
 import { userHandlers } from './user/users.js';
@@ -42,6 +43,7 @@ export function createServices(deps: ApiDeps): RegisteredService[] {
         ...credentialHandlers(deps),
         ...loginPolicyHandlers(deps),
         ...lockoutPolicyHandlers(deps),
+        ...memberHandlers(deps),
       },
     },
     { desc: UserService, impl: { ...userHandlers(deps), ...u2fHandlers(deps) } },

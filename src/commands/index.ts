@@ -25,6 +25,8 @@ import { addUserGrant } from './users/add-user-grant.js';
 import { deactivateUserGrant, reactivateUserGrant, removeUserGrant, updateUserGrant } from './users/user-grant-lifecycle.js';
 import { addOrganization } from './orgs/add-organization.js';
 import { addOrgMember } from './orgs/add-org-member.js';
+import { removeOrgMember, updateOrgMember } from './orgs/org-members.js';
+import { removeProjectMember, updateProjectMember } from './projects/project-members.js';
 import { addCustomLoginPolicy, updateCustomLoginPolicy } from './orgs/login-policy.js';
 import { addCustomLockoutPolicy, updateCustomLockoutPolicy } from './orgs/lockout-policy.js';
 import { addHumanUser, type AddHumanUserInput } from './users/add-human-user.js';
@@ -70,6 +72,8 @@ export function createCommands(ports: Ports) {
     setAppApiAccess: bind(ports, setAppApiAccess),
     addProject: bind(ports, addProject),
     addProjectMember: bind(ports, addProjectMember),
+    updateProjectMember: bind(ports, updateProjectMember),
+    removeProjectMember: bind(ports, removeProjectMember),
     addProjectRole: bind(ports, addProjectRole),
     updateProject: bind(ports, updateProject),
     deactivateProject: bind(ports, deactivateProject),
@@ -84,6 +88,8 @@ export function createCommands(ports: Ports) {
     removeUserGrant: bind(ports, removeUserGrant),
     addOrganization: bind(ports, addOrganization),
     addOrgMember: bind(ports, addOrgMember),
+    updateOrgMember: bind(ports, updateOrgMember),
+    removeOrgMember: bind(ports, removeOrgMember),
     addCustomLoginPolicy: bind(ports, addCustomLoginPolicy),
     updateCustomLoginPolicy: bind(ports, updateCustomLoginPolicy),
     addCustomLockoutPolicy: bind(ports, addCustomLockoutPolicy),

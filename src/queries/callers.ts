@@ -38,7 +38,11 @@ export const MAX_ENTRIES = 10_000;
 const IDENTITY_EVENTS: ReadonlySet<EventTypeName> = new Set<EventTypeName>([
   'instance.member.added',
   'org.member.added',
+  'org.member.changed',
+  'org.member.removed',
   'project.member.added',
+  'project.member.changed',
+  'project.member.removed',
   'user.pat.added',
   'user.pat.removed',
   'user.deactivated',

@@ -6,6 +6,7 @@ import { getApp } from './apps.js';
 import { listApps, listOrganizations, listProjectRoles, listProjects, listUsers, type ListUsersInput, type SentPage } from './lists.js';
 import { getProject } from './projects.js';
 import { listPats } from './pats.js';
+import { listOrgMembers, listProjectMembers, type MemberListInput } from './members.js';
 import { listUserGrants, type ListUserGrantsInput } from './user-grants.js';
 import { listAppKeys } from './app-keys.js';
 import { listEvents, type ListEventsInput } from './events.js';
@@ -32,6 +33,8 @@ export function createQueries(read: ReadModel, clock: Clock) {
     getMyOrganization: (call: Call) => getMyOrganization(read, call),
     listEvents: (call: Call, input: ListEventsInput) => listEvents(read, call, input),
     listPats: (call: Call, input: { userId: string; page?: SentPage }) => listPats(read, call, input),
+    listOrgMembers: (call: Call, input: MemberListInput) => listOrgMembers(read, call, input),
+    listProjectMembers: (call: Call, input: MemberListInput & { projectId: string }) => listProjectMembers(read, call, input),
     listUserGrants: (call: Call, input: ListUserGrantsInput) => listUserGrants(read, call, input),
     listAppKeys: (call: Call, input: { projectId: string; appId: string; page?: SentPage }) => listAppKeys(read, call, input),
     listOrganizations: (call: Call, input: { page?: SentPage; names: SentText[]; ids: string[]; queryCount: number }) =>

@@ -150,6 +150,22 @@ export interface PatListed {
   createdAt: Date;
 }
 
+/** A member as ListOrgMembers and ListProjectMembers show it. */
+export interface MemberListed {
+  userId: string;
+  /** The org of the scope (for a project: the project's org). */
+  orgId: string;
+  roles: string[];
+  username: string;
+  kind: 'human' | 'machine';
+  /** The human's display name or the machine's name. */
+  displayName: string;
+  /** A human's e-mail address and names; '' for a machine user. */
+  email: string;
+  givenName: string;
+  familyName: string;
+}
+
 /** A machine user's client credentials, for the token endpoint and the API's token check. */
 export interface MachineClientView {
   userId: string;
@@ -202,6 +218,8 @@ export interface ReadModel extends Lookups {
   /** `orgIds` undefined: every org. */
   searchOrgs(orgIds: readonly string[] | undefined, names: readonly TextFilter[], ids: readonly string[], page: Page): Promise<Listed<OrgView>>;
   patsOf(userId: string, page: Page): Promise<Listed<PatListed>>;
+  /** One page of the members of an org or a project; each of `userIds` must match (ListOrgMembers' user id queries). */
+  membersOf(scopeType: 'org' | 'project', scopeId: string, userIds: readonly string[], page: Page): Promise<Listed<MemberListed>>;
   org(orgId: string): Promise<OrgView | undefined>;
   /** The machine user with this client id and a secret; undefined when none. */
   machineByClientId(clientId: string): Promise<MachineClientView | undefined>;

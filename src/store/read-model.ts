@@ -72,6 +72,7 @@ export function createReadModel(database: Pick<Database, 'db' | 'sql'>, observer
     searchUserGrants: (search, page, maxBytes) => q.searchUserGrants(db, search, page, maxBytes),
     searchOrgs: (orgIds, names, ids, page) => q.searchOrgs(db, orgIds, names, ids, page),
     patsOf: (userId, page) => q.listPats(db, userId, page),
+    membersOf: (scopeType, scopeId, userIds, page) => q.searchMembers(db, scopeType, scopeId, userIds, page),
     org: (orgId) => q.findOrg(sql, orgId),
     loginPolicyOf: (orgId) => q.findLoginPolicy(sql, orgId),
     lockoutPolicyOf: (orgId) => q.findLockoutPolicy(sql, orgId),

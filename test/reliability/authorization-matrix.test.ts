@@ -101,6 +101,20 @@ async function freshHumanInA(): Promise<string> {
   return userId;
 }
 
+/** A new machine user of org A holding ORG_USER_MANAGER there (UpdateOrgMember, RemoveOrgMember). */
+async function freshOrgMember(): Promise<string> {
+  const { userId } = await adminA().addMachineUser({ userName: unique('org-member'), name: 'member' });
+  await adminA().addOrgMember({ userId, roles: ['ORG_USER_MANAGER'] });
+  return userId;
+}
+
+/** A new machine user of org A holding PROJECT_OWNER on P1 (UpdateProjectMember, RemoveProjectMember). */
+async function freshProjectMember(): Promise<string> {
+  const { userId } = await adminA().addMachineUser({ userName: unique('project-member'), name: 'member' });
+  await adminA().addProjectMember({ projectId: world.p1, userId, roles: ['PROJECT_OWNER'] });
+  return userId;
+}
+
 interface Row {
   rpc: string;
   call: (c: Clients) => Promise<unknown>;
@@ -295,6 +309,29 @@ const ROWS: Row[] = [
     expect: inOrgA(['projectOwner', 'orgOwner', 'instanceOwner']),
   },
   {
+    rpc: 'management.ListProjectMembers',
+    call: (c) => c.mgmt.listProjectMembers({ projectId: world.p1 }),
+    expect: inOrgA(['projectOwner', 'orgOwner', 'instanceOwner']),
+  },
+  {
+    rpc: 'management.UpdateProjectMember',
+    call: () => Promise.reject(new Error('prepared per cell')),
+    prepare: async () => {
+      const userId = await freshProjectMember();
+      return (c) => c.mgmt.updateProjectMember({ projectId: world.p1, userId, roles: ['PROJECT_OWNER'] });
+    },
+    expect: inOrgA(['projectOwner', 'orgOwner', 'instanceOwner']),
+  },
+  {
+    rpc: 'management.RemoveProjectMember',
+    call: () => Promise.reject(new Error('prepared per cell')),
+    prepare: async () => {
+      const userId = await freshProjectMember();
+      return (c) => c.mgmt.removeProjectMember({ projectId: world.p1, userId });
+    },
+    expect: inOrgA(['projectOwner', 'orgOwner', 'instanceOwner']),
+  },
+  {
     rpc: 'management.AddProjectRole',
     call: (c) => c.mgmt.addProjectRole({ projectId: world.p1, roleKey: unique('role'), displayName: 'Role' }),
     expect: inOrgA(['projectOwner', 'orgOwner', 'instanceOwner']),
@@ -406,6 +443,31 @@ const ROWS: Row[] = [
     call: (c) => c.mgmt.addOrgMember({ userId: world.member, roles: ['ORG_USER_MANAGER'] }),
     // Members may come from other orgs, but only from those the caller can see:
     // B's owner does not see A's users, so the member of A is not found in B.
+    expect: inOrgA(['orgOwner', 'instanceOwner']),
+  },
+  {
+    rpc: 'management.ListOrgMembers',
+    call: (c) => c.mgmt.listOrgMembers({}),
+    // B's owner in its own context lists B's members.
+    expect: inOrgA(['orgOwner', 'instanceOwner', 'otherOrgOwner']),
+  },
+  {
+    rpc: 'management.UpdateOrgMember',
+    call: () => Promise.reject(new Error('prepared per cell')),
+    prepare: async () => {
+      const userId = await freshOrgMember();
+      return (c) => c.mgmt.updateOrgMember({ userId, roles: ['ORG_OWNER'] });
+    },
+    // B's owner in its own context: no such member in B (404).
+    expect: inOrgA(['orgOwner', 'instanceOwner']),
+  },
+  {
+    rpc: 'management.RemoveOrgMember',
+    call: () => Promise.reject(new Error('prepared per cell')),
+    prepare: async () => {
+      const userId = await freshOrgMember();
+      return (c) => c.mgmt.removeOrgMember({ userId });
+    },
     expect: inOrgA(['orgOwner', 'instanceOwner']),
   },
   {

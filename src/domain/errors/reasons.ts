@@ -232,6 +232,20 @@ export const REASONS = {
     code: GrpcCode.NotFound,
     messages: { en: 'Project {projectId} was not found.', de: 'Das Projekt {projectId} wurde nicht gefunden.' },
   },
+  MEMBER_NOT_FOUND: {
+    code: GrpcCode.NotFound,
+    messages: {
+      en: 'User {userId} is not a member of {scope} {scopeId}; add it with AddOrgMember or AddProjectMember.',
+      de: 'Der Benutzer {userId} ist kein Mitglied von {scope} {scopeId}; füge ihn mit AddOrgMember oder AddProjectMember hinzu.',
+    },
+  },
+  LAST_ORG_OWNER: {
+    code: GrpcCode.FailedPrecondition,
+    messages: {
+      en: 'User {userId} is the last ORG_OWNER of organization {orgId}: an organization keeps at least one owner. Make another member ORG_OWNER first.',
+      de: 'Der Benutzer {userId} ist der letzte ORG_OWNER der Organisation {orgId}: eine Organisation behält mindestens einen Eigentümer. Mache zuerst ein anderes Mitglied zum ORG_OWNER.',
+    },
+  },
   USER_GRANT_NOT_FOUND: {
     code: GrpcCode.NotFound,
     messages: { en: 'User grant {grantId} was not found.', de: 'Die Berechtigung {grantId} wurde nicht gefunden.' },

@@ -16,7 +16,7 @@ import type { UserEventPayloads } from './user.js';
 import type { UserGrantEventPayloads } from './usergrant.js';
 
 export { INSTANCE_ID } from './instance.js';
-export type { MemberAddedPayload } from './members.js';
+export type { MemberAddedPayload, MemberChangedPayload, MemberRemovedPayload } from './members.js';
 export type { AppEventPayloads, InstanceEventPayloads, OrgEventPayloads, ProjectEventPayloads, U2fEventPayloads, UserEventPayloads, UserGrantEventPayloads };
 
 /** Event payloads by aggregate type: the vocabulary's one source. */
@@ -55,12 +55,16 @@ export const AGGREGATE_OF: { readonly [K in EventTypeName]: AggregateOfType<K> }
   'instance.login.throttled': 'instance',
   'org.added': 'org',
   'org.member.added': 'org',
+  'org.member.changed': 'org',
+  'org.member.removed': 'org',
   'org.login.policy.added': 'org',
   'org.login.policy.changed': 'org',
   'org.lockout.policy.added': 'org',
   'org.lockout.policy.changed': 'org',
   'project.added': 'project',
   'project.member.added': 'project',
+  'project.member.changed': 'project',
+  'project.member.removed': 'project',
   'project.role.added': 'project',
   'project.changed': 'project',
   'project.deactivated': 'project',
@@ -131,12 +135,16 @@ export const SECRET_FIELDS: { readonly [K in EventTypeName]: readonly (keyof Eve
   'instance.login.throttled': [],
   'org.added': [],
   'org.member.added': [],
+  'org.member.changed': [],
+  'org.member.removed': [],
   'org.login.policy.added': [],
   'org.login.policy.changed': [],
   'org.lockout.policy.added': [],
   'org.lockout.policy.changed': [],
   'project.added': [],
   'project.member.added': [],
+  'project.member.changed': [],
+  'project.member.removed': [],
   'project.role.added': [],
   'project.changed': [],
   'project.deactivated': [],

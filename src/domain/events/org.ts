@@ -1,9 +1,11 @@
 // Events of an organization: its creation, its members, its login and lockout policies.
-import type { MemberAddedPayload } from './members.js';
+import type { MemberAddedPayload, MemberChangedPayload, MemberRemovedPayload } from './members.js';
 
 export interface OrgEventPayloads {
   'org.added': { name: string };
   'org.member.added': MemberAddedPayload;
+  'org.member.changed': MemberChangedPayload;
+  'org.member.removed': MemberRemovedPayload;
   /** AddCustomLoginPolicy: the org's own login policy (ZITADEL's shape, forceMfa only so far). */
   'org.login.policy.added': { forceMfa: boolean };
   /** UpdateCustomLoginPolicy. */

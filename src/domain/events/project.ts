@@ -1,6 +1,6 @@
 // Events of a project: its creation, its changes, deactivation and removal,
 // its members, its roles.
-import type { MemberAddedPayload } from './members.js';
+import type { MemberAddedPayload, MemberChangedPayload, MemberRemovedPayload } from './members.js';
 
 export interface ProjectEventPayloads {
   /**
@@ -22,4 +22,6 @@ export interface ProjectEventPayloads {
   'project.role.changed': { roleKey: string; displayName: string; group: string };
   /** RemoveProjectRole: the grants holding the role lose it (usergrant.cascade.changed) in the same append. */
   'project.role.removed': { roleKey: string };
+  'project.member.changed': MemberChangedPayload;
+  'project.member.removed': MemberRemovedPayload;
 }

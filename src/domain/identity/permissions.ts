@@ -22,7 +22,7 @@ export const ROLES = {
   IAM_OWNER: { scope: 'instance', grants: ['*'] },
   ORG_OWNER: { scope: 'org', grants: ['org.*', 'project.*', 'user.*'] },
   ORG_USER_MANAGER: { scope: 'org', grants: ['user.*'] },
-  PROJECT_OWNER: { scope: 'project', grants: ['project.read', 'project.app.*', 'project.member.write', 'project.role.write', 'user.grant.read', 'user.grant.write'] },
+  PROJECT_OWNER: { scope: 'project', grants: ['project.read', 'project.app.*', 'project.member.read', 'project.member.write', 'project.role.write', 'user.grant.read', 'user.grant.write'] },
 } as const satisfies Record<string, { scope: ScopeType; grants: readonly string[] }>;
 
 export type Role = keyof typeof ROLES;
@@ -43,12 +43,16 @@ export const PERMISSIONS = {
   'org.read': ['org'],
   /** The audit log (ListEvents) of an org; instance-wide: every event. */
   'org.events.read': ['org'],
+  /** The org's members and their roles (ListOrgMembers). */
+  'org.member.read': ['org'],
   'org.member.write': ['org'],
   /** The org's login policy (GetLoginPolicy; Add/UpdateCustomLoginPolicy), as ZITADEL names them. */
   'org.policy.read': ['org'],
   'org.policy.write': ['org'],
   'project.read': ['org', 'project'],
   'project.write': ['org'],
+  /** The project's members and their roles (ListProjectMembers). */
+  'project.member.read': ['org', 'project'],
   'project.member.write': ['org', 'project'],
   'project.app.read': ['org', 'project'],
   'project.app.write': ['org', 'project'],

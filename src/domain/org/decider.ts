@@ -1,5 +1,6 @@
 // An organization's life: added (optionally with its first admins), members
-// granted roles in it, its login and lockout policies.
+// granted roles in it, changed and removed (never its last ORG_OWNER), its
+// login and lockout policies.
 import type { Decider } from '../decider.js';
 import { KeyholdError } from '../errors/keyhold-error.js';
 import type { EventTypeOf, NewEvent } from '../events/index.js';
@@ -8,6 +9,8 @@ type OrgEventType = EventTypeOf<'org'>;
 
 export interface OrgState {
   exists: boolean;
+  /** Members and their roles (user id → roles), as the org's events say. */
+  members: ReadonlyMap<string, readonly string[]>;
   /** The org's own login policy, once added (AddCustomLoginPolicy). */
   loginPolicy?: LoginPolicy;
   /** The org's own lockout policy, once added (AddCustomLockoutPolicy). */
@@ -43,7 +46,11 @@ export type OrgCommand =
   /** `name` in its stored form (domain/identity checkDisplayName). */
   | { kind: 'add'; name: string; admins: readonly OrgAdmin[]; actor: string }
   /** A grant replaces the roles the user held in the org. */
-  | { kind: 'addMember'; userId: string; roles: readonly string[]; actor: string }
+  | { kind: 'addMember'; userId: string; roles: readonly string[]; actor: string; goneUsers?: readonly string[] }
+  /** UpdateOrgMember: a member's roles replaced (the same roles again: nothing to record). */
+  | { kind: 'changeMember'; userId: string; roles: readonly string[]; actor: string; goneUsers?: readonly string[] }
+  /** RemoveOrgMember. */
+  | { kind: 'removeMember'; userId: string; actor: string; goneUsers?: readonly string[] }
   /** AddCustomLoginPolicy: the org's own policy, once. */
   | { kind: 'addLoginPolicy'; policy: LoginPolicy; actor: string }
   /** UpdateCustomLoginPolicy: a change of the org's own policy (the same values again: nothing to record). */
@@ -58,14 +65,43 @@ export function adminRoles(roles: readonly string[]): string[] {
   return roles.length ? [...new Set(roles)] : ['ORG_OWNER'];
 }
 
+/**
+ * The refusal when the user's roles becoming `roles` would leave the org
+ * without an ORG_OWNER. `goneUsers`: members whose user was removed since
+ * (RemoveUser), who own nothing any more. Decided on the org's own events,
+ * so two changes racing for the last two owners meet on the append.
+ */
+function lastOwnerRefusal(orgId: string, state: OrgState, userId: string, roles: readonly string[], goneUsers: readonly string[] = []): KeyholdError | undefined {
+  if (roles.includes('ORG_OWNER') || !state.members.get(userId)?.includes('ORG_OWNER')) return undefined;
+  for (const [other, held] of state.members) {
+    if (other !== userId && held.includes('ORG_OWNER') && !goneUsers.includes(other)) return undefined;
+  }
+  return new KeyholdError('LAST_ORG_OWNER', { userId, orgId });
+}
+
+/** Owners in the org's events: for the command to tell which of them were removed since. */
+export function ownersOf(state: OrgState): string[] {
+  return [...state.members].filter(([, roles]) => roles.includes('ORG_OWNER')).map(([userId]) => userId);
+}
+
+const sameRoles = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((r) => b.includes(r));
+
 export function orgDecider(orgId: string): Decider<OrgState, OrgCommand, OrgEventType> {
   const own = (actor: string) => ({ aggregateType: 'org' as const, aggregateId: orgId, resourceOwner: orgId, creator: actor });
   return {
-    initialState: () => ({ exists: false }),
+    initialState: () => ({ exists: false, members: new Map() }),
     evolve: (state, event) => {
       switch (event.type) {
         case 'org.added':
           return { ...state, exists: true };
+        case 'org.member.added':
+        case 'org.member.changed':
+          return { ...state, members: new Map(state.members).set(event.payload.userId, event.payload.roles) };
+        case 'org.member.removed': {
+          const members = new Map(state.members);
+          members.delete(event.payload.userId);
+          return { ...state, members };
+        }
         case 'org.login.policy.added':
         case 'org.login.policy.changed':
           return { ...state, loginPolicy: { forceMfa: event.payload.forceMfa } };
@@ -88,9 +124,30 @@ export function orgDecider(orgId: string): Decider<OrgState, OrgCommand, OrgEven
               payload: { userId: a.userId, roles: adminRoles(a.roles) },
             })),
           ];
-        case 'addMember':
+        case 'addMember': {
           if (!state.exists) throw new KeyholdError('ORG_NOT_FOUND', { orgId });
+          // A grant to a member replaces its roles: it must not demote the last owner either.
+          const refusal = lastOwnerRefusal(orgId, state, command.userId, command.roles, command.goneUsers);
+          if (refusal) throw refusal;
           return [{ ...own(command.actor), type: 'org.member.added', payload: { userId: command.userId, roles: [...new Set(command.roles)] } }];
+        }
+        case 'changeMember': {
+          if (!state.exists) throw new KeyholdError('ORG_NOT_FOUND', { orgId });
+          const held = state.members.get(command.userId);
+          if (!held) throw new KeyholdError('MEMBER_NOT_FOUND', { userId: command.userId, scope: 'organization', scopeId: orgId });
+          const roles = [...new Set(command.roles)];
+          if (sameRoles(held, roles)) return [];
+          const refusal = lastOwnerRefusal(orgId, state, command.userId, roles, command.goneUsers);
+          if (refusal) throw refusal;
+          return [{ ...own(command.actor), type: 'org.member.changed', payload: { userId: command.userId, roles } }];
+        }
+        case 'removeMember': {
+          if (!state.exists) throw new KeyholdError('ORG_NOT_FOUND', { orgId });
+          if (!state.members.has(command.userId)) throw new KeyholdError('MEMBER_NOT_FOUND', { userId: command.userId, scope: 'organization', scopeId: orgId });
+          const refusal = lastOwnerRefusal(orgId, state, command.userId, [], command.goneUsers);
+          if (refusal) throw refusal;
+          return [{ ...own(command.actor), type: 'org.member.removed', payload: { userId: command.userId } }];
+        }
         case 'addLoginPolicy':
           if (!state.exists) throw new KeyholdError('ORG_NOT_FOUND', { orgId });
           if (state.loginPolicy) throw new KeyholdError('LOGIN_POLICY_EXISTS', { orgId });

@@ -1,6 +1,6 @@
 // A project's life: added in an org (with its login checks), changed,
-// deactivated and reactivated, removed; members granted Keyhold roles on it;
-// its own roles (for its apps' users) added, changed and removed.
+// deactivated and reactivated, removed; members granted Keyhold roles on it,
+// changed and removed; its own roles (for its apps' users) added, changed and removed.
 import type { Decider } from '../decider.js';
 import { KeyholdError } from '../errors/keyhold-error.js';
 import type { EventTypeOf, NewEvent } from '../events/index.js';
@@ -18,6 +18,8 @@ export interface ProjectState {
   hasProjectCheck: boolean;
   /** The project's roles by key. */
   roles: ReadonlyMap<string, { displayName: string; group: string }>;
+  /** Members and their roles (user id → roles), as the project's events say. */
+  members: ReadonlyMap<string, readonly string[]>;
 }
 
 export type ProjectCommand =
@@ -34,7 +36,11 @@ export type ProjectCommand =
   | { kind: 'remove'; actor: string }
   /** UpdateProjectRole: names in their stored forms; nothing changed → no event. */
   | { kind: 'changeRole'; roleKey: string; displayName: string; group: string; actor: string }
-  | { kind: 'removeRole'; roleKey: string; actor: string };
+  | { kind: 'removeRole'; roleKey: string; actor: string }
+  /** UpdateProjectMember: a member's roles replaced (the same roles again: nothing to record). */
+  | { kind: 'changeMember'; userId: string; roles: readonly string[]; actor: string }
+  /** RemoveProjectMember. */
+  | { kind: 'removeMember'; userId: string; actor: string };
 
 export function projectDecider(projectId: string): Decider<ProjectState, ProjectCommand, ProjectEventType> {
   return {
@@ -47,6 +53,7 @@ export function projectDecider(projectId: string): Decider<ProjectState, Project
       projectRoleCheck: false,
       hasProjectCheck: false,
       roles: new Map<string, { displayName: string; group: string }>(),
+      members: new Map<string, readonly string[]>(),
     }),
     evolve: (state, event) => {
       switch (event.type) {
@@ -68,7 +75,7 @@ export function projectDecider(projectId: string): Decider<ProjectState, Project
         case 'project.reactivated':
           return { ...state, active: true };
         case 'project.removed':
-          return { ...state, exists: false, roles: new Map() };
+          return { ...state, exists: false, roles: new Map(), members: new Map() };
         case 'project.role.added':
         case 'project.role.changed': {
           const { roleKey, displayName, group } = event.payload;
@@ -78,6 +85,14 @@ export function projectDecider(projectId: string): Decider<ProjectState, Project
           const roles = new Map(state.roles);
           roles.delete(event.payload.roleKey);
           return { ...state, roles };
+        }
+        case 'project.member.added':
+        case 'project.member.changed':
+          return { ...state, members: new Map(state.members).set(event.payload.userId, event.payload.roles) };
+        case 'project.member.removed': {
+          const members = new Map(state.members);
+          members.delete(event.payload.userId);
+          return { ...state, members };
         }
         default:
           return state;
@@ -124,6 +139,16 @@ export function projectDecider(projectId: string): Decider<ProjectState, Project
               creator: command.actor,
             },
           ];
+        case 'changeMember': {
+          const held = state.members.get(command.userId);
+          if (!held) throw new KeyholdError('MEMBER_NOT_FOUND', { userId: command.userId, scope: 'project', scopeId: projectId });
+          const roles = [...new Set(command.roles)];
+          if (held.length === roles.length && held.every((r) => roles.includes(r))) return [];
+          return [{ ...base, type: 'project.member.changed', payload: { userId: command.userId, roles } }];
+        }
+        case 'removeMember':
+          if (!state.members.has(command.userId)) throw new KeyholdError('MEMBER_NOT_FOUND', { userId: command.userId, scope: 'project', scopeId: projectId });
+          return [{ ...base, type: 'project.member.removed', payload: { userId: command.userId } }];
         case 'update': {
           const { name, projectRoleCheck, hasProjectCheck } = command;
           if (name === state.name && projectRoleCheck === state.projectRoleCheck && hasProjectCheck === state.hasProjectCheck) return [];

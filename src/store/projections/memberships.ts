@@ -19,6 +19,16 @@ export const membershipsProjection: Projection = {
   'instance.member.added': (e) => upsertMember('instance', e),
   'org.member.added': (e) => upsertMember('org', e),
   'project.member.added': (e) => upsertMember('project', e),
+  'org.member.changed': (e) => sql`
+    update memberships set roles = ${e.payload.roles}::text[]
+    where scope_type = 'org' and scope_id = ${e.aggregateId} and user_id = ${e.payload.userId}`,
+  'project.member.changed': (e) => sql`
+    update memberships set roles = ${e.payload.roles}::text[]
+    where scope_type = 'project' and scope_id = ${e.aggregateId} and user_id = ${e.payload.userId}`,
+  'org.member.removed': (e) => sql`
+    delete from memberships where scope_type = 'org' and scope_id = ${e.aggregateId} and user_id = ${e.payload.userId}`,
+  'project.member.removed': (e) => sql`
+    delete from memberships where scope_type = 'project' and scope_id = ${e.aggregateId} and user_id = ${e.payload.userId}`,
   // A removed user's roles go with it (its events in the scopes' aggregates stay).
   'user.removed': (e) => sql`delete from memberships where user_id = ${e.aggregateId}`,
 };

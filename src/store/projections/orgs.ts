@@ -10,6 +10,12 @@ export const orgsProjection: Projection = {
   'org.member.added': (e) => sql`
     update orgs set changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence}
     where id = ${e.aggregateId}`,
+  'org.member.changed': (e) => sql`
+    update orgs set changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence}
+    where id = ${e.aggregateId}`,
+  'org.member.removed': (e) => sql`
+    update orgs set changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence}
+    where id = ${e.aggregateId}`,
   'org.login.policy.added': (e) => sql`
     update orgs set changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence}
     where id = ${e.aggregateId}`,

@@ -1,7 +1,7 @@
 import { sql } from '../sql.js';
 import type { ProjectableEvent, Projection } from './projection.js';
 
-type ProjectEvent = ProjectableEvent<'project.member.added' | 'project.role.added' | 'project.role.changed' | 'project.role.removed' | 'project.deactivated' | 'project.reactivated'>;
+type ProjectEvent = ProjectableEvent<'project.member.added' | 'project.member.changed' | 'project.member.removed' | 'project.role.added' | 'project.role.changed' | 'project.role.removed' | 'project.deactivated' | 'project.reactivated'>;
 
 /** The project's version moves on (and its state, when given). */
 const touched = (e: ProjectEvent, state?: 'active' | 'inactive') => sql`
@@ -17,6 +17,8 @@ export const projectsProjection: Projection = {
             coalesce(${e.createdAt}::text::timestamptz, now()), ${e.sequence})`,
   // Membership rows live in `memberships`, role rows in `project_roles`; here only the project's version moves on.
   'project.member.added': (e) => touched(e),
+  'project.member.changed': (e) => touched(e),
+  'project.member.removed': (e) => touched(e),
   'project.role.added': (e) => touched(e),
   'project.role.changed': (e) => touched(e),
   'project.role.removed': (e) => touched(e),

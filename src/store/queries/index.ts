@@ -8,6 +8,7 @@ export { appIdsOfProject, existingRoleKeys, findProject, grantIdsOfProject, list
 export { findPasswordOf, findUser, findUserByUsername, findUsersByLoginName, type PasswordRow } from './users.js';
 export { findPatByHash, type PatWithUser } from './personal-access-tokens.js';
 export { membershipsOfUser } from './memberships.js';
+export { searchMembers } from './members.js';
 export { findApp, findAppByClientId, listApps } from './apps.js';
 export { countExpiredRegistrations, deleteExpiredRegistrations, findReadyU2fByCredentialId, findU2f, listU2fOfUser, listU2fViewsOfUser, readyKeysByRpId, verifiedCredentialIdsOfUser } from './u2f-tokens.js';
 export { listAppKeys, listPats, listU2fPage, searchApps, searchOrgs, searchProjectRoles, searchProjects, searchUserGrants, searchUsers } from './search.js';
