@@ -23,6 +23,18 @@ export async function loginAccess(read: Pick<ReadModel, 'project' | 'ownerOfUser
   return { allowed: true, roles };
 }
 
+/**
+ * Whether the user may log in to the project, or go on using a token of one of
+ * its apps (a code, a refresh, userinfo, introspection): the project's login
+ * checks, read on every call. A project with neither check costs one read.
+ */
+export async function mayUseProject(read: Pick<ReadModel, 'project' | 'ownerOfUser' | 'projectRolesOfUser'>, userId: string, projectId: string): Promise<boolean> {
+  const project = await read.project(projectId);
+  if (!project) return false;
+  if (!project.hasProjectCheck && !project.projectRoleCheck) return true;
+  return (await loginAccess(read, userId, projectId)).allowed;
+}
+
 /** The roles as ZITADEL's claim `urn:keyhold:iam:org:project:roles` shapes them: `{roleKey: {orgId: orgName}}`. */
 export function rolesClaim(roles: readonly GrantedRole[]): Record<string, Record<string, string>> {
   const claim: Record<string, Record<string, string>> = {};

@@ -34,7 +34,7 @@ import { openControlSocket, type ControlSocket } from './control-socket.js';
 import { createIdempotentAnswers } from '../store/idempotent-answers.js';
 import { withIdempotency } from './idempotency.js';
 import { loginPorts } from './oidc/login-ports.js';
-import { loginAccess, rolesClaim } from '../queries/login-access.js';
+import { loginAccess, mayUseProject, rolesClaim } from '../queries/login-access.js';
 import { readyKeysByRpId } from '../store/queries/u2f-tokens.js';
 import { relyingPartyWarnings } from './oidc/relying-parties.js';
 import { CONSOLE_CLIENT_ID, consoleRedirectUri } from '../commands/instance/add-console-app.js';
@@ -191,7 +191,7 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
         // The provider's client and account reads, cached (queries/client-cache.ts, queries/account-cache.ts); everything else read as is.
         read: { ...readModel, ...clients, user: accounts.user },
         rolesOf: async (userId, projectId) => rolesClaim(await readModel.projectRolesOfUser(userId, projectId)),
-        mayLogIn: async (userId, projectId) => (await loginAccess(readModel, userId, projectId)).allowed,
+        mayLogIn: (userId, projectId) => mayUseProject(readModel, userId, projectId),
         login: loginPorts(
           { ...readModel, user: accounts.user },
           commands,

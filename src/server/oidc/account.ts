@@ -11,6 +11,8 @@ export const ROLES_CLAIM = 'urn:keyhold:iam:org:project:roles';
 export type ProjectRoles = Record<string, Record<string, string>>;
 /** The user's roles on a project, shaped as the claim (from the project grants). */
 export type RolesOf = (userId: string, projectId: string) => Promise<ProjectRoles>;
+/** Whether the user may still log in to the project (its login checks; queries/login-access.ts mayUseProject). */
+export type MayUseProject = (userId: string, projectId: string) => Promise<boolean>;
 
 /** Nobody has any roles (Keyhold itself reads them from the project grants, start.ts). */
 export const noRoles: RolesOf = async () => ({});
@@ -30,8 +32,12 @@ const extra = (client: Any, name: string): Any => client?.[name] ?? client?.[nam
  * ended before (adapter.ts), so what remains is a login that finished as the
  * user was locked or deactivated — the app is told access_denied.
  */
-export async function findAccount(ctx: Any, id: string, token: unknown, read: Pick<ReadModel, 'user'>, rolesOf: RolesOf) {
+export async function findAccount(ctx: Any, id: string, token: unknown, read: Pick<ReadModel, 'user'>, rolesOf: RolesOf, mayUseProject: MayUseProject) {
   const account = await accountClaims(ctx, id, read, rolesOf);
+  // A code, a refresh token or an access token is used only while the user may still log in to
+  // its app's project: a project's login checks hold for the tokens given before, not only at login.
+  const projectId = token !== undefined ? extra(ctx?.oidc?.client, 'keyhold_project_id') : undefined;
+  if (account && typeof projectId === 'string' && !(await mayUseProject(id, projectId))) return undefined;
   if (!account && token === undefined && ctx?.oidc?.session?.accountId === id) throw new errors.AccessDenied('the account is locked or deactivated');
   return account;
 }

@@ -174,7 +174,7 @@ export function createProvider(deps: ProviderDeps): Any {
       pushedAuthorizationRequests: { enabled: true, requirePushedAuthorizationRequests: false, allowUnregisteredRedirectUris: false },
       requestObjects: { enabled: true, requireSignedRequestObject: false, assertJwtClaimsAndHeader: assertRequestObject },
       // Who may introspect which token, and while what (introspection.ts).
-      introspection: { enabled: true, allowedPolicy: introspectionPolicy({ read, rolesOf }) },
+      introspection: { enabled: true, allowedPolicy: introspectionPolicy({ read, rolesOf, mayLogIn }) },
       revocation: { enabled: true, allowedPolicy: revocationPolicy },
       // RFC 8628 for apps with OIDC_GRANT_TYPE_DEVICE_CODE; Keyhold's pages (device-pages.ts), the login UI for the sign-in.
       deviceFlow: {
@@ -239,7 +239,7 @@ export function createProvider(deps: ProviderDeps): Any {
         },
       },
     },
-    findAccount: (ctx: Any, id: string, token?: Any) => findAccount(ctx, id, token, read, rolesOf),
+    findAccount: (ctx: Any, id: string, token?: Any) => findAccount(ctx, id, token, read, rolesOf, mayLogIn),
     interactions: {
       // The org scope the library dropped is put back for the login first (org-scope.ts).
       // offline_access too, for apps allowed the refresh grant (offline-access.ts).

@@ -48,21 +48,39 @@ export const projectRolesProjection: Projection = {
   'project.role.removed': (e) => sql`delete from project_roles where project_id = ${e.aggregateId} and role_key = ${e.payload.roleKey}`,
 };
 
+// The role keys of a grant's row (usergrant.added, usergrant.changed) are those of the decision
+// whose role still exists when the row is written. Those roles' rows are locked (for share) until
+// the grant commits, so a RemoveProjectRole either waits for it and then takes the key from its
+// row (withoutKey on 'project.role.removed'), or committed first and the key is not written: a
+// grant decided while its role was being removed never holds the key, nor regains it when a role
+// of that key is added again (withoutKey on 'project.role.added' too).
+const withoutKey = (projectId: string, roleKey: string) => sql`
+    update user_grants set role_keys = array_remove(role_keys, ${roleKey}) where project_id = ${projectId} and ${roleKey} = any(role_keys)`;
+
 // A grant's row, until RemoveUserGrant deletes it (the user may then be granted the project again)
 // or its user is removed (a removed user's grants are not listed, and cannot be changed).
 export const userGrantsProjection: Projection = {
   'usergrant.added': (e) => sql`
     insert into user_grants (id, user_id, project_id, org_id, role_keys, state, created_at, changed_at, sequence)
-    values (${e.aggregateId}, ${e.payload.userId}, ${e.payload.projectId}, ${e.resourceOwner}, ${e.payload.roleKeys}::text[], 'active',
+    values (${e.aggregateId}, ${e.payload.userId}, ${e.payload.projectId}, ${e.resourceOwner},
+            array(select k from unnest(${e.payload.roleKeys}::text[]) with ordinality as u(k, n)
+                  where exists (select 1 from project_roles r where r.project_id = ${e.payload.projectId} and r.role_key = u.k for share)
+                  order by u.n), 'active',
             coalesce(${e.createdAt}::text::timestamptz, now()), coalesce(${e.createdAt}::text::timestamptz, now()), ${e.sequence})`,
   'usergrant.cascade.changed': (e) => sql`
     update user_grants set role_keys = ${e.payload.roleKeys}::text[],
       changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence}
     where id = ${e.aggregateId}`,
   'usergrant.cascade.removed': (e) => sql`delete from user_grants where id = ${e.aggregateId}`,
-  'usergrant.changed': (e) => sql`update user_grants set role_keys = ${e.payload.roleKeys}::text[], changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence} where id = ${e.aggregateId}`,
+  'usergrant.changed': (e) => sql`update user_grants set role_keys =
+      array(select k from unnest(${e.payload.roleKeys}::text[]) with ordinality as u(k, n)
+            where exists (select 1 from project_roles r where r.project_id = user_grants.project_id and r.role_key = u.k for share)
+            order by u.n),
+    changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence} where id = ${e.aggregateId}`,
   'usergrant.deactivated': (e) => sql`update user_grants set state = 'inactive', changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence} where id = ${e.aggregateId}`,
   'usergrant.reactivated': (e) => sql`update user_grants set state = 'active', changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence} where id = ${e.aggregateId}`,
   'usergrant.removed': (e) => sql`delete from user_grants where id = ${e.aggregateId}`,
   'user.removed': (e) => sql`delete from user_grants where user_id = ${e.aggregateId}`,
+  'project.role.removed': (e) => withoutKey(e.aggregateId, e.payload.roleKey),
+  'project.role.added': (e) => withoutKey(e.aggregateId, e.payload.roleKey),
 };

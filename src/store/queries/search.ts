@@ -146,6 +146,8 @@ export function searchUserGrants<T>(db: Db, s: UserGrantSearch, page: Page, maxB
   const roleKey = dsql.raw('k.role_key') as unknown as PgColumn;
   const where = all([
     eq(userGrants.orgId, s.orgId),
+    // A grant left by a project's removal racing its creation is no grant (it gives no roles either).
+    dsql`exists (select 1 from projects p where p.id = ${userGrants.projectId})`,
     s.projectIds === undefined ? undefined : s.projectIds.length ? inArray(userGrants.projectId, [...s.projectIds]) : FALSE,
     ...s.userIds.map((id) => eq(userGrants.userId, id)),
     ...s.inProjects.map((id) => eq(userGrants.projectId, id)),
