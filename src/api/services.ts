@@ -14,6 +14,7 @@ import { credentialHandlers } from './management/credentials.js';
 import { projectHandlers } from './management/projects.js';
 import { userGrantHandlers } from './management/user-grants.js';
 import { managementUserHandlers } from './management/users.js';
+import { userMetadataHandlers } from './management/user-metadata.js';
 import { loginPolicyHandlers } from './management/login-policy.js';
 import { lockoutPolicyHandlers } from './management/lockout-policy.js';
 import { organizationHandlers } from './org/organizations.js';
@@ -36,6 +37,7 @@ export function createServices(deps: ApiDeps): RegisteredService[] {
         ...projectHandlers(deps),
         ...userGrantHandlers(deps),
         ...managementUserHandlers(deps),
+        ...userMetadataHandlers(deps),
         ...appHandlers(deps),
         ...credentialHandlers(deps),
         ...loginPolicyHandlers(deps),

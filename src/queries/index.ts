@@ -7,6 +7,7 @@ import { listApps, listOrganizations, listProjects, listUsers, type ListUsersInp
 import { getProject } from './projects.js';
 import { listPats } from './pats.js';
 import { listUserGrants, type ListUserGrantsInput } from './user-grants.js';
+import { getUserMetadata, listUserMetadata } from './user-metadata.js';
 import { listAppKeys } from './app-keys.js';
 import { listEvents, type ListEventsInput } from './events.js';
 import { getMyOrganization, getOrganization } from './orgs.js';
@@ -31,6 +32,8 @@ export function createQueries(read: ReadModel, clock: Clock) {
     listEvents: (call: Call, input: ListEventsInput) => listEvents(read, call, input),
     listPats: (call: Call, input: { userId: string; page?: SentPage }) => listPats(read, call, input),
     listUserGrants: (call: Call, input: ListUserGrantsInput) => listUserGrants(read, call, input),
+    listUserMetadata: (call: Call, input: { userId: string; page?: SentPage; keys: SentText[]; queryCount: number }) => listUserMetadata(read, call, input),
+    getUserMetadata: (call: Call, input: { userId: string; key: string }) => getUserMetadata(read, call, input),
     listAppKeys: (call: Call, input: { projectId: string; appId: string; page?: SentPage }) => listAppKeys(read, call, input),
     listOrganizations: (call: Call, input: { page?: SentPage; names: SentText[]; ids: string[]; queryCount: number }) =>
       listOrganizations(read, call, input),

@@ -141,6 +141,13 @@ export interface PatListed {
   createdAt: Date;
 }
 
+/** A user's metadata entry: its key (NFC) and value (base64). Personal data: never logged. */
+export interface UserMetadataView extends Versioned {
+  userId: string;
+  key: string;
+  value: string;
+}
+
 /** A machine user's client credentials, for the token endpoint and the API's token check. */
 export interface MachineClientView {
   userId: string;
@@ -191,6 +198,11 @@ export interface ReadModel extends Lookups {
   /** `orgIds` undefined: every org. */
   searchOrgs(orgIds: readonly string[] | undefined, names: readonly TextFilter[], ids: readonly string[], page: Page): Promise<Listed<OrgView>>;
   patsOf(userId: string, page: Page): Promise<Listed<PatListed>>;
+  /** One page of the user's metadata, every key filter matching (ListUserMetadata). */
+  searchUserMetadata(userId: string, keys: readonly TextFilter[], page: Page): Promise<Listed<UserMetadataView>>;
+  userMetadataEntry(userId: string, key: string): Promise<UserMetadataView | undefined>;
+  /** All of the user's metadata, by key (the metadata claim). */
+  userMetadataOf(userId: string): Promise<UserMetadataView[]>;
   org(orgId: string): Promise<OrgView | undefined>;
   /** The machine user with this client id and a secret; undefined when none. */
   machineByClientId(clientId: string): Promise<MachineClientView | undefined>;
