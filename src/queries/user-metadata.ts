@@ -14,7 +14,8 @@ async function userOfCall(read: ReadModel, call: Call, userId: string, more: Ret
   const { caller, orgId } = await orgContext(read, call);
   const violations = [...requiredId('id', userId), ...more];
   if (violations.length) throw invalidRequest(violations);
-  if ((await read.ownerOfUser(userId)) !== orgId) throw new KeyholdError('USER_NOT_FOUND', { userId });
+  // The user's row, not its (cached, lasting) owner: a removed user is not found either.
+  if ((await read.user(userId))?.orgId !== orgId) throw new KeyholdError('USER_NOT_FOUND', { userId });
   authorize(caller, 'user.read', { orgId });
 }
 
