@@ -803,6 +803,34 @@ const userRead: Record<CCaller, string[]> = {
 
 const C_ROWS: CRow[] = [
   {
+    // Apps may decide on a user's metadata: changing it is contained like a credential, in the caller's org context.
+    rpc: 'SetUserMetadata',
+    grpc: (c, t) => c.mgmt.setUserMetadata({ id: t.userId, key: 'contained', value: new Uint8Array([1]) }),
+    rest: (t) => ['POST', `/management/v1/users/${t.userId}/metadata/contained`, { value: 'AQ==' }],
+    expect: {
+      iamOwner: [OK, OK, OK, OK, OK, OK, OK, NF], // the user of B is not in D's context
+      orgOwner: [OK, OK, PE, OK, OK, OK, PE, NF],
+      userManager: [OK, OK, PE, PE, OK, PE, PE, NF],
+      projectOwner: [PD, PD, PD, PD, PD, PD, PD, NF],
+      noRole: [PD, PD, PD, PD, PD, PD, PD, NF],
+      self: [NA, PD, OK, OK, OK, PD, PD, PD],
+    },
+  },
+  {
+    // Reading needs user.read in the caller's org context; no containment.
+    rpc: 'ListUserMetadata',
+    grpc: (c, t) => c.mgmt.listUserMetadata({ id: t.userId }),
+    rest: (t) => ['POST', `/management/v1/users/${t.userId}/metadata/_search`, {}],
+    expect: {
+      iamOwner: [OK, OK, OK, OK, OK, OK, OK, NF],
+      orgOwner: [OK, OK, OK, OK, OK, OK, OK, NF],
+      userManager: [OK, OK, OK, OK, OK, OK, OK, NF],
+      projectOwner: [PD, PD, PD, PD, PD, PD, PD, NF],
+      noRole: [PD, PD, PD, PD, PD, PD, PD, NF],
+      self: [NA, PD, OK, OK, OK, PD, PD, PD],
+    },
+  },
+  {
     rpc: 'AddPersonalAccessToken',
     // In the caller's own org context (D; B for "self" of the user of B).
     grpc: (c, t) => c.mgmt.addPersonalAccessToken({ userId: t.userId }),
