@@ -214,6 +214,11 @@ describe.each(backends)('user metadata on $backend', ({ postgres }) => {
     await admin().setUserMetadata({ id: user, key: 'note', value: bytes(secretish) });
     await rpcError(as(foreignOwner).setUserMetadata({ id: user, key: 'note', value: bytes(secretish) }));
     await rpcError(admin().setUserMetadata({ id: user, key: `k-${secretish}\n`, value: bytes(secretish) }));
+    // Over REST the key is in the path: requests are logged by their route, never their URL.
+    expect((await kh.rest('POST', path(user, `/key-${secretish}`), { value: b64(secretish) }, inOrg(org))).status).toBe(200);
+    expect((await kh.rest('GET', path(user, `/key-${secretish}`), undefined, bearer(foreignOwner.token))).status).toBe(404);
+    // The requests were logged (by their route), so the absence below means something.
+    expect(kh.logLines.some((l) => l.includes('/management/v1/users/{id}/metadata/{key}'))).toBe(true);
     expect(kh.logLines.join('\n')).not.toContain(secretish);
     expect(kh.logLines.join('\n')).not.toContain(b64(secretish));
   });
