@@ -15,6 +15,7 @@ import { projectHandlers } from './management/projects.js';
 import { projectLifecycleHandlers } from './management/project-lifecycle.js';
 import { userGrantHandlers } from './management/user-grants.js';
 import { managementUserHandlers } from './management/users.js';
+import { userMetadataHandlers } from './management/user-metadata.js';
 import { loginPolicyHandlers } from './management/login-policy.js';
 import { lockoutPolicyHandlers } from './management/lockout-policy.js';
 import { memberHandlers } from './management/members.js';
@@ -39,6 +40,7 @@ export function createServices(deps: ApiDeps): RegisteredService[] {
         ...projectLifecycleHandlers(deps),
         ...userGrantHandlers(deps),
         ...managementUserHandlers(deps),
+        ...userMetadataHandlers(deps),
         ...appHandlers(deps),
         ...credentialHandlers(deps),
         ...loginPolicyHandlers(deps),

@@ -37,6 +37,7 @@ import { setPassword, type SetPasswordInput } from './users/set-password.js';
 import { recordLogin } from './users/record-login.js';
 import { recordAnonymousThrottle, recordOidc } from './users/record-oidc.js';
 import { removePersonalAccessToken } from './users/remove-personal-access-token.js';
+import { removeUserMetadata, setUserMetadata } from './users/user-metadata.js';
 import { updateHumanUser, type UpdateHumanUserInput } from './users/update-human-user.js';
 import { deactivateUser, lockUser, reactivateUser, removeUser, unlockUser } from './users/user-lifecycle.js';
 import { endMySessions } from './users/end-my-sessions.js';
@@ -104,6 +105,8 @@ export function createCommands(ports: Ports) {
     recordOidc: (userId: string, event: Parameters<typeof recordOidc>[2]) => recordOidc(ports, userId, event),
     recordAnonymousThrottle: (input: Parameters<typeof recordAnonymousThrottle>[1]) => recordAnonymousThrottle(ports, input),
     removePersonalAccessToken: bind(ports, removePersonalAccessToken),
+    setUserMetadata: bind(ports, setUserMetadata),
+    removeUserMetadata: bind(ports, removeUserMetadata),
     updateHumanUser: bind(ports, updateHumanUser),
     deactivateUser: bind(ports, deactivateUser),
     reactivateUser: bind(ports, reactivateUser),

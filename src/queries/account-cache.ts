@@ -45,13 +45,13 @@ const VERSION_ONLY: ReadonlySet<EventTypeName> = new Set<EventTypeName>([
 const changesAUser = (e: StoredEvent) => e.type.startsWith('user.') && !VERSION_ONLY.has(e.type as EventTypeName);
 const changesALoginPolicy = (e: StoredEvent) => e.type.startsWith('org.login.policy.');
 
-export interface AccountReads extends Pick<ReadModel, 'user'> {
+export interface AccountReads extends Pick<ReadModel, 'user' | 'userMetadataOf'> {
   /** Whether the org's login policy requires a second factor (its own, or the default: no). */
   forceMfaOf(orgId: string): Promise<boolean>;
 }
 
 export function cachedAccountReads(
-  read: Pick<ReadModel, 'user' | 'loginPolicyOf'>,
+  read: Pick<ReadModel, 'user' | 'userMetadataOf' | 'loginPolicyOf'>,
   options: {
     ttlMs?: number;
     /** The event store's onAppended: this process's appends. */
@@ -60,11 +60,19 @@ export function cachedAccountReads(
 ): AccountReads {
   const ttlMs = options.ttlMs ?? ACCOUNT_TTL_MS;
   const users = freshCache((userId) => read.user(userId), { ttlMs, maxEntries: MAX_USERS });
+  // The metadata claim's entries (userinfo, ID token), under the same rule: a user's events clear them.
+  const metadata = freshCache((userId) => read.userMetadataOf(userId), { ttlMs, maxEntries: MAX_USERS });
   // An org without a policy of its own has the default one: that is an answer too, kept like a found one.
   const policies = freshCache(async (orgId) => ({ forceMfa: (await read.loginPolicyOf(orgId))?.forceMfa ?? false }), { ttlMs, maxEntries: MAX_POLICIES });
   options.onAppended?.((events) => {
-    if (events.some(changesAUser)) users.clear();
+    if (events.some(changesAUser)) {
+      users.clear();
+      metadata.clear();
+    }
     if (events.some(changesALoginPolicy)) policies.clear();
   });
-  return { user: (userId) => users.get(userId), forceMfaOf: async (orgId) => (await policies.get(orgId))?.forceMfa ?? false };
+  return {
+    user: (userId) => users.get(userId),
+    userMetadataOf: async (userId) => (await metadata.get(userId)) ?? [],
+    forceMfaOf: async (orgId) => (await policies.get(orgId))?.forceMfa ?? false };
 }

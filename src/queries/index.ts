@@ -8,6 +8,7 @@ import { getProject } from './projects.js';
 import { listPats } from './pats.js';
 import { listOrgMembers, listProjectMembers, type MemberListInput } from './members.js';
 import { listUserGrants, type ListUserGrantsInput } from './user-grants.js';
+import { getUserMetadata, listUserMetadata } from './user-metadata.js';
 import { listAppKeys } from './app-keys.js';
 import { listEvents, type ListEventsInput } from './events.js';
 import { getMyOrganization, getOrganization } from './orgs.js';
@@ -36,6 +37,8 @@ export function createQueries(read: ReadModel, clock: Clock) {
     listOrgMembers: (call: Call, input: MemberListInput) => listOrgMembers(read, call, input),
     listProjectMembers: (call: Call, input: MemberListInput & { projectId: string }) => listProjectMembers(read, call, input),
     listUserGrants: (call: Call, input: ListUserGrantsInput) => listUserGrants(read, call, input),
+    listUserMetadata: (call: Call, input: { userId: string; page?: SentPage; keys: SentText[]; queryCount: number }) => listUserMetadata(read, call, input),
+    getUserMetadata: (call: Call, input: { userId: string; key: string }) => getUserMetadata(read, call, input),
     listAppKeys: (call: Call, input: { projectId: string; appId: string; page?: SentPage }) => listAppKeys(read, call, input),
     listOrganizations: (call: Call, input: { page?: SentPage; names: SentText[]; ids: string[]; queryCount: number }) =>
       listOrganizations(read, call, input),

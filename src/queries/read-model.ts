@@ -166,6 +166,13 @@ export interface MemberListed {
   familyName: string;
 }
 
+/** A user's metadata entry: its key (NFC) and value (base64). Personal data: never logged. */
+export interface UserMetadataView extends Versioned {
+  userId: string;
+  key: string;
+  value: string;
+}
+
 /** A machine user's client credentials, for the token endpoint and the API's token check. */
 export interface MachineClientView {
   userId: string;
@@ -220,6 +227,11 @@ export interface ReadModel extends Lookups {
   patsOf(userId: string, page: Page): Promise<Listed<PatListed>>;
   /** One page of the members of an org or a project; each of `userIds` must match (ListOrgMembers' user id queries). */
   membersOf(scopeType: 'org' | 'project', scopeId: string, userIds: readonly string[], page: Page): Promise<Listed<MemberListed>>;
+  /** One page of the user's metadata, every key filter matching (ListUserMetadata). */
+  searchUserMetadata(userId: string, keys: readonly TextFilter[], page: Page): Promise<Listed<UserMetadataView>>;
+  userMetadataEntry(userId: string, key: string): Promise<UserMetadataView | undefined>;
+  /** All of the user's metadata, by key (the metadata claim). */
+  userMetadataOf(userId: string): Promise<UserMetadataView[]>;
   org(orgId: string): Promise<OrgView | undefined>;
   /** The machine user with this client id and a secret; undefined when none. */
   machineByClientId(clientId: string): Promise<MachineClientView | undefined>;

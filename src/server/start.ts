@@ -189,7 +189,7 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
         lifetimes: config.oidc.lifetimes,
         audit: commands.recordOidc,
         // The provider's client and account reads, cached (queries/client-cache.ts, queries/account-cache.ts); everything else read as is.
-        read: { ...readModel, ...clients, user: accounts.user },
+        read: { ...readModel, ...clients, user: accounts.user, userMetadataOf: accounts.userMetadataOf },
         rolesOf: async (userId, projectId) => rolesClaim(await readModel.projectRolesOfUser(userId, projectId)),
         mayLogIn: (userId, projectId) => mayUseProject(readModel, userId, projectId),
         login: loginPorts(

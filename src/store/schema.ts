@@ -149,6 +149,22 @@ export const userGrants = pgTable(
   (t) => [uniqueIndex('user_grants_user_project_key').on(t.userId, t.projectId), index('user_grants_org_id_idx').on(t.orgId)],
 );
 
+export const userMetadata = pgTable(
+  'user_metadata',
+  {
+    userId: text('user_id').notNull(),
+    /** NFC, as in its event. */
+    key: text('key').notNull(),
+    orgId: text('org_id').notNull(),
+    /** Base64, as in its event: personal data, never logged. */
+    value: text('value').notNull(),
+    createdAt: timestamptz('created_at').notNull(),
+    changedAt: timestamptz('changed_at').notNull(),
+    sequence: integer('sequence').notNull(),
+  },
+  (t) => [primaryKey({ name: 'user_metadata_pkey', columns: [t.userId, t.key] })],
+);
+
 export const users = pgTable(
   'users',
   {
@@ -448,6 +464,7 @@ export type ProjectRow = typeof projects.$inferSelect;
 export type UserRow = Omit<typeof users.$inferSelect, 'passwordHash' | 'passwordChangeRequired'>;
 export type MembershipRow = typeof memberships.$inferSelect;
 export type PatRow = typeof personalAccessTokens.$inferSelect;
+export type UserMetadataRow = typeof userMetadata.$inferSelect;
 export type AppRow = typeof apps.$inferSelect;
 export type U2fRow = typeof u2fTokens.$inferSelect;
 export type ProjectRoleRow = typeof projectRoles.$inferSelect;

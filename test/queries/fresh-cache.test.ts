@@ -149,6 +149,7 @@ describe('cachedAccountReads', () => {
       {
         user: async (id) => (log.push(`user ${id}`), { id } as never),
         loginPolicyOf: async (orgId) => (log.push(`policy ${orgId}`), policy as never),
+        userMetadataOf: async (id) => (log.push(`metadata ${id}`), [{ key: 'k', value: 'dg==' } as never]),
       },
       { ttlMs: 60_000, onAppended: (l) => (listener = l) },
     );
@@ -170,6 +171,20 @@ describe('cachedAccountReads', () => {
       await accounts.user('u1');
       expect(log.length - before, change).toBe(1);
     }
+  });
+
+  it("a change of a user's metadata clears its cached entries; a login's own events do not", async () => {
+    const { log, accounts, emit } = reads();
+    expect(await accounts.userMetadataOf('u1')).toEqual([{ key: 'k', value: 'dg==' }]);
+    await accounts.userMetadataOf('u1');
+    emit('user.login.succeeded', 'user.oidc.grant.saved');
+    await accounts.userMetadataOf('u1');
+    expect(log).toEqual(['metadata u1']);
+    for (const change of ['user.metadata.set', 'user.metadata.removed', 'user.removed']) {
+      emit(change);
+      await accounts.userMetadataOf('u1');
+    }
+    expect(log).toEqual(['metadata u1', 'metadata u1', 'metadata u1', 'metadata u1']);
   });
 
   it('every user event clears it but those the users projection answers with nothing but a new version', async () => {

@@ -402,6 +402,43 @@ const ROWS: Row[] = [
     // user.write, as for adding one: T cannot revoke its own either.
     expect: inOrgA(['orgOwner', 'instanceOwner']),
   },
+  // A user's metadata: writes need user.write (and containment), reads user.read, in the user's org.
+  {
+    rpc: 'management.SetUserMetadata',
+    call: (c) => c.mgmt.setUserMetadata({ id: world.target.userId, key: 'matrix', value: new Uint8Array([1]) }),
+    expect: inOrgA(['orgOwner', 'instanceOwner']),
+  },
+  {
+    rpc: 'management.BulkSetUserMetadata',
+    call: (c) => c.mgmt.bulkSetUserMetadata({ id: world.target.userId, metadata: [{ key: 'matrix', value: new Uint8Array([2]) }] }),
+    expect: inOrgA(['orgOwner', 'instanceOwner']),
+  },
+  {
+    rpc: 'management.ListUserMetadata',
+    call: (c) => c.mgmt.listUserMetadata({ id: world.target.userId }),
+    expect: inOrgA(['orgOwner', 'instanceOwner']),
+  },
+  {
+    rpc: 'management.GetUserMetadata',
+    call: () => Promise.reject(new Error('prepared per cell')),
+    prepare: async () => {
+      await adminA().setUserMetadata({ id: world.target.userId, key: 'readable', value: new Uint8Array([3]) });
+      return (c) => c.mgmt.getUserMetadata({ id: world.target.userId, key: 'readable' });
+    },
+    expect: inOrgA(['orgOwner', 'instanceOwner']),
+  },
+  ...(['RemoveUserMetadata', 'BulkRemoveUserMetadata'] as const).map(
+    (rpc): Row => ({
+      rpc: `management.${rpc}`,
+      call: () => Promise.reject(new Error('prepared per cell')),
+      prepare: async () => {
+        const key = unique('doomed');
+        await adminA().setUserMetadata({ id: world.target.userId, key, value: new Uint8Array([4]) });
+        return (c) => (rpc === 'RemoveUserMetadata' ? c.mgmt.removeUserMetadata({ id: world.target.userId, key }) : c.mgmt.bulkRemoveUserMetadata({ id: world.target.userId, keys: [key] }));
+      },
+      expect: inOrgA(['orgOwner', 'instanceOwner']),
+    }),
+  ),
   // A machine user's client secret (as its PATs: user.write, and containment).
   {
     rpc: 'management.GenerateMachineSecret',
@@ -886,6 +923,34 @@ const userRead: Record<CCaller, string[]> = {
 };
 
 const C_ROWS: CRow[] = [
+  {
+    // Apps may decide on a user's metadata: changing it is contained like a credential, in the caller's org context.
+    rpc: 'SetUserMetadata',
+    grpc: (c, t) => c.mgmt.setUserMetadata({ id: t.userId, key: 'contained', value: new Uint8Array([1]) }),
+    rest: (t) => ['POST', `/management/v1/users/${t.userId}/metadata/contained`, { value: 'AQ==' }],
+    expect: {
+      iamOwner: [OK, OK, OK, OK, OK, OK, OK, NF], // the user of B is not in D's context
+      orgOwner: [OK, OK, PE, OK, OK, OK, PE, NF],
+      userManager: [OK, OK, PE, PE, OK, PE, PE, NF],
+      projectOwner: [PD, PD, PD, PD, PD, PD, PD, NF],
+      noRole: [PD, PD, PD, PD, PD, PD, PD, NF],
+      self: [NA, PD, OK, OK, OK, PD, PD, PD],
+    },
+  },
+  {
+    // Reading needs user.read in the caller's org context; no containment.
+    rpc: 'ListUserMetadata',
+    grpc: (c, t) => c.mgmt.listUserMetadata({ id: t.userId }),
+    rest: (t) => ['POST', `/management/v1/users/${t.userId}/metadata/_search`, {}],
+    expect: {
+      iamOwner: [OK, OK, OK, OK, OK, OK, OK, NF],
+      orgOwner: [OK, OK, OK, OK, OK, OK, OK, NF],
+      userManager: [OK, OK, OK, OK, OK, OK, OK, NF],
+      projectOwner: [PD, PD, PD, PD, PD, PD, PD, NF],
+      noRole: [PD, PD, PD, PD, PD, PD, PD, NF],
+      self: [NA, PD, OK, OK, OK, PD, PD, PD],
+    },
+  },
   {
     rpc: 'AddPersonalAccessToken',
     // In the caller's own org context (D; B for "self" of the user of B).

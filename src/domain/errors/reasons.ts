@@ -367,6 +367,11 @@ export const REASONS = {
     code: GrpcCode.NotFound,
     messages: { en: 'Personal access token {tokenId} of user {userId} was not found.', de: 'Das persönliche Zugriffstoken {tokenId} des Benutzers {userId} wurde nicht gefunden.' },
   },
+  USER_METADATA_NOT_FOUND: {
+    code: GrpcCode.NotFound,
+    // The key is the client's text: not echoed (the request names it).
+    messages: { en: 'User {userId} has no metadata with this key.', de: 'Der Benutzer {userId} hat keine Metadaten mit diesem Schlüssel.' },
+  },
   APP_NOT_ACTIVE: {
     code: GrpcCode.FailedPrecondition,
     messages: { en: 'Application {appId} is not active.', de: 'Die Anwendung {appId} ist nicht aktiv.' },

@@ -96,6 +96,8 @@ export const AGGREGATE_OF: { readonly [K in EventTypeName]: AggregateOfType<K> }
   'user.recovery.code.used': 'user',
   'user.recovery.code.check.failed': 'user',
   'user.recovery.codes.removed': 'user',
+  'user.metadata.set': 'user',
+  'user.metadata.removed': 'user',
   'app.added': 'app',
   'app.oidc.config.added': 'app',
   'app.oidc.secret.changed': 'app',
@@ -176,6 +178,9 @@ export const SECRET_FIELDS: { readonly [K in EventTypeName]: readonly (keyof Eve
   'user.recovery.code.used': [],
   'user.recovery.code.check.failed': [],
   'user.recovery.codes.removed': [],
+  // Personal data, not a secret: shown as an e-mail address is.
+  'user.metadata.set': [],
+  'user.metadata.removed': [],
   'app.added': [],
   'app.oidc.config.added': ['clientSecretHash'],
   'app.oidc.secret.changed': ['clientSecretHash'],

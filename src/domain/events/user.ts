@@ -82,6 +82,13 @@ export interface UserEventPayloads {
   'user.recovery.code.check.failed': { clientId: string };
   /** RemoveAllU2F: with the keys go the codes (the next first key brings a new set). */
   'user.recovery.codes.removed': Record<string, never>;
+  /**
+   * SetUserMetadata, BulkSetUserMetadata (one event per key, in one write): the
+   * key (NFC) and its value, base64 (1 to 2048 bytes). Personal data: never logged.
+   */
+  'user.metadata.set': { key: string; value: string };
+  /** RemoveUserMetadata, BulkRemoveUserMetadata (one event per key, in one write). */
+  'user.metadata.removed': { key: string };
 }
 
 /** The access token a machine user gets by client credentials: opaque (BEARER) or a signed JWT. */

@@ -11,6 +11,7 @@ export const SCOPE_TEXTS = {
   email: { en: 'read your e-mail address and whether it is verified', de: 'deine E-Mail-Adresse lesen und ob sie bestätigt ist' },
   offlineAccess: { en: 'stay signed in (refresh tokens)', de: 'angemeldet bleiben (Refresh-Tokens)' },
   roles: { en: 'read your roles in its project', de: 'deine Rollen in ihrem Projekt lesen' },
+  metadata: { en: 'read the metadata your organization keeps about you', de: 'die Metadaten lesen, die deine Organisation über dich führt' },
   org: { en: 'sign you in as a user of the organization {orgId}', de: 'dich als Benutzer der Organisation {orgId} anmelden' },
   api: {
     en: "act as you on Keyhold's management API, with every role you hold",

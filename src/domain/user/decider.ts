@@ -1,11 +1,12 @@
 // A user's life: added as a human (possibly with a password) or a machine (the
 // machine possibly with its first token, at bootstrap), personal access tokens
 // added for machines and removed, passwords set for humans, profile changes,
-// deactivation, locking and removal.
+// deactivation, locking and removal, and its metadata.
 import type { Decider } from '../decider.js';
-import { KeyholdError } from '../errors/keyhold-error.js';
+import { invalidRequest, KeyholdError } from '../errors/keyhold-error.js';
 import type { EventPayloads, EventTypeOf, NewEvent } from '../events/index.js';
 import type { MachineAccessTokenType } from '../events/user.js';
+import { MAX_METADATA_KEYS, tooManyKeys } from './metadata.js';
 
 type UserEventType = EventTypeOf<'user'>;
 
@@ -27,6 +28,15 @@ export interface UserState {
    * policy's count; the throttle counts by time window instead).
    */
   failedPasswordAttempts: number;
+  /** The metadata keys the user holds (NFC), at most MAX_METADATA_KEYS. */
+  metadataKeys: readonly string[];
+}
+
+/** A metadata entry to set: its key (NFC), value (base64) and the request field that named it (for a 400). */
+export interface MetadataEntry {
+  key: string;
+  value: string;
+  field: string;
 }
 
 /** A password's stored facts: the hash (never the password) and whether it must be changed at the next login. */
@@ -102,7 +112,11 @@ export type UserCommand =
   | { kind: LifecycleStep; actor: string }
   | { kind: 'remove'; actor: string }
   /** RemoveMySessions: the user ends every session and grant of its own. */
-  | { kind: 'endSessions'; actor: string };
+  | { kind: 'endSessions'; actor: string }
+  /** (Bulk)SetUserMetadata: all entries or none. */
+  | { kind: 'setMetadata'; entries: readonly MetadataEntry[]; actor: string }
+  /** (Bulk)RemoveUserMetadata: all keys or none; each must be held. */
+  | { kind: 'removeMetadata'; keys: readonly string[]; actor: string };
 
 /**
  * Whether the user may hold a personal access token: only machine users (a
@@ -127,7 +141,7 @@ export function userDecider(userId: string): Decider<UserState, UserCommand, Use
   return {
     // A user's history grows with every login; its fold holds no secret (token ids, not tokens), so it may be kept.
     foldKey: 'user',
-    initialState: () => ({ exists: false, orgId: '', username: '', hasPassword: false, pats: [], state: 'active', failedPasswordAttempts: 0 }),
+    initialState: () => ({ exists: false, orgId: '', username: '', hasPassword: false, pats: [], state: 'active', failedPasswordAttempts: 0, metadataKeys: [] }),
     evolve: (state, event) => {
       switch (event.type) {
         case 'user.human.added':
@@ -160,7 +174,11 @@ export function userDecider(userId: string): Decider<UserState, UserCommand, Use
         case 'user.machine.secret.removed':
           return { ...state, machineClientId: undefined };
         case 'user.removed':
-          return { ...state, exists: false, pats: [], machineClientId: undefined };
+          return { ...state, exists: false, pats: [], machineClientId: undefined, metadataKeys: [] };
+        case 'user.metadata.set':
+          return state.metadataKeys.includes(event.payload.key) ? state : { ...state, metadataKeys: [...state.metadataKeys, event.payload.key] };
+        case 'user.metadata.removed':
+          return { ...state, metadataKeys: state.metadataKeys.filter((k) => k !== event.payload.key) };
         default:
           return state;
       }
@@ -258,6 +276,21 @@ export function userDecider(userId: string): Decider<UserState, UserCommand, Use
         case 'endSessions':
           if (!state.exists) throw new KeyholdError('USER_NOT_FOUND', { userId });
           return [{ ...own(state.orgId), type: 'user.sessions.ended', payload: {} }];
+        case 'setMetadata': {
+          if (!state.exists) throw new KeyholdError('USER_NOT_FOUND', { userId });
+          const held = new Set(state.metadataKeys);
+          for (const entry of command.entries) {
+            if (held.has(entry.key)) continue;
+            if (held.size >= MAX_METADATA_KEYS) throw invalidRequest([tooManyKeys(entry.field)]);
+            held.add(entry.key);
+          }
+          return command.entries.map((e) => ({ ...own(state.orgId), type: 'user.metadata.set' as const, payload: { key: e.key, value: e.value } }));
+        }
+        case 'removeMetadata': {
+          if (!state.exists) throw new KeyholdError('USER_NOT_FOUND', { userId });
+          if (command.keys.some((k) => !state.metadataKeys.includes(k))) throw new KeyholdError('USER_METADATA_NOT_FOUND', { userId });
+          return command.keys.map((key) => ({ ...own(state.orgId), type: 'user.metadata.removed' as const, payload: { key } }));
+        }
       }
     },
   };

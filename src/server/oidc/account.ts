@@ -1,12 +1,23 @@
 // Accounts of the OpenID Provider: users of the read model, with the standard
 // claims (preferred_username, name, given_name, family_name, email,
-// email_verified, locale, updated_at) and the project roles claim.
+// email_verified, locale, updated_at), the project roles claim and the user's
+// metadata claim.
 import { errors } from 'oidc-provider';
 import type { ReadModel } from '../../queries/read-model.js';
 
 /** ZITADEL's roles scope and claim: `{roleKey: {orgId: orgName}}`. */
 export const ROLES_SCOPE = 'urn:keyhold:iam:org:project:roles';
 export const ROLES_CLAIM = 'urn:keyhold:iam:org:project:roles';
+
+/**
+ * ZITADEL's metadata scope and claim, under ZITADEL's name so apps written for it
+ * work unchanged: `{key: base64(value)}`, every entry of the user (at most 64).
+ */
+export const METADATA_SCOPE = 'urn:zitadel:iam:user:metadata';
+export const METADATA_CLAIM = 'urn:zitadel:iam:user:metadata';
+
+/** What an account is read from: the user, and its metadata when the scope asks for it. */
+export type AccountRead = Pick<ReadModel, 'user' | 'userMetadataOf'>;
 
 export type ProjectRoles = Record<string, Record<string, string>>;
 /** The user's roles on a project, shaped as the claim (from the project grants). */
@@ -20,7 +31,8 @@ export const noRoles: RolesOf = async () => ({});
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
 
-const PROFILE_CLAIMS = ['name', 'given_name', 'family_name', 'preferred_username', 'locale', 'updated_at', 'email', 'email_verified'];
+// The claims an ID token carries only with idTokenUserinfoAssertion when an access token is issued too (userinfo has them).
+const PROFILE_CLAIMS = ['name', 'given_name', 'family_name', 'preferred_username', 'locale', 'updated_at', 'email', 'email_verified', METADATA_CLAIM];
 
 const extra = (client: Any, name: string): Any => client?.[name] ?? client?.[name.replace(/_([a-z])/g, (_m: string, c: string) => c.toUpperCase())];
 
@@ -32,7 +44,7 @@ const extra = (client: Any, name: string): Any => client?.[name] ?? client?.[nam
  * ended before (adapter.ts), so what remains is a login that finished as the
  * user was locked or deactivated — the app is told access_denied.
  */
-export async function findAccount(ctx: Any, id: string, token: unknown, read: Pick<ReadModel, 'user'>, rolesOf: RolesOf, mayUseProject: MayUseProject) {
+export async function findAccount(ctx: Any, id: string, token: unknown, read: AccountRead, rolesOf: RolesOf, mayUseProject: MayUseProject) {
   const account = await accountClaims(ctx, id, read, rolesOf);
   // A code, a refresh token or an access token is used only while the user may still log in to
   // its app's project: a project's login checks hold for the tokens given before, not only at login.
@@ -42,7 +54,7 @@ export async function findAccount(ctx: Any, id: string, token: unknown, read: Pi
   return account;
 }
 
-export async function accountClaims(ctx: Any, id: string, read: Pick<ReadModel, 'user'>, rolesOf: RolesOf) {
+export async function accountClaims(ctx: Any, id: string, read: AccountRead, rolesOf: RolesOf) {
   const user = await read.user(id);
   // A deactivated or locked user is no account: no token, refresh or userinfo for it (LockUser, DeactivateUser).
   if (!user || user.kind !== 'human' || user.state !== 'active') return undefined;
@@ -63,6 +75,10 @@ export async function accountClaims(ctx: Any, id: string, read: Pick<ReadModel, 
         // Keyhold does not verify email addresses yet.
         email_verified: user.email ? false : undefined,
       };
+      if (scopes.has(METADATA_SCOPE)) {
+        const entries = await read.userMetadataOf(user.id);
+        if (entries.length > 0) claims[METADATA_CLAIM] = Object.fromEntries(entries.map((e) => [e.key, e.value]));
+      }
       if (use === 'id_token') {
         // idTokenUserinfoAssertion: when an access token is issued too, profile and email claims go into the ID token only if set.
         const responseType: string = ctx?.oidc?.params?.response_type ?? '';

@@ -14,7 +14,7 @@
 // - A device sign-in (RFC 8628) that asks for it passes the consent page every
 //   time: a grant of an earlier device sign-in is not reused for it.
 import { API_AUDIENCE_SCOPE } from '../../queries/callers.js';
-import { ROLES_SCOPE } from './account.js';
+import { METADATA_SCOPE, ROLES_SCOPE } from './account.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
@@ -22,7 +22,7 @@ type Any = any;
 export { API_AUDIENCE_SCOPE };
 
 /** The scopes every app may ask for. */
-const APP_SCOPES = ['openid', 'offline_access', 'profile', 'email', ROLES_SCOPE] as const;
+const APP_SCOPES = ['openid', 'offline_access', 'profile', 'email', ROLES_SCOPE, METADATA_SCOPE] as const;
 
 /** Every scope the provider knows (configuration.ts `scopes`; discovery's scopes_supported). */
 export const PROVIDER_SCOPES: readonly string[] = [...APP_SCOPES, API_AUDIENCE_SCOPE];

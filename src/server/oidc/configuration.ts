@@ -23,7 +23,7 @@ import type { ClientReads } from './adapter.js';
 import type { KeySet } from './keys.js';
 import { renderErrorPage, renderLogoutPage, renderLoggedOutPage } from './pages.js';
 import { ACR_VALUES, authenticationClaims } from './acr.js';
-import { findAccount, ROLES_CLAIM, ROLES_SCOPE, type RolesOf } from './account.js';
+import { findAccount, METADATA_CLAIM, METADATA_SCOPE, ROLES_CLAIM, ROLES_SCOPE, type AccountRead, type RolesOf } from './account.js';
 import { firstPartyGrant, grantsWithoutConsentPage } from './first-party-grant.js';
 import { loginUrl } from './login-url.js';
 import { keepOfflineAccess } from './offline-access.js';
@@ -91,7 +91,7 @@ export interface ProviderDeps {
   issuer: string;
   keys: KeySet;
   store: OidcStateStore;
-  read: Pick<ReadModel, 'user'> & ClientReads;
+  read: AccountRead & ClientReads;
   rolesOf: RolesOf;
   mayLogIn: (userId: string, projectId: string) => Promise<boolean>;
   /** This instance's lifetimes; ZITADEL's defaults when not given. */
@@ -137,6 +137,7 @@ export function createProvider(deps: ProviderDeps): Any {
       profile: ['name', 'given_name', 'family_name', 'preferred_username', 'locale', 'updated_at'],
       email: ['email', 'email_verified'],
       [ROLES_SCOPE]: [ROLES_CLAIM],
+      [METADATA_SCOPE]: [METADATA_CLAIM],
     },
     // The ID token carries scope claims by the app's idTokenUserinfoAssertion (account.ts), not by the library's rule.
     conformIdTokenClaims: false,

@@ -21,7 +21,7 @@ import { boundKey } from './machine-clients.js';
 export interface JwtUserinfoDeps {
   issuer: () => string;
   signingKeys: () => Record<string, unknown>[];
-  read: Pick<ReadModel, 'appByClientId' | 'user'>;
+  read: Pick<ReadModel, 'appByClientId' | 'user' | 'userMetadataOf'>;
   rolesOf: RolesOf;
   /** Claims a DPoP proof's id once (OidcStateStore.insertNew). */
   claimProof: ClaimOnce;
@@ -87,6 +87,7 @@ const SCOPE_CLAIMS: Readonly<Record<string, readonly string[]>> = {
   profile: ['name', 'given_name', 'family_name', 'preferred_username', 'locale', 'updated_at'],
   email: ['email', 'email_verified'],
   'urn:keyhold:iam:org:project:roles': ['urn:keyhold:iam:org:project:roles'],
+  'urn:zitadel:iam:user:metadata': ['urn:zitadel:iam:user:metadata'],
 };
 
 function claimsOfScopes(scope: string): string[] {

@@ -49,7 +49,7 @@ type Any = any;
 export interface OidcDeps {
   store: OidcStateStore;
   keyStore: OidcKeyStore;
-  read: Pick<ReadModel, 'appByClientId' | 'user'> & ClientReads;
+  read: Pick<ReadModel, 'appByClientId' | 'user' | 'userMetadataOf'> & ClientReads;
   rolesOf: RolesOf;
   /** Whether the user may log in to the project's apps (projectRoleCheck / hasProjectCheck). */
   mayLogIn: (userId: string, projectId: string) => Promise<boolean>;

@@ -5,7 +5,7 @@
 import type { Language } from '../../domain/i18n/language.js';
 import { SCOPE_TEXTS, type ScopeText } from '../../domain/i18n/scopes.js';
 import { localize } from '../../domain/i18n/text.js';
-import { ROLES_SCOPE } from './account.js';
+import { METADATA_SCOPE, ROLES_SCOPE } from './account.js';
 import { API_AUDIENCE_SCOPE } from './api-audience.js';
 import { ORG_SCOPE_PREFIX } from './org-scope.js';
 import { escapeHtml } from './pages.js';
@@ -16,6 +16,7 @@ const SCOPE_WORDS: Readonly<Record<string, ScopeText>> = {
   email: 'email',
   offline_access: 'offlineAccess',
   [ROLES_SCOPE]: 'roles',
+  [METADATA_SCOPE]: 'metadata',
   [API_AUDIENCE_SCOPE]: 'api',
 };
 

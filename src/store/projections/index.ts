@@ -16,6 +16,7 @@ import type { Handler, ProjectableEvent, Projection } from './projection.js';
 import { projectRolesProjection, projectsProjection, userGrantsProjection } from './projects.js';
 import { recoveryCodesProjection } from './recovery-codes.js';
 import { u2fTokensProjection } from './u2f-tokens.js';
+import { userMetadataProjection } from './user-metadata.js';
 import { usersProjection } from './users.js';
 
 export const projections: readonly Projection[] = [
@@ -27,6 +28,7 @@ export const projections: readonly Projection[] = [
   usersProjection,
   membershipsProjection,
   personalAccessTokensProjection,
+  userMetadataProjection,
   appsProjection,
   u2fTokensProjection,
   machineUsersProjection,

@@ -44,6 +44,13 @@ export const usersProjection: Projection = {
   'user.pat.removed': (e) => sql`
     update users set changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence}
     where id = ${e.aggregateId}`,
+  // The entries live in user_metadata (./user-metadata.ts); what apps are told of the user changed (userinfo's updated_at).
+  'user.metadata.set': (e) => sql`
+    update users set changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence}
+    where id = ${e.aggregateId}`,
+  'user.metadata.removed': (e) => sql`
+    update users set changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence}
+    where id = ${e.aggregateId}`,
   'user.human.changed': (e) => sql`
     update users set username = ${e.payload.username}, username_key = ${usernameKey(e.payload.username)}, login_name_key = ${usernameKey(e.payload.username)}, given_name = ${e.payload.givenName},
       family_name = ${e.payload.familyName}, display_name = ${e.payload.displayName}, email = ${e.payload.email},

@@ -15,3 +15,4 @@ export { listAppKeys, listPats, listU2fPage, searchApps, searchOrgs, searchProje
 export { searchEvents } from './events.js';
 export { findMachineByClientId, type MachineClientRow } from './machine-users.js';
 export { liveAppKeys, type AppKeyListedRow } from './app-keys.js';
+export { allUserMetadata, findUserMetadata, searchUserMetadata } from './user-metadata.js';

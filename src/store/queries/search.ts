@@ -16,7 +16,7 @@ const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
  * the stored key column when the object has one (Keyhold's folding), else
  * lower() on both sides (the database's folding).
  */
-function textCondition(column: PgColumn, f: TextFilter, folded?: { column: PgColumn; key: (s: string) => string }): SQL {
+export function textCondition(column: PgColumn, f: TextFilter, folded?: { column: PgColumn; key: (s: string) => string }): SQL {
   const ignoreCase = f.method.endsWith('IgnoreCase');
   let target: SQL | PgColumn = column;
   let value = f.value.normalize('NFC');

@@ -61,6 +61,8 @@ const SAMPLES: { [K in EventTypeName]: EventPayloads[K] } = {
   'user.recovery.code.used': { index: 0, clientId: 'c' },
   'user.recovery.code.check.failed': { clientId: 'c' },
   'user.recovery.codes.removed': {},
+  'user.metadata.set': { key: 'department', value: 'c2FsZXM=' },
+  'user.metadata.removed': { key: 'department' },
   'app.added': { projectId: 'p', name: 'App' },
   'app.oidc.config.added': {
     clientId: 'c',
