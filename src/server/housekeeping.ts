@@ -28,6 +28,7 @@
 // cannot keep up or keeps failing; keyhold_sweep_last_success_timestamp_seconds
 // says when each table was last swept to its end.
 import type { Logger } from 'pino';
+import { toStoreError } from '../store/errors.js';
 import type { SweepObserver, SweptTable } from './metrics.js';
 import type { RepeatedErrorLog } from './repeated-errors.js';
 
@@ -107,8 +108,9 @@ export function startHousekeeping(options: {
       try {
         await sweepTable(task, deleted);
       } catch (err) {
-        // The database may be away or its disk full: the next sweep tries again.
-        errors.error(err, { task: task.table }, 'housekeeping failed');
+        // The database may be away or its disk full: the next sweep tries again. Logged as the
+        // store's error (DatabaseUnavailable…), never the driver's, which quotes the statement.
+        errors.error(toStoreError(err), { task: task.table }, 'housekeeping failed');
       }
       if (deleted.rows > 0 && task.table === 'u2f_tokens') log.info({ deleted: deleted.rows }, 'expired security-key registrations removed from the read model');
       else if (deleted.rows > 0) log.debug({ task: task.table, deleted: deleted.rows }, 'rows past their window deleted');
@@ -116,7 +118,7 @@ export function startHousekeeping(options: {
       if (deleted.rows > 0) shrunk.push(task.table);
     }
     if (reclaim && shrunk.length > 0 && !stopped) {
-      await reclaim(shrunk).catch((err) => errors.error(err, { tables: shrunk }, 'reclaiming the space of deleted rows failed'));
+      await reclaim(shrunk).catch((err) => errors.error(toStoreError(err), { tables: shrunk }, 'reclaiming the space of deleted rows failed'));
     }
     return total;
   }
