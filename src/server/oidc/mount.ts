@@ -122,7 +122,7 @@ export function mountOidc(fastify: FastifyInstance, deps: OidcDeps): OidcMount {
       const presented = { ...jwt, proof: req.headers.dpop as string | undefined, method: req.method };
       const claimProof = (key: string, expiresIn: number) => deps.store.insertNew(DPOP_PROOF_MODEL, key, {}, expiresIn);
       const sessionsEndedAt = (userId: string) => deps.store.sessionsEndedAt(userId);
-      jwtUserinfo(presented, { issuer: () => issuer, signingKeys: () => keys.signing, read: deps.read, rolesOf: deps.rolesOf, claimProof, sessionsEndedAt }).then(
+      jwtUserinfo(presented, { issuer: () => issuer, signingKeys: () => keys.signing, read: deps.read, rolesOf: deps.rolesOf, mayLogIn: deps.mayLogIn, claimProof, sessionsEndedAt }).then(
         (answer) => {
           const error = answer.body.error;
           if (typeof error === 'string') deps.noteOAuthError?.(req.raw, { error, description: loggable(answer.body.error_description) });

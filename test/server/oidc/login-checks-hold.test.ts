@@ -21,7 +21,7 @@ describe('login checks after the login', () => {
   afterAll(async () => kh?.close());
 
   /** A project (with the given checks), a user (granted `editor` when asked) and a web app allowed refresh tokens; then a login. */
-  async function loggedIn(name: string, project: { projectRoleCheck: boolean }, granted: boolean) {
+  async function loggedIn(name: string, project: { projectRoleCheck: boolean }, granted: boolean, appFields: Record<string, unknown> = {}) {
     const projectId = (await kh.rest('POST', '/management/v1/projects', { name, ...project })).body.id as string;
     expect((await kh.rest('POST', `/management/v1/projects/${projectId}/roles`, { roleKey: 'editor', displayName: 'Editor' })).status).toBe(200);
     const username = `${name.toLowerCase()}.user`;
@@ -33,6 +33,7 @@ describe('login checks after the login', () => {
       authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC',
       grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE', 'OIDC_GRANT_TYPE_REFRESH_TOKEN'],
       devMode: true,
+      ...appFields,
     });
     const config = await oidc.discovery(new URL(base), app.clientId, undefined, oidc.ClientSecretBasic(app.clientSecret!), { execute: [oidc.allowInsecureRequests] });
     const verifier = oidc.randomPKCECodeVerifier();
@@ -68,5 +69,13 @@ describe('login checks after the login', () => {
     expect(await uses(config, tokens)).toEqual({ refreshed: 'invalid_grant', userinfo: 401, active: false });
     expect((await kh.rest('PUT', `/management/v1/projects/${projectId}`, { name: 'Later', projectRoleCheck: false })).status).toBe(200);
     expect(await userinfo(tokens.access_token)).toBe(200);
+  });
+
+  it('a JWT access token too: its userinfo ends with the grant', async () => {
+    const { userId, grantId, tokens } = await loggedIn('Signed', { projectRoleCheck: true }, true, { accessTokenType: 'OIDC_TOKEN_TYPE_JWT' });
+    expect(tokens.access_token.split('.')).toHaveLength(3);
+    expect(await userinfo(tokens.access_token)).toBe(200);
+    expect((await kh.rest('DELETE', `/management/v1/users/${userId}/grants/${grantId}`)).status).toBe(200);
+    expect(await userinfo(tokens.access_token)).toBe(401);
   });
 });
