@@ -12,7 +12,9 @@ import { userDecider, type LifecycleStep } from '../../domain/user/decider.js';
 import { assertContainsUser, authorize, visibleUser } from '../access.js';
 import type { Call, Caller } from '../caller.js';
 import type { Ports } from '../ports.js';
-import { runCommand } from '../run.js';
+import { orgDecider, type OrgCommand, type OrgState } from '../../domain/org/decider.js';
+import { goneOwners } from '../orgs/org-members.js';
+import { runCommand, runCommands, target } from '../run.js';
 import { written, type Written } from '../written.js';
 
 /** The steps every write on another user shares: 400, 404, 403, containment. */
@@ -28,7 +30,18 @@ export async function userForWrite(ports: Ports, caller: Caller, userId: string)
 async function step(ports: Ports, { caller }: Call, userId: string, kind: LifecycleStep | 'remove'): Promise<{ written: Written }> {
   await userForWrite(ports, caller, userId);
   if (userId === caller.userId && kind !== 'reactivate' && kind !== 'unlock') throw new KeyholdError('USER_SELF_LIFECYCLE', { userId });
-  const events = await runCommand(ports.events, { type: 'user', id: userId }, userDecider(userId), { kind, actor: caller.userId });
+  const command = { kind, actor: caller.userId };
+  if (kind !== 'remove') return { written: written(await runCommand(ports.events, { type: 'user', id: userId }, userDecider(userId), command), userId) };
+  // A removed user leaves every org it is a member of, decided on each org's events with the
+  // last-owner rule (org-members.ts): two owners removing each other's users at once meet there,
+  // and one of them is refused (LAST_ORG_OWNER) instead of leaving the org without an owner.
+  const orgIds = (await ports.lookups.membershipsOf(userId)).filter((m) => m.scopeType === 'org').map((m) => m.scopeId);
+  const events = await runCommands(ports.events, [
+    target({ type: 'user', id: userId }, userDecider(userId), command),
+    ...orgIds.map((orgId) =>
+      target({ type: 'org', id: orgId }, orgDecider(orgId), async (state: OrgState): Promise<OrgCommand> => ({ kind: 'removeMember', userId, actor: caller.userId, goneUsers: await goneOwners(ports.lookups, state) })),
+    ),
+  ]);
   return { written: written(events, userId) };
 }
 

@@ -170,6 +170,27 @@ describe.each(backends)('members on $label', ({ options, skip }) => {
     expect(left.map((m) => m.roles)).toEqual([['ORG_OWNER']]);
   });
 
+  it.skipIf(skip)('the last two owners removing each other’s users at once, 5 rounds: one removal is refused, one owner stays', async () => {
+    for (let round = 0; round < 5; round++) {
+      const pair = await addOrg(kh, unique('Users'));
+      const [a, b] = await Promise.all([machineCaller(kh, pair, unique('ua'), ['ORG_OWNER']), machineCaller(kh, pair, unique('ub'), ['ORG_OWNER'])]);
+      // Half over REST, half over gRPC, each owner with its own token; a user removed already answers 404 or 401.
+      const outcomes = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => {
+          const [by, target] = i % 2 ? [a, b] : [b, a];
+          return i < 4
+            ? kh.rest('DELETE', `/v2/users/${target.userId}`, undefined, bearer(by.token)).then((r) => (r.status === 200 ? 'OK' : String(restReason(r.body) ?? r.status)))
+            : kh.client(UserService, 'grpc', by.token).removeUser({ userId: target.userId }).then(() => 'OK', async (e) => (await rpcError(Promise.reject(e))).reason ?? 'refused');
+        }),
+      );
+      // The others: LAST_ORG_OWNER when decided beside the winner, else the removed owner's token is refused (401).
+      expect(outcomes.filter((o) => o === 'OK'), JSON.stringify(outcomes)).toHaveLength(1);
+      expect(outcomes.every((o) => ['OK', 'LAST_ORG_OWNER', 'UNAUTHENTICATED', 'USER_NOT_FOUND'].includes(o)), JSON.stringify(outcomes)).toBe(true);
+      const left = (await admin(pair).listOrgMembers({})).result;
+      expect(left.map((m) => m.roles)).toEqual([['ORG_OWNER']]);
+    }
+  });
+
   it.skipIf(skip)('another org cannot reach this org’s members: 404 in its own context, 403 naming this org', async () => {
     const bot = await machineCaller(kh, org, unique('kept'), ['ORG_USER_MANAGER']);
     const theirs = as(otherOwner.token);
