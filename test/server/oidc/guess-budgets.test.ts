@@ -24,7 +24,7 @@ announcePostgresSkip('guess budgets on PostgreSQL and on two processes');
 
 const PASSWORD = 'the right password 17';
 const REDIRECT = 'http://localhost:5175/cb';
-const ROUNDS = 20;
+const ROUNDS = 10;
 const FREE = BUCKETS['password.account.client'].free;
 const WAIT = /Too many attempts\. Wait \d+ seconds and try again\./;
 const LOCKED_OUT = 'Too many wrong passwords: this account is now locked.';
