@@ -49,7 +49,7 @@ export interface IdentityObserver {
   loginSucceeded(): void;
   /** A password step was refused, by why (the user is told less: login.ts). */
   loginFailed(reason: LoginFailure): void;
-  /** A password try was refused unchecked: its guessing budget is spent (oidc/guess-buckets.ts). */
+  /** A password try was refused unchecked: its guessing budget is spent (domain/identity/guess-buckets.ts). */
   loginThrottled(): void;
   secondFactor(kind: SecondFactorKind, outcome: SecondFactorOutcome): void;
   /** A token response (the token endpoint's, or the authorization endpoint's with tokens in it). */

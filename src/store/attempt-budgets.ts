@@ -26,15 +26,13 @@ import {
   decideCounted,
   decideLockout,
   EMPTY_BUCKET,
-  LOCKOUT_COUNTED_EVENT,
-  LOCKOUT_RESET_EVENTS,
-  lockoutFailures,
   WINDOW_SECONDS,
   type AttemptOutcome,
   type BucketRequest,
   type BucketState,
   type CountedBucket,
 } from '../domain/identity/attempt-budget.js';
+import { failureStreak, STREAK_EVENTS } from '../domain/user/failure-streak.js';
 import type { Database } from './database.js';
 import { toStoreError } from './errors.js';
 import { sql } from './sql.js';
@@ -107,14 +105,15 @@ export function createAttemptBudgets({ db, sql: client }: Pick<Database, 'db' | 
   const keyOf = (request: BucketRequest) => createHmac('sha256', secret).update(logicalKey(request)).digest('base64url');
 
   async function lockoutCount(tx: Pick<Database['db'], 'execute'>, userId: string, maxAttempts: number): Promise<number> {
-    const types = arrayLiteral([LOCKOUT_COUNTED_EVENT, ...LOCKOUT_RESET_EVENTS].map((t) => `"${t}"`));
+    const types = arrayLiteral(STREAK_EVENTS.map((t) => `"${t}"`));
     const rows = rowsOf<{ type: string }>(
       await tx.execute(dsql`
         select type from events
         where aggregate_type = 'user' and aggregate_id = ${userId} and type = any(${types}::text[])
         order by sequence desc limit ${Math.max(1, maxAttempts)}`),
     );
-    return lockoutFailures(rows.map((r) => r.type));
+    // The newest events that move the streak, folded as the user decider folds them (at most maxAttempts).
+    return failureStreak(rows.map((r) => r.type).reverse());
   }
 
   async function reserve(requests: readonly BucketRequest[]): Promise<ReserveResult> {

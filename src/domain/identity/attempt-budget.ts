@@ -132,21 +132,3 @@ export function decideAll(decisions: readonly BucketDecision[]): { allowed: true
 
 /** How an attempt ended: a wrong guess counts, a right one clears its account's streaks, `none` only gives the place back (nothing was tried). */
 export type AttemptOutcome = 'failure' | 'success' | 'none';
-
-/**
- * The user events that move the lockout policy's count, as the user decider
- * folds them (domain/user/decider.ts failedPasswordAttempts): a wrong password
- * adds one, a successful login or an unlock starts again.
- */
-export const LOCKOUT_COUNTED_EVENT = 'user.password.check.failed';
-export const LOCKOUT_RESET_EVENTS: readonly string[] = ['user.login.succeeded', 'user.unlocked'];
-
-/** The count from those events, newest first (at most the first `limit` are needed). */
-export function lockoutFailures(typesNewestFirst: readonly string[]): number {
-  let n = 0;
-  for (const type of typesNewestFirst) {
-    if (type !== LOCKOUT_COUNTED_EVENT) break;
-    n++;
-  }
-  return n;
-}

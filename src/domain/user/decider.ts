@@ -6,6 +6,7 @@ import type { Decider } from '../decider.js';
 import { invalidRequest, KeyholdError } from '../errors/keyhold-error.js';
 import type { EventPayloads, EventTypeOf, NewEvent } from '../events/index.js';
 import type { MachineAccessTokenType } from '../events/user.js';
+import { foldStreak } from './failure-streak.js';
 import { MAX_METADATA_KEYS, tooManyKeys } from './metadata.js';
 
 type UserEventType = EventTypeOf<'user'>;
@@ -162,11 +163,10 @@ export function userDecider(userId: string): Decider<UserState, UserCommand, Use
           return { ...state, state: 'active' };
         case 'user.unlocked':
           // A fresh start: an unlocked user is not locked again by its next wrong password.
-          return { ...state, state: 'active', failedPasswordAttempts: 0 };
+          return { ...state, state: 'active', failedPasswordAttempts: foldStreak(state.failedPasswordAttempts, event.type) };
         case 'user.password.check.failed':
-          return { ...state, failedPasswordAttempts: state.failedPasswordAttempts + 1 };
         case 'user.login.succeeded':
-          return { ...state, failedPasswordAttempts: 0 };
+          return { ...state, failedPasswordAttempts: foldStreak(state.failedPasswordAttempts, event.type) };
         case 'user.locked':
           return { ...state, state: 'locked' };
         case 'user.machine.secret.set':

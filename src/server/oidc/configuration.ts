@@ -8,7 +8,7 @@ import { API_AUDIENCE_SCOPE } from '../../queries/callers.js';
 import type { ReadModel } from '../../queries/read-model.js';
 import type { OidcStateStore } from '../../store/oidc-store.js';
 import type { AttemptBudgets } from '../../store/attempt-budgets.js';
-import { userCodeBuckets } from './guess-buckets.js';
+import { userCodeBuckets } from '../../domain/identity/guess-buckets.js';
 import { knownBrowsers } from './known-browser.js';
 import { adapterClass, DEVICE_CODE_GRACE_SECONDS } from './adapter.js';
 import { KEYHOLD_CLIENT_PROPERTIES, RESPONSE_TYPES } from './clients.js';
@@ -98,7 +98,7 @@ export interface ProviderDeps {
   lifetimes?: Lifetimes;
   /** Seals device codes in the stored state (adapter.ts); derived from the master key (keys.ts stateSealKey). */
   sealKey: Buffer;
-  /** The guessing budgets a user code typed on the device sign-in page spends (guess-buckets.ts). */
+  /** The guessing budgets a user code typed on the device sign-in page spends (domain/identity/guess-buckets.ts). */
   attempts: Pick<AttemptBudgets, 'reserve'>;
 }
 

@@ -52,7 +52,7 @@
 //      error into a session it never saved and then fails to persist it (a 500).
 //    - user codes typed on the code page spend guessing budgets (per browser
 //      session, and per client address or, in a browser known to an account,
-//      per that account: guess-buckets.ts): DeviceCode.findByUserCode,
+//      per that account: domain/identity/guess-buckets.ts): DeviceCode.findByUserCode,
 //      when the code page looks a typed code up, reserves the attempt first
 //      and counts an unknown code as a failure; beyond the budget the code is
 //      not looked up and the page answers 429 with how long to wait
@@ -233,7 +233,7 @@ export interface DeviceFlowOptions {
   pollIntervalSeconds: number;
   /** Records a poll of a pending device code (store/oidc-store.ts recordDevicePoll). */
   recordPoll(deviceCode: string, intervalSeconds: number, expiresAtEpoch: number): Promise<{ slowDown: boolean; intervalSeconds: number }>;
-  /** Reserves one typed user code in the budgets of this browser session and of its address or the account it is known to (guess-buckets.ts userCodeBuckets). */
+  /** Reserves one typed user code in the budgets of this browser session and of its address or the account it is known to (domain/identity/guess-buckets.ts userCodeBuckets). */
   reserveUserCode(req: IncomingMessage, address: string, session: string): Promise<ReserveResult>;
 }
 

@@ -1,6 +1,6 @@
 // Known browsers (OWASP's "device cookies"): a browser that signed in to an
 // account gets a signed cookie entry for it, and its later password tries for
-// that account spend a budget of their own (guess-buckets.ts) — so wrong
+// that account spend a budget of their own (domain/identity/guess-buckets.ts) — so wrong
 // passwords from anyone else, however many, never slow the right user down in
 // the browser they use. The user codes it types on the device page
 // (/ui/login/device, under the cookie's path) likewise spend its newest

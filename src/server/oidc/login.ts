@@ -22,7 +22,7 @@ import { secondFactorOf, type LoginFlow } from './second-factor.js';
 import { loginUrl } from './login-url.js';
 import { consentNeededForApi } from './api-audience.js';
 import { scopeList } from './scope-words.js';
-import type { GuessClient } from './guess-buckets.js';
+import type { GuessClient } from '../../domain/identity/guess-buckets.js';
 import { knownBrowsers } from './known-browser.js';
 import type { IdentityObserver } from '../metrics.js';
 

@@ -9,7 +9,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { renderMessage } from '../../domain/errors/reasons.js';
 import type { Language } from '../../domain/i18n/language.js';
-import type { GuessClient } from './guess-buckets.js';
+import type { GuessClient } from '../../domain/identity/guess-buckets.js';
 import { escapeHtml, LOGIN_HEADERS, page, t } from './pages.js';
 import { completeSecondFactor, secondFactorOf, type LoginFlow } from './second-factor.js';
 import { loginUrl } from './login-url.js';

@@ -9,7 +9,6 @@ import {
   EMPTY_BUCKET,
   FIRST_DELAY_SECONDS,
   IN_FLIGHT_WAIT_SECONDS,
-  lockoutFailures,
   MAX_DELAY_SECONDS,
   RESERVATION_SECONDS,
   waitSeconds,
@@ -17,6 +16,7 @@ import {
   type BucketState,
 } from '../../../src/domain/identity/attempt-budget.js';
 import { userDecider, type UserState } from '../../../src/domain/user/decider.js';
+import { failureStreak } from '../../../src/domain/user/failure-streak.js';
 
 const NOW = 10_000_000_000;
 const FREE = BUCKETS['password.account.client'].free;
@@ -76,7 +76,7 @@ describe('the lockout policy', () => {
     expect(decideLockout(3, 7, inFlight(0), NOW).allowed).toBe(true);
   });
 
-  it("counts as the user decider folds failedPasswordAttempts (the one counter), for any history of the events that move it", () => {
+  it("the lockout budget's window of the newest n events counts min(n, the user decider's failedPasswordAttempts), for any history", () => {
     const types = ['user.password.check.failed', 'user.login.succeeded', 'user.unlocked'] as const;
     const decider = userDecider('u');
     let seed = 7;
@@ -84,7 +84,7 @@ describe('the lockout policy', () => {
     for (let n = 0; n < 200; n++) {
       const history = Array.from({ length: Math.floor(random() * 12) }, () => types[Math.floor(random() * (random() < 0.7 ? 1 : 3))]!);
       const folded = history.reduce<UserState>((s, type) => decider.evolve(s, { type, payload: {} } as never), decider.initialState());
-      expect(lockoutFailures([...history].reverse())).toBe(folded.failedPasswordAttempts);
+      for (const w of [1, 2, 3, 5, 12]) expect(failureStreak(history.slice(-w))).toBe(Math.min(w, folded.failedPasswordAttempts));
     }
   });
 });

@@ -1,5 +1,5 @@
 // Guesses are reserved before they are checked (src/store/attempt-budgets.ts,
-// src/server/oidc/guess-buckets.ts), over plain HTTP through the login pages,
+// src/domain/identity/guess-buckets.ts), over plain HTTP through the login pages,
 // on PGlite, on PostgreSQL and on two Keyhold processes sharing one
 // PostgreSQL (the second a child process; the burst's requests alternate
 // between them): a burst checks no more passwords than the free allowance or

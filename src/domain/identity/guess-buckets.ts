@@ -1,8 +1,8 @@
 // Which budgets a guess at the login spends (the rules:
-// src/domain/identity/attempt-budget.ts; the store: src/store/attempt-budgets.ts).
+// attempt-budget.ts; the store: src/store/attempt-budgets.ts).
 //
 // A password try, by who tries it:
-// - a known browser of the account (known-browser.ts: it signed in to this
+// - a known browser of the account (src/server/oidc/known-browser.ts: it signed in to this
 //   account before): its own bucket for the account only. Nobody else's
 //   failures reach it, so the right user keeps getting in whatever others try.
 // - any other client: the account and its address (one guesser), the account
@@ -14,11 +14,11 @@
 // so trying one behaves as trying an account does.
 // A device's user code: the browser session, and the address unless a known
 // browser types it (userCodeBuckets).
-// An address is its bucket's key as domain/identity/address-key.ts says: an
+// An address is its bucket's key as address-key.ts says: an
 // IPv4 host, an IPv6 /64.
-import { addressBucketKey } from '../../domain/identity/address-key.js';
-import type { BucketRequest } from '../../domain/identity/attempt-budget.js';
-import { usernameKey } from '../../domain/identity/identifiers.js';
+import { addressBucketKey } from './address-key.js';
+import type { BucketRequest } from './attempt-budget.js';
+import { usernameKey } from './identifiers.js';
 
 /** Who guesses: a browser that signed in to the account before (its known-browser id), and the address the request came from. */
 export interface GuessClient {
