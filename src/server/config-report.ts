@@ -4,7 +4,7 @@
 // is no setting, settings that disagree). Nothing here starts anything.
 import { CONFIG_VARIABLES, type ConfigVariable } from './config-variables.js';
 import { loadConfigAndFiles, type Config, type Env, type ReadFile, type SecretFile } from './config.js';
-import { relyingPartyWarnings } from './oidc/relying-parties.js';
+import { relyingPartyWarnings } from '../login/relying-parties.js';
 
 export interface ConfigWarning {
   message: string;

@@ -7,8 +7,8 @@
 //
 // And what an identity provider's operator alerts on (`identity`): logins and
 // their failures by reason, second factors, tokens issued by grant and app
-// type, refresh-token (and code) reuse — the login (oidc/login-ports.ts,
-// oidc/login.ts) and the provider's events (oidc/provider-metrics.ts) report
+// type, refresh-token (and code) reuse — the login (src/commands/login/check-password.ts,
+// src/login/) and the provider's events (oidc/provider-metrics.ts) report
 // them; and the housekeeping sweep's backlog of expired rows (`sweep`).
 //
 // Each Keyhold has a registry of its own, Node's default process metrics
@@ -47,7 +47,7 @@ export type SweptTable = (typeof SWEPT_TABLES)[number];
 export interface IdentityObserver {
   /** A login finished: the user is signed in (after every factor asked). */
   loginSucceeded(): void;
-  /** A password step was refused, by why (the user is told less: login.ts). */
+  /** A password step was refused, by why (the user is told less: src/login/steps/password.ts). */
   loginFailed(reason: LoginFailure): void;
   /** A password try was refused unchecked: its guessing budget is spent (domain/identity/guess-buckets.ts). */
   loginThrottled(): void;

@@ -33,10 +33,10 @@ import { attemptBudgetKey, idempotencyKeys, loadMasterKey, masterKeyCheck } from
 import { openControlSocket, type ControlSocket } from './control-socket.js';
 import { createIdempotentAnswers } from '../store/idempotent-answers.js';
 import { withIdempotency } from './idempotency.js';
-import { loginPorts } from './oidc/login-ports.js';
+import { loginPorts } from '../login/adapters.js';
 import { loginAccess, mayUseProject, rolesClaim } from '../queries/login-access.js';
 import { readyKeysByRpId } from '../store/queries/u2f-tokens.js';
-import { relyingPartyWarnings } from './oidc/relying-parties.js';
+import { relyingPartyWarnings } from '../login/relying-parties.js';
 import { CONSOLE_CLIENT_ID, consoleRedirectUri } from '../commands/instance/add-console-app.js';
 
 export interface RunningKeyhold {
@@ -210,7 +210,7 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
     webauthn = webauthnSettings(config, port);
     issuer = config.oidc.issuer ?? `${config.tls ? 'https' : 'http'}://localhost:${port}`;
     await app.oidc?.start(issuer, masterKey);
-    // Security keys the login cannot take, said once at start (relying-parties.ts): counts and RP ids only.
+    // Security keys the login cannot take, said once at start (src/login/relying-parties.ts): counts and RP ids only.
     for (const w of relyingPartyWarnings(issuer, webauthn, await readyKeysByRpId(database.sql))) log.warn(w.fields, w.message);
     await ensureConsoleApp(readModel, events, issuer, log);
     const consoleUrl = consoleRedirectUri(issuer);

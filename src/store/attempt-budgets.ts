@@ -7,7 +7,7 @@
 // rules and updated in one transaction — all of them or none. A lockout
 // policy's bucket reads the user's recorded wrong passwords in that same
 // transaction, after the lock: a failure is recorded before its reservation
-// is released (login-ports.ts), so the count and the attempts in flight never
+// is released (src/commands/login/check-password.ts), so the count and the attempts in flight never
 // miss an attempt between them. Time is the database's (now()), the same for
 // every process.
 //

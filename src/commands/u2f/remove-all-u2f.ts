@@ -4,7 +4,7 @@
 // stolen). The codes go because they stand in for the keys: a set that outlived
 // its keys would be a second factor nobody can see; the next first key brings
 // a new set. Under forceMfa the user is then led to register a new key at the
-// next login (src/server/oidc/key-step.ts), so nobody is locked out for good.
+// next login (src/login/steps/enrol-key.ts), so nobody is locked out for good.
 //
 // As RemoveU2F: the user themself, or user.credential.write in the user's org
 // and containment (the caller must hold every permission the user holds).

@@ -17,7 +17,7 @@ export interface UserEventPayloads {
    */
   'user.password.changed': { passwordHash: string; changeRequired: boolean };
   /**
-   * A login through the OpenID Provider's login UI (src/server/oidc/login.ts):
+   * A login through the OpenID Provider's login UI (src/login/):
    * the app's client id and how the user authenticated (`amr`, e.g. ["pwd"]).
    */
   'user.login.succeeded': { clientId: string; amr: string[] };

@@ -1,5 +1,5 @@
 // What each scope an app asks for lets it do, in words a person can judge:
-// the consent page (src/server/oidc/login.ts) and the device sign-in's
+// the consent page (src/login/steps/consent.ts) and the device sign-in's
 // confirmation page (src/server/oidc/device-pages.ts) list them, and warn
 // before an app may act as the user on Keyhold's own API.
 import type { Texts } from './text.js';

@@ -1,7 +1,7 @@
 // Which web origins a relying-party id serves (WebAuthn §5.1.3: an RP id is
 // the origin's host or a registrable suffix of it). One rule for the start-up
 // checks (config.ts: every configured RP id has an origin) and the login
-// (key-step.ts: which of a user's keys work at the issuer's host).
+// (src/login/relying-parties.ts: which of a user's keys work at the issuer's host).
 
 /** Whether a page on `hostname` may use keys registered under `rpId`. */
 export function hostBelongsToRpId(hostname: string, rpId: string): boolean {

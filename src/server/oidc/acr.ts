@@ -1,5 +1,5 @@
 // How sure Keyhold is of who logged in: RFC 8176 `amr` values (pwd, hwk, mfa)
-// from the login (login.ts, second-factor.ts), and the `acr` Keyhold documents
+// from the login (src/login/flow.ts AMR), and the `acr` Keyhold documents
 // for them (docs/security-keys.md), advertised in discovery as
 // acr_values_supported. ID tokens carry both from the session; access tokens
 // (and so introspection) get them from the code or refresh token they were

@@ -29,6 +29,7 @@ import { machineClientMetadata } from './machine-clients.js';
 import { noteDeletedGrant } from './revoked-grants.js';
 import { answerReplay, goneAnswer, saveCondition } from './single-use.js';
 import { asPresented, rotate, withRotation } from './refresh-rotation.js';
+import { asLoginState, ownerOf } from '../../login/state.js';
 
 /** What the adapter reads: apps, machine users' client credentials and apps' keys. */
 export type ClientReads = Pick<ReadModel, 'appByClientId' | 'machineByClientId' | 'liveAppKeys'>;
@@ -63,16 +64,14 @@ export function refuseNul(value: unknown, at?: string): void {
 
 /**
  * The user a sign-in in flight belongs to: the login it finished with, the
- * user whose right password must be changed before it goes on (login.ts
- * PendingLogin) or who is at a second-factor step after it (second-factor.ts),
- * or the browser's session. A name merely typed makes it nobody's: a
+ * user the login's state names once the password was right (src/login/state.ts
+ * ownerOf), or the browser's session. A name merely typed makes it nobody's: a
  * stranger's sign-in at someone's name ends with nothing of theirs.
  */
 export function interactionOwner(payload: OidcPayload): string | undefined {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const p = payload as any;
-  const keyhold = p.result?.keyhold;
-  const named = [p.result?.login?.accountId, keyhold?.mustChange ? keyhold.userId : undefined, keyhold?.secondFactor?.userId, p.session?.accountId];
+  const named = [p.result?.login?.accountId, ownerOf(asLoginState(p.result?.keyhold)), p.session?.accountId];
   return named.find((id): id is string => typeof id === 'string');
 }
 

@@ -8,7 +8,7 @@
 //   and the device authorization endpoints (lib/actions/authorization/scopes.js).
 // - It is never granted without its user's consent: the first-party grant
 //   leaves it out (first-party-grant.ts), so the library's consent check finds
-//   it missing — the consent page follows (login.ts: it shows the page whenever
+//   it missing — the consent page follows (src/login/steps/consent.ts: it shows the page whenever
 //   the missing scopes hold this one), and prompt=none is consent_required.
 //   The consent lives in the grant of the sign-in session: a new sign-in asks again.
 // - A device sign-in (RFC 8628) that asks for it passes the consent page every

@@ -296,7 +296,7 @@ export function createProvider(deps: ProviderDeps): Any {
   applyIssuerRequests(provider, issuer);
   // POST at the authorization and end-session endpoints, as the GET it stands for (post-methods.ts).
   applyPostMethods(provider, { paths: POST_METHOD_PATHS });
-  // The login's known browsers (login.ts), read with the same cookie key: a user code typed in one spends its account's budget, not the address's.
+  // The login's known browsers (src/login/routes.ts), read with the same cookie key: a user code typed in one spends its account's budget, not the address's.
   /**
    * The account a known browser's user codes count against: its newest entry
    * for a user still active whose sessions have not ended since the entry was

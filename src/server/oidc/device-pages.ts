@@ -1,8 +1,8 @@
 // The device sign-in pages (RFC 8628) at /ui/login/device — oidc-provider's
-// deviceFlow sources, in Keyhold's look (pages.ts: no script, strict CSP):
+// deviceFlow sources, in Keyhold's look (src/login/pages/layout.ts: no script, strict CSP):
 // enter the code the device shows, confirm or deny for which app and what it
 // asks to do (every scope in words: scope-words.ts), and the done page after the login. The login itself is Keyhold's login UI
-// (login.ts), which the library sends the browser to after the confirmation.
+// (src/login/), which the library sends the browser to after the confirmation.
 import { DEVICE_TEXTS, type DeviceText } from '../../domain/i18n/device.js';
 import { negotiateLanguage, type Language } from '../../domain/i18n/language.js';
 import { localize } from '../../domain/i18n/text.js';

@@ -1,5 +1,5 @@
 // Every app of Keyhold is first-party: the login asks for consent only when the
-// app asks for it (prompt=consent; login.ts) or for
+// app asks for it (prompt=consent; src/login/steps/consent.ts) or for
 // Keyhold's own API (api-audience.ts), and otherwise grants what was asked.
 // This is that grant, made where the library first looks for one
 // (loadExistingGrant, oidc-provider's documented place to skip consent for
@@ -15,7 +15,7 @@
 // The grant holds what the consent prompt's checks would have found missing
 // from an empty grant — the requested OIDC scopes and resource scopes
 // (oidc-provider's lib/helpers/interaction_policy/prompts/consent.js) — which
-// is what login.ts's grantAndFinish grants from the prompt's details. Claims
+// is what interactions.ts grantConsent grants from the prompt's details. Claims
 // by name (the claims parameter) are off in Keyhold; were they asked, their
 // check would still find them missing and the consent interaction would run.
 // Where the consent interaction still has work to do, it still runs: a

@@ -3,7 +3,8 @@
 // parses a body and handed to the provider's Node handler, with `originalUrl`
 // set so discovery advertises the paths as the client sees them; the host and
 // scheme of every URL the provider makes are the issuer's (extensions.ts 8.).
-// The login UI (login.ts) is plain fastify routes under /ui/login/.
+// The login UI (src/login/routes.ts) is plain fastify routes under /ui/login/,
+// over this provider's interactions (interactions.ts).
 //
 // The provider is made once the port is known (its default issuer names it)
 // and made again when the key set in the database changes (keys.ts; checked
@@ -26,7 +27,9 @@ import { checkPostMethods } from './post-methods.js';
 import { checkPushedRequests } from './pushed-requests.js';
 import { keySetMaxAge, loadKeySet, PUBLIC_MAX_AGE_SECONDS, rotateKeys, stateSealKey, type KeySet, type RotationPolicy } from './keys.js';
 import { clientSecretThrottle } from './throttle.js';
-import { registerLogin, type LoginPorts } from './login.js';
+import { registerLoginRoutes } from '../../login/routes.js';
+import type { LoginPorts } from '../../login/ports.js';
+import { interactionPort } from './interactions.js';
 import { jwtCredentials, jwtUserinfo } from './jwt-userinfo.js';
 import type { ClientReads } from './adapter.js';
 import { verifyMachineJwt } from './machine-clients.js';
@@ -179,12 +182,11 @@ export function mountOidc(fastify: FastifyInstance, deps: OidcDeps): OidcMount {
     if (!current) throw new Error('the OpenID Provider has not started');
     return current.provider;
   };
-  registerLogin(fastify, {
-    provider: getProvider,
+  registerLoginRoutes(fastify, {
+    interactions: interactionPort({ provider: getProvider, noteClient: (req, clientId) => deps.noteOAuthError?.(req, { clientId }) }),
     ports: speak(deps.login),
     cookieKey: () => current?.keys.cookieKeys[0] ?? '',
     issuer: () => issuer,
-    noteClient: (req, clientId) => deps.noteOAuthError?.(req.raw, { clientId }),
     observer: deps.identity,
   });
 

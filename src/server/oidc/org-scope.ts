@@ -3,7 +3,7 @@
 // authorization request's parameters before it stores the interaction (when
 // no resource indicator is asked: shared/check_resource.js filterStatics), and
 // a scope with an org id in it cannot be listed in its `scopes`. So the login
-// (login.ts orgScope) would never see it, and a username two orgs' users hold
+// (interactions.ts, the login's org) would never see it, and a username two orgs' users hold
 // could never log in. This extension puts the org scope back into the stored
 // interaction's `scope`, read from the request as sent, in the one hook the
 // library calls with the fresh interaction: `interactions.url`.

@@ -1,5 +1,5 @@
 // The scopes of a request as a list a person reads (../../domain/i18n/scopes.ts),
-// for the consent page (login.ts) and the device confirmation (device-pages.ts):
+// for the consent page (src/login/steps/consent.ts) and the device confirmation (device-pages.ts):
 // every scope asked for, in words, and the warning when one of them lets the
 // app act as the user on Keyhold's API (api-audience.ts).
 import type { Language } from '../../domain/i18n/language.js';

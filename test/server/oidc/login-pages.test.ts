@@ -25,7 +25,7 @@ let base: string;
 let web: AppCreated;
 let device: AppCreated;
 
-/** The headers of every login page (src/server/oidc/pages.ts LOGIN_HEADERS). */
+/** The headers of every login page (src/login/pages/layout.ts LOGIN_HEADERS). */
 function expectStrictPage(res: Response, html: string, label: string): void {
   expect(res.headers.get('content-type'), label).toBe('text/html; charset=utf-8');
   const csp = res.headers.get('content-security-policy') ?? '';

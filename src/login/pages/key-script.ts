@@ -1,4 +1,4 @@
-// The key step's one script, served by Keyhold itself at
+// The security-key steps' one script, served by Keyhold itself at
 // /ui/login/assets/key-step-<content hash>.js (immutable; CSP script-src 'self'):
 // @simplewebauthn/browser's published bundle, read from node_modules at
 // start-up, followed by Keyhold's few lines that run the ceremony the page
@@ -43,7 +43,7 @@ export interface PageScript {
 
 let loaded: PageScript | undefined;
 
-/** The key step's script (read once). */
+/** The security-key steps' script (read once). */
 export function keyStepScript(): PageScript {
   if (loaded) return loaded;
   const bundle = createRequire(import.meta.url)

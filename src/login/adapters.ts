@@ -1,20 +1,20 @@
-// The login's ports (login.ts LoginPorts) over Keyhold: plain adapters with
+// The login's adapters (ports.ts LoginPorts) over Keyhold: plain adapters with
 // no rule of their own. Which user a login name names (loginUser,
 // src/queries/passwords.ts); the password and recovery-code checks are
 // commands (src/commands/login/); the password change and a key's enrolment
 // are the user's own SetPassword / RegisterU2F / VerifyU2FRegistration.
-import type { Caller, Commands } from '../../commands/index.js';
-import type { WebAuthnSettings } from '../../commands/ports.js';
-import { KeyholdError } from '../../domain/errors/keyhold-error.js';
-import type { Language } from '../../domain/i18n/language.js';
-import { loginUser } from '../../queries/passwords.js';
-import type { ReadModel } from '../../queries/read-model.js';
-import type { AttemptBudgets } from '../../store/attempt-budgets.js';
-import { checkLoginPassword } from '../../commands/login/check-password.js';
-import { checkRecoveryCode } from '../../commands/login/check-recovery-code.js';
-import { refusalText } from '../../domain/errors/refusal-text.js';
-import type { LoginPorts } from './login.js';
-import type { IdentityObserver } from '../metrics.js';
+import type { Caller, Commands } from '../commands/index.js';
+import type { WebAuthnSettings } from '../commands/ports.js';
+import { KeyholdError } from '../domain/errors/keyhold-error.js';
+import type { Language } from '../domain/i18n/language.js';
+import { loginUser } from '../queries/passwords.js';
+import type { ReadModel } from '../queries/read-model.js';
+import type { AttemptBudgets } from '../store/attempt-budgets.js';
+import { checkLoginPassword } from '../commands/login/check-password.js';
+import { checkRecoveryCode } from '../commands/login/check-recovery-code.js';
+import { refusalText } from '../domain/errors/refusal-text.js';
+import type { LoginPorts } from './ports.js';
+import type { IdentityObserver } from '../server/metrics.js';
 
 const NO_OBSERVER: Pick<IdentityObserver, 'loginSucceeded' | 'loginFailed' | 'loginThrottled'> = { loginSucceeded: () => {}, loginFailed: () => {}, loginThrottled: () => {} };
 

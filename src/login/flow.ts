@@ -1,0 +1,148 @@
+// The login's one transition function: from this state, on this outcome, go
+// there. Pure (no clock, no I/O: an outcome carries the time it happened), so
+// the whole flow is a table a test can walk (test/login/flow.test.ts). The
+// steps (steps/) only say what happened on their page; the routes store what
+// `next` returns and carry out a `done` state's end.
+import { SPENT_KEPT, type LoginChallenge, type LoginState, type StateOf } from './state.js';
+
+/** What the user still has to pass after a right password (decided from the user's keys and org: steps/second-factor.ts). */
+export type SecondFactor = 'none' | 'key' | 'enrol' | 'refused';
+
+export type LoginOutcome =
+  /** A name was typed (`userId` when it names someone). */
+  | { kind: 'nameFound'; loginName: string; userId?: string }
+  /** The password was right: a new one is due first, or the second factor decided (`at`: when, ms). */
+  | { kind: 'passwordRight'; changeRequired: true }
+  | { kind: 'passwordRight'; changeRequired: false; secondFactor: SecondFactor; at: number }
+  | { kind: 'passwordWrong' }
+  /** The new password was set; the second factor decided. */
+  | { kind: 'passwordChanged'; secondFactor: SecondFactor; at: number }
+  /** A second-factor page decided again (a key registered or removed meanwhile, forceMfa changed). */
+  | { kind: 'secondFactorDecided'; secondFactor: SecondFactor }
+  /** A ceremony page hands out a fresh challenge (the previous one is spent); an enrolment names its registration. */
+  | { kind: 'challengeIssued'; challenge: LoginChallenge; enrolmentId?: string }
+  /** An answer takes the current challenge, whatever it turns out to be. */
+  | { kind: 'challengeTaken' }
+  | { kind: 'keyAccepted' }
+  /** The key was registered; `codesShown` when it was the user's first and brought recovery codes. */
+  | { kind: 'keyEnrolled'; codesShown: boolean }
+  | { kind: 'codesAcknowledged' }
+  | { kind: 'recoveryRequested' }
+  | { kind: 'keyRequested' }
+  | { kind: 'codeAccepted' }
+  | { kind: 'consentDecided'; allowed: boolean }
+  /** The login could not be recorded: the user was locked or deactivated meanwhile. */
+  | { kind: 'loginRefused' }
+  /** A step's input was refused (a wrong code, a refused key, a rule of the new password): the state stays, its page says why. */
+  | { kind: 'refused' }
+  | { kind: 'restart' };
+
+export type OutcomeKind = LoginOutcome['kind'];
+
+/** RFC 8176 amr of each way a login ends; a recovery code has no value of its own. */
+export const AMR = {
+  password: ['pwd'],
+  securityKey: ['pwd', 'hwk', 'mfa'],
+  recoveryCode: ['pwd', 'mfa'],
+} as const satisfies Record<string, readonly string[]>;
+
+const IDENTIFY: LoginState = { step: 'identify' };
+
+const login = (userId: string, amr: readonly string[]): LoginState => ({ step: 'done', end: { kind: 'login', userId, amr: [...amr] } });
+
+/** Where a right password leads, for the user it named. */
+function afterPassword(who: { loginName: string; userId: string }, secondFactor: SecondFactor, at: number): LoginState {
+  const passed = { loginName: who.loginName, userId: who.userId, passwordAt: at };
+  switch (secondFactor) {
+    case 'none':
+      return login(who.userId, AMR.password);
+    case 'key':
+      return { step: 'securityKey', ...passed, spent: [] };
+    case 'enrol':
+      return { step: 'enrolKey', ...passed, spent: [] };
+    case 'refused':
+      return { step: 'keyElsewhere', ...passed };
+  }
+}
+
+type SecondFactorState = StateOf<'securityKey' | 'enrolKey' | 'keyElsewhere'>;
+
+/** A second-factor page decided again: the same step stays as it is; another starts from where this login is. */
+function redecided(state: SecondFactorState, secondFactor: SecondFactor): LoginState {
+  const same = { key: 'securityKey', enrol: 'enrolKey', refused: 'keyElsewhere', none: undefined }[secondFactor] === state.step;
+  if (same) return state;
+  // Nothing beyond the password any more: the password again.
+  if (secondFactor === 'none') return { step: 'password', loginName: state.loginName, userId: state.userId };
+  const spent = 'spent' in state ? state.spent : [];
+  const challenge = 'challenge' in state ? state.challenge : undefined;
+  const passed = { loginName: state.loginName, userId: state.userId, passwordAt: state.passwordAt };
+  if (secondFactor === 'key') return { step: 'securityKey', ...passed, challenge, spent };
+  if (secondFactor === 'enrol') return { step: 'enrolKey', ...passed, challenge, spent };
+  return { step: 'keyElsewhere', ...passed };
+}
+
+const spend = (state: { challenge?: LoginChallenge; spent: string[] }): string[] => (state.challenge ? [...state.spent, state.challenge.value] : state.spent).slice(-SPENT_KEPT);
+
+/** The ceremony's rows, alike for using a key and registering one. */
+function ceremony<S extends StateOf<'securityKey' | 'enrolKey'>>(state: S, outcome: LoginOutcome): S | undefined {
+  if (outcome.kind === 'challengeIssued') {
+    const issued = { ...state, challenge: outcome.challenge, spent: spend(state) };
+    return state.step === 'enrolKey' ? { ...issued, enrolmentId: outcome.enrolmentId } : issued;
+  }
+  if (outcome.kind === 'challengeTaken') return state.challenge ? { ...state, challenge: undefined, spent: spend(state) } : state;
+  return undefined;
+}
+
+/**
+ * The login's transitions. An outcome with no row for the state moves
+ * nothing (the same state comes back): a form of another step, posted late
+ * or twice, changes nothing.
+ */
+export function next(state: LoginState, outcome: LoginOutcome): LoginState {
+  // A sign-in in the login prompt may start over, or with a newly typed name, from any of its steps.
+  const inLogin = state.step !== 'consent' && state.step !== 'done';
+  if (inLogin && outcome.kind === 'restart') return IDENTIFY;
+  if (inLogin && outcome.kind === 'nameFound') return { step: 'password', loginName: outcome.loginName, ...(outcome.userId ? { userId: outcome.userId } : {}) };
+  switch (state.step) {
+    case 'identify':
+      return state;
+    case 'password':
+      if (outcome.kind === 'passwordRight' && state.userId) {
+        const who = { loginName: state.loginName, userId: state.userId };
+        return outcome.changeRequired ? { step: 'changePassword', ...who } : afterPassword(who, outcome.secondFactor, outcome.at);
+      }
+      return state;
+    case 'changePassword':
+      if (outcome.kind === 'passwordChanged') return afterPassword(state, outcome.secondFactor, outcome.at);
+      return state;
+    case 'securityKey':
+      if (outcome.kind === 'keyAccepted') return login(state.userId, AMR.securityKey);
+      if (outcome.kind === 'recoveryRequested') return { step: 'recoveryCode', loginName: state.loginName, userId: state.userId, passwordAt: state.passwordAt };
+      if (outcome.kind === 'secondFactorDecided') return redecided(state, outcome.secondFactor);
+      return ceremony(state, outcome) ?? state;
+    case 'enrolKey':
+      if (outcome.kind === 'keyEnrolled') {
+        return outcome.codesShown ? { step: 'codesShown', loginName: state.loginName, userId: state.userId, passwordAt: state.passwordAt } : login(state.userId, AMR.securityKey);
+      }
+      if (outcome.kind === 'secondFactorDecided') return redecided(state, outcome.secondFactor);
+      return ceremony(state, outcome) ?? state;
+    case 'codesShown':
+      // The key registered at this login is the factor: going on finishes with it.
+      if (outcome.kind === 'codesAcknowledged') return login(state.userId, AMR.securityKey);
+      return state;
+    case 'recoveryCode':
+      if (outcome.kind === 'codeAccepted') return login(state.userId, AMR.recoveryCode);
+      if (outcome.kind === 'keyRequested') return { step: 'securityKey', loginName: state.loginName, userId: state.userId, passwordAt: state.passwordAt, spent: [] };
+      return state;
+    case 'keyElsewhere':
+      if (outcome.kind === 'secondFactorDecided') return redecided(state, outcome.secondFactor);
+      return state;
+    case 'consent':
+      if (outcome.kind === 'consentDecided') return { step: 'done', end: { kind: 'consent', allowed: outcome.allowed } };
+      return state;
+    case 'done':
+      // Locked or deactivated meanwhile: no login; the sign-in starts over.
+      if (outcome.kind === 'loginRefused' && state.end.kind === 'login') return IDENTIFY;
+      return state;
+  }
+}

@@ -1,0 +1,90 @@
+// What the login needs from the rest of Keyhold. Two kinds of port:
+// - the provider's interaction (InteractionPort, implemented by
+//   src/server/oidc/interactions.ts, the one place that touches the library's
+//   objects): load a sign-in with its state, save the state (also only while
+//   the stored one is still as this request read it), end it;
+// - plain adapters (LoginPorts, adapters.ts) over the commands and queries:
+//   no rule of their own.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { PasswordAttempt, PasswordVerdict } from '../commands/login/check-password.js';
+import type { RecoveryVerdict } from '../commands/login/check-recovery-code.js';
+import type { UseU2fInput, UseU2fResult } from '../commands/u2f/use-u2f.js';
+import type { GuessClient } from '../domain/identity/guess-buckets.js';
+import type { Language } from '../domain/i18n/language.js';
+import type { ReadyKey, RelyingParties } from './relying-parties.js';
+import type { LoginState } from './state.js';
+
+/** One sign-in in flight, as the login sees it. */
+export interface LoginInteraction {
+  uid: string;
+  clientId: string;
+  /** Where the sign-in stands (the consent prompt is the `consent` step; a sign-in with nothing stored, `identify`). */
+  state: LoginState;
+  /** The provider asks for neither a login nor a consent (a sign-in the login cannot serve). */
+  foreign: boolean;
+  /** The app's authorization request: its login_hint, ui_locales, scope, and the org its org scope names. */
+  loginHint: string;
+  uiLocales: string;
+  scope: unknown;
+  orgId?: string;
+  /** The app asked for the consent page (prompt=consent). */
+  consentAsked: boolean;
+  /** The app asks for Keyhold's own API, never granted without the consent page. */
+  apiConsentNeeded: boolean;
+  /** The user the browser's session is signed in as (at the consent). */
+  sessionAccountId?: string;
+  /** When the sign-in itself expires (ms). */
+  expiresAt?: number;
+  /** The app's name, and its project. */
+  app: { name: string; projectId?: string };
+}
+
+/** Where an ended sign-in goes next; `nativeDone`: a native app's "you may close this window" page first. */
+export interface Ended {
+  returnTo: string;
+  nativeDone: boolean;
+}
+
+export interface InteractionPort {
+  /** The sign-in `uid` of this browser (its interaction cookie); undefined: none, or another one. */
+  load(req: IncomingMessage, res: ServerResponse, uid: string): Promise<LoginInteraction | undefined>;
+  save(interaction: LoginInteraction, state: LoginState): Promise<void>;
+  /** Saves `state` only while the stored state is still `expected` (its step, user and challenge): false when another request moved it on first. */
+  saveIfStill(interaction: LoginInteraction, expected: LoginState, state: LoginState): Promise<boolean>;
+  /** Ends the sign-in with a login as `accountId` (RFC 8176 amr and its acr). */
+  finishLogin(req: IncomingMessage, res: ServerResponse, interaction: LoginInteraction, login: { accountId: string; amr: string[] }): Promise<Ended>;
+  /** Grants what the app asked (the consent given, or none needed) and ends the consent. */
+  grantConsent(req: IncomingMessage, res: ServerResponse, interaction: LoginInteraction): Promise<Ended>;
+  /** Ends the consent with access_denied. */
+  denyConsent(req: IncomingMessage, res: ServerResponse, interaction: LoginInteraction): Promise<Ended>;
+  /** Whether the issuer is served over https (the known-browser cookie's Secure flag). */
+  secure(): boolean;
+}
+
+/** The adapters the steps use (adapters.ts; wired in start.ts). */
+export interface LoginPorts {
+  /** The user a login name names (the username; `orgId` from the org scope when names collide across orgs). */
+  findLoginUser(loginName: string, orgId?: string): Promise<{ id: string; username: string } | undefined>;
+  /** The password check command (src/commands/login/check-password.ts). */
+  verifyPassword(attempt: PasswordAttempt): Promise<PasswordVerdict>;
+  /** The user's own SetPassword after a changeRequired login; a refusal's text in `lang`. */
+  changePassword(userId: string, newPassword: string, lang: Language): Promise<{ ok: true } | { ok: false; problem: string }>;
+  /** Whether the user may log in to the app's project (projectRoleCheck / hasProjectCheck). */
+  mayLogIn(userId: string, projectId: string): Promise<boolean>;
+  /** Records a successful login with its amr; false: the user is no longer active, no login. */
+  loggedIn(userId: string, clientId: string, clientIp: string, amr: string[]): Promise<boolean>;
+  /** Every ready key of the user, under whichever RP id it was registered. */
+  keysOf(userId: string): Promise<ReadyKey[]>;
+  /** The check of a key's answer (the use-u2f command). */
+  useKey(input: UseU2fInput): Promise<UseU2fResult>;
+  /** Whether the user's org requires a second factor (login policy forceMfa). */
+  mfaRequired(userId: string): Promise<boolean>;
+  /** RegisterU2F as the user: a registration and its creation options. */
+  startEnrollment(userId: string, rpId: string): Promise<{ u2fId: string; options: unknown }>;
+  /** VerifyU2FRegistration as the user (with the recovery codes a first key brings); a refusal's text in `lang`. */
+  finishEnrollment(userId: string, u2fId: string, credential: unknown, tokenName: string, lang: Language): Promise<{ ok: true; recoveryCodes: string[] } | { ok: false; problem: string }>;
+  /** The relying party ids, the origins and the ceremony timeout (ms). */
+  webauthn(): RelyingParties & { timeoutMs: number };
+  /** The recovery-code check command (src/commands/login/check-recovery-code.ts). */
+  useRecoveryCode(userId: string, typed: string, client: GuessClient, clientId: string): Promise<RecoveryVerdict>;
+}

@@ -1,0 +1,211 @@
+// The login's routes under /ui/login: GET /<uid> shows the page of the
+// sign-in's state, POST /<uid>/<action> takes a step's form, and the key
+// steps' script by its content-hashed name. Server-rendered; works without
+// JavaScript (but for the key ceremonies).
+//
+// One loop: load the sign-in and its state (ports.ts) → the step of the state
+// (steps.ts) renders it, or says what its form's answer came to (an outcome)
+// → flow.ts `next` says where that goes → saved (one writer: `apply`) → a
+// `done` state ends the sign-in.
+//
+// CSRF: every step needs the interaction cookie oidc-provider set (SameSite=Lax,
+// so not sent on a cross-site POST; the interaction is not found without it)
+// and a form token bound to the interaction (HMAC under the cookie key).
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { negotiateLanguage, type Language } from '../domain/i18n/language.js';
+import type { IdentityObserver } from '../server/metrics.js';
+import { knownBrowsers } from '../server/oidc/known-browser.js';
+import { loginUrl } from '../server/oidc/login-url.js';
+import { isStoreUnavailable, RETRY_AFTER_SECONDS } from '../server/oidc/unavailable.js';
+import { next, type LoginOutcome } from './flow.js';
+import { BASE, errorBody, nativeDoneBody } from './pages/forms.js';
+import { keyStepScript } from './pages/key-script.js';
+import { escapeHtml, LOGIN_HEADERS, page, SCRIPT_CSP, t, unavailablePage } from './pages/layout.js';
+import type { InteractionPort, LoginInteraction, LoginPorts } from './ports.js';
+import type { LoginState } from './state.js';
+import { stepOf } from './steps.js';
+import type { Page, Problem, StepContext } from './steps/step.js';
+
+/** The longest text field read from a form; the whole form is at most BODY_LIMIT. */
+const MAX_FIELD = 1024;
+const BODY_LIMIT = 16 * 1024;
+/** How many states one request may pass through while rendering (a page that moves the state on, e.g. a consent nobody needs to see). */
+const MAX_MOVES = 4;
+
+export interface LoginRoutesDeps {
+  interactions: InteractionPort;
+  ports: LoginPorts;
+  cookieKey: () => string;
+  issuer: () => string;
+  /** Second factors' outcomes (metrics.ts); the password step's are the password-check command's to report. */
+  observer?: Pick<IdentityObserver, 'secondFactor'>;
+  now?: () => number;
+}
+
+/** The page's language: the app's `ui_locales` when Keyhold speaks one of them, else Accept-Language. */
+function languageOf(req: FastifyRequest, interaction: LoginInteraction | undefined): Language {
+  const uiLocales = interaction?.uiLocales ?? '';
+  if (uiLocales) {
+    const picked = negotiateLanguage(uiLocales.split(' ').filter(Boolean).join(','));
+    if (uiLocales.split(' ').some((l: string) => l.toLowerCase().split('-')[0] === picked)) return picked;
+  }
+  return negotiateLanguage(req.headers['accept-language']);
+}
+
+/** Whether this GET asks for the recovery form: the key page's "Use a recovery code" link, an input that moves the state. */
+const wantsRecovery = (req: FastifyRequest): boolean => (req.query as Record<string, unknown> | undefined)?.recovery === '1';
+
+export function registerLoginRoutes(fastify: FastifyInstance, deps: LoginRoutesDeps): void {
+  const { ports, interactions } = deps;
+  const now = deps.now ?? Date.now;
+  const formToken = (uid: string) => createHmac('sha256', deps.cookieKey()).update(`keyhold login form ${uid}`).digest('base64url');
+  const tokenOk = (uid: string, sent: unknown) => {
+    if (typeof sent !== 'string') return false;
+    const a = Buffer.from(formToken(uid));
+    const b = Buffer.from(sent);
+    return a.length === b.length && timingSafeEqual(a, b);
+  };
+  const browsers = knownBrowsers({ cookieKey: deps.cookieKey, secure: () => interactions.secure() });
+
+  const html = (reply: FastifyReply, body: string, status = 200) => reply.code(status).headers(LOGIN_HEADERS).type('text/html; charset=utf-8').send(body);
+  const send = (reply: FastifyReply, lang: Language, shown: Page) => {
+    reply.code(shown.status ?? 200).headers(LOGIN_HEADERS);
+    // A page with a ceremony loads Keyhold's own script (and only that).
+    if (shown.script) reply.header('content-security-policy', SCRIPT_CSP);
+    return reply.type('text/html; charset=utf-8').send(page(lang, shown.title, shown.body, shown.script));
+  };
+  const expired = (reply: FastifyReply, lang: Language) => html(reply, page(lang, t(lang, 'errorTitle'), errorBody(lang, t(lang, 'formExpired'))), 400);
+  /** The login's page as the state now is (303 to its GET). */
+  const again = (reply: FastifyReply, uid: string) => reply.code(303).header('location', loginUrl(deps.issuer(), uid)).headers(LOGIN_HEADERS).send();
+
+  /** One request's view of a sign-in: its state as this request moved it, and what its steps may use. */
+  function contextOf(req: FastifyRequest, interaction: LoginInteraction, lang: Language) {
+    const held = { state: interaction.state };
+    const body = (req.body as Record<string, unknown> | undefined) ?? {};
+    const ctx: StepContext = {
+      lang,
+      interaction,
+      ports,
+      hidden: `<input type="hidden" name="form_token" value="${escapeHtml(formToken(interaction.uid))}">`,
+      body,
+      field: (name) => {
+        const v = body[name];
+        return typeof v === 'string' ? v.slice(0, MAX_FIELD) : '';
+      },
+      guessClient: (userId) => ({ address: req.ip ?? '', knownBrowser: userId ? browsers.idFor(req, userId) : undefined }),
+      knownTo: (userId) => Boolean(userId && browsers.idFor(req, userId)),
+      async apply(outcome: LoginOutcome, opts = {}) {
+        const from = held.state;
+        const to = next(from, outcome);
+        if (to === from) return to;
+        // A done sign-in is ended, never stored; the consent prompt's state is the provider's own.
+        if (to.step !== 'done' && to.step !== 'consent') {
+          if (opts.ifStill) {
+            if (!(await interactions.saveIfStill(interaction, from, to))) return undefined;
+          } else {
+            await interactions.save(interaction, to);
+          }
+        }
+        held.state = to;
+        return to;
+      },
+      secondFactor: (kind, outcome) => deps.observer?.secondFactor(kind, outcome),
+      issuer: deps.issuer(),
+      now,
+    };
+    return { ctx, held };
+  }
+
+  type Held = ReturnType<typeof contextOf>;
+
+  /** The page of the current state; a state a page moves on (or a done one) is followed. */
+  async function show(req: FastifyRequest, reply: FastifyReply, { ctx, held }: Held, problem?: Problem): Promise<void> {
+    for (let moves = 0; moves < MAX_MOVES; moves++) {
+      const state = held.state;
+      if (state.step === 'done') return end(req, reply, { ctx, held }, state);
+      const shown = await stepOf(state).render(ctx, state, problem);
+      if ('page' in shown) return void (await send(reply, ctx.lang, shown.page));
+      if ('again' in shown) return void (await again(reply, ctx.interaction.uid));
+      await ctx.apply(shown.outcome);
+    }
+    return void (await again(reply, ctx.interaction.uid));
+  }
+
+  /** Ends the sign-in as a done state says: a login (recorded first), or the consent's decision. */
+  async function end(req: FastifyRequest, reply: FastifyReply, held: Held, state: Extract<LoginState, { step: 'done' }>): Promise<void> {
+    const { ctx } = held;
+    const { interaction, lang } = ctx;
+    let ended;
+    if (state.end.kind === 'login') {
+      const { userId, amr } = state.end;
+      // The user decider refuses a user no longer active (locked, deactivated or removed while this login ran).
+      if (!(await ports.loggedIn(userId, interaction.clientId, req.ip ?? '', amr))) {
+        await ctx.apply({ kind: 'loginRefused' });
+        return show(req, reply, held, { text: t(lang, ctx.knownTo(userId) ? 'locked' : 'unknownOrWrong') });
+      }
+      browsers.remember(req, reply, userId);
+      ended = await interactions.finishLogin(req.raw, reply.raw, interaction, { accountId: userId, amr });
+    } else {
+      ended = state.end.allowed ? await interactions.grantConsent(req.raw, reply.raw, interaction) : await interactions.denyConsent(req.raw, reply.raw, interaction);
+    }
+    if (ended.nativeDone) return void (await html(reply, page(lang, t(lang, 'title'), nativeDoneBody(lang, ended.returnTo))));
+    await reply.code(303).header('location', ended.returnTo).headers(LOGIN_HEADERS).send();
+  }
+
+  void fastify.register(async (app) => {
+    // While the database cannot answer, every step answers a page saying so (503, Retry-After) in the
+    // user's language; other errors go on to the server's handler.
+    app.setErrorHandler((err, req, reply) => {
+      if (!isStoreUnavailable(err)) throw err;
+      return html(reply.header('retry-after', String(RETRY_AFTER_SECONDS)), unavailablePage(negotiateLanguage(req.headers['accept-language'])), 503);
+    });
+    app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (_req, body, done) => {
+      done(null, Object.fromEntries(new URLSearchParams(body as string)));
+    });
+
+    // The key steps' script, by its content-hashed name (pages/key-script.ts).
+    app.get<{ Params: { file: string } }>(`${BASE}/assets/:file`, async (req, reply) => {
+      const script = keyStepScript();
+      if (`${BASE}/assets/${req.params.file}` !== script.path) return reply.code(404).headers(LOGIN_HEADERS).send();
+      return reply
+        .code(200)
+        .header('content-type', 'text/javascript; charset=utf-8')
+        .header('cache-control', 'public, max-age=31536000, immutable')
+        .header('x-content-type-options', 'nosniff')
+        .send(script.body);
+    });
+
+    app.get<{ Params: { uid: string } }>(`${BASE}/:uid`, async (req, reply) => {
+      const interaction = await interactions.load(req.raw, reply.raw, req.params.uid);
+      if (!interaction || interaction.foreign) return expired(reply, languageOf(req, interaction));
+      const held = contextOf(req, interaction, languageOf(req, interaction));
+      // The key page's "Use a recovery code" link (a lost key): only in place of a key the user has.
+      if (wantsRecovery(req)) await held.ctx.apply({ kind: 'recoveryRequested' });
+      return show(req, reply, held);
+    });
+
+    app.post<{ Params: { uid: string; step: string } }>(`${BASE}/:uid/:step`, async (req, reply) => {
+      const { uid, step: action } = req.params;
+      const interaction = await interactions.load(req.raw, reply.raw, uid);
+      const lang = languageOf(req, interaction);
+      if (!interaction || !tokenOk(uid, (req.body as Record<string, unknown> | undefined)?.form_token)) return expired(reply, lang);
+      if (interaction.foreign) return again(reply, uid);
+      const held = contextOf(req, interaction, lang);
+      if (action === 'restart') {
+        await held.ctx.apply({ kind: 'restart' });
+        return again(reply, uid);
+      }
+      const state = held.held.state;
+      const step = stepOf(state);
+      // A form of another step (posted late, or twice): the login's page as it is now.
+      if (!step.actions.includes(action)) return again(reply, uid);
+      const submitted = await step.submit(held.ctx, state, action);
+      await held.ctx.apply(submitted.outcome);
+      if (held.held.state.step === 'done') return end(req, reply, held, held.held.state);
+      if (submitted.page) return send(reply, lang, submitted.page);
+      if (submitted.problem) return show(req, reply, held, submitted.problem);
+      return again(reply, uid);
+    });
+  });
+}

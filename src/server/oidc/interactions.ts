@@ -1,0 +1,122 @@
+// The login's interaction port (src/login/ports.ts) over oidc-provider: the one
+// place the login touches the library's interaction, client and grant objects.
+// The login's state is stored in the interaction (result.keyhold), so it
+// expires with the sign-in and lives in the database like the rest of it.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Ended, InteractionPort, LoginInteraction } from '../../login/ports.js';
+import { asLoginState, type LoginState } from '../../login/state.js';
+import type { StoredExpectation } from '../../store/oidc-store.js';
+import { acrOf } from './acr.js';
+import { consentNeededForApi } from './api-audience.js';
+import { ORG_SCOPE_PREFIX, orgScopeIn } from './org-scope.js';
+import { saveIfStored } from './single-use.js';
+import { isStoreUnavailable } from './unavailable.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Any = any;
+
+/** Where the state is stored in the interaction (saveIfStored's paths). */
+const STATE_PATH = ['result', 'keyhold'];
+
+const appName = (client: Any): string => client?.clientName ?? client?.client_name ?? client?.clientId ?? '';
+
+export function interactionPort(deps: {
+  provider: () => Any;
+  /** The app a sign-in is for, onto the request's log line (error-notes.ts). */
+  noteClient?: (req: IncomingMessage, clientId: string) => void;
+}): InteractionPort {
+  /** The library's interaction behind each view this port handed out. */
+  const held = new WeakMap<LoginInteraction, Any>();
+  const of = (view: LoginInteraction): Any => {
+    const interaction = held.get(view);
+    if (!interaction) throw new Error('not an interaction this port loaded');
+    return interaction;
+  };
+
+  async function save(view: LoginInteraction, state: LoginState): Promise<void> {
+    const interaction = of(view);
+    // The start of a sign-in is nothing stored; the consent prompt and a done sign-in are never stored.
+    interaction.result = state.step === 'identify' ? undefined : { keyhold: state };
+    await interaction.persist();
+    view.state = state;
+  }
+
+  /** Ends the interaction; a NATIVE app without skipNativeAppSuccessPage gets the "you may close this window" page first. */
+  async function finish(req: IncomingMessage, res: ServerResponse, view: LoginInteraction, result: Any): Promise<Ended> {
+    const provider = deps.provider();
+    const interaction = of(view);
+    const client = await provider.Client.find(view.clientId);
+    const returnTo: string = await provider.interactionResult(req, res, result, { mergeWithLastSubmission: true });
+    // A device sign-in (RFC 8628) ends on the library's done page (device-pages.ts), never on this one.
+    const native = client?.applicationType === 'native' && !interaction.deviceCode && !(client.keyholdSkipNativeSuccessPage ?? client.keyhold_skip_native_success_page);
+    return { returnTo, nativeDone: Boolean(native && result.consent) };
+  }
+
+  return {
+    async load(req, res, uid) {
+      const provider = deps.provider();
+      let interaction: Any;
+      try {
+        interaction = await provider.interactionDetails(req, res);
+      } catch (err) {
+        // A sign-in that could not be read is not an expired one.
+        if (isStoreUnavailable(err)) throw err;
+        return undefined;
+      }
+      if (interaction.uid !== uid) return undefined;
+      const params = interaction.params ?? {};
+      // The library took it from a known client's authorization request.
+      if (typeof params.client_id === 'string') deps.noteClient?.(req, params.client_id);
+      const client = await provider.Client.find(params.client_id).catch(() => undefined);
+      const prompt = interaction.prompt?.name;
+      const state: LoginState = prompt === 'consent' ? { step: 'consent' } : (asLoginState(interaction.result?.keyhold) ?? { step: 'identify' });
+      const view: LoginInteraction = {
+        uid,
+        clientId: String(params.client_id ?? ''),
+        state,
+        foreign: prompt !== 'login' && prompt !== 'consent',
+        loginHint: typeof params.login_hint === 'string' ? params.login_hint : '',
+        uiLocales: typeof params.ui_locales === 'string' ? params.ui_locales : '',
+        scope: params.scope,
+        orgId: orgScopeIn(params.scope)?.slice(ORG_SCOPE_PREFIX.length),
+        consentAsked: String(params.prompt ?? '').split(' ').includes('consent'),
+        apiConsentNeeded: consentNeededForApi(interaction),
+        sessionAccountId: typeof interaction.session?.accountId === 'string' ? interaction.session.accountId : undefined,
+        expiresAt: typeof interaction.exp === 'number' ? interaction.exp * 1000 : undefined,
+        app: { name: appName(client), projectId: client?.keyholdProjectId ?? client?.keyhold_project_id },
+      };
+      held.set(view, interaction);
+      return view;
+    },
+    save,
+    async saveIfStill(view, expected, state) {
+      const at = (field: string, value: string | undefined): StoredExpectation => ({ path: [...STATE_PATH, field], equals: value ?? null });
+      const still = [
+        at('step', expected.step),
+        at('userId', 'userId' in expected ? expected.userId : undefined),
+        { path: [...STATE_PATH, 'challenge', 'value'], equals: ('challenge' in expected ? expected.challenge?.value : undefined) ?? null },
+      ];
+      return saveIfStored(still, () => save(view, state));
+    },
+    async finishLogin(req, res, view, { accountId, amr }) {
+      const login = { accountId, amr, acr: acrOf(amr), remember: true, ts: Math.floor(Date.now() / 1000) };
+      return finish(req, res, view, { login });
+    },
+    /** Grants what was asked (the consent OIDC needs is given, or none was needed) and finishes the interaction. */
+    async grantConsent(req, res, view) {
+      const provider = deps.provider();
+      const { prompt, params, session, grantId } = of(view);
+      const grant = grantId ? await provider.Grant.find(grantId) : new provider.Grant({ accountId: session.accountId, clientId: params.client_id });
+      const details = prompt.details ?? {};
+      if (details.missingOIDCScope) grant.addOIDCScope(details.missingOIDCScope.join(' '));
+      if (details.missingOIDCClaims) grant.addOIDCClaims(details.missingOIDCClaims);
+      if (details.missingResourceScopes) {
+        for (const [indicator, scopes] of Object.entries(details.missingResourceScopes as Record<string, string[]>)) grant.addResourceScope(indicator, scopes.join(' '));
+      }
+      const saved = await grant.save();
+      return finish(req, res, view, { consent: { grantId: saved } });
+    },
+    denyConsent: (req, res, view) => finish(req, res, view, { error: 'access_denied', error_description: 'the user denied the request' }),
+    secure: () => String(deps.provider()?.issuer ?? '').startsWith('https:'),
+  };
+}
