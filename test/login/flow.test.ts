@@ -1,0 +1,163 @@
+// The login's transitions (src/login/flow.ts `next`) as a table: state ×
+// outcome → state, without a server. Every row of the function, the
+// refusals that keep a state, restart, and outcomes that move nothing.
+import { describe, expect, it } from 'vitest';
+import { AMR, next, type LoginOutcome } from '../../src/login/flow.js';
+import { asLoginState, LOGIN_STEPS, ownerOf, SPENT_KEPT, type LoginState } from '../../src/login/state.js';
+
+const AT = 1_000;
+const who = { loginName: 'ada', userId: 'u1' };
+const passed = { ...who, passwordAt: AT };
+const c1 = { value: 'c1', expiresAt: 5 };
+const c2 = { value: 'c2', expiresAt: 6 };
+
+const S = {
+  identify: { step: 'identify' },
+  password: { step: 'password', ...who },
+  unknownName: { step: 'password', loginName: 'nobody' },
+  changePassword: { step: 'changePassword', ...who },
+  securityKey: { step: 'securityKey', ...passed, spent: [] },
+  securityKeyC1: { step: 'securityKey', ...passed, challenge: c1, spent: [] },
+  enrolKey: { step: 'enrolKey', ...passed, spent: [] },
+  enrolKeyC1: { step: 'enrolKey', ...passed, challenge: c1, spent: ['c0'], enrolmentId: 'r1' },
+  codesShown: { step: 'codesShown', ...passed },
+  recoveryCode: { step: 'recoveryCode', ...passed },
+  keyElsewhere: { step: 'keyElsewhere', ...passed },
+  consent: { step: 'consent' },
+  doneLogin: { step: 'done', end: { kind: 'login', userId: 'u1', amr: ['pwd'] } },
+  doneConsent: { step: 'done', end: { kind: 'consent', allowed: true } },
+} as const satisfies Record<string, LoginState>;
+
+const loggedIn = (amr: readonly string[]): LoginState => ({ step: 'done', end: { kind: 'login', userId: 'u1', amr: [...amr] } });
+
+type Row = [name: string, from: LoginState, outcome: LoginOutcome, to: LoginState];
+
+const ROWS: Row[] = [
+  // identify
+  ['a typed name that names someone', S.identify, { kind: 'nameFound', loginName: 'ada', userId: 'u1' }, S.password],
+  ['a typed name that names nobody (not revealed)', S.identify, { kind: 'nameFound', loginName: 'nobody' }, S.unknownName],
+  ['an empty name is refused', S.identify, { kind: 'refused' }, S.identify],
+  // password
+  ['a wrong password', S.password, { kind: 'passwordWrong' }, S.password],
+  ['a right password that must be changed', S.password, { kind: 'passwordRight', changeRequired: true }, S.changePassword],
+  ['a right password, nothing more: logged in with pwd', S.password, { kind: 'passwordRight', changeRequired: false, secondFactor: 'none', at: AT }, loggedIn(AMR.password)],
+  ['a right password, a key to use', S.password, { kind: 'passwordRight', changeRequired: false, secondFactor: 'key', at: AT }, S.securityKey],
+  ['a right password, a key to register (forceMfa)', S.password, { kind: 'passwordRight', changeRequired: false, secondFactor: 'enrol', at: AT }, S.enrolKey],
+  ['a right password, a second factor this login cannot take', S.password, { kind: 'passwordRight', changeRequired: false, secondFactor: 'refused', at: AT }, S.keyElsewhere],
+  ['a name nobody holds never passes', S.unknownName, { kind: 'passwordRight', changeRequired: false, secondFactor: 'none', at: AT }, S.unknownName],
+  ['another name typed at the password page', S.password, { kind: 'nameFound', loginName: 'bob', userId: 'u2' }, { step: 'password', loginName: 'bob', userId: 'u2' }],
+  // changePassword
+  ['the new password is refused (its rules, or the two differ)', S.changePassword, { kind: 'refused' }, S.changePassword],
+  ['the new password set, nothing more', S.changePassword, { kind: 'passwordChanged', secondFactor: 'none', at: AT }, loggedIn(AMR.password)],
+  ['the new password set, a key to use', S.changePassword, { kind: 'passwordChanged', secondFactor: 'key', at: AT }, S.securityKey],
+  ['the new password set, a key to register', S.changePassword, { kind: 'passwordChanged', secondFactor: 'enrol', at: AT }, S.enrolKey],
+  ['the new password set, refused here', S.changePassword, { kind: 'passwordChanged', secondFactor: 'refused', at: AT }, S.keyElsewhere],
+  // securityKey
+  ['a challenge handed out', S.securityKey, { kind: 'challengeIssued', challenge: c1 }, S.securityKeyC1],
+  ['a new challenge spends the one before', S.securityKeyC1, { kind: 'challengeIssued', challenge: c2 }, { ...S.securityKeyC1, challenge: c2, spent: ['c1'] }],
+  ['an answer takes the challenge', S.securityKeyC1, { kind: 'challengeTaken' }, { ...S.securityKey, spent: ['c1'] }],
+  ['no challenge to take', S.securityKey, { kind: 'challengeTaken' }, S.securityKey],
+  ['the key accepted: pwd hwk mfa', S.securityKey, { kind: 'keyAccepted' }, loggedIn(AMR.securityKey)],
+  ['the key refused', S.securityKey, { kind: 'refused' }, S.securityKey],
+  ['a lost key: the recovery code', S.securityKeyC1, { kind: 'recoveryRequested' }, S.recoveryCode],
+  ['decided again: still a key', S.securityKeyC1, { kind: 'secondFactorDecided', secondFactor: 'key' }, S.securityKeyC1],
+  ['decided again: the keys were removed, no forceMfa: the password again', S.securityKey, { kind: 'secondFactorDecided', secondFactor: 'none' }, S.password],
+  ['decided again: the keys were removed under forceMfa', S.securityKeyC1, { kind: 'secondFactorDecided', secondFactor: 'enrol' }, { step: 'enrolKey', ...passed, challenge: c1, spent: [] }],
+  ['decided again: the keys work elsewhere only', S.securityKeyC1, { kind: 'secondFactorDecided', secondFactor: 'refused' }, S.keyElsewhere],
+  // enrolKey
+  ['a registration started, its challenge handed out', S.enrolKey, { kind: 'challengeIssued', challenge: c1, enrolmentId: 'r1' }, { ...S.enrolKey, challenge: c1, enrolmentId: 'r1' }],
+  ['an answer takes the registration challenge', S.enrolKeyC1, { kind: 'challengeTaken' }, { ...S.enrolKeyC1, challenge: undefined, spent: ['c0', 'c1'] }],
+  ['a first key with its recovery codes', S.enrolKeyC1, { kind: 'keyEnrolled', codesShown: true }, S.codesShown],
+  ['a key without codes (not the first): pwd hwk mfa', S.enrolKey, { kind: 'keyEnrolled', codesShown: false }, loggedIn(AMR.securityKey)],
+  ['the registration refused', S.enrolKeyC1, { kind: 'refused' }, S.enrolKeyC1],
+  ['decided again: a key became ready meanwhile', S.enrolKeyC1, { kind: 'secondFactorDecided', secondFactor: 'key' }, { step: 'securityKey', ...passed, challenge: c1, spent: ['c0'] }],
+  ['decided again: forceMfa turned off', S.enrolKey, { kind: 'secondFactorDecided', secondFactor: 'none' }, S.password],
+  ['no recovery code in place of a first key', S.enrolKey, { kind: 'recoveryRequested' }, S.enrolKey],
+  // codesShown
+  ['the codes seen: logged in with the key just registered', S.codesShown, { kind: 'codesAcknowledged' }, loggedIn(AMR.securityKey)],
+  ['nothing else moves the codes page', S.codesShown, { kind: 'keyAccepted' }, S.codesShown],
+  // recoveryCode
+  ['a right recovery code: pwd mfa (no key was used)', S.recoveryCode, { kind: 'codeAccepted' }, loggedIn(AMR.recoveryCode)],
+  ['a wrong, spent or malformed code, or too many', S.recoveryCode, { kind: 'refused' }, S.recoveryCode],
+  ['back to the key', S.recoveryCode, { kind: 'keyRequested' }, S.securityKey],
+  ['no key answer on the recovery page', S.recoveryCode, { kind: 'keyAccepted' }, S.recoveryCode],
+  // keyElsewhere
+  ['still refused here', S.keyElsewhere, { kind: 'secondFactorDecided', secondFactor: 'refused' }, S.keyElsewhere],
+  ['a key usable here now', S.keyElsewhere, { kind: 'secondFactorDecided', secondFactor: 'key' }, S.securityKey],
+  ['nothing beyond the password now', S.keyElsewhere, { kind: 'secondFactorDecided', secondFactor: 'none' }, S.password],
+  ['never finishes with the password alone', S.keyElsewhere, { kind: 'keyAccepted' }, S.keyElsewhere],
+  // consent
+  ['consent given', S.consent, { kind: 'consentDecided', allowed: true }, S.doneConsent],
+  ['consent denied', S.consent, { kind: 'consentDecided', allowed: false }, { step: 'done', end: { kind: 'consent', allowed: false } }],
+  ['no restart at the consent', S.consent, { kind: 'restart' }, S.consent],
+  ['no name typed at the consent', S.consent, { kind: 'nameFound', loginName: 'bob' }, S.consent],
+  // done
+  ['the user was locked or deactivated meanwhile: the sign-in starts over', S.doneLogin, { kind: 'loginRefused' }, S.identify],
+  ['a consent is not refused as a login', S.doneConsent, { kind: 'loginRefused' }, S.doneConsent],
+  ['no restart once done', S.doneLogin, { kind: 'restart' }, S.doneLogin],
+];
+
+const RESTARTABLE = [S.identify, S.password, S.changePassword, S.securityKeyC1, S.enrolKeyC1, S.codesShown, S.recoveryCode, S.keyElsewhere];
+
+describe('the login flow (state × outcome → state)', () => {
+  it.each(ROWS)('%s', (_name, from, outcome, to) => {
+    const before = structuredClone(from);
+    expect(next(from, outcome)).toEqual(to);
+    // Pure: the state it was given is left as it was.
+    expect(from).toEqual(before);
+  });
+
+  it.each(RESTARTABLE.map((s) => [s.step, s] as const))('restart from %s: the username page', (_step, from) => {
+    expect(next(from, { kind: 'restart' })).toEqual(S.identify);
+  });
+
+  it.each(RESTARTABLE.map((s) => [s.step, s] as const))('a new name typed at %s: its password page', (_step, from) => {
+    expect(next(from, { kind: 'nameFound', loginName: 'bob' })).toEqual({ step: 'password', loginName: 'bob' });
+  });
+
+  it('an outcome without a row moves nothing (the same state comes back)', () => {
+    const unmoved: [LoginState, LoginOutcome][] = [
+      [S.identify, { kind: 'keyAccepted' }],
+      [S.identify, { kind: 'passwordRight', changeRequired: true }],
+      [S.password, { kind: 'codeAccepted' }],
+      [S.changePassword, { kind: 'passwordRight', changeRequired: true }],
+      [S.securityKey, { kind: 'codeAccepted' }],
+      [S.consent, { kind: 'keyAccepted' }],
+    ];
+    for (const [from, outcome] of unmoved) expect(next(from, outcome)).toBe(from);
+  });
+
+  it('every state of the union has rows', () => {
+    const covered = new Set(ROWS.map(([, from]) => from.step));
+    expect([...covered].sort()).toEqual([...LOGIN_STEPS].sort());
+  });
+
+  it('the newest few spent challenges are remembered', () => {
+    let state: LoginState = S.securityKey;
+    for (let n = 0; n < SPENT_KEPT + 5; n++) state = next(state, { kind: 'challengeIssued', challenge: { value: `x${n}`, expiresAt: 0 } });
+    state = next(state, { kind: 'challengeTaken' });
+    expect(state.step === 'securityKey' && state.spent.length).toBe(SPENT_KEPT);
+    expect(state.step === 'securityKey' && state.spent.at(-1)).toBe(`x${SPENT_KEPT + 4}`);
+  });
+
+  it('amr per RFC 8176', () => {
+    expect(AMR.securityKey).toEqual(['pwd', 'hwk', 'mfa']);
+    // A recovery code in place of a lost key: RFC 8176 has no value for it, and it is no key.
+    expect(AMR.recoveryCode).toEqual(['pwd', 'mfa']);
+  });
+});
+
+describe('the stored state', () => {
+  it('belongs to a user once the password was right, never for a name merely typed', () => {
+    expect(ownerOf(S.identify)).toBeUndefined();
+    expect(ownerOf(S.password)).toBeUndefined();
+    for (const s of [S.changePassword, S.securityKey, S.enrolKey, S.codesShown, S.recoveryCode, S.keyElsewhere]) expect(ownerOf(s)).toBe('u1');
+  });
+
+  it('reads back only a state (not a done one, nor another shape)', () => {
+    expect(asLoginState(undefined)).toBeUndefined();
+    expect(asLoginState({ loginName: 'ada', userId: 'u1' })).toBeUndefined();
+    expect(asLoginState({ step: 'done', end: { kind: 'login', userId: 'u1', amr: [] } })).toBeUndefined();
+    expect(asLoginState(S.securityKeyC1)).toEqual(S.securityKeyC1);
+  });
+});
