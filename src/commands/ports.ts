@@ -3,6 +3,7 @@
 // clock, ids, secrets and the WebAuthn verifier. Commands never see a database
 // handle, SQL or drizzle: swapping the storage changes nothing here.
 import type { AggregateType, ExpectedSequence, NewEvent, StoredEvent } from '../domain/events/index.js';
+import type { AttemptOutcome, BucketRequest, CountedBucket } from '../domain/identity/attempt-budget.js';
 import type { Membership } from '../domain/identity/permissions.js';
 import type { RegistrationVerificationInput, RegistrationVerificationResult } from '../domain/webauthn/index.js';
 
@@ -159,4 +160,24 @@ export interface Ports {
   verifyRegistration: RegistrationVerifier;
   /** Read per call: the settings are made once the server listens (src/server/start.ts), then never change. */
   webauthn: () => WebAuthnSettings;
+}
+
+/** A counted bucket after its attempt finished: its failures now (the one that reaches the free allowance engages the delays). */
+export interface FinishedBucket {
+  kind: CountedBucket;
+  failures: number;
+}
+
+export interface Reservation {
+  ok: true;
+  /** Ends the attempt (once): the place given back, the outcome counted. */
+  finish(outcome: AttemptOutcome): Promise<FinishedBucket[]>;
+}
+
+export type ReserveResult = Reservation | { ok: false; waitSeconds: number };
+
+/** The guessing budgets a login's guess is reserved in before it is checked (store/attempt-budgets.ts). */
+export interface GuessBudgets {
+  /** One attempt in every bucket named, or in none: the reservation to finish, or how long to wait. */
+  reserve(buckets: readonly BucketRequest[]): Promise<ReserveResult>;
 }

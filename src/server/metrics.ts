@@ -18,14 +18,14 @@
 // and app types below — never an id, a client id, a user name, an address or
 // anything else a client sent (cardinality, and privacy: docs/security.md).
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { LOGIN_FAILURES, type LoginFailure } from '../commands/login/check-password.js';
 import type { DatabaseErrorKind, StoreObserver } from '../store/observer.js';
 
 /** How a call arrived: the `protocol` label. */
 export type Protocol = 'grpc' | 'grpc_web' | 'connect' | 'rest';
 
-/** Why a login's password step failed: the `reason` label of a failed login. */
-export const LOGIN_FAILURES = ['wrong_password', 'unknown_user', 'locked', 'inactive', 'no_password'] as const;
-export type LoginFailure = (typeof LOGIN_FAILURES)[number];
+/** Why a login's password step failed: the `reason` label of a failed login (the password-check command's). */
+export { LOGIN_FAILURES, type LoginFailure };
 /** The second factors a login takes (shown from the start); a one-time code is named for when the login takes one. */
 export const SECOND_FACTORS = ['security_key', 'recovery_code'] as const;
 export type SecondFactorKind = (typeof SECOND_FACTORS)[number] | 'one_time_code';

@@ -33,27 +33,14 @@ import {
   type CountedBucket,
 } from '../domain/identity/attempt-budget.js';
 import { failureStreak, STREAK_EVENTS } from '../domain/user/failure-streak.js';
+import type { FinishedBucket, GuessBudgets, Reservation, ReserveResult } from '../commands/ports.js';
 import type { Database } from './database.js';
 import { toStoreError } from './errors.js';
 import { sql } from './sql.js';
 
-/** A counted bucket after its attempt finished: its failures now (the one that reaches the free allowance engages the delays). */
-export interface FinishedBucket {
-  kind: CountedBucket;
-  failures: number;
-}
+export type { FinishedBucket, Reservation, ReserveResult } from '../commands/ports.js';
 
-export interface Reservation {
-  ok: true;
-  /** Ends the attempt (once): the place given back, the outcome counted. */
-  finish(outcome: AttemptOutcome): Promise<FinishedBucket[]>;
-}
-
-export type ReserveResult = Reservation | { ok: false; waitSeconds: number };
-
-export interface AttemptBudgets {
-  /** One attempt in every bucket named, or in none: the reservation to finish, or how long to wait. */
-  reserve(buckets: readonly BucketRequest[]): Promise<ReserveResult>;
+export interface AttemptBudgets extends GuessBudgets {
   /** Deletes buckets whose window is over, at most `limit`; resolves with how many. */
   deleteExpired(limit: number): Promise<number>;
   /** Counts them, at most `limit` (the housekeeping sweep's backlog). */

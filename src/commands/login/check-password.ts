@@ -7,9 +7,12 @@ import type { Commands } from '../index.js';
 import { accountOf, passwordBuckets, type GuessClient } from '../../domain/identity/guess-buckets.js';
 import { checkPassword as verify, type PasswordCheck } from '../../queries/passwords.js';
 import type { PasswordFacts, ReadModel } from '../../queries/read-model.js';
-import type { AttemptBudgets } from '../../store/attempt-budgets.js';
-import type { IdentityObserver, LoginFailure } from '../../server/metrics.js';
+import type { GuessBudgets } from '../ports.js';
 import { recordEngaged, spend } from './guesses.js';
+
+/** Why a password step failed, for the operator: the `reason` label of a failed login (metrics.ts). */
+export const LOGIN_FAILURES = ['wrong_password', 'unknown_user', 'locked', 'inactive', 'no_password'] as const;
+export type LoginFailure = (typeof LOGIN_FAILURES)[number];
 
 export type PasswordVerdict =
   | { ok: true; changeRequired: boolean }
@@ -31,9 +34,9 @@ export interface PasswordCheckDeps {
   read: Pick<ReadModel, 'passwordOf' | 'maxPasswordAttemptsOf'>;
   commands: Pick<Commands, 'recordLogin' | 'recordOidc' | 'recordAnonymousThrottle'>;
   /** Every guess at the login is reserved here before it is checked (store/attempt-budgets.ts). */
-  budgets: Pick<AttemptBudgets, 'reserve'>;
+  budgets: GuessBudgets;
   /** Each refused or failed try, for the operator (metrics.ts). */
-  observer: Pick<IdentityObserver, 'loginFailed' | 'loginThrottled'>;
+  observer: { loginFailed(reason: LoginFailure): void; loginThrottled(): void };
 }
 
 const VERDICTS: Readonly<Record<Exclude<PasswordCheck['result'], 'ok'>, PasswordVerdict>> = {

@@ -3,7 +3,7 @@
 // the use-recovery-code command checks (and, when right, spends) it.
 import type { Commands } from '../index.js';
 import { recoveryBuckets, type GuessClient } from '../../domain/identity/guess-buckets.js';
-import type { AttemptBudgets } from '../../store/attempt-budgets.js';
+import type { GuessBudgets } from '../ports.js';
 import { spend } from './guesses.js';
 
 export type RecoveryRefusal = 'RECOVERY_CODE_WRONG' | 'RECOVERY_CODE_MALFORMED' | 'RECOVERY_CODE_SLOW_DOWN';
@@ -11,7 +11,7 @@ export type RecoveryVerdict = { ok: true } | { ok: false; reason: RecoveryRefusa
 
 export interface RecoveryCheckDeps {
   commands: Pick<Commands, 'useRecoveryCode'>;
-  budgets: Pick<AttemptBudgets, 'reserve'>;
+  budgets: GuessBudgets;
 }
 
 export async function checkRecoveryCode(deps: RecoveryCheckDeps, userId: string, typed: string, client: GuessClient, clientId: string): Promise<RecoveryVerdict> {

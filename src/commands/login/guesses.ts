@@ -3,7 +3,7 @@
 // guess-buckets.ts), and its place is given back with how it ended.
 import type { Commands } from '../index.js';
 import { BUCKETS, FIRST_DELAY_SECONDS, type AttemptOutcome } from '../../domain/identity/attempt-budget.js';
-import type { FinishedBucket, Reservation } from '../../store/attempt-budgets.js';
+import type { FinishedBucket, Reservation } from '../ports.js';
 
 /**
  * Runs a reserved attempt and gives its place back with its outcome — also
