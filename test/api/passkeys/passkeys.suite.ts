@@ -152,6 +152,18 @@ export function passkeySuite(name: string, opts: { postgres?: boolean }) {
         expect(restReason(again.body)).toBe('PASSKEY_NOT_FOUND');
       });
 
+      it('VerifyPasskeyRegistration sent again with its Idempotency-Key answers the same recovery codes', async () => {
+        const user = await plainUser(kh);
+        const { passkeyId, options } = await register(user.userId, user.token);
+        const body = { publicKeyCredential: createSoftPasskey().register(options, ORIGIN), passkeyName: 'Laptop' };
+        const headers = bearer(user.token, { 'idempotency-key': `passkey-${passkeyId}` });
+        const first = await kh.rest('POST', `/v2/users/${user.userId}/passkeys/${passkeyId}`, body, headers);
+        const again = await kh.rest('POST', `/v2/users/${user.userId}/passkeys/${passkeyId}`, body, headers);
+        expect(first.status).toBe(200);
+        expect(first.body.recoveryCodes).toHaveLength(10);
+        expect(again.body).toEqual(first.body);
+      });
+
       it('who may: the user, an org owner of its org; not another plain user, not an admin of another org', async () => {
         const { user, passkeyId } = await withPasskey();
         const stranger = await plainUser(kh);
