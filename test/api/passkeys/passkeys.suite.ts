@@ -71,6 +71,19 @@ export function passkeySuite(name: string, opts: { postgres?: boolean }) {
         expect(again.recoveryCodes).toEqual([]);
       });
 
+      it('a security key after a passkey brings no recovery codes: the first strong factor already did', async () => {
+        const { user, recoveryCodes } = await withPasskey();
+        expect(recoveryCodes).toHaveLength(10);
+        const reg = await startRegistration(kh, user.userId, user.token);
+        const res = await users(user.token).verifyU2FRegistration({
+          userId: user.userId,
+          u2fId: reg.u2fId,
+          publicKeyCredential: createSoftAuthenticator().makeRegistration({ challenge: reg.challenge, origin: ORIGIN, rpId: reg.rpId }) as never,
+          tokenName: 'key',
+        });
+        expect(res.recoveryCodes).toEqual([]);
+      });
+
       it('the platform / cross-platform choice becomes authenticatorAttachment', async () => {
         const user = await plainUser(kh);
         const res = await users(user.token).registerPasskey({ userId: user.userId, authenticator: 1 });
