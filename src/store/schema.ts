@@ -367,7 +367,7 @@ export const webauthnCredentials = pgTable(
     kind: text('kind').$type<'u2f' | 'passkey'>().notNull(),
     tokenId: text('token_id').notNull(),
   },
-  (t) => [index('webauthn_credentials_token_id_idx').on(t.tokenId), check('webauthn_credentials_kind_check', sql`${t.kind} in ('u2f', 'passkey')`)],
+  (t) => [index('webauthn_credentials_token_id_idx').on(t.tokenId), index('webauthn_credentials_user_id_idx').on(t.userId), check('webauthn_credentials_kind_check', sql`${t.kind} in ('u2f', 'passkey')`)],
 );
 
 /**

@@ -41,6 +41,8 @@ CREATE TABLE IF NOT EXISTS "webauthn_credentials" (
 --> statement-breakpoint
 CREATE INDEX IF NOT EXISTS "webauthn_credentials_token_id_idx" ON "webauthn_credentials" USING btree ("token_id");
 --> statement-breakpoint
+CREATE INDEX IF NOT EXISTS "webauthn_credentials_user_id_idx" ON "webauthn_credentials" USING btree ("user_id");
+--> statement-breakpoint
 INSERT INTO "webauthn_credentials" ("credential_id", "user_id", "kind", "token_id")
 	SELECT "credential_id", "user_id", 'u2f', "id" FROM "u2f_tokens" WHERE "state" = 'ready' AND "credential_id" IS NOT NULL
 	ON CONFLICT DO NOTHING;

@@ -21,6 +21,8 @@ export const passkeysProjection: Projection = {
     where id = ${e.aggregateId}`,
   'passkey.registration.replaced': (e) => sql`delete from passkeys where id = ${e.aggregateId}`,
   'passkey.removed': (e) => sql`delete from passkeys where id = ${e.aggregateId}`,
+  // A removed user's passkeys go with it (its events stay).
+  'user.removed': (e) => sql`delete from passkeys where user_id = ${e.aggregateId}`,
   'passkey.used': (e) => sql`
     update passkeys set sign_count = ${e.payload.signCount}, changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence}
     where id = ${e.aggregateId}`,
@@ -33,4 +35,6 @@ export const webauthnCredentialsProjection: Projection = {
   'passkey.verified': (e) => sql`
     insert into webauthn_credentials (credential_id, user_id, kind, token_id) values (${e.payload.credentialId}, ${e.payload.userId}, 'passkey', ${e.aggregateId})`,
   'passkey.removed': (e) => sql`delete from webauthn_credentials where token_id = ${e.aggregateId}`,
+  // A removed user signs in with none of its credentials; its passkeys' ids are free again.
+  'user.removed': (e) => sql`delete from webauthn_credentials where user_id = ${e.aggregateId} and kind = 'passkey'`,
 };

@@ -271,6 +271,16 @@ export function passkeySuite(name: string, opts: { postgres?: boolean }) {
         expect(await login(key.assert(c, ORIGIN, RP_ID), c)).toEqual({ ok: false, reason: 'PASSKEY_LOGIN_UNKNOWN_CREDENTIAL' });
       });
 
+      it('a removed user signs in with none of its passkeys; their credential ids are free again', async () => {
+        const { user, key } = await withPasskey();
+        await users(kh.adminToken).removeUser({ userId: user.userId });
+        const c = challenge();
+        expect(await login(key.assert(c, ORIGIN, RP_ID), c)).toEqual({ ok: false, reason: 'PASSKEY_LOGIN_UNKNOWN_CREDENTIAL' });
+        const other = await plainUser(kh);
+        const reg = await register(other.userId, other.token);
+        await users(other.token).verifyPasskeyRegistration({ userId: other.userId, passkeyId: reg.passkeyId, publicKeyCredential: key.register(reg.options, ORIGIN) as never, passkeyName: 'reused' });
+      });
+
       it('the same assertion sent 8× at once, over several rounds: at most one accepted', async () => {
         const { key } = await withPasskey();
         for (let round = 0; round < 4; round++) {
