@@ -14,6 +14,8 @@ const CONFLICT_BY_CONSTRAINT: Readonly<Record<string, Reason>> = {
   users_pkey: 'USER_ID_TAKEN',
   user_grants_user_project_key: 'USER_GRANT_EXISTS',
   u2f_tokens_credential_id_key: 'CREDENTIAL_ALREADY_REGISTERED',
+  // A credential id of any kind, security key or passkey, held by one token only.
+  webauthn_credentials_pkey: 'CREDENTIAL_ALREADY_REGISTERED',
 };
 
 /** The 409 of a known unique violation (with `metadata`); any other stays what it is (a server fault). */

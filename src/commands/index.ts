@@ -41,6 +41,11 @@ import { removeUserMetadata, setUserMetadata } from './users/user-metadata.js';
 import { updateHumanUser, type UpdateHumanUserInput } from './users/update-human-user.js';
 import { deactivateUser, lockUser, reactivateUser, removeUser, unlockUser } from './users/user-lifecycle.js';
 import { endMySessions } from './users/end-my-sessions.js';
+import { keepPasskeyWhilePending } from './passkeys/keep-pending.js';
+import { registerPasskey } from './passkeys/register-passkey.js';
+import { removePasskey } from './passkeys/remove-passkey.js';
+import { usePasskey } from './passkeys/use-passkey.js';
+import { verifyPasskeyRegistration } from './passkeys/verify-passkey.js';
 import { keepWhilePending } from './u2f/keep-pending.js';
 import { registerU2f } from './u2f/register-u2f.js';
 import { removeU2f } from './u2f/remove-u2f.js';
@@ -62,6 +67,7 @@ export function createCommands(ports: Ports) {
   // The security-key commands decide on this process's copies of pending
   // registrations (./recent-copies.ts: the measured reason is there).
   const u2f: Ports = { ...ports, events: withRecentCopies(ports.events, keepWhilePending) };
+  const passkey: Ports = { ...ports, events: withRecentCopies(ports.events, keepPasskeyWhilePending) };
   return {
     addOidcApp: bind(ports, addOidcApp),
     regenerateOidcClientSecret: bind(ports, regenerateOidcClientSecret),
@@ -124,6 +130,11 @@ export function createCommands(ports: Ports) {
     removeAppKey: bind(ports, removeAppKey),
     /** The login's second factor (no caller: the user logging in is the actor). */
     useU2f: (input: Parameters<typeof useU2f>[1]) => useU2f(ports, input),
+    registerPasskey: bind(passkey, registerPasskey),
+    verifyPasskeyRegistration: bind(passkey, verifyPasskeyRegistration),
+    removePasskey: bind(passkey, removePasskey),
+    /** The passkey login (no caller: nobody is authenticated yet; the passkey's user is the actor). */
+    usePasskey: (input: Parameters<typeof usePasskey>[1]) => usePasskey(ports, input),
     // A lost key.
     removeAllU2f: bind(ports, removeAllU2f),
     generateRecoveryCodes: bind(ports, generateRecoveryCodes),

@@ -97,10 +97,23 @@ export interface UserFacts {
   givenName: string | null;
   familyName: string | null;
   email: string | null;
+  /** Whether the user may log in (a passkey login refuses any other). */
+  state: 'active' | 'inactive' | 'locked';
 }
 
 /** A security key (registration) of a user, as listed by the read model. */
 export interface U2fFacts {
+  id: string;
+  userId: string;
+  orgId: string;
+  state: 'pending' | 'ready';
+  rpId: string;
+  credentialId: string | null;
+  expiresAt: Date;
+}
+
+/** A passkey (registration) of a user, as listed by the read model. */
+export interface PasskeyFacts {
   id: string;
   userId: string;
   orgId: string;
@@ -130,6 +143,10 @@ export interface Lookups {
   u2fOf(userId: string): Promise<U2fFacts[]>;
   /** The ready security key with this credential id (base64url) — its id and user — or undefined. */
   u2fByCredentialId(credentialId: string): Promise<{ id: string; userId: string } | undefined>;
+  /** The user's passkeys, pending and ready, oldest first. */
+  passkeysOf(userId: string): Promise<PasskeyFacts[]>;
+  /** The token (security key or passkey) holding this verified credential id (base64url), and its user; or undefined. */
+  webauthnCredential(credentialId: string): Promise<{ kind: 'u2f' | 'passkey'; tokenId: string; userId: string } | undefined>;
   /** Which of `roleKeys` the project has (its own roles, project.role.added). */
   existingRoleKeys(projectId: string, roleKeys: readonly string[]): Promise<string[]>;
   /** The ids of the project's user grants; with `roleKey`, only those holding that role (RemoveProjectRole, RemoveProject). */

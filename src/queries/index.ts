@@ -12,14 +12,15 @@ import { getUserMetadata, listUserMetadata } from './user-metadata.js';
 import { listAppKeys } from './app-keys.js';
 import { listEvents, type ListEventsInput } from './events.js';
 import { getMyOrganization, getOrganization } from './orgs.js';
-import { getLoginPolicy } from './login-policy.js';
+import { getLoginPolicy, loginFactorsOf } from './login-policy.js';
 import { getLockoutPolicy } from './lockout-policy.js';
 import type { SentText } from '../domain/lists.js';
 import type { ReadModel } from './read-model.js';
-import { getUser, listU2fTokens, myUser, unusedRecoveryCodes } from './users.js';
+import { getUser, listPasskeys, listU2fTokens, myUser, unusedRecoveryCodes } from './users.js';
 
 export type { AppView, OrgView, ProjectView, ReadModel, U2fView, UserGrantView, UserView } from './read-model.js';
-export type { ListedU2f } from './users.js';
+export type { ListedPasskey, ListedU2f } from './users.js';
+export type { LoginFactors } from './login-policy.js';
 
 export function createQueries(read: ReadModel, clock: Clock) {
   return {
@@ -44,6 +45,9 @@ export function createQueries(read: ReadModel, clock: Clock) {
       listOrganizations(read, call, input),
     getUser: (call: Call, input: { userId: string }) => getUser(read, call, input),
     listU2fTokens: (call: Call, input: { userId: string; page?: SentPage }) => listU2fTokens(read, call, { ...input, now: clock.now() }),
+    listPasskeys: (call: Call, input: { userId: string; page?: SentPage }) => listPasskeys(read, call, { ...input, now: clock.now() }),
+    /** The login's question (no caller): which first factors the org allows, and whether it requires a second factor. */
+    loginFactorsOf: (orgId: string) => loginFactorsOf(read, orgId),
     unusedRecoveryCodes: (call: Call, input: { userId: string }) => unusedRecoveryCodes(read, call, input),
     myUser: (call: Call) => myUser(read, call),
     getLoginPolicy: (call: Call) => getLoginPolicy(read, call),

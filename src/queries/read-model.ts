@@ -2,7 +2,7 @@
 // Lookups, the commands) need. src/store implements it (store/read-model.ts);
 // whether a finder is plain SQL or drizzle, cached or not, is the store's
 // choice and nobody else's.
-import type { Lookups, U2fFacts } from '../commands/ports.js';
+import type { Lookups, PasskeyFacts, U2fFacts } from '../commands/ports.js';
 import type { Membership } from '../domain/identity/permissions.js';
 import type { EventSearch, Listed, Page, TextFilter } from '../domain/lists.js';
 import type { StoredEvent } from '../domain/events/index.js';
@@ -74,8 +74,15 @@ export interface U2fView extends U2fFacts {
   createdAt: Date;
 }
 
+export interface PasskeyView extends PasskeyFacts {
+  name: string | null;
+  createdAt: Date;
+}
+
 export interface LoginPolicyView extends Versioned {
   forceMfa: boolean;
+  passwordlessAllowed: boolean;
+  allowUsernamePassword: boolean;
 }
 
 export interface LockoutPolicyView extends Versioned {
@@ -211,6 +218,8 @@ export interface ReadModel extends Lookups {
   u2fTokensOf(userId: string): Promise<U2fView[]>;
   /** One page of them (ListU2FTokens). */
   u2fTokensPage(userId: string, page: Page): Promise<Listed<U2fView>>;
+  /** One page of the user's passkeys, pending and ready (ListPasskeys). */
+  passkeysPage(userId: string, page: Page): Promise<Listed<PasskeyView>>;
   /** The token with this hash and its user, in one round trip (authentication's hot path). */
   patByHash(tokenHash: string): Promise<{ pat: PatView; user: UserView } | undefined>;
   /** At most `maxBytes` of configuration; `leftOut` counts the page's entries that did not fit. */

@@ -6,7 +6,7 @@ import { requiredId } from '../domain/identity/text-rules.js';
 import { pageOf, type Listed } from '../domain/lists.js';
 import { shownState } from '../domain/u2f/decider.js';
 import type { SentPage } from './lists.js';
-import type { ReadModel, U2fView, UserView } from './read-model.js';
+import type { PasskeyView, ReadModel, U2fView, UserView } from './read-model.js';
 
 export async function getUser(read: ReadModel, { caller }: Call, input: { userId: string }): Promise<UserView> {
   const violations = requiredId('userId', input.userId);
@@ -43,4 +43,16 @@ export async function myUser(read: ReadModel, { caller }: Call): Promise<{ user:
   if (!user) throw new KeyholdError('UNAUTHENTICATED');
   const roles = caller.memberships.flatMap((m) => m.roles.map((r) => (m.scopeType === 'instance' ? r : `${r}@${m.scopeType}:${m.scopeId}`)));
   return { user, roles };
+}
+
+/** A passkey as listed: a pending registration past its expiry shows as expired. */
+export type ListedPasskey = PasskeyView & { shown: 'pending' | 'ready' | 'expired' };
+
+/** ListPasskeys: who may read the user (user.read in its org, or itself). */
+export async function listPasskeys(read: ReadModel, { caller }: Call, input: { userId: string; now: number; page?: SentPage }): Promise<Listed<ListedPasskey>> {
+  const violations = requiredId('userId', input.userId);
+  if (violations.length) throw invalidRequest(violations);
+  const user = await userForCaller(read, caller, input.userId, 'user.read');
+  const listed = await read.passkeysPage(user.id, input.page ? pageOf(input.page) : { ...pageOf(undefined), asc: true });
+  return { ...listed, items: listed.items.map((k) => ({ ...k, shown: shownState(k.state, k.expiresAt, input.now) })) };
 }

@@ -40,6 +40,7 @@ export const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set([
   'keyhold.management.v1.ManagementService/GenerateMachineSecret',
   'keyhold.management.v1.ManagementService/AddAppKey',
   'keyhold.user.v2.UserService/VerifyU2FRegistration',
+  'keyhold.user.v2.UserService/VerifyPasskeyRegistration',
   'keyhold.user.v2.UserService/GenerateRecoveryCodes',
 ]);
 

@@ -71,6 +71,9 @@ export const orgs = pgTable('orgs', {
 export const loginPolicies = pgTable('login_policies', {
   orgId: text('org_id').primaryKey(),
   forceMfa: boolean('force_mfa').notNull(),
+  /** ZITADEL's passwordlessType: PASSWORDLESS_TYPE_ALLOWED (true) or _NOT_ALLOWED. */
+  passwordlessAllowed: boolean('passwordless_allowed').notNull().default(true),
+  allowUsernamePassword: boolean('allow_username_password').notNull().default(true),
   createdAt: timestamptz('created_at').notNull(),
   changedAt: timestamptz('changed_at').notNull(),
   sequence: integer('sequence').notNull(),
@@ -322,6 +325,51 @@ export const u2fTokens = pgTable(
   ],
 );
 
+/** Passkeys: as u2f_tokens, for discoverable credentials with user verification. */
+export const passkeys = pgTable(
+  'passkeys',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id').notNull(),
+    orgId: text('org_id').notNull(),
+    state: text('state').$type<'pending' | 'ready'>().notNull(),
+    rpId: text('rp_id').notNull(),
+    challenge: text('challenge').notNull(),
+    expiresAt: timestamptz('expires_at').notNull(),
+    name: text('name'),
+    credentialId: text('credential_id'),
+    /** base64url COSE public key */
+    publicKey: text('public_key'),
+    algorithm: integer('algorithm'),
+    format: text('format'),
+    aaguid: text('aaguid'),
+    signCount: bigint('sign_count', { mode: 'number' }),
+    transports: text('transports').array(),
+    backupEligible: boolean('backup_eligible'),
+    backedUp: boolean('backed_up'),
+    createdAt: timestamptz('created_at').notNull(),
+    changedAt: timestamptz('changed_at').notNull(),
+    sequence: integer('sequence').notNull(),
+  },
+  (t) => [index('passkeys_user_id_idx').on(t.userId), check('passkeys_state_check', sql`${t.state} in ('pending', 'ready')`)],
+);
+
+/**
+ * Every verified credential id, of a security key or a passkey: one
+ * credential, one user and one token (CREDENTIAL_ALREADY_REGISTERED); the
+ * discoverable login's lookup of an assertion's credential.
+ */
+export const webauthnCredentials = pgTable(
+  'webauthn_credentials',
+  {
+    credentialId: text('credential_id').primaryKey(),
+    userId: text('user_id').notNull(),
+    kind: text('kind').$type<'u2f' | 'passkey'>().notNull(),
+    tokenId: text('token_id').notNull(),
+  },
+  (t) => [index('webauthn_credentials_token_id_idx').on(t.tokenId), index('webauthn_credentials_user_id_idx').on(t.userId), check('webauthn_credentials_kind_check', sql`${t.kind} in ('u2f', 'passkey')`)],
+);
+
 /**
  * Machine users' OAuth side: the access token type chosen at
  * AddMachineUser, and the client credentials of GenerateMachineSecret — the
@@ -467,6 +515,7 @@ export type PatRow = typeof personalAccessTokens.$inferSelect;
 export type UserMetadataRow = typeof userMetadata.$inferSelect;
 export type AppRow = typeof apps.$inferSelect;
 export type U2fRow = typeof u2fTokens.$inferSelect;
+export type PasskeyRow = typeof passkeys.$inferSelect;
 export type ProjectRoleRow = typeof projectRoles.$inferSelect;
 export type UserGrantRow = typeof userGrants.$inferSelect;
 export type OidcPayloadRow = typeof oidcPayloads.$inferSelect;

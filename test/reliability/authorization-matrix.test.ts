@@ -20,6 +20,7 @@ import { OrganizationService } from '../../gen/keyhold/org/v2/org_pb.js';
 import { UserService } from '../../gen/keyhold/user/v2/user_pb.js';
 import { startTestKeyhold, type TestKeyhold } from '../support/keyhold.js';
 import { createSoftAuthenticator } from '../support/soft-authenticator.js';
+import { createSoftPasskey } from '../support/soft-passkey.js';
 import { ErrorInfoSchema } from '../../gen/google/rpc/error_details_pb.js';
 import { reasonOrOk, restReason, rpcError } from '../support/errors.js';
 import { inOrg } from '../support/identity.js';
@@ -80,6 +81,11 @@ async function newRegistration() {
   const res = await kh.client(UserService, 'grpc', kh.adminToken).registerU2F({ userId: world.target.userId });
   const options = res.publicKeyCredentialCreationOptions as any;
   return { u2fId: res.u2fId, challenge: options.challenge as string, rpId: options.rp.id as string };
+}
+
+async function newPasskeyRegistration() {
+  const res = await kh.client(UserService, 'grpc', kh.adminToken).registerPasskey({ userId: world.target.userId });
+  return { passkeyId: res.passkeyId, options: res.publicKeyCredentialCreationOptions as any };
 }
 
 let keyAppMade: Promise<string> | undefined;
@@ -558,6 +564,35 @@ const ROWS: Row[] = [
     prepare: async () => {
       const { u2fId } = await newRegistration();
       return (c) => c.user.removeU2F({ userId: world.target.userId, u2fId });
+    },
+    expect: onUserT(['self', 'orgOwner', 'instanceOwner']),
+  },
+  {
+    rpc: 'user.RegisterPasskey',
+    call: (c) => c.user.registerPasskey({ userId: world.target.userId }),
+    expect: onUserT(['self', 'orgOwner', 'instanceOwner']),
+  },
+  {
+    rpc: 'user.VerifyPasskeyRegistration',
+    call: () => Promise.reject(new Error('prepared per cell')),
+    prepare: async () => {
+      const reg = await newPasskeyRegistration();
+      const credential = createSoftPasskey().register(reg.options, ORIGIN);
+      return (c) => c.user.verifyPasskeyRegistration({ userId: world.target.userId, passkeyId: reg.passkeyId, publicKeyCredential: credential as never, passkeyName: 'passkey' });
+    },
+    expect: onUserT(['self', 'orgOwner', 'instanceOwner']),
+  },
+  {
+    rpc: 'user.ListPasskeys',
+    call: (c) => c.user.listPasskeys({ userId: world.target.userId }),
+    expect: onUserT(['self', 'orgOwner', 'instanceOwner']),
+  },
+  {
+    rpc: 'user.RemovePasskey',
+    call: () => Promise.reject(new Error('prepared per cell')),
+    prepare: async () => {
+      const { passkeyId } = await newPasskeyRegistration();
+      return (c) => c.user.removePasskey({ userId: world.target.userId, passkeyId });
     },
     expect: onUserT(['self', 'orgOwner', 'instanceOwner']),
   },

@@ -68,6 +68,7 @@ async function listAndCall(kh: TestKeyhold, base: string, connection: string[]) 
   const methods = (await bufCurl([...connection, '--list-methods', base])).trim().split('\n');
   expect(methods).toContain('keyhold.management.v1.ManagementService/AddOIDCApp');
   expect(methods).toContain('keyhold.user.v2.UserService/VerifyU2FRegistration');
+  expect(methods).toEqual(expect.arrayContaining(['RegisterPasskey', 'VerifyPasskeyRegistration', 'ListPasskeys', 'RemovePasskey'].map((m) => `keyhold.user.v2.UserService/${m}`)));
   expect(methods).toContain('grpc.health.v1.Health/Watch');
 
   const auth = ['-H', `authorization: Bearer ${kh.adminToken}`];

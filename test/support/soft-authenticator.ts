@@ -213,8 +213,19 @@ export interface SoftAuthenticator {
   /** COSE_Key bytes of the public key, as they appear in authData. */
   readonly cosePublicKey: Uint8Array;
   makeRegistration(options: MakeRegistrationOptions): RegistrationResponseJSON;
-  /** An authentication answer (AuthenticationResponseJSON) signed with this key: user present, not verified. */
-  makeAssertion(options: { challenge: string; origin: string; rpId: string; signCount?: number }): AuthenticationResponseJSON;
+  /** An authentication answer (AuthenticationResponseJSON) signed with this key: user present, verified only with `uv`. */
+  makeAssertion(options: AssertionOptions): AuthenticationResponseJSON;
+}
+
+export interface AssertionOptions {
+  challenge: string;
+  origin: string;
+  rpId: string;
+  signCount?: number;
+  /** Set the user-verified flag (a passkey's PIN or biometrics). Default false. */
+  uv?: boolean;
+  /** base64url user handle, as a discoverable credential returns it. Default none. */
+  userHandle?: string;
 }
 
 export interface SoftAuthenticatorOptions {
@@ -296,18 +307,23 @@ export function createSoftAuthenticator(options: SoftAuthenticatorOptions = {}):
   }
 
   // WebAuthn §6.3.3 / §7.2: authData without attested credential data, signed with clientDataJSON's hash.
-  function makeAssertion(o: { challenge: string; origin: string; rpId: string; signCount?: number }): AuthenticationResponseJSON {
+  function makeAssertion(o: AssertionOptions): AuthenticationResponseJSON {
     const clientDataJSON = new TextEncoder().encode(JSON.stringify({ type: 'webauthn.get', challenge: o.challenge, origin: o.origin, crossOrigin: false }));
     const authData = new Uint8Array(37);
     authData.set(sha256(o.rpId), 0);
-    authData[32] = flagsByte({ at: false });
+    authData[32] = flagsByte({ at: false, uv: o.uv ?? false });
     new DataView(authData.buffer).setUint32(33, o.signCount ?? 0, false);
     const signature = sign(spec.hash, Buffer.concat([authData, sha256(clientDataJSON)]), privateKey);
     return {
       id: base64url(credentialIdBytes),
       rawId: base64url(credentialIdBytes),
       type: 'public-key',
-      response: { clientDataJSON: base64url(clientDataJSON), authenticatorData: base64url(authData), signature: base64url(signature) },
+      response: {
+        clientDataJSON: base64url(clientDataJSON),
+        authenticatorData: base64url(authData),
+        signature: base64url(signature),
+        ...(o.userHandle !== undefined ? { userHandle: o.userHandle } : {}),
+      },
       authenticatorAttachment: 'cross-platform',
       clientExtensionResults: {},
     };

@@ -2,7 +2,7 @@
 // of the org the call acts in (x-service-orgid, else the caller's own), under
 // org.policy.write. Load the org's events, decide (org decider), append.
 import { invalidRequest, violation } from '../../domain/errors/keyhold-error.js';
-import { orgDecider, type LoginPolicy } from '../../domain/org/decider.js';
+import { orgDecider, type LoginPolicyChange } from '../../domain/org/decider.js';
 import { authorize, orgContext } from '../access.js';
 import type { Call } from '../caller.js';
 import type { Ports } from '../ports.js';
@@ -11,11 +11,28 @@ import { written, type Written } from '../written.js';
 
 export interface LoginPolicyInput {
   forceMfa: unknown;
+  /** ZITADEL's passwordlessType as allowed (true) or not; absent: the default (add) or as it is (update). */
+  passwordlessAllowed?: unknown;
+  /** Absent: the default (add) or as it is (update). */
+  allowUsernamePassword?: unknown;
 }
 
-function policyOf(input: LoginPolicyInput): LoginPolicy {
-  if (typeof input.forceMfa !== 'boolean') throw invalidRequest([violation('forceMfa', { en: 'must be true or false', de: 'muss true oder false sein' })]);
-  return { forceMfa: input.forceMfa };
+const BOOLEAN = { en: 'must be true or false', de: 'muss true oder false sein' };
+
+function policyOf(input: LoginPolicyInput): LoginPolicyChange {
+  const violations = [
+    ...(typeof input.forceMfa !== 'boolean' ? [violation('forceMfa', BOOLEAN)] : []),
+    ...(input.passwordlessAllowed !== undefined && typeof input.passwordlessAllowed !== 'boolean'
+      ? [violation('passwordlessType', { en: 'must be PASSWORDLESS_TYPE_ALLOWED or PASSWORDLESS_TYPE_NOT_ALLOWED', de: 'muss PASSWORDLESS_TYPE_ALLOWED oder PASSWORDLESS_TYPE_NOT_ALLOWED sein' })]
+      : []),
+    ...(input.allowUsernamePassword !== undefined && typeof input.allowUsernamePassword !== 'boolean' ? [violation('allowUsernamePassword', BOOLEAN)] : []),
+  ];
+  if (violations.length) throw invalidRequest(violations);
+  return {
+    forceMfa: input.forceMfa as boolean,
+    ...(input.passwordlessAllowed !== undefined ? { passwordlessAllowed: input.passwordlessAllowed as boolean } : {}),
+    ...(input.allowUsernamePassword !== undefined ? { allowUsernamePassword: input.allowUsernamePassword as boolean } : {}),
+  };
 }
 
 async function writePolicy(ports: Ports, call: Call, kind: 'addLoginPolicy' | 'changeLoginPolicy', input: LoginPolicyInput): Promise<{ written?: Written; orgId: string }> {

@@ -15,6 +15,7 @@ import { userForCredentialWrite } from '../access.js';
 import type { Call } from '../caller.js';
 import type { Ports } from '../ports.js';
 import { runCommands, target } from '../run.js';
+import { hasOtherStrongFactor } from '../strong-factors.js';
 import { newRecoveryCodeSet, recoveryCodesTarget } from '../users/recovery-codes.js';
 import { written, type Written } from '../written.js';
 
@@ -30,7 +31,7 @@ export interface VerifyU2fInput {
   tokenName: string;
 }
 
-function credentialViolations(credential: unknown): FieldViolation[] {
+export function credentialViolations(credential: unknown): FieldViolation[] {
   if (credential === undefined) return [violation('publicKeyCredential', { en: 'is required', de: 'ist erforderlich' })];
   const length = JSON.stringify(credential).length;
   if (length < CREDENTIAL_JSON_MIN || length > CREDENTIAL_JSON_MAX) {
@@ -58,8 +59,9 @@ export async function verifyU2fRegistration(ports: Ports, { caller }: Call, inpu
   const now = () => ports.clock.now();
   // A missing token, or one of another user, is U2F_NOT_FOUND from its events
   // (assertVerifiable, first thing below): no separate read-model lookup.
-  // Self only, and only for the first ready key (this registration is still pending, so not among them).
-  const first = user.id === caller.userId && !(await ports.lookups.u2fOf(user.id)).some((t) => t.state === 'ready' && t.id !== u2fId);
+  // Self only, and only for the first strong factor (no other ready key or
+  // passkey; this registration is still pending, so not among them).
+  const first = user.id === caller.userId && !(await hasOtherStrongFactor(ports, user.id, u2fId));
   const set = first ? newRecoveryCodeSet(user.id, caller.userId) : undefined;
   const events = await runCommands(
     ports.events,

@@ -574,6 +574,90 @@ export const REASONS = {
       de: 'Das Attestierungsformat des Credentials wird nicht unterstützt.',
     },
   },
+  PASSKEY_NOT_FOUND: {
+    code: GrpcCode.NotFound,
+    messages: {
+      en: 'Passkey {passkeyId} was not found for this user.',
+      de: 'Der Passkey {passkeyId} wurde für diesen Benutzer nicht gefunden.',
+    },
+  },
+  PASSKEY_ALREADY_VERIFIED: {
+    code: GrpcCode.FailedPrecondition,
+    messages: {
+      en: 'This passkey registration was already completed.',
+      de: 'Diese Registrierung eines Passkeys wurde bereits abgeschlossen.',
+    },
+  },
+  PASSKEY_REGISTRATION_EXPIRED: {
+    code: GrpcCode.FailedPrecondition,
+    messages: {
+      en: 'This passkey registration has expired; start a new one.',
+      de: 'Diese Registrierung eines Passkeys ist abgelaufen; bitte neu beginnen.',
+    },
+  },
+  PASSKEY_REGISTRATION_REPLACED: {
+    code: GrpcCode.FailedPrecondition,
+    messages: {
+      en: 'This passkey registration was ended because newer ones were started; start a new one.',
+      de: 'Diese Registrierung eines Passkeys wurde beendet, weil neuere begonnen wurden; bitte neu beginnen.',
+    },
+  },
+  PASSKEY_LOGIN_UNKNOWN_CREDENTIAL: {
+    code: GrpcCode.FailedPrecondition,
+    messages: {
+      en: 'This passkey is not registered (or it was removed). Use another passkey or sign in with your password.',
+      de: 'Dieser Passkey ist nicht registriert (oder wurde entfernt). Verwende einen anderen Passkey oder melde dich mit deinem Passwort an.',
+    },
+  },
+  PASSKEY_LOGIN_OTHER_USER: {
+    code: GrpcCode.FailedPrecondition,
+    messages: {
+      en: 'This passkey does not belong to the account it names. Sign-in refused.',
+      de: 'Dieser Passkey gehört nicht zu dem Konto, das er nennt. Anmeldung verweigert.',
+    },
+  },
+  PASSKEY_LOGIN_USER_NOT_VERIFIED: {
+    code: GrpcCode.FailedPrecondition,
+    messages: {
+      en: 'Your device did not verify you (PIN, fingerprint or face). Try again and unlock the passkey.',
+      de: 'Dein Gerät hat dich nicht verifiziert (PIN, Fingerabdruck oder Gesicht). Versuche es erneut und entsperre den Passkey.',
+    },
+  },
+  PASSKEY_LOGIN_USER_INACTIVE: {
+    code: GrpcCode.FailedPrecondition,
+    messages: {
+      en: 'This account cannot sign in: it is deactivated or locked.',
+      de: 'Mit diesem Konto ist keine Anmeldung möglich: es ist deaktiviert oder gesperrt.',
+    },
+  },
+  PASSKEY_LOGIN_WRONG_ORIGIN: {
+    code: GrpcCode.FailedPrecondition,
+    messages: {
+      en: 'The passkey answered for a different website than this one. Open the sign-in page at its own address and try again.',
+      de: 'Der Passkey hat für eine andere Website als diese geantwortet. Öffne die Anmeldeseite unter ihrer eigenen Adresse und versuche es erneut.',
+    },
+  },
+  PASSKEY_LOGIN_REPLAYED: {
+    code: GrpcCode.FailedPrecondition,
+    messages: {
+      en: 'This answer of the passkey was already used. Try again.',
+      de: 'Diese Antwort des Passkeys wurde bereits verwendet. Versuche es erneut.',
+    },
+  },
+  PASSKEY_LOGIN_CLONED: {
+    code: GrpcCode.FailedPrecondition,
+    messages: {
+      en: 'This passkey looks copied: its use counter went backwards. Sign-in refused; use another way to sign in and tell an administrator.',
+      de: 'Dieser Passkey scheint kopiert: sein Nutzungszähler ist zurückgegangen. Anmeldung verweigert; melde dich anders an und informiere eine Administratorin oder einen Administrator.',
+    },
+  },
+  PASSKEY_LOGIN_INVALID: {
+    code: GrpcCode.FailedPrecondition,
+    messages: {
+      en: 'The answer of the passkey could not be verified. Try again.',
+      de: 'Die Antwort des Passkeys konnte nicht geprüft werden. Versuche es erneut.',
+    },
+  },
   CREDENTIAL_ALREADY_REGISTERED: {
     code: GrpcCode.AlreadyExists,
     messages: {

@@ -11,13 +11,14 @@ import type { AppEventPayloads } from './app.js';
 import type { InstanceEventPayloads } from './instance.js';
 import type { OrgEventPayloads } from './org.js';
 import type { ProjectEventPayloads } from './project.js';
+import type { PasskeyEventPayloads } from './passkey.js';
 import type { U2fEventPayloads } from './u2f.js';
 import type { UserEventPayloads } from './user.js';
 import type { UserGrantEventPayloads } from './usergrant.js';
 
 export { INSTANCE_ID } from './instance.js';
 export type { MemberAddedPayload, MemberChangedPayload, MemberRemovedPayload } from './members.js';
-export type { AppEventPayloads, InstanceEventPayloads, OrgEventPayloads, ProjectEventPayloads, U2fEventPayloads, UserEventPayloads, UserGrantEventPayloads };
+export type { AppEventPayloads, InstanceEventPayloads, OrgEventPayloads, PasskeyEventPayloads, ProjectEventPayloads, U2fEventPayloads, UserEventPayloads, UserGrantEventPayloads };
 
 /** Event payloads by aggregate type: the vocabulary's one source. */
 export interface PayloadsByAggregate {
@@ -27,11 +28,12 @@ export interface PayloadsByAggregate {
   user: UserEventPayloads;
   app: AppEventPayloads;
   u2f: U2fEventPayloads;
+  passkey: PasskeyEventPayloads;
   usergrant: UserGrantEventPayloads;
 }
 
 export type AggregateType = keyof PayloadsByAggregate;
-export const AGGREGATE_TYPES: readonly AggregateType[] = ['instance', 'org', 'project', 'user', 'app', 'u2f', 'usergrant'];
+export const AGGREGATE_TYPES: readonly AggregateType[] = ['instance', 'org', 'project', 'user', 'app', 'u2f', 'passkey', 'usergrant'];
 
 /** Event type → payload, over every aggregate. */
 export type EventPayloads = InstanceEventPayloads &
@@ -40,6 +42,7 @@ export type EventPayloads = InstanceEventPayloads &
   UserEventPayloads &
   AppEventPayloads &
   U2fEventPayloads &
+  PasskeyEventPayloads &
   UserGrantEventPayloads;
 
 export type EventTypeName = keyof EventPayloads;
@@ -115,6 +118,12 @@ export const AGGREGATE_OF: { readonly [K in EventTypeName]: AggregateOfType<K> }
   'u2f.removed': 'u2f',
   'u2f.used': 'u2f',
   'u2f.signcount.refused': 'u2f',
+  'passkey.registration.started': 'passkey',
+  'passkey.registration.replaced': 'passkey',
+  'passkey.verified': 'passkey',
+  'passkey.removed': 'passkey',
+  'passkey.used': 'passkey',
+  'passkey.signcount.refused': 'passkey',
   'usergrant.added': 'usergrant',
   'usergrant.cascade.changed': 'usergrant',
   'usergrant.cascade.removed': 'usergrant',
@@ -198,6 +207,12 @@ export const SECRET_FIELDS: { readonly [K in EventTypeName]: readonly (keyof Eve
   'u2f.removed': [],
   'u2f.used': [],
   'u2f.signcount.refused': [],
+  'passkey.registration.started': [],
+  'passkey.registration.replaced': [],
+  'passkey.verified': [],
+  'passkey.removed': [],
+  'passkey.used': [],
+  'passkey.signcount.refused': [],
   'usergrant.added': [],
   'usergrant.cascade.changed': [],
   'usergrant.cascade.removed': [],

@@ -6,10 +6,10 @@ export interface OrgEventPayloads {
   'org.member.added': MemberAddedPayload;
   'org.member.changed': MemberChangedPayload;
   'org.member.removed': MemberRemovedPayload;
-  /** AddCustomLoginPolicy: the org's own login policy (ZITADEL's shape, forceMfa only so far). */
-  'org.login.policy.added': { forceMfa: boolean };
-  /** UpdateCustomLoginPolicy. */
-  'org.login.policy.changed': { forceMfa: boolean };
+  /** AddCustomLoginPolicy: the org's own login policy (ZITADEL's shape, so far as Keyhold has it). */
+  'org.login.policy.added': LoginPolicyPayload;
+  /** UpdateCustomLoginPolicy: the whole policy as it now is. */
+  'org.login.policy.changed': LoginPolicyPayload;
   /**
    * AddCustomLockoutPolicy: the org's own lockout policy (the API's maxPasswordAttempts;
    * named maxAttempts here as a field named "password" would be taken for a secret). 0: no lock.
@@ -17,4 +17,16 @@ export interface OrgEventPayloads {
   'org.lockout.policy.added': { maxAttempts: number };
   /** UpdateCustomLockoutPolicy. */
   'org.lockout.policy.changed': { maxAttempts: number };
+}
+
+/**
+ * A login policy. The first-factor fields came later: an event without them
+ * means their defaults (passkeys allowed, password allowed).
+ */
+export interface LoginPolicyPayload {
+  forceMfa: boolean;
+  /** ZITADEL's passwordlessType: PASSWORDLESS_TYPE_ALLOWED (true) or PASSWORDLESS_TYPE_NOT_ALLOWED. */
+  passwordlessAllowed?: boolean;
+  /** ZITADEL's allowUsernamePassword (a field named "password" would be taken for a secret). */
+  allowUsernamePw?: boolean;
 }

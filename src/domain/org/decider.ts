@@ -2,7 +2,7 @@
 // granted roles in it, changed and removed (never its last ORG_OWNER), its
 // login and lockout policies.
 import type { Decider } from '../decider.js';
-import { KeyholdError } from '../errors/keyhold-error.js';
+import { invalidRequest, KeyholdError, violation } from '../errors/keyhold-error.js';
 import type { EventTypeOf, NewEvent } from '../events/index.js';
 
 type OrgEventType = EventTypeOf<'org'>;
@@ -28,13 +28,62 @@ export interface LockoutPolicy {
 /** Off by default (as ZITADEL's): nobody locks an admin out by typing wrong passwords unless an org chose so. */
 export const DEFAULT_LOCKOUT_POLICY: LockoutPolicy = Object.freeze({ maxPasswordAttempts: 0 });
 
-/** ZITADEL's login policy, as far as Keyhold has it: whether a second factor is required. */
+/**
+ * ZITADEL's login policy, as far as Keyhold has it: whether a second factor is
+ * required, and which first factors sign in — a passkey (ZITADEL's
+ * passwordlessType) and the username with password (allowUsernamePassword).
+ */
 export interface LoginPolicy {
   forceMfa: boolean;
+  passwordlessAllowed: boolean;
+  allowUsernamePassword: boolean;
 }
 
-/** The policy of an org without its own (ZITADEL's default: no second factor required). */
-export const DEFAULT_LOGIN_POLICY: LoginPolicy = Object.freeze({ forceMfa: false });
+/** The policy of an org without its own (ZITADEL's default: no second factor required, passkeys and passwords both allowed). */
+export const DEFAULT_LOGIN_POLICY: LoginPolicy = Object.freeze({ forceMfa: false, passwordlessAllowed: true, allowUsernamePassword: true });
+
+/** A policy from its event; fields an older event lacks take their defaults. */
+export function loginPolicyOfPayload(payload: { forceMfa: boolean; passwordlessAllowed?: boolean; allowUsernamePw?: boolean }): LoginPolicy {
+  return {
+    forceMfa: payload.forceMfa,
+    passwordlessAllowed: payload.passwordlessAllowed ?? DEFAULT_LOGIN_POLICY.passwordlessAllowed,
+    allowUsernamePassword: payload.allowUsernamePw ?? DEFAULT_LOGIN_POLICY.allowUsernamePassword,
+  };
+}
+
+/** What AddCustomLoginPolicy / UpdateCustomLoginPolicy say: forceMfa always, the first factors when given. */
+export type LoginPolicyChange = Pick<LoginPolicy, 'forceMfa'> & Partial<Pick<LoginPolicy, 'passwordlessAllowed' | 'allowUsernamePassword'>>;
+
+/**
+ * The policy a change makes of `current`; a login needs at least one first
+ * factor, so a policy allowing neither is refused, naming both fields.
+ */
+export function changedLoginPolicy(current: LoginPolicy, change: LoginPolicyChange): LoginPolicy {
+  const policy = {
+    forceMfa: change.forceMfa,
+    passwordlessAllowed: change.passwordlessAllowed ?? current.passwordlessAllowed,
+    allowUsernamePassword: change.allowUsernamePassword ?? current.allowUsernamePassword,
+  };
+  if (!policy.passwordlessAllowed && !policy.allowUsernamePassword) {
+    const why = { en: 'a login policy must allow passkeys or the username with password (or both)', de: 'eine Login-Richtlinie muss Passkeys oder Benutzername mit Passwort (oder beides) erlauben' };
+    throw invalidRequest([violation('passwordlessType', why), violation('allowUsernamePassword', why)]);
+  }
+  return policy;
+}
+
+const payloadOfLoginPolicy = (policy: LoginPolicy) => ({
+  forceMfa: policy.forceMfa,
+  passwordlessAllowed: policy.passwordlessAllowed,
+  allowUsernamePw: policy.allowUsernamePassword,
+});
+
+const sameLoginPolicy = (a: LoginPolicy, b: LoginPolicy) =>
+  a.forceMfa === b.forceMfa && a.passwordlessAllowed === b.passwordlessAllowed && a.allowUsernamePassword === b.allowUsernamePassword;
+
+/** The first factors a login under `policy` offers (never none: a policy allowing neither is refused when written). */
+export function allowedFirstFactors(policy: LoginPolicy): Array<'passkey' | 'password'> {
+  return [...(policy.passwordlessAllowed ? (['passkey'] as const) : []), ...(policy.allowUsernamePassword ? (['password'] as const) : [])];
+}
 
 export interface OrgAdmin {
   userId: string;
@@ -51,10 +100,10 @@ export type OrgCommand =
   | { kind: 'changeMember'; userId: string; roles: readonly string[]; actor: string; goneUsers?: readonly string[] }
   /** RemoveOrgMember. */
   | { kind: 'removeMember'; userId: string; actor: string; goneUsers?: readonly string[] }
-  /** AddCustomLoginPolicy: the org's own policy, once. */
-  | { kind: 'addLoginPolicy'; policy: LoginPolicy; actor: string }
-  /** UpdateCustomLoginPolicy: a change of the org's own policy (the same values again: nothing to record). */
-  | { kind: 'changeLoginPolicy'; policy: LoginPolicy; actor: string }
+  /** AddCustomLoginPolicy: the org's own policy, once; a first-factor field left out takes its default. */
+  | { kind: 'addLoginPolicy'; policy: LoginPolicyChange; actor: string }
+  /** UpdateCustomLoginPolicy: a change of the org's own policy (a first-factor field left out keeps its value; the same values again: nothing to record). */
+  | { kind: 'changeLoginPolicy'; policy: LoginPolicyChange; actor: string }
   /** AddCustomLockoutPolicy: the org's own lockout policy, once. */
   | { kind: 'addLockoutPolicy'; policy: LockoutPolicy; actor: string }
   /** UpdateCustomLockoutPolicy: a change (the same values again: nothing to record). */
@@ -104,7 +153,7 @@ export function orgDecider(orgId: string): Decider<OrgState, OrgCommand, OrgEven
         }
         case 'org.login.policy.added':
         case 'org.login.policy.changed':
-          return { ...state, loginPolicy: { forceMfa: event.payload.forceMfa } };
+          return { ...state, loginPolicy: loginPolicyOfPayload(event.payload) };
         case 'org.lockout.policy.added':
         case 'org.lockout.policy.changed':
           return { ...state, lockoutPolicy: { maxPasswordAttempts: event.payload.maxAttempts } };
@@ -151,12 +200,14 @@ export function orgDecider(orgId: string): Decider<OrgState, OrgCommand, OrgEven
         case 'addLoginPolicy':
           if (!state.exists) throw new KeyholdError('ORG_NOT_FOUND', { orgId });
           if (state.loginPolicy) throw new KeyholdError('LOGIN_POLICY_EXISTS', { orgId });
-          return [{ ...own(command.actor), type: 'org.login.policy.added', payload: { forceMfa: command.policy.forceMfa } }];
-        case 'changeLoginPolicy':
+          return [{ ...own(command.actor), type: 'org.login.policy.added', payload: payloadOfLoginPolicy(changedLoginPolicy(DEFAULT_LOGIN_POLICY, command.policy)) }];
+        case 'changeLoginPolicy': {
           if (!state.exists) throw new KeyholdError('ORG_NOT_FOUND', { orgId });
           if (!state.loginPolicy) throw new KeyholdError('LOGIN_POLICY_NOT_FOUND', { orgId });
-          if (state.loginPolicy.forceMfa === command.policy.forceMfa) return [];
-          return [{ ...own(command.actor), type: 'org.login.policy.changed', payload: { forceMfa: command.policy.forceMfa } }];
+          const policy = changedLoginPolicy(state.loginPolicy, command.policy);
+          if (sameLoginPolicy(state.loginPolicy, policy)) return [];
+          return [{ ...own(command.actor), type: 'org.login.policy.changed', payload: payloadOfLoginPolicy(policy) }];
+        }
         case 'addLockoutPolicy':
           if (!state.exists) throw new KeyholdError('ORG_NOT_FOUND', { orgId });
           if (state.lockoutPolicy) throw new KeyholdError('LOCKOUT_POLICY_EXISTS', { orgId });

@@ -19,6 +19,12 @@ export interface CreationOptionsInput {
   /** The user's verified credentials for this RP ID, base64url, so a key is not registered twice. */
   excludeCredentialIds: readonly string[];
   attestation: 'none' | 'direct';
+  /**
+   * A passkey (a first factor): a discoverable credential with user
+   * verification, optionally on this kind of authenticator. Absent: a
+   * security key (second factor).
+   */
+  passkey?: { attachment?: 'platform' | 'cross-platform' };
 }
 
 const CHALLENGE_LENGTH = 32;
@@ -52,9 +58,18 @@ export function buildCreationOptions(input: CreationOptionsInput): PublicKeyCred
     pubKeyCredParams: DEFAULT_ALGORITHMS.map((alg) => ({ type: 'public-key' as const, alg })),
     timeout: input.timeoutMs,
     excludeCredentials: input.excludeCredentialIds.map((id) => ({ id, type: 'public-key' as const })),
-    // A security key as a second factor: no PIN prompt, no discoverable credential
-    // filling the key's limited storage.
-    authenticatorSelection: { userVerification: 'discouraged', residentKey: 'discouraged' },
+    authenticatorSelection: input.passkey
+      ? // A passkey signs in alone: it must be found without a username (resident)
+        // and must verify the person (PIN, biometrics) each time.
+        {
+          residentKey: 'required',
+          requireResidentKey: true,
+          userVerification: 'required',
+          ...(input.passkey.attachment ? { authenticatorAttachment: input.passkey.attachment } : {}),
+        }
+      : // A security key as a second factor: no PIN prompt, no discoverable credential
+        // filling the key's limited storage.
+        { userVerification: 'discouraged', residentKey: 'discouraged' },
     attestation: input.attestation,
   };
 }

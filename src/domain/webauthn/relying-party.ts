@@ -17,3 +17,16 @@ export function originsOfRpId(rpId: string, origins: readonly string[]): string[
     return url !== null && (url.protocol === 'https:' || url.protocol === 'http:') && hostBelongsToRpId(url.hostname, rpId);
   });
 }
+
+/**
+ * The RP ids a login page at `issuer` can use: the configured ones the
+ * issuer's host belongs to, in configured order, provided the issuer's origin
+ * is a configured WebAuthn origin (else no answer from the page verifies).
+ * The same rule as the security-key step's (src/server/oidc/relying-parties.ts
+ * loginRpIds), here as a pure domain function for the passkey login.
+ */
+export function loginRpIdsOf(issuer: string, rpIds: readonly string[], origins: readonly string[]): string[] {
+  const url = URL.parse(issuer);
+  if (!url || !origins.some((o) => URL.parse(o)?.origin === url.origin)) return [];
+  return rpIds.filter((id) => hostBelongsToRpId(url.hostname, id));
+}

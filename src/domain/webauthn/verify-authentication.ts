@@ -32,6 +32,32 @@ export function assertionCredentialId(response: unknown): string | undefined {
   return r.id;
 }
 
+/**
+ * The user handle an assertion carries (response.userHandle: base64url of
+ * the user.id the registration set, Keyhold's user id in UTF-8); undefined
+ * when absent or not shaped as one.
+ */
+export function assertionUserHandle(response: unknown): string | undefined {
+  const handle = (response as { response?: { userHandle?: unknown } } | null)?.response?.userHandle;
+  if (typeof handle !== 'string' || handle.length === 0 || handle.length > 88 || !/^[A-Za-z0-9_-]+$/.test(handle)) return undefined;
+  return Buffer.from(handle, 'base64url').toString('utf8');
+}
+
+/**
+ * Whether the authenticator data sets user verification (UV, flags bit 2),
+ * read without judging the rest; undefined when unreadable. A passkey login
+ * refuses an assertion without it with its own reason before the signature
+ * is checked.
+ */
+export function assertionUserVerified(response: unknown): boolean | undefined {
+  const encoded = (response as { response?: { authenticatorData?: unknown } } | null)?.response?.authenticatorData;
+  if (typeof encoded !== 'string' || encoded.length > 8192) return undefined;
+  const bytes = Buffer.from(encoded, 'base64url');
+  // rpIdHash (32 bytes), then the flags byte.
+  if (bytes.length < 37) return undefined;
+  return (bytes[32]! & 0x04) !== 0;
+}
+
 export async function verifyAssertion(input: {
   response: unknown;
   expectedChallenge: string;
@@ -40,6 +66,8 @@ export async function verifyAssertion(input: {
   credentialId: string;
   /** base64url COSE key, as stored at registration */
   publicKey: string;
+  /** A passkey (a first factor): the UV flag must be set. Default false: a second factor. */
+  requireUserVerification?: boolean;
 }): Promise<AssertionResult> {
   const clientData = assertionClientData(input.response);
   if (!clientData || clientData.type !== 'webauthn.get') return { ok: false, reason: 'U2F_LOGIN_INVALID', detail: 'clientDataJSON is not an assertion' };
@@ -56,8 +84,8 @@ export async function verifyAssertion(input: {
       expectedType: 'webauthn.get',
       // The counter is judged by the decider (isClonedCounter): 0 here skips the library's own check.
       credential: { id: input.credentialId, publicKey: Buffer.from(input.publicKey, 'base64url'), counter: 0 },
-      // A second factor: presence is enough (userVerification "discouraged").
-      requireUserVerification: false,
+      // A second factor: presence is enough (userVerification "discouraged"); a passkey needs UV.
+      requireUserVerification: input.requireUserVerification ?? false,
     });
     if (!result.verified) return { ok: false, reason: 'U2F_LOGIN_INVALID', detail: 'signature not verified' };
     return { ok: true, signCount: result.authenticationInfo.newCounter };

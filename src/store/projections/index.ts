@@ -11,6 +11,7 @@ import { loginPoliciesProjection } from './login-policies.js';
 import { lockoutPoliciesProjection } from './lockout-policies.js';
 import { membershipsProjection } from './memberships.js';
 import { orgsProjection } from './orgs.js';
+import { passkeysProjection, webauthnCredentialsProjection } from './passkeys.js';
 import { personalAccessTokensProjection } from './personal-access-tokens.js';
 import type { Handler, ProjectableEvent, Projection } from './projection.js';
 import { projectRolesProjection, projectsProjection, userGrantsProjection } from './projects.js';
@@ -31,6 +32,8 @@ export const projections: readonly Projection[] = [
   userMetadataProjection,
   appsProjection,
   u2fTokensProjection,
+  passkeysProjection,
+  webauthnCredentialsProjection,
   machineUsersProjection,
   appKeysProjection,
   loginPoliciesProjection,

@@ -5,10 +5,11 @@ import type { Projection } from './projection.js';
 
 export const loginPoliciesProjection: Projection = {
   'org.login.policy.added': (e) => sql`
-    insert into login_policies (org_id, force_mfa, created_at, changed_at, sequence)
-    values (${e.aggregateId}, ${e.payload.forceMfa}, coalesce(${e.createdAt}::text::timestamptz, now()),
+    insert into login_policies (org_id, force_mfa, passwordless_allowed, allow_username_password, created_at, changed_at, sequence)
+    values (${e.aggregateId}, ${e.payload.forceMfa}, ${e.payload.passwordlessAllowed ?? true}, ${e.payload.allowUsernamePw ?? true}, coalesce(${e.createdAt}::text::timestamptz, now()),
             coalesce(${e.createdAt}::text::timestamptz, now()), ${e.sequence})`,
   'org.login.policy.changed': (e) => sql`
-    update login_policies set force_mfa = ${e.payload.forceMfa}, changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence}
+    update login_policies set force_mfa = ${e.payload.forceMfa}, passwordless_allowed = ${e.payload.passwordlessAllowed ?? true},
+      allow_username_password = ${e.payload.allowUsernamePw ?? true}, changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence}
     where org_id = ${e.aggregateId}`,
 };

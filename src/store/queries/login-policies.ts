@@ -4,6 +4,8 @@ import { sql, withDates, type SqlRunner } from '../sql.js';
 export interface LoginPolicyRow {
   orgId: string;
   forceMfa: boolean;
+  passwordlessAllowed: boolean;
+  allowUsernamePassword: boolean;
   createdAt: Date;
   changedAt: Date;
   sequence: number;
@@ -11,7 +13,8 @@ export interface LoginPolicyRow {
 
 export async function findLoginPolicy(db: SqlRunner, orgId: string): Promise<LoginPolicyRow | undefined> {
   const [row] = await db.query<LoginPolicyRow>(sql`
-    select org_id as "orgId", force_mfa as "forceMfa", created_at as "createdAt", changed_at as "changedAt", sequence
+    select org_id as "orgId", force_mfa as "forceMfa", passwordless_allowed as "passwordlessAllowed",
+      allow_username_password as "allowUsernamePassword", created_at as "createdAt", changed_at as "changedAt", sequence
     from login_policies where org_id = ${orgId}`);
   return withDates(row);
 }

@@ -7,7 +7,7 @@ import { displayNameKey, usernameKey } from '../../domain/identity/identifiers.j
 import { entriesWithin, type Listed, type Page, type TextFilter } from '../../domain/lists.js';
 import type { UserGrantSearch, UserSearch } from '../../queries/read-model.js';
 import type { Db } from '../database.js';
-import { appKeys, apps, events, orgs, personalAccessTokens, projectRoles, projects, u2fTokens, userGrants, users } from '../schema.js';
+import { appKeys, apps, events, orgs, passkeys, personalAccessTokens, projectRoles, projects, u2fTokens, userGrants, users } from '../schema.js';
 
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
@@ -44,7 +44,7 @@ const all = (conditions: (SQL | undefined)[]): SQL | undefined => and(...conditi
 const FALSE = dsql`false`;
 
 /** A table a list pages through: each has an id and a creation date, the list's order. */
-type ListedTable = typeof apps | typeof projects | typeof users | typeof orgs | typeof personalAccessTokens | typeof appKeys | typeof u2fTokens;
+type ListedTable = typeof apps | typeof projects | typeof users | typeof orgs | typeof personalAccessTokens | typeof appKeys | typeof u2fTokens | typeof passkeys;
 
 /**
  * The shared page of every list: `where`'s matches in the stable order (creation date,
@@ -194,6 +194,11 @@ export function listPats<T>(db: Db, userId: string, page: Page): Promise<Listed<
 export function listAppKeys<T>(db: Db, appId: string, page: Page): Promise<Listed<T>> {
   const k = appKeys;
   return listed(db, k, eq(k.appId, appId), page, { id: k.id, appId: k.appId, orgId: k.orgId, type: k.type, expiresAt: k.expiresAt, createdAt: k.createdAt });
+}
+
+/** One page of a user's passkeys, pending and ready (ListPasskeys). */
+export function listPasskeyPage<T>(db: Db, userId: string, page: Page): Promise<Listed<T>> {
+  return listed(db, passkeys, eq(passkeys.userId, userId), page);
 }
 
 /** One page of a user's security keys, pending and ready (ListU2FTokens). */

@@ -10,7 +10,7 @@ const own = { aggregateType: 'org', aggregateId: 'o1', resourceOwner: 'o1', crea
 const added: NewEvent = { ...own, type: 'org.added', payload: { name: 'Org' } };
 const add = (forceMfa: boolean): OrgCommand => ({ kind: 'addLoginPolicy', policy: { forceMfa }, actor: 'admin' });
 const change = (forceMfa: boolean): OrgCommand => ({ kind: 'changeLoginPolicy', policy: { forceMfa }, actor: 'admin' });
-const policyAdded = (forceMfa: boolean): NewEvent => ({ ...own, type: 'org.login.policy.added', payload: { forceMfa } });
+const policyAdded = (forceMfa: boolean): NewEvent => ({ ...own, type: 'org.login.policy.added', payload: { forceMfa, passwordlessAllowed: true, allowUsernamePw: true } });
 
 describe('org decider: login policy', () => {
   it('AddCustomLoginPolicy: the org’s own policy, once', () => {
@@ -20,7 +20,10 @@ describe('org decider: login policy', () => {
   });
 
   it('UpdateCustomLoginPolicy: a change is an event; the same values again are none', () => {
-    expect(decide(decider, [added, policyAdded(false)], change(true))).toEqual([{ ...own, type: 'org.login.policy.changed', payload: { forceMfa: true } }]);
+    expect(decide(decider, [added, policyAdded(false)], change(true))).toEqual([
+      { ...own, type: 'org.login.policy.changed', payload: { forceMfa: true, passwordlessAllowed: true, allowUsernamePw: true } },
+    ]);
+    // An event written before the first-factor fields existed: their defaults.
     const changed: NewEvent = { ...own, type: 'org.login.policy.changed', payload: { forceMfa: true } };
     expect(decide(decider, [added, policyAdded(false), changed], change(true))).toEqual([]);
     expect(decide(decider, [added, policyAdded(false), changed], change(false))[0]!.type).toBe('org.login.policy.changed');
@@ -28,5 +31,19 @@ describe('org decider: login policy', () => {
 
   it('UpdateCustomLoginPolicy without an own policy: not found (the default is changed by adding one)', () => {
     expect(refusal(decider, [added], change(true))).toEqual({ reason: 'LOGIN_POLICY_NOT_FOUND', metadata: { orgId: 'o1' } });
+  });
+
+  it('first factors: defaults when left out, kept on update when left out; a policy allowing neither is refused naming both fields', () => {
+    const passkeysOnly: OrgCommand = { kind: 'addLoginPolicy', policy: { forceMfa: false, allowUsernamePassword: false }, actor: 'admin' };
+    const [event] = decide(decider, [added], passkeysOnly);
+    expect(event!.payload).toEqual({ forceMfa: false, passwordlessAllowed: true, allowUsernamePw: false });
+    // Only forceMfa changes: the first factors stay as they are.
+    expect(decide(decider, [added, event!], change(true))[0]!.payload).toEqual({ forceMfa: true, passwordlessAllowed: true, allowUsernamePw: false });
+    // Passkeys off too: neither would be left.
+    const neither = refusal(decider, [added, event!], { kind: 'changeLoginPolicy', policy: { forceMfa: false, passwordlessAllowed: false }, actor: 'admin' });
+    expect(neither).toEqual({ reason: 'INVALID_REQUEST', metadata: { fields: 'passwordlessType, allowUsernamePassword' } });
+    expect(refusal(decider, [added], { kind: 'addLoginPolicy', policy: { forceMfa: false, passwordlessAllowed: false, allowUsernamePassword: false }, actor: 'admin' }).reason).toBe(
+      'INVALID_REQUEST',
+    );
   });
 });

@@ -1,0 +1,160 @@
+// A passkey's life, as a security key's (../u2f/decider.ts): registration
+// started (pending, with challenge and expiry) → verified (ready) → removed;
+// or started → replaced, or simply expired. Each passkey is its own
+// aggregate: two verifies of one registration, or two logins with one
+// assertion, meet on its sequence and exactly one wins.
+//
+// What differs from a security key: a passkey is a first factor, so it is
+// only ever stored and used with user verification (UV), and a login also
+// refuses the very challenge the passkey last answered — an authenticator
+// whose counter stays at 0 (most synced passkeys) is then still single-use
+// per assertion, whatever the login does with its challenge.
+import type { Decider } from '../decider.js';
+import { KeyholdError } from '../errors/keyhold-error.js';
+import type { EventTypeOf, NewEvent } from '../events/index.js';
+import { isClonedCounter } from '../u2f/decider.js';
+import type { VerifiedCredential } from '../webauthn/index.js';
+
+type PasskeyEventType = EventTypeOf<'passkey'>;
+
+export interface PasskeyState {
+  passkeyId: string;
+  /** Ever started (an id is never used twice). */
+  started: boolean;
+  exists: boolean;
+  userId: string;
+  orgId: string;
+  rpId: string;
+  challenge: string;
+  expiresAt: number;
+  verified: boolean;
+  replaced: boolean;
+  credentialId: string;
+  publicKey: string;
+  signCount: number;
+  /** The challenge of the last accepted login ('' before any). */
+  lastChallenge: string;
+}
+
+export type PasskeyCommand =
+  | { kind: 'start'; orgId: string; rpId: string; challenge: string; expiresAt: string; actor: string }
+  | { kind: 'replace'; by: string; actor: string }
+  | { kind: 'verify'; credential: VerifiedCredential; passkeyName: string; actor: string }
+  | { kind: 'remove'; actor: string; ifPresent?: boolean }
+  /** A login answered by this passkey: the assertion verified (with UV), its counter `signCount`, for `challenge`. */
+  | { kind: 'use'; signCount: number; challenge: string; clientId: string; actor: string };
+
+/** Why a registration can no longer be verified, checked before any WebAuthn work. */
+export function assertPasskeyVerifiable(state: PasskeyState, userId: string, now: number): void {
+  if (!state.exists || state.userId !== userId) throw new KeyholdError('PASSKEY_NOT_FOUND', { passkeyId: state.passkeyId });
+  if (state.verified) throw new KeyholdError('PASSKEY_ALREADY_VERIFIED', { passkeyId: state.passkeyId });
+  if (state.replaced) throw new KeyholdError('PASSKEY_REGISTRATION_REPLACED', { passkeyId: state.passkeyId });
+  if (now >= state.expiresAt) throw new KeyholdError('PASSKEY_REGISTRATION_EXPIRED', { passkeyId: state.passkeyId });
+}
+
+/** The decider of passkey `passkeyId` of user `userId` (another user's passkey is "not found"). */
+export function passkeyDecider(passkeyId: string, userId: string, now: () => number = Date.now): Decider<PasskeyState, PasskeyCommand, PasskeyEventType> {
+  return {
+    initialState: () => ({
+      passkeyId,
+      started: false,
+      exists: false,
+      userId: '',
+      orgId: '',
+      rpId: '',
+      challenge: '',
+      expiresAt: 0,
+      verified: false,
+      replaced: false,
+      credentialId: '',
+      publicKey: '',
+      signCount: 0,
+      lastChallenge: '',
+    }),
+    evolve: (state, event) => {
+      switch (event.type) {
+        case 'passkey.registration.started':
+          return {
+            ...state,
+            started: true,
+            exists: true,
+            userId: event.payload.userId,
+            orgId: event.resourceOwner,
+            rpId: event.payload.rpId,
+            challenge: event.payload.challenge,
+            expiresAt: Date.parse(event.payload.expiresAt),
+          };
+        case 'passkey.registration.replaced':
+          return { ...state, replaced: true };
+        case 'passkey.verified':
+          return { ...state, verified: true, credentialId: event.payload.credentialId, publicKey: event.payload.publicKey, signCount: event.payload.signCount };
+        case 'passkey.used':
+          return { ...state, signCount: event.payload.signCount, lastChallenge: event.payload.challenge };
+        case 'passkey.removed':
+          return { ...state, exists: false };
+        default:
+          return state;
+      }
+    },
+    decide: (command, state): NewEvent<PasskeyEventType>[] => {
+      const base = { aggregateType: 'passkey' as const, aggregateId: passkeyId, resourceOwner: state.orgId, creator: command.actor };
+      switch (command.kind) {
+        case 'start': {
+          if (state.started) throw new KeyholdError('ID_TAKEN', { id: passkeyId });
+          const { rpId, challenge, expiresAt } = command;
+          return [{ ...base, resourceOwner: command.orgId, type: 'passkey.registration.started', payload: { userId, rpId, challenge, expiresAt } }];
+        }
+        case 'replace':
+          if (!state.exists || state.userId !== userId || state.verified || state.replaced) return [];
+          return [{ ...base, type: 'passkey.registration.replaced', payload: { userId, by: command.by } }];
+        case 'verify': {
+          assertPasskeyVerifiable(state, userId, now());
+          const c = command.credential;
+          // The verification asked for UV; a credential without it is never a passkey.
+          if (!c.userVerified) throw new KeyholdError('USER_NOT_VERIFIED', { passkeyId });
+          return [
+            {
+              ...base,
+              type: 'passkey.verified',
+              payload: {
+                userId,
+                passkeyName: command.passkeyName,
+                credentialId: c.credentialId,
+                publicKey: Buffer.from(c.publicKey).toString('base64url'),
+                algorithm: c.algorithm,
+                format: c.format,
+                aaguid: c.aaguid,
+                signCount: c.signCount,
+                transports: c.transports,
+                backupEligible: c.backupEligible,
+                backedUp: c.backedUp,
+                rpId: c.rpId,
+              },
+            },
+          ];
+        }
+        case 'remove':
+          if (!state.exists || state.replaced || state.userId !== userId) {
+            if (command.ifPresent) return [];
+            throw new KeyholdError('PASSKEY_NOT_FOUND', { passkeyId });
+          }
+          return [{ ...base, type: 'passkey.removed', payload: { userId } }];
+        case 'use': {
+          if (!state.exists || !state.verified || state.userId !== userId) throw new KeyholdError('PASSKEY_LOGIN_UNKNOWN_CREDENTIAL', { passkeyId });
+          // The same assertion twice (a counter of 0 would not tell).
+          if (state.lastChallenge !== '' && state.lastChallenge === command.challenge) throw new KeyholdError('PASSKEY_LOGIN_REPLAYED', { passkeyId });
+          if (isClonedCounter(state.signCount, command.signCount)) {
+            return [
+              {
+                ...base,
+                type: 'passkey.signcount.refused',
+                payload: { userId, storedSignCount: state.signCount, presentedSignCount: command.signCount, clientId: command.clientId },
+              },
+            ];
+          }
+          return [{ ...base, type: 'passkey.used', payload: { userId, signCount: command.signCount, challenge: command.challenge, clientId: command.clientId } }];
+        }
+      }
+    },
+  };
+}
