@@ -5,7 +5,7 @@
 // of the user's ready keys, wherever they work: a key this login cannot use
 // refuses the login (saying where the key works) instead of letting the
 // password alone through, and offers no enrolment of another key.
-import { hostBelongsToRpId, originsOfRpId } from '../domain/webauthn/relying-party.js';
+import { loginRpIdsOf, originsOfRpId } from '../domain/webauthn/relying-party.js';
 
 export interface RelyingParties {
   rpIds: readonly string[];
@@ -25,9 +25,7 @@ export interface ReadyKey {
  * Empty: the login can neither ask for a key nor register one.
  */
 export function loginRpIds(issuer: string, parties: RelyingParties): string[] {
-  const url = new URL(issuer);
-  if (!parties.origins.some((o) => URL.parse(o)?.origin === url.origin)) return [];
-  return parties.rpIds.filter((id) => hostBelongsToRpId(url.hostname, id));
+  return loginRpIdsOf(issuer, parties.rpIds, parties.origins);
 }
 
 /** The ceremony runs under one RP id: the first of the login's that any of the keys has, with the keys under it. */

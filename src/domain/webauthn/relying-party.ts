@@ -22,8 +22,8 @@ export function originsOfRpId(rpId: string, origins: readonly string[]): string[
  * The RP ids a login page at `issuer` can use: the configured ones the
  * issuer's host belongs to, in configured order, provided the issuer's origin
  * is a configured WebAuthn origin (else no answer from the page verifies).
- * The same rule as the security-key step's (src/server/oidc/relying-parties.ts
- * loginRpIds), here as a pure domain function for the passkey login.
+ * The one rule for both the security-key step and the passkey login
+ * (src/login/relying-parties.ts loginRpIds is this with the configured parties).
  */
 export function loginRpIdsOf(issuer: string, rpIds: readonly string[], origins: readonly string[]): string[] {
   const url = URL.parse(issuer);

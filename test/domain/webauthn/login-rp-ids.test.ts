@@ -1,9 +1,9 @@
-// loginRpIdsOf is the security-key step's rule (src/server/oidc/relying-parties.ts
-// loginRpIds) as a domain function for the passkey login: both must answer alike.
+// loginRpIdsOf is the one RP-id rule of the login: the security-key step's
+// loginRpIds (src/login/relying-parties.ts) and the passkey login answer alike.
 import { describe, expect, it } from 'vitest';
 import { loginRpIdsOf } from '../../../src/domain/webauthn/relying-party.js';
 import { buildDiscoverableRequestOptions, passkeyLoginOptions } from '../../../src/domain/webauthn/request-options.js';
-import { loginRpIds } from '../../../src/server/oidc/relying-parties.js';
+import { loginRpIds } from '../../../src/login/relying-parties.js';
 
 const CASES: Array<{ issuer: string; rpIds: string[]; origins: string[] }> = [
   { issuer: 'https://login.example', rpIds: ['login.example'], origins: ['https://login.example'] },
