@@ -5,7 +5,7 @@
 // of the user's ready keys, wherever they work: a key this login cannot use
 // refuses the login (saying where the key works) instead of letting the
 // password alone through, and offers no enrolment of another key.
-import { loginRpIdsOf, originsOfRpId } from '../domain/webauthn/relying-party.js';
+import { hostBelongsToRpId, loginRpIdsOf, originsOfRpId } from '../domain/webauthn/relying-party.js';
 
 export interface RelyingParties {
   rpIds: readonly string[];
