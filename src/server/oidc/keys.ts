@@ -100,6 +100,11 @@ export function idempotencyKeys(master: Buffer): { names: Buffer; seal: Buffer }
   };
 }
 
+/** The key that seals TOTP secrets at rest (store/totp-secrets.ts), derived from the master key. */
+export function totpSecretKey(master: Buffer): Buffer {
+  return Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), 'keyhold totp secrets v1', 32));
+}
+
 export function seal(key: Buffer, plain: string): string {
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', key, iv);

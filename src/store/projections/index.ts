@@ -17,6 +17,7 @@ import { projectRolesProjection, projectsProjection, userGrantsProjection } from
 import { recoveryCodesProjection } from './recovery-codes.js';
 import { u2fTokensProjection } from './u2f-tokens.js';
 import { userMetadataProjection } from './user-metadata.js';
+import { userTotpProjection } from './user-totp.js';
 import { usersProjection } from './users.js';
 
 export const projections: readonly Projection[] = [
@@ -36,6 +37,7 @@ export const projections: readonly Projection[] = [
   loginPoliciesProjection,
   lockoutPoliciesProjection,
   recoveryCodesProjection,
+  userTotpProjection,
   oidcSessionsProjection,
 ];
 

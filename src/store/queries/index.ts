@@ -16,3 +16,4 @@ export { searchEvents } from './events.js';
 export { findMachineByClientId, type MachineClientRow } from './machine-users.js';
 export { liveAppKeys, type AppKeyListedRow } from './app-keys.js';
 export { allUserMetadata, findUserMetadata, searchUserMetadata } from './user-metadata.js';
+export { findUserTotp } from './user-totp.js';
