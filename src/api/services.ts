@@ -20,6 +20,7 @@ import { loginPolicyHandlers } from './management/login-policy.js';
 import { lockoutPolicyHandlers } from './management/lockout-policy.js';
 import { memberHandlers } from './management/members.js';
 import { organizationHandlers } from './org/organizations.js';
+import { totpHandlers } from './user/totp.js';
 import { u2fHandlers } from './user/u2f.js';
 import { userHandlers } from './user/users.js';
 
@@ -48,7 +49,7 @@ export function createServices(deps: ApiDeps): RegisteredService[] {
         ...memberHandlers(deps),
       },
     },
-    { desc: UserService, impl: { ...userHandlers(deps), ...u2fHandlers(deps) } },
+    { desc: UserService, impl: { ...userHandlers(deps), ...u2fHandlers(deps), ...totpHandlers(deps) } },
     { desc: OrganizationService, impl: organizationHandlers(deps) },
     { desc: AuthService, impl: authHandlers(deps) },
     { desc: AdminService, impl: adminHandlers(deps) },
