@@ -29,7 +29,7 @@ import { createOidcKeyStore, createOidcStateStore, DPOP_PROOF_MODEL, sealedKeysE
 import { createAttemptBudgets } from '../store/attempt-budgets.js';
 import { DATABASE_WAIT_BOUNDS, within } from '../store/wait-bounds.js';
 import { KeyholdError } from '../domain/errors/keyhold-error.js';
-import { attemptBudgetKey, idempotencyKeys, loadMasterKey, masterKeyCheck, seal, totpSecretKey, unseal } from './oidc/keys.js';
+import { attemptBudgetKey, idempotencyKeys, loadMasterKey, masterKeyCheck, totpSealing, totpSecretKey } from './oidc/keys.js';
 import { createTotpSecrets } from '../store/totp-secrets.js';
 import { openControlSocket, type ControlSocket } from './control-socket.js';
 import { createIdempotentAnswers } from '../store/idempotent-answers.js';
@@ -216,16 +216,9 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
     webauthn = webauthnSettings(config, port);
     issuer = config.oidc.issuer ?? `${config.tls ? 'https' : 'http'}://localhost:${port}`;
     // The authenticator app's label names this instance by its issuer's host (config, never a request header).
-    const totpKey = totpSecretKey(masterKey);
     totp = Object.freeze({
       issuer: new URL(issuer).host,
-      secrets: reportingFailures(
-        createTotpSecrets(database, {
-          seal: (plain: string) => seal(totpKey, plain),
-          unseal: (sealed: string) => unseal(totpKey, sealed, 'TOTP secret'),
-        }),
-        metrics.store,
-      ),
+      secrets: reportingFailures(createTotpSecrets(database, totpSealing(totpSecretKey(masterKey))), metrics.store),
       budgets: attempts,
     });
     await app.oidc?.start(issuer, masterKey);

@@ -14,7 +14,7 @@ import { createAttemptBudgets } from '../../src/store/attempt-budgets.js';
 import { createEventStore } from '../../src/store/event-store.js';
 import { createReadModel } from '../../src/store/read-model.js';
 import { createTotpSecrets } from '../../src/store/totp-secrets.js';
-import { seal, totpSecretKey, unseal } from '../../src/server/oidc/keys.js';
+import { totpSealing, totpSecretKey } from '../../src/server/oidc/keys.js';
 import { announcePostgresSkip, freshPglite, freshPostgres, postgresAvailable, type FreshDatabase } from '../support/databases.js';
 
 announcePostgresSkip('TOTP commands on PostgreSQL');
@@ -31,7 +31,7 @@ function setup(fixture: FreshDatabase) {
   let n = 0;
   const totp: TotpPorts = {
     issuer: 'login.example.com',
-    secrets: createTotpSecrets(fixture.database, { seal: (p) => seal(key, p), unseal: (s) => unseal(key, s, 'TOTP secret') }),
+    secrets: createTotpSecrets(fixture.database, totpSealing(key)),
     budgets: createAttemptBudgets(fixture.database, Buffer.alloc(32, 9)),
   };
   const ports: Ports = {
@@ -168,6 +168,16 @@ for (const backend of ['PGlite', 'PostgreSQL'] as const) {
       expect(events.filter((e) => e.type.startsWith('user.totp.')).map((e) => Object.keys(e.payload).sort().join(','))).toEqual(
         expect.arrayContaining(['totpId', 'clientId,totpId']),
       );
+    });
+
+    it('a secret sealed under another master key does not open (and the error names no secret)', async () => {
+      const { reg } = await readyUser(w);
+      const [row] = await fixture.database.sql.query<{ totp_id: string }>({ text: 'select totp_id from totp_secrets order by created_at desc limit 1', params: [] });
+      const other = createTotpSecrets(fixture.database, totpSealing(totpSecretKey(Buffer.alloc(32, 8))));
+      const err = await other.get(row!.totp_id).catch((e: Error) => e);
+      expect(err).toBeInstanceOf(Error);
+      expect(String((err as Error).message)).toMatch(/KEYHOLD_MASTERKEY/);
+      expect(String((err as Error).message)).not.toContain(reg.secret);
     });
 
     it('RemoveTOTP removes the TOTP and its sealed secret; removing again is TOTP_NOT_REGISTERED', async () => {

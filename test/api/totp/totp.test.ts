@@ -91,6 +91,18 @@ describe('TOTP on the user API', () => {
     expect((await users.removeTOTP({ userId })).details?.sequence).toBeGreaterThan(0n);
   });
 
+  it('Connect and gRPC-Web serve the same RPCs', async () => {
+    for (const protocol of ['connect', 'grpcWeb'] as const) {
+      const users = kh.client(UserService, protocol, kh.adminToken);
+      const userId = await human();
+      const reg = await users.registerTOTP({ userId });
+      await users.verifyTOTPRegistration({ userId, code: codeOf(reg.secret) });
+      expect((await kh.readModel.totpOf(userId))?.state).toBe('ready');
+      await users.removeTOTP({ userId });
+      expect(await kh.readModel.totpOf(userId)).toBeUndefined();
+    }
+  });
+
   it('error cases: wrong code, malformed code (the field named), nothing registered, a machine user — nothing changed', async () => {
     const userId = await human();
     const none = await kh.rest('POST', `/v2/users/${userId}/totp/verify`, { code: '123456' }, bearer(kh.adminToken));
