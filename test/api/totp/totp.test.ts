@@ -91,6 +91,17 @@ describe('TOTP on the user API', () => {
     expect((await users.removeTOTP({ userId })).details?.sequence).toBeGreaterThan(0n);
   });
 
+  it('RegisterTOTP sent again with the same Idempotency-Key answers the same secret (a lost answer is not a second registration)', async () => {
+    const userId = await human();
+    const headers = { ...bearer(kh.adminToken), 'idempotency-key': `totp-${userId}` };
+    const first = await kh.rest('POST', `/v2/users/${userId}/totp`, {}, headers);
+    const again = await kh.rest('POST', `/v2/users/${userId}/totp`, {}, headers);
+    expect([first.status, again.status]).toEqual([200, 200]);
+    expect(again.body.secret).toBe(first.body.secret);
+    const verified = await kh.rest('POST', `/v2/users/${userId}/totp/verify`, { code: codeOf(first.body.secret) }, bearer(kh.adminToken));
+    expect(verified.status).toBe(200);
+  });
+
   it('Connect and gRPC-Web serve the same RPCs', async () => {
     for (const protocol of ['connect', 'grpcWeb'] as const) {
       const users = kh.client(UserService, protocol, kh.adminToken);
