@@ -180,6 +180,17 @@ for (const backend of ['PGlite', 'PostgreSQL'] as const) {
       expect(String((err as Error).message)).not.toContain(reg.secret);
     });
 
+    it('a removed user\u2019s TOTP and sealed secret go with it', async () => {
+      const { caller } = await readyUser(w);
+      const history = await w.events.load('user', caller.userId);
+      await w.events.append(
+        [{ aggregateType: 'user', aggregateId: caller.userId, resourceOwner: ORG, creator: 'test', type: 'user.removed', payload: {} }],
+        [{ aggregateType: 'user', aggregateId: caller.userId, sequence: history.length }],
+      );
+      expect(await w.readModel.totpOf(caller.userId)).toBeUndefined();
+      expect(await fixture.database.sql.query({ text: 'select 1 from totp_secrets where user_id = $1', params: [caller.userId] })).toHaveLength(0);
+    });
+
     it('RemoveTOTP removes the TOTP and its sealed secret; removing again is TOTP_NOT_REGISTERED', async () => {
       const { caller } = await readyUser(w);
       await w.commands.removeTotp({ caller }, { userId: caller.userId });
