@@ -48,8 +48,12 @@ export const BUCKETS = {
   'recovery.address': { free: 20, clearedBySuccess: false },
   /** Wrong authenticator-app codes for one account from one client (after the right password). */
   'totp.account.client': { free: 5, clearedBySuccess: true },
-  /** Wrong authenticator-app codes for one account from every client together: a million codes cannot be walked by changing addresses. */
-  'totp.account': { free: 10, clearedBySuccess: true },
+  /**
+   * Wrong authenticator-app codes for one account from every client together: a million codes
+   * cannot be walked by changing addresses. Not cleared by a success: whoever guesses here knows
+   * the password, and the user's own logins must not hand them a fresh allowance.
+   */
+  'totp.account': { free: 10, clearedBySuccess: false },
   /** Wrong authenticator-app codes from one address, whatever the account. */
   'totp.address': { free: 20, clearedBySuccess: false },
   /** Unknown user codes typed in one browser session (the device sign-in page). */
