@@ -21,6 +21,7 @@ import { lockoutPolicyHandlers } from './management/lockout-policy.js';
 import { memberHandlers } from './management/members.js';
 import { organizationHandlers } from './org/organizations.js';
 import { passkeyHandlers } from './user/passkeys.js';
+import { totpHandlers } from './user/totp.js';
 import { u2fHandlers } from './user/u2f.js';
 import { userHandlers } from './user/users.js';
 
@@ -50,6 +51,7 @@ export function createServices(deps: ApiDeps): RegisteredService[] {
       },
     },
     { desc: UserService, impl: { ...userHandlers(deps), ...u2fHandlers(deps), ...passkeyHandlers(deps) } },
+    { desc: UserService, impl: { ...userHandlers(deps), ...u2fHandlers(deps), ...totpHandlers(deps) } },
     { desc: OrganizationService, impl: organizationHandlers(deps) },
     { desc: AuthService, impl: authHandlers(deps) },
     { desc: AdminService, impl: adminHandlers(deps) },

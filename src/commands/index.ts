@@ -53,10 +53,12 @@ import { removeAllU2f } from './u2f/remove-all-u2f.js';
 import { generateRecoveryCodes, useRecoveryCode } from './users/recovery-codes.js';
 import { verifyU2fRegistration, type VerifyU2fInput } from './u2f/verify-u2f.js';
 import { useU2f } from './u2f/use-u2f.js';
+import { registerTotp, removeTotp, useTotp, verifyTotpRegistration, type UseTotpInput, type UseTotpResult } from './totp/totp.js';
 
 export type { Call, Caller } from './caller.js';
 export type { AddHumanUserInput, AddOidcAppInput, SetPasswordInput, UpdateHumanUserInput, UpdateOidcConfigInput, VerifyU2fInput };
 export type { Written } from './written.js';
+export type { UseTotpInput, UseTotpResult };
 
 /** A command bound to its ports: (call, input) → result. */
 type Bound<F> = F extends (ports: Ports, call: Call, input: infer I) => Promise<infer R> ? (call: Call, input: I) => Promise<R> : never;
@@ -140,6 +142,12 @@ export function createCommands(ports: Ports) {
     generateRecoveryCodes: bind(ports, generateRecoveryCodes),
     /** A recovery code in place of a key at login (no caller: the user logging in is the actor). */
     useRecoveryCode: (input: Parameters<typeof useRecoveryCode>[1]) => useRecoveryCode(ports, input),
+    // The authenticator app (TOTP).
+    registerTotp: bind(ports, registerTotp),
+    verifyTotpRegistration: bind(ports, verifyTotpRegistration),
+    removeTotp: bind(ports, removeTotp),
+    /** The login's code check (no caller: the user logging in is the actor); reserves in the guessing budgets itself. */
+    useTotp: (input: UseTotpInput): Promise<UseTotpResult> => useTotp(ports, input),
   };
 }
 

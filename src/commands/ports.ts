@@ -147,6 +147,8 @@ export interface Lookups {
   passkeysOf(userId: string): Promise<PasskeyFacts[]>;
   /** The token (security key or passkey) holding this verified credential id (base64url), and its user; or undefined. */
   webauthnCredential(credentialId: string): Promise<{ kind: 'u2f' | 'passkey'; tokenId: string; userId: string } | undefined>;
+  /** The user's authenticator app (TOTP): its id and whether it is ready; undefined: none (one primary-key read). */
+  totpOf(userId: string): Promise<{ totpId: string; state: 'pending' | 'ready' } | undefined>;
   /** Which of `roleKeys` the project has (its own roles, project.role.added). */
   existingRoleKeys(projectId: string, roleKeys: readonly string[]): Promise<string[]>;
   /** The ids of the project's user grants; with `roleKey`, only those holding that role (RemoveProjectRole, RemoveProject). */
@@ -167,6 +169,34 @@ export interface WebAuthnSettings {
   readonly maxPendingPerUser: number;
 }
 
+/**
+ * TOTP secrets (src/store/totp-secrets.ts): each sealed at rest under a key
+ * derived from the master key, in a table of their own — never in an event,
+ * a log line, an error or a cache. Commands hand over and get back plain bytes.
+ */
+export interface TotpSecretStore {
+  /** Stores a new TOTP's secret (before its user.totp.added event: the event's projection then drops the one it replaces). */
+  put(totpId: string, userId: string, secret: Uint8Array): Promise<void>;
+  /** The secret and the newest time step accepted so far, or undefined (none, or removed). */
+  get(totpId: string): Promise<{ secret: Buffer; lastStep: number } | undefined>;
+  /**
+   * Records `step` as accepted if it is newer than every step accepted
+   * before — one conditional update, so of concurrent or repeated uses of one
+   * code exactly one gets true.
+   */
+  claimStep(totpId: string, step: number): Promise<boolean>;
+  /** Deletes a secret whose event was never written (a refused registration). */
+  drop(totpId: string): Promise<void>;
+}
+
+/** What the TOTP commands need beyond the common ports; made once the master key is loaded and the issuer known. */
+export interface TotpPorts {
+  /** The otpauth:// label's issuer: the instance's host (KEYHOLD_ISSUER's), never a request header. */
+  readonly issuer: string;
+  readonly secrets: TotpSecretStore;
+  readonly budgets: GuessBudgets;
+}
+
 /** Everything a command may use. */
 export interface Ports {
   events: EventStore;
@@ -177,6 +207,8 @@ export interface Ports {
   verifyRegistration: RegistrationVerifier;
   /** Read per call: the settings are made once the server listens (src/server/start.ts), then never change. */
   webauthn: () => WebAuthnSettings;
+  /** Read per call: made when the server listens (src/server/start.ts), then never changes. */
+  totp: () => TotpPorts;
 }
 
 /** A counted bucket after its attempt finished: its failures now (the one that reaches the free allowance engages the delays). */

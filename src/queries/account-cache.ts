@@ -40,6 +40,12 @@ const VERSION_ONLY: ReadonlySet<EventTypeName> = new Set<EventTypeName>([
   'user.recovery.code.check.failed',
   'user.recovery.codes.removed',
   'user.sessions.ended',
+  // The authenticator app lives in user_totp, read uncached (queries/totp.ts).
+  'user.totp.added',
+  'user.totp.verified',
+  'user.totp.removed',
+  'user.totp.used',
+  'user.totp.check.failed',
 ]);
 
 const changesAUser = (e: StoredEvent) => e.type.startsWith('user.') && !VERSION_ONLY.has(e.type as EventTypeName);

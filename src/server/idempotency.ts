@@ -42,6 +42,8 @@ export const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set([
   'keyhold.user.v2.UserService/VerifyU2FRegistration',
   'keyhold.user.v2.UserService/VerifyPasskeyRegistration',
   'keyhold.user.v2.UserService/GenerateRecoveryCodes',
+  'keyhold.user.v2.UserService/RegisterTOTP',
+  'keyhold.user.v2.UserService/VerifyTOTPRegistration',
 ]);
 
 /** How long an answer is kept for repeats, from the first request (docs/decisions.md). */

@@ -4,7 +4,7 @@
 import pino, { type Logger } from 'pino';
 import { createServices } from '../api/services.js';
 import { createCommands } from '../commands/index.js';
-import type { Ports, WebAuthnSettings } from '../commands/ports.js';
+import type { Ports, TotpPorts, WebAuthnSettings } from '../commands/ports.js';
 import { verifyRegistration } from '../domain/webauthn/index.js';
 import type { StoredEvent } from '../domain/events/index.js';
 import { cachedAccountReads } from '../queries/account-cache.js';
@@ -29,7 +29,8 @@ import { createOidcKeyStore, createOidcStateStore, DPOP_PROOF_MODEL, sealedKeysE
 import { createAttemptBudgets } from '../store/attempt-budgets.js';
 import { DATABASE_WAIT_BOUNDS, within } from '../store/wait-bounds.js';
 import { KeyholdError } from '../domain/errors/keyhold-error.js';
-import { attemptBudgetKey, idempotencyKeys, loadMasterKey, masterKeyCheck } from './oidc/keys.js';
+import { attemptBudgetKey, idempotencyKeys, loadMasterKey, masterKeyCheck, totpSealing, totpSecretKey } from './oidc/keys.js';
+import { createTotpSecrets } from '../store/totp-secrets.js';
 import { openControlSocket, type ControlSocket } from './control-socket.js';
 import { createIdempotentAnswers } from '../store/idempotent-answers.js';
 import { withIdempotency } from './idempotency.js';
@@ -122,6 +123,7 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
     const humanAdmin = await ensureHumanAdmin(readModel, events, config.adminPatFile, log);
     // Set once, when the port is known (below); requests arrive only after that.
     let webauthn: WebAuthnSettings | undefined;
+    let totp: TotpPorts | undefined;
     const ports: Ports = {
       events,
       lookups: readModel,
@@ -132,6 +134,10 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
       webauthn: () => {
         if (!webauthn) throw new Error('WebAuthn settings are made when the server listens');
         return webauthn;
+      },
+      totp: () => {
+        if (!totp) throw new Error('the TOTP ports are made when the server listens');
+        return totp;
       },
     };
     const errors = repeatedErrorLog(log);
@@ -209,6 +215,12 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
     const port = typeof address === 'object' && address ? address.port : config.port;
     webauthn = webauthnSettings(config, port);
     issuer = config.oidc.issuer ?? `${config.tls ? 'https' : 'http'}://localhost:${port}`;
+    // The authenticator app's label names this instance by its issuer's host (config, never a request header).
+    totp = Object.freeze({
+      issuer: new URL(issuer).host,
+      secrets: reportingFailures(createTotpSecrets(database, totpSealing(totpSecretKey(masterKey))), metrics.store),
+      budgets: attempts,
+    });
     await app.oidc?.start(issuer, masterKey);
     // Security keys the login cannot take, said once at start (src/login/relying-parties.ts): counts and RP ids only.
     for (const w of relyingPartyWarnings(issuer, webauthn, await readyKeysByRpId(database.sql))) log.warn(w.fields, w.message);

@@ -84,6 +84,7 @@ export function createReadModel(database: Pick<Database, 'db' | 'sql'>, observer
     lockoutPolicyOf: (orgId) => q.findLockoutPolicy(sql, orgId),
     maxPasswordAttemptsOf: async (orgId) => (await q.findLockoutPolicy(sql, orgId))?.maxPasswordAttempts ?? 0,
     unusedRecoveryCodesOf: (userId) => q.unusedRecoveryCodes(sql, userId),
+    totpOf: (userId) => q.findUserTotp(sql, userId),
     events: (search) => q.searchEvents(db, search),
     machineByClientId: (clientId) => q.findMachineByClientId(sql, clientId),
     liveAppKeys: (appId, now) => q.liveAppKeys(db, appId, now),

@@ -102,6 +102,35 @@ export const userRecoveryCodes = pgTable('user_recovery_codes', {
   sequence: integer('sequence').notNull(),
 });
 
+/** A user's authenticator app (user.totp.*): which one, pending or ready; no row: none. */
+export const userTotp = pgTable('user_totp', {
+  userId: text('user_id').primaryKey(),
+  totpId: text('totp_id').notNull(),
+  orgId: text('org_id').notNull(),
+  state: text('state').$type<'pending' | 'ready'>().notNull(),
+  createdAt: timestamptz('created_at').notNull(),
+  changedAt: timestamptz('changed_at').notNull(),
+  sequence: integer('sequence').notNull(),
+});
+
+/**
+ * The TOTP secrets, sealed (AES-256-GCM under a key derived from the master
+ * key): in no event, so no read model: replay neither makes nor drops them.
+ * `lastStep`: the newest time step accepted, raised by a conditional update
+ * so each code is accepted once.
+ */
+export const totpSecrets = pgTable(
+  'totp_secrets',
+  {
+    totpId: text('totp_id').primaryKey(),
+    userId: text('user_id').notNull(),
+    sealed: text('sealed').notNull(),
+    lastStep: bigint('last_step', { mode: 'number' }).notNull().default(0),
+    createdAt: timestamptz('created_at').notNull().defaultNow(),
+  },
+  (t) => [index('totp_secrets_user_id_idx').on(t.userId)],
+);
+
 export const projects = pgTable(
   'projects',
   {

@@ -957,6 +957,18 @@ const userRead: Record<CCaller, string[]> = {
   self: [NA, OK, OK, OK, OK, OK, OK, OK],
 };
 
+/** A credential write that needs a human target (TOTP): where the rule lets the call through, a machine target is answered `onMachine`. */
+const humanCredentialWrite = (onMachine: string): Record<CCaller, string[]> =>
+  Object.fromEntries(
+    Object.entries(credentialWrite).map(([caller, cells]) => [caller, cells.map((cell, i) => (cell === OK && C_TARGETS[i] !== 'human' ? onMachine : cell))]),
+  ) as Record<CCaller, string[]>;
+
+/** A pending TOTP registration of the target's, started by the admin (a machine target has none: refused, ignored). */
+async function pendingTotp(t: Principal): Promise<Prepared> {
+  await kh.client(UserService, 'grpc', kh.adminToken).registerTOTP({ userId: t.userId }).catch(() => undefined);
+  return undefined;
+}
+
 const C_ROWS: CRow[] = [
   {
     // Apps may decide on a user's metadata: changing it is contained like a credential, in the caller's org context.
@@ -1027,6 +1039,20 @@ const C_ROWS: CRow[] = [
     grpc: (c, t, p) => c.user.verifyU2FRegistration({ userId: t.userId, u2fId: p!.u2fId, publicKeyCredential: p!.credential as never, tokenName: 'key' }),
     rest: (t, p) => ['POST', `/v2/users/${t.userId}/u2f/${p!.u2fId}`, { publicKeyCredential: p!.credential, tokenName: 'key' }],
     expect: credentialWrite,
+  },
+  {
+    // An authenticator app: the security keys' rule; human users only.
+    rpc: 'RegisterTOTP',
+    grpc: (c, t) => c.user.registerTOTP({ userId: t.userId }),
+    rest: (t) => ['POST', `/v2/users/${t.userId}/totp`, {}],
+    expect: humanCredentialWrite('USER_NOT_HUMAN'),
+  },
+  {
+    rpc: 'RemoveTOTP',
+    prepare: pendingTotp,
+    grpc: (c, t) => c.user.removeTOTP({ userId: t.userId }),
+    rest: (t) => ['DELETE', `/v2/users/${t.userId}/totp`],
+    expect: humanCredentialWrite('TOTP_NOT_REGISTERED'),
   },
   {
     rpc: 'RemoveU2F',

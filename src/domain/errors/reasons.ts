@@ -777,6 +777,41 @@ export const REASONS = {
       de: 'Das ist kein Wiederherstellungscode. Ein Code hat 12 Buchstaben und Ziffern, etwa 4f7k2q-9xm3bd.',
     },
   },
+  TOTP_ALREADY_READY: {
+    code: GrpcCode.FailedPrecondition,
+    messages: {
+      en: 'User {userId} already has an authenticator app. Remove it first (RemoveTOTP) to register another one.',
+      de: 'Der Benutzer {userId} hat bereits eine Authenticator-App. Entferne sie zuerst (RemoveTOTP), um eine andere zu registrieren.',
+    },
+  },
+  TOTP_NOT_REGISTERED: {
+    code: GrpcCode.NotFound,
+    messages: {
+      en: 'User {userId} has no authenticator app registration.',
+      de: 'Der Benutzer {userId} hat keine Registrierung einer Authenticator-App.',
+    },
+  },
+  TOTP_CODE_WRONG: {
+    code: GrpcCode.InvalidArgument,
+    messages: {
+      en: 'The code from the authenticator app is not right, or it was already used. Enter the code the app shows now.',
+      de: 'Der Code aus der Authenticator-App stimmt nicht oder wurde schon verwendet. Gib den Code ein, den die App jetzt anzeigt.',
+    },
+  },
+  TOTP_CODE_MALFORMED: {
+    code: GrpcCode.InvalidArgument,
+    messages: {
+      en: 'That is not a code from an authenticator app. A code has 6 digits, like 123456.',
+      de: 'Das ist kein Code aus einer Authenticator-App. Ein Code hat 6 Ziffern, etwa 123456.',
+    },
+  },
+  TOTP_SLOW_DOWN: {
+    code: GrpcCode.ResourceExhausted,
+    messages: {
+      en: 'Too many wrong codes. Wait {seconds} seconds, then try again.',
+      de: 'Zu viele falsche Codes. Warte {seconds} Sekunden und versuche es dann erneut.',
+    },
+  },
   RECOVERY_CODE_SLOW_DOWN: {
     code: GrpcCode.ResourceExhausted,
     messages: {

@@ -1,5 +1,8 @@
 // Events of a user (human or machine) and of its personal access tokens.
-export interface UserEventPayloads {
+import type { TotpEventPayloads } from './totp.js';
+
+/** The user's authenticator app (./totp.ts) is part of the user's aggregate. */
+export interface UserEventPayloads extends TotpEventPayloads {
   'user.human.added': {
     username: string;
     givenName: string;

@@ -46,6 +46,16 @@ export const BUCKETS = {
   'recovery.account.client': { free: 5, clearedBySuccess: true },
   /** Wrong recovery codes from one address. */
   'recovery.address': { free: 20, clearedBySuccess: false },
+  /** Wrong authenticator-app codes for one account from one client (after the right password). */
+  'totp.account.client': { free: 5, clearedBySuccess: true },
+  /**
+   * Wrong authenticator-app codes for one account from every client together: a million codes
+   * cannot be walked by changing addresses. Not cleared by a success: whoever guesses here knows
+   * the password, and the user's own logins must not hand them a fresh allowance.
+   */
+  'totp.account': { free: 10, clearedBySuccess: false },
+  /** Wrong authenticator-app codes from one address, whatever the account. */
+  'totp.address': { free: 20, clearedBySuccess: false },
   /** Unknown user codes typed in one browser session (the device sign-in page). */
   'usercode.session': { free: 5, clearedBySuccess: false },
   /** Unknown user codes typed from one address by browsers known to no account. */

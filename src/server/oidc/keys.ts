@@ -100,6 +100,25 @@ export function idempotencyKeys(master: Buffer): { names: Buffer; seal: Buffer }
   };
 }
 
+/** The key that seals TOTP secrets at rest (store/totp-secrets.ts), derived from the master key. */
+export function totpSecretKey(master: Buffer): Buffer {
+  return Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), 'keyhold totp secrets v1', 32));
+}
+
+/** Seals and opens TOTP secrets under `key` (totpSecretKey); a secret another master key sealed is a MasterKeyError naming no secret. */
+export function totpSealing(key: Buffer): { seal(plain: string): string; unseal(sealed: string): string } {
+  return {
+    seal: (plain) => seal(key, plain),
+    unseal: (sealed) => {
+      try {
+        return unseal(key, sealed, '');
+      } catch {
+        throw new MasterKeyError('a TOTP secret cannot be decrypted: KEYHOLD_MASTERKEY is not the key it was sealed with');
+      }
+    },
+  };
+}
+
 export function seal(key: Buffer, plain: string): string {
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', key, iv);

@@ -18,6 +18,7 @@ import { projectRolesProjection, projectsProjection, userGrantsProjection } from
 import { recoveryCodesProjection } from './recovery-codes.js';
 import { u2fTokensProjection } from './u2f-tokens.js';
 import { userMetadataProjection } from './user-metadata.js';
+import { userTotpProjection } from './user-totp.js';
 import { usersProjection } from './users.js';
 
 export const projections: readonly Projection[] = [
@@ -39,6 +40,7 @@ export const projections: readonly Projection[] = [
   loginPoliciesProjection,
   lockoutPoliciesProjection,
   recoveryCodesProjection,
+  userTotpProjection,
   oidcSessionsProjection,
 ];
 

@@ -37,6 +37,12 @@ export const usersProjection: Projection = {
   'user.recovery.code.used': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
   'user.recovery.code.check.failed': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
   'user.recovery.codes.removed': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
+  // The authenticator app lives in user_totp (./user-totp.ts); here only the user's version moves on.
+  'user.totp.added': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
+  'user.totp.verified': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
+  'user.totp.removed': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
+  'user.totp.used': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
+  'user.totp.check.failed': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
   // The token row lives in `personal_access_tokens`; here only the user's version moves on.
   'user.pat.added': (e) => sql`
     update users set changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence}

@@ -17,3 +17,4 @@ export { findMachineByClientId, type MachineClientRow } from './machine-users.js
 export { liveAppKeys, type AppKeyListedRow } from './app-keys.js';
 export { allUserMetadata, findUserMetadata, searchUserMetadata } from './user-metadata.js';
 export { findWebauthnCredential, listPasskeysOfUser } from './passkeys.js';
+export { findUserTotp } from './user-totp.js';

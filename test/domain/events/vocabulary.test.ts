@@ -63,6 +63,11 @@ const SAMPLES: { [K in EventTypeName]: EventPayloads[K] } = {
   'user.recovery.codes.removed': {},
   'user.metadata.set': { key: 'department', value: 'c2FsZXM=' },
   'user.metadata.removed': { key: 'department' },
+  'user.totp.added': { totpId: 't' },
+  'user.totp.verified': { totpId: 't' },
+  'user.totp.removed': { totpId: 't' },
+  'user.totp.used': { totpId: 't', clientId: 'c' },
+  'user.totp.check.failed': { totpId: 't', clientId: 'c' },
   'app.added': { projectId: 'p', name: 'App' },
   'app.oidc.config.added': {
     clientId: 'c',

@@ -62,7 +62,12 @@ describe('a counted bucket', () => {
   });
 
   it('only buckets of the account are cleared by a success (an address, a user code: never)', () => {
-    expect(Object.entries(BUCKETS).filter(([, b]) => b.clearedBySuccess).map(([k]) => k)).toEqual(['password.account.client', 'password.account', 'recovery.account.client']);
+    expect(Object.entries(BUCKETS).filter(([, b]) => b.clearedBySuccess).map(([k]) => k)).toEqual([
+      'password.account.client',
+      'password.account',
+      'recovery.account.client',
+      'totp.account.client',
+    ]);
   });
 });
 
