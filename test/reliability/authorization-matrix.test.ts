@@ -158,6 +158,8 @@ const onUserT = (ok: CallerKind[]): Record<CallerKind, Outcome> => ({
   instanceOwner: P,
   ...Object.fromEntries(ok.map((k) => [k, 'OK'])),
 });
+/** As onUserT, where the callers the rule lets through get `answer` instead of OK. */
+const onUserTAnswering = (answer: Outcome, ok: CallerKind[]): Record<CallerKind, Outcome> => ({ ...onUserT([]), ...Object.fromEntries(ok.map((k) => [k, answer])) });
 const anyValidToken: Record<CallerKind, Outcome> = { ...Object.fromEntries(CALLERS.map((k) => [k, 'OK'])), none: U, expired: U } as Record<CallerKind, Outcome>;
 
 const ROWS: Row[] = [
@@ -586,6 +588,23 @@ const ROWS: Row[] = [
     rpc: 'user.ListPasskeys',
     call: (c) => c.user.listPasskeys({ userId: world.target.userId }),
     expect: onUserT(['self', 'orgOwner', 'instanceOwner']),
+  },
+  // The target is a machine user: where the rule lets the caller through, an authenticator app is refused for it.
+  {
+    rpc: 'user.RegisterTOTP',
+    call: (c) => c.user.registerTOTP({ userId: world.target.userId }),
+    expect: onUserTAnswering('FAILED_PRECONDITION', ['self', 'orgOwner', 'instanceOwner']),
+  },
+  {
+    rpc: 'user.VerifyTOTPRegistration',
+    call: (c) => c.user.verifyTOTPRegistration({ userId: world.target.userId, code: '123456' }),
+    // Let through, the call finds no registration to verify (a machine never has one).
+    expect: onUserTAnswering('NOT_FOUND', ['self', 'orgOwner', 'instanceOwner']),
+  },
+  {
+    rpc: 'user.RemoveTOTP',
+    call: (c) => c.user.removeTOTP({ userId: world.target.userId }),
+    expect: onUserTAnswering('NOT_FOUND', ['self', 'orgOwner', 'instanceOwner']),
   },
   {
     rpc: 'user.RemovePasskey',
