@@ -53,6 +53,17 @@ export interface AppView extends Versioned {
   apiAccess: boolean;
 }
 
+/**
+ * An app as its client id finds it (authentication, and every refresh,
+ * userinfo and introspection): `state` is the one authentication obeys, and
+ * its project's login checks come along, so the login-check decision after
+ * the login reads nothing more than this (cached) row.
+ */
+export interface ClientAppView extends AppView {
+  projectRoleCheck: boolean;
+  hasProjectCheck: boolean;
+}
+
 export interface UserView extends Versioned {
   id: string;
   kind: 'human' | 'machine';
@@ -201,7 +212,7 @@ export interface ReadModel extends Lookups {
   app(appId: string): Promise<AppView | undefined>;
   /** The project's apps, oldest first. */
   appsOf(projectId: string): Promise<AppView[]>;
-  appByClientId(clientId: string): Promise<AppView | undefined>;
+  appByClientId(clientId: string): Promise<ClientAppView | undefined>;
   user(userId: string): Promise<UserView | undefined>;
   /** The users with this username (any spelling with the same key), in `orgId` only when given; at most `limit`, oldest first. */
   usersByLoginName(username: string, orgId: string | undefined, limit: number): Promise<UserView[]>;

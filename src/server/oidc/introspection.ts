@@ -48,7 +48,7 @@ export async function revocationPolicy(_ctx: Any, client: Any, token: Any): Prom
   return token.clientId === client.clientId;
 }
 
-export function introspectionPolicy(deps: { read: Pick<ReadModel, 'user'>; rolesOf: RolesOf; mayLogIn: (userId: string, projectId: string) => Promise<boolean> }) {
+export function introspectionPolicy(deps: { read: Pick<ReadModel, 'user'>; rolesOf: RolesOf; mayUseClient: (userId: string, clientId: string) => Promise<boolean> }) {
   return async function allowedPolicy(ctx: Any, client: Any, token: Any): Promise<boolean> {
     const owner = token.clientId === client.clientId ? client : await ctx.oidc.provider.Client.find(token.clientId);
     if (!owner || !mayIntrospect(client, owner)) return false;
@@ -59,7 +59,7 @@ export function introspectionPolicy(deps: { read: Pick<ReadModel, 'user'>; roles
     const scopes = new Set(String(token.scope ?? '').split(' '));
     const projectId = projectOf(owner);
     // A user who may no longer log in to the project (its login checks) holds no active token of it.
-    if (token.accountId && projectId && !(await deps.mayLogIn(token.accountId, projectId))) return false;
+    if (token.accountId && projectId && !(await deps.mayUseClient(token.accountId, owner.clientId))) return false;
     if (token.accountId && scopes.has(ROLES_SCOPE) && projectId) {
       const roles = await deps.rolesOf(token.accountId, projectId);
       if (Object.keys(roles).length > 0) token.extra = { ...token.extra, [ROLES_CLAIM]: roles };
