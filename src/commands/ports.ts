@@ -135,6 +135,10 @@ export interface Lookups {
   grantIdsOfProject(projectId: string, roleKey?: string): Promise<string[]>;
   /** The ids of the project's apps (RemoveProject). */
   appIdsOfProject(projectId: string): Promise<string[]>;
+  /** The ids of the org's users (RemoveOrg). */
+  userIdsOfOrg(orgId: string): Promise<string[]>;
+  /** The ids of the org's projects (RemoveOrg). */
+  projectIdsOfOrg(orgId: string): Promise<string[]>;
   /** The org's lockout threshold (its own lockout policy's maxPasswordAttempts; 0 = no lock, the default). */
   maxPasswordAttemptsOf(orgId: string): Promise<number>;
 }

@@ -12,6 +12,8 @@ export type LoginAccess =
    * only users with a grant on it, and the user has none.
    */
   | { allowed: false; failed: 'hasProjectCheck' | 'projectRoleCheck' }
+  /** The user's org is deactivated (DeactivateOrg): its users are refused as a deactivated user is. */
+  | { allowed: false; failed: 'orgInactive' }
   | { allowed: false; failed: 'unknown' };
 
 /** A project's login checks and its org: what the decision needs of the project. */
@@ -29,10 +31,11 @@ function decide(project: ProjectChecks, userOrg: string, roles: GrantedRole[]): 
 }
 
 /** The project's flags and the user's roles on it, decided in ZITADEL's order (hasProjectCheck first). */
-export async function loginAccess(read: Pick<ReadModel, 'project' | 'ownerOfUser' | 'projectRolesOfUser'>, userId: string, projectId: string): Promise<LoginAccess> {
-  const [project, userOrg, roles] = await Promise.all([read.project(projectId), read.ownerOfUser(userId), read.projectRolesOfUser(userId, projectId)]);
-  if (!project || userOrg === undefined) return { allowed: false, failed: 'unknown' };
-  return decide(project, userOrg, roles);
+export async function loginAccess(read: Pick<ReadModel, 'project' | 'user' | 'projectRolesOfUser'>, userId: string, projectId: string): Promise<LoginAccess> {
+  const [project, user, roles] = await Promise.all([read.project(projectId), read.user(userId), read.projectRolesOfUser(userId, projectId)]);
+  if (!project || !user) return { allowed: false, failed: 'unknown' };
+  if (user.orgActive === false) return { allowed: false, failed: 'orgInactive' };
+  return decide(project, user.orgId, roles);
 }
 
 /**

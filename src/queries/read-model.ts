@@ -75,7 +75,16 @@ export interface UserView extends Versioned {
   name: string | null;
   description: string | null;
   state: 'active' | 'inactive' | 'locked';
+  /**
+   * False while the user's org is deactivated (DeactivateOrg): the user is then
+   * refused wherever an inactive user is (userIsLive). Read with the user by the
+   * finders the login and the tokens use; absent where not read.
+   */
+  orgActive?: boolean;
 }
+
+/** Whether the user may log in and use its tokens: active, and its org active. */
+export const userIsLive = (user: Pick<UserView, 'state' | 'orgActive'> | undefined): boolean => user?.state === 'active' && user.orgActive !== false;
 
 export interface U2fView extends U2fFacts {
   name: string | null;
@@ -96,6 +105,8 @@ export interface LockoutPolicyView extends Versioned {
 export interface OrgView extends Omit<Versioned, 'orgId'> {
   id: string;
   name: string;
+  /** DeactivateOrg: 'inactive' until ReactivateOrg. */
+  state: 'active' | 'inactive';
 }
 
 /** ListUsers' search: what the caller may see, and the filters (all must match). */

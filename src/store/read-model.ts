@@ -51,6 +51,8 @@ export function createReadModel(database: Pick<Database, 'db' | 'sql'>, observer
     projectRolesOfUser: (userId, projectId) => q.projectRolesOfUser(sql, userId, projectId),
     grantIdsOfProject: (projectId, roleKey) => q.grantIdsOfProject(db, projectId, roleKey),
     appIdsOfProject: (projectId) => q.appIdsOfProject(db, projectId),
+    userIdsOfOrg: (orgId) => q.userIdsOfOrg(db, orgId),
+    projectIdsOfOrg: (orgId) => q.projectIdsOfOrg(db, orgId),
 
     project: (projectId) => q.findProject(sql, projectId),
     projectsOf: (orgId) => q.listProjects(db, orgId),

@@ -1,8 +1,15 @@
-// Events of an organization: its creation, its members, its login and lockout policies.
+// Events of an organization: its creation, name, state and removal, its members, its login and lockout policies.
 import type { MemberAddedPayload, MemberChangedPayload, MemberRemovedPayload } from './members.js';
 
 export interface OrgEventPayloads {
   'org.added': { name: string };
+  /** UpdateOrg: the new name (in its stored form). */
+  'org.changed': { name: string };
+  /** DeactivateOrg: its users cannot log in and its apps cannot authenticate until ReactivateOrg. */
+  'org.deactivated': Record<string, never>;
+  'org.reactivated': Record<string, never>;
+  /** RemoveOrg: everything under it is removed by its own events in the same append. */
+  'org.removed': Record<string, never>;
   'org.member.added': MemberAddedPayload;
   'org.member.changed': MemberChangedPayload;
   'org.member.removed': MemberRemovedPayload;

@@ -3,7 +3,7 @@
 // email_verified, locale, updated_at), the project roles claim and the user's
 // metadata claim.
 import { errors } from 'oidc-provider';
-import type { ReadModel } from '../../queries/read-model.js';
+import { userIsLive, type ReadModel } from '../../queries/read-model.js';
 
 /** ZITADEL's roles scope and claim: `{roleKey: {orgId: orgName}}`. */
 export const ROLES_SCOPE = 'urn:keyhold:iam:org:project:roles';
@@ -56,8 +56,9 @@ export async function findAccount(ctx: Any, id: string, token: unknown, read: Ac
 
 export async function accountClaims(ctx: Any, id: string, read: AccountRead, rolesOf: RolesOf) {
   const user = await read.user(id);
-  // A deactivated or locked user is no account: no token, refresh or userinfo for it (LockUser, DeactivateUser).
-  if (!user || user.kind !== 'human' || user.state !== 'active') return undefined;
+  // A deactivated or locked user, or one of a deactivated org, is no account: no token, refresh or userinfo for it
+  // (LockUser, DeactivateUser, DeactivateOrg).
+  if (!user || user.kind !== 'human' || !userIsLive(user)) return undefined;
   return {
     accountId: user.id,
     async claims(use: 'id_token' | 'userinfo', scope: string) {

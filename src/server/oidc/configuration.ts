@@ -5,7 +5,7 @@
 import { keepOrgScope } from './org-scope.js';
 import Provider, { errors } from 'oidc-provider';
 import { API_AUDIENCE_SCOPE } from '../../queries/callers.js';
-import type { ReadModel } from '../../queries/read-model.js';
+import { userIsLive, type ReadModel } from '../../queries/read-model.js';
 import type { OidcStateStore } from '../../store/oidc-store.js';
 import type { AttemptBudgets } from '../../store/attempt-budgets.js';
 import { userCodeBuckets } from './guess-buckets.js';
@@ -307,7 +307,7 @@ export function createProvider(deps: ProviderDeps): Any {
   const standingAccount = async (entries: { userId: string; issued: number }[]): Promise<string | undefined> => {
     for (const entry of entries) {
       const [user, endedAt] = await Promise.all([deps.read.user(entry.userId), deps.store.sessionsEndedAt(entry.userId)]);
-      if (user?.state === 'active' && (endedAt === undefined || entry.issued * 1000 > endedAt)) return entry.userId;
+      if (userIsLive(user) && (endedAt === undefined || entry.issued * 1000 > endedAt)) return entry.userId;
     }
     return undefined;
   };

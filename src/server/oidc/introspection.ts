@@ -26,7 +26,7 @@
 // was issued to; anyone else gets the answer an unknown token gets (200,
 // nothing revoked). The library's default tells another confidential client
 // that the token exists (400 invalid_request): an oracle across tenants.
-import type { ReadModel } from '../../queries/read-model.js';
+import { userIsLive, type ReadModel } from '../../queries/read-model.js';
 import { ROLES_CLAIM, ROLES_SCOPE, type RolesOf } from './account.js';
 import { machineUserOf } from './machine-clients.js';
 
@@ -54,7 +54,7 @@ export function introspectionPolicy(deps: { read: Pick<ReadModel, 'user'>; roles
     if (!owner || !mayIntrospect(client, owner)) return false;
     if (token.accountId) {
       const user = await deps.read.user(token.accountId);
-      if (user?.state !== 'active') return false;
+      if (!userIsLive(user)) return false;
     }
     const scopes = new Set(String(token.scope ?? '').split(' '));
     const projectId = projectOf(owner);
