@@ -96,6 +96,8 @@ export interface UserFacts {
   givenName: string | null;
   familyName: string | null;
   email: string | null;
+  /** Deactivated or locked users hold no role that counts for the last-owner rule (orgs/org-members.ts goneOwners). */
+  state?: 'active' | 'inactive' | 'locked';
 }
 
 /** A security key (registration) of a user, as listed by the read model. */

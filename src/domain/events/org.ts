@@ -13,6 +13,12 @@ export interface OrgEventPayloads {
   'org.member.added': MemberAddedPayload;
   'org.member.changed': MemberChangedPayload;
   'org.member.removed': MemberRemovedPayload;
+  /**
+   * An ORG_OWNER of the org deactivated or locked (DeactivateUser, LockUser), recorded on the org
+   * with the user's own event: two owners deactivating each other meet on the org's version, and
+   * the second is decided knowing the first (the last-owner rule counts active owners only).
+   */
+  'org.owner.suspended': { userId: string };
   /** AddCustomLoginPolicy: the org's own login policy (ZITADEL's shape, forceMfa only so far). */
   'org.login.policy.added': { forceMfa: boolean };
   /** UpdateCustomLoginPolicy. */

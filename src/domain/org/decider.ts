@@ -55,6 +55,11 @@ export type OrgCommand =
   | { kind: 'changeMember'; userId: string; roles: readonly string[]; actor: string; goneUsers?: readonly string[] }
   /** RemoveOrgMember. */
   | { kind: 'removeMember'; userId: string; actor: string; goneUsers?: readonly string[] }
+  /**
+   * DeactivateUser / LockUser of a member: refused (LAST_ORG_OWNER) when it is an owner and no
+   * other active owner remains; recorded (org.owner.suspended) when it is an owner, nothing otherwise.
+   */
+  | { kind: 'suspendOwner'; userId: string; actor: string; goneUsers?: readonly string[] }
   /** Users of a removed org leaving this one (RemoveOrg): those not members are passed over. */
   | { kind: 'removeMembers'; userIds: readonly string[]; actor: string; goneUsers?: readonly string[] }
   /** AddCustomLoginPolicy: the org's own policy, once. */
@@ -183,6 +188,12 @@ export function orgDecider(orgId: string): Decider<OrgState, OrgCommand, OrgEven
         case 'remove':
           if (!state.exists) throw new KeyholdError('ORG_NOT_FOUND', { orgId });
           return [{ ...own(command.actor), type: 'org.removed', payload: {} }];
+        case 'suspendOwner': {
+          if (!state.exists || !state.members.get(command.userId)?.includes('ORG_OWNER')) return [];
+          const refusal = lastOwnerRefusal(orgId, state, command.userId, [], command.goneUsers);
+          if (refusal) throw refusal;
+          return [{ ...own(command.actor), type: 'org.owner.suspended', payload: { userId: command.userId } }];
+        }
         case 'removeMembers': {
           if (!state.exists) throw new KeyholdError('ORG_NOT_FOUND', { orgId });
           const leaving = command.userIds.filter((u) => state.members.has(u));

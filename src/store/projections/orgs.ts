@@ -29,6 +29,10 @@ export const orgsProjection: Projection = {
   'org.member.changed': (e) => sql`
     update orgs set changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence}
     where id = ${e.aggregateId}`,
+  // The user's own event changes its state (users.ts); here only the org's version moves on.
+  'org.owner.suspended': (e) => sql`
+    update orgs set changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence}
+    where id = ${e.aggregateId}`,
   'org.member.removed': (e) => sql`
     update orgs set changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence}
     where id = ${e.aggregateId}`,

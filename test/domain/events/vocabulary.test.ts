@@ -26,6 +26,7 @@ const SAMPLES: { [K in EventTypeName]: EventPayloads[K] } = {
   'org.member.added': { userId: 'u', roles: ['ORG_OWNER'] },
   'org.member.changed': { userId: 'u', roles: ['ORG_OWNER'] },
   'org.member.removed': { userId: 'u' },
+  'org.owner.suspended': { userId: 'u' },
   'org.login.policy.added': { forceMfa: true },
   'org.login.policy.changed': { forceMfa: false },
   'org.lockout.policy.added': { maxAttempts: 3 },
