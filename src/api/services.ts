@@ -13,6 +13,7 @@ import { appHandlers } from './management/apps.js';
 import { credentialHandlers } from './management/credentials.js';
 import { projectHandlers } from './management/projects.js';
 import { projectLifecycleHandlers } from './management/project-lifecycle.js';
+import { orgLifecycleHandlers } from './management/org-lifecycle.js';
 import { userGrantHandlers } from './management/user-grants.js';
 import { managementUserHandlers } from './management/users.js';
 import { userMetadataHandlers } from './management/user-metadata.js';
@@ -48,6 +49,7 @@ export function createServices(deps: ApiDeps): RegisteredService[] {
         ...loginPolicyHandlers(deps),
         ...lockoutPolicyHandlers(deps),
         ...memberHandlers(deps),
+        ...orgLifecycleHandlers(deps),
       },
     },
     { desc: UserService, impl: { ...userHandlers(deps), ...u2fHandlers(deps), ...passkeyHandlers(deps), ...totpHandlers(deps) } },

@@ -19,6 +19,7 @@ import { addProjectRole } from './projects/add-project-role.js';
 import { updateProject } from './projects/update-project.js';
 import { deactivateProject, reactivateProject } from './projects/project-activation.js';
 import { removeProject } from './projects/remove-project.js';
+import { deactivateOrg, reactivateOrg, removeOrg, updateOrg } from './orgs/org-lifecycle.js';
 import { updateProjectRole } from './projects/update-project-role.js';
 import { removeProjectRole } from './projects/remove-project-role.js';
 import { addUserGrant } from './users/add-user-grant.js';
@@ -96,6 +97,10 @@ export function createCommands(ports: Ports) {
     reactivateUserGrant: bind(ports, reactivateUserGrant),
     removeUserGrant: bind(ports, removeUserGrant),
     addOrganization: bind(ports, addOrganization),
+    updateOrg: bind(ports, updateOrg),
+    deactivateOrg: bind(ports, deactivateOrg),
+    reactivateOrg: bind(ports, reactivateOrg),
+    removeOrg: bind(ports, removeOrg),
     addOrgMember: bind(ports, addOrgMember),
     updateOrgMember: bind(ports, updateOrgMember),
     removeOrgMember: bind(ports, removeOrgMember),

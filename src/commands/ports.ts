@@ -97,7 +97,7 @@ export interface UserFacts {
   givenName: string | null;
   familyName: string | null;
   email: string | null;
-  /** Whether the user may log in (a passkey login refuses any other). */
+  /** Whether the user may log in (a passkey login refuses any other); deactivated or locked users hold no role that counts for the last-owner rule (orgs/org-members.ts goneOwners). */
   state: 'active' | 'inactive' | 'locked';
 }
 
@@ -155,6 +155,10 @@ export interface Lookups {
   grantIdsOfProject(projectId: string, roleKey?: string): Promise<string[]>;
   /** The ids of the project's apps (RemoveProject). */
   appIdsOfProject(projectId: string): Promise<string[]>;
+  /** The ids of the org's users (RemoveOrg). */
+  userIdsOfOrg(orgId: string): Promise<string[]>;
+  /** The ids of the org's projects (RemoveOrg). */
+  projectIdsOfOrg(orgId: string): Promise<string[]>;
   /** The org's lockout threshold (its own lockout policy's maxPasswordAttempts; 0 = no lock, the default). */
   maxPasswordAttemptsOf(orgId: string): Promise<number>;
 }

@@ -5,7 +5,7 @@
 // (./fresh-cache.ts: found values only, each trusted for ACCOUNT_TTL_MS, this
 // process's own changes clear them at once).
 //
-// What another process changes (a deactivated, locked or removed user, a new
+// What another process changes (a deactivated, locked or removed user or org, a new
 // name or email, forceMfa switched on) shows here within ACCOUNT_TTL_MS — the
 // bound a PAT's caller (./callers.ts) and a client (./client-cache.ts) have.
 // The password's hash and the user's state at the password step are never read
@@ -48,7 +48,10 @@ const VERSION_ONLY: ReadonlySet<EventTypeName> = new Set<EventTypeName>([
   'user.totp.check.failed',
 ]);
 
-const changesAUser = (e: StoredEvent) => e.type.startsWith('user.') && !VERSION_ONLY.has(e.type as EventTypeName);
+/** An org's events that change its users' answers: whether they are live (read-model.ts userIsLive). */
+const ORG_USER_EVENTS: ReadonlySet<EventTypeName> = new Set<EventTypeName>(['org.deactivated', 'org.reactivated', 'org.removed']);
+
+const changesAUser = (e: StoredEvent) => (e.type.startsWith('user.') && !VERSION_ONLY.has(e.type as EventTypeName)) || ORG_USER_EVENTS.has(e.type as EventTypeName);
 const changesALoginPolicy = (e: StoredEvent) => e.type.startsWith('org.login.policy.');
 
 export interface AccountReads extends Pick<ReadModel, 'user' | 'userMetadataOf'> {

@@ -18,7 +18,7 @@ import { checkSenderConstraint, type ClaimOnce, type Presented, type SenderRefus
 import { SECRET_VERSION_CLAIM, secretVersion } from '../domain/oidc/client-secret.js';
 import { issuedBeforeEnd } from '../domain/oidc/ended-sessions.js';
 import { freshCache } from './fresh-cache.js';
-import type { ReadModel } from './read-model.js';
+import { userIsLive, type ReadModel } from './read-model.js';
 
 /** A personal access token → its caller, or undefined when the token is unknown or expired. */
 export type ResolvePat = (token: string) => Promise<Caller | undefined>;
@@ -40,6 +40,10 @@ const IDENTITY_EVENTS: ReadonlySet<EventTypeName> = new Set<EventTypeName>([
   'org.member.added',
   'org.member.changed',
   'org.member.removed',
+  // A deactivated org's users' tokens are refused (read-model.ts userIsLive).
+  'org.deactivated',
+  'org.reactivated',
+  'org.removed',
   'project.member.added',
   'project.member.changed',
   'project.member.removed',
@@ -70,7 +74,7 @@ export function tokenResolver(
     async (hash) => {
       const found = await read.patByHash(hash);
       // A deactivated or locked user's tokens do not authenticate (a removed user has none).
-      if (!found || found.user.state !== 'active') return undefined;
+      if (!found || !userIsLive(found.user)) return undefined;
       const rows = await read.membershipsOf(found.user.id);
       return {
         caller: {
@@ -210,7 +214,7 @@ export function withOidcAccessTokens(
     if (!accountId || !clientId || !grantId || !live(stored)) return undefined;
     if (!String(stored.scope ?? '').split(' ').includes(API_AUDIENCE_SCOPE)) return undefined;
     const [granted, app, user] = await Promise.all([deps.grantExists(grantId), read.appByClientId(clientId), read.user(accountId)]);
-    if (!granted || app?.state !== 'active' || app.apiAccess !== true || user?.state !== 'active') return undefined;
+    if (!granted || app?.state !== 'active' || app.apiAccess !== true || !user || !userIsLive(user)) return undefined;
     return { caller: await callerOf(user.id, user.orgId, `oidc:${grantId}`), jkt: text(stored.jkt) };
   };
 

@@ -5,8 +5,8 @@
 // works at once everywhere; each entry trusted for CLIENT_TTL_MS; this
 // process's own changes to an app or a machine user clear it at once).
 //
-// What another process changes (RemoveApp, DeactivateApp, DeactivateProject, a new secret, a
-// deactivated machine user) shows here within CLIENT_TTL_MS — the same bound
+// What another process changes (RemoveApp, DeactivateApp, DeactivateProject, DeactivateOrg, a
+// project's login checks, a new secret, a deactivated machine user) shows here within CLIENT_TTL_MS — the same bound
 // as a PAT's caller (./callers.ts). An app's keys (private_key_jwt) are not
 // cached: they are read with the time of each request, as keys expire.
 //
@@ -34,11 +34,20 @@ const MACHINE_CLIENT_EVENTS: ReadonlySet<EventTypeName> = new Set<EventTypeName>
   'user.removed',
 ]);
 
-/** A project's events that change whether its apps may authenticate (an app's state is read with its project's). */
-const PROJECT_CLIENT_EVENTS: ReadonlySet<EventTypeName> = new Set<EventTypeName>(['project.deactivated', 'project.reactivated', 'project.removed']);
+/**
+ * A project's events that change what its apps' lookup answers: whether they may authenticate (an app's state is
+ * read with its project's) and the project's login checks (UpdateProject), which come with it (login-access.ts).
+ */
+const PROJECT_CLIENT_EVENTS: ReadonlySet<EventTypeName> = new Set<EventTypeName>(['project.changed', 'project.deactivated', 'project.reactivated', 'project.removed']);
+
+/** An org's events that change whether its apps and machine users may authenticate (read with the org's state). */
+const ORG_CLIENT_EVENTS: ReadonlySet<EventTypeName> = new Set<EventTypeName>(['org.deactivated', 'org.reactivated', 'org.removed']);
 
 const changesAClient = (e: StoredEvent) =>
-  e.type.startsWith('app.') || MACHINE_CLIENT_EVENTS.has(e.type as EventTypeName) || PROJECT_CLIENT_EVENTS.has(e.type as EventTypeName);
+  e.type.startsWith('app.') ||
+  MACHINE_CLIENT_EVENTS.has(e.type as EventTypeName) ||
+  PROJECT_CLIENT_EVENTS.has(e.type as EventTypeName) ||
+  ORG_CLIENT_EVENTS.has(e.type as EventTypeName);
 
 export type ClientLookups = Pick<ReadModel, 'appByClientId' | 'machineByClientId'>;
 

@@ -12,27 +12,48 @@ export type LoginAccess =
    * only users with a grant on it, and the user has none.
    */
   | { allowed: false; failed: 'hasProjectCheck' | 'projectRoleCheck' }
+  /** The user's org is deactivated (DeactivateOrg): its users are refused as a deactivated user is. */
+  | { allowed: false; failed: 'orgInactive' }
   | { allowed: false; failed: 'unknown' };
 
-/** The project's flags and the user's roles on it, decided in ZITADEL's order (hasProjectCheck first). */
-export async function loginAccess(read: Pick<ReadModel, 'project' | 'ownerOfUser' | 'projectRolesOfUser'>, userId: string, projectId: string): Promise<LoginAccess> {
-  const [project, userOrg, roles] = await Promise.all([read.project(projectId), read.ownerOfUser(userId), read.projectRolesOfUser(userId, projectId)]);
-  if (!project || userOrg === undefined) return { allowed: false, failed: 'unknown' };
+/** A project's login checks and its org: what the decision needs of the project. */
+interface ProjectChecks {
+  orgId: string;
+  projectRoleCheck: boolean;
+  hasProjectCheck: boolean;
+}
+
+/** The decision in ZITADEL's order (hasProjectCheck first), on facts already read. */
+function decide(project: ProjectChecks, userOrg: string, roles: GrantedRole[]): LoginAccess {
   if (project.hasProjectCheck && project.orgId !== userOrg) return { allowed: false, failed: 'hasProjectCheck' };
   if (project.projectRoleCheck && roles.length === 0) return { allowed: false, failed: 'projectRoleCheck' };
   return { allowed: true, roles };
 }
 
+/** The project's flags and the user's roles on it, decided in ZITADEL's order (hasProjectCheck first). */
+export async function loginAccess(read: Pick<ReadModel, 'project' | 'user' | 'projectRolesOfUser'>, userId: string, projectId: string): Promise<LoginAccess> {
+  const [project, user, roles] = await Promise.all([read.project(projectId), read.user(userId), read.projectRolesOfUser(userId, projectId)]);
+  if (!project || !user) return { allowed: false, failed: 'unknown' };
+  if (user.orgActive === false) return { allowed: false, failed: 'orgInactive' };
+  return decide(project, user.orgId, roles);
+}
+
 /**
- * Whether the user may log in to the project, or go on using a token of one of
- * its apps (a code, a refresh, userinfo, introspection): the project's login
- * checks, read on every call. A project with neither check costs one read.
+ * Whether the user may go on using a token of the app with this client id (a
+ * code, a refresh, userinfo, introspection): the app usable (its project and
+ * org active) and its project's login checks, read on every call. The project's
+ * facts come with the app's client lookup (cached: queries/client-cache.ts), so
+ * a project with neither check costs no read beyond it; with a check, the
+ * user's org (kept once read) and roles are read as at login.
  */
-export async function mayUseProject(read: Pick<ReadModel, 'project' | 'ownerOfUser' | 'projectRolesOfUser'>, userId: string, projectId: string): Promise<boolean> {
-  const project = await read.project(projectId);
-  if (!project) return false;
-  if (!project.hasProjectCheck && !project.projectRoleCheck) return true;
-  return (await loginAccess(read, userId, projectId)).allowed;
+export async function mayUseProject(read: Pick<ReadModel, 'appByClientId' | 'ownerOfUser' | 'projectRolesOfUser'>, userId: string, clientId: string): Promise<boolean> {
+  const app = await read.appByClientId(clientId);
+  if (!app || app.state !== 'active') return false;
+  if (!app.hasProjectCheck && !app.projectRoleCheck) return true;
+  const [userOrg, roles] = await Promise.all([read.ownerOfUser(userId), app.projectRoleCheck ? read.projectRolesOfUser(userId, app.projectId) : Promise.resolve([])]);
+  if (userOrg === undefined) return false;
+  // An app's org is its project's.
+  return decide({ orgId: app.orgId, projectRoleCheck: app.projectRoleCheck, hasProjectCheck: app.hasProjectCheck }, userOrg, roles).allowed;
 }
 
 /** The roles as ZITADEL's claim `urn:keyhold:iam:org:project:roles` shapes them: `{roleKey: {orgId: orgName}}`. */

@@ -53,6 +53,17 @@ export interface AppView extends Versioned {
   apiAccess: boolean;
 }
 
+/**
+ * An app as its client id finds it (authentication, and every refresh,
+ * userinfo and introspection): `state` is the one authentication obeys, and
+ * its project's login checks come along, so the login-check decision after
+ * the login reads nothing more than this (cached) row.
+ */
+export interface ClientAppView extends AppView {
+  projectRoleCheck: boolean;
+  hasProjectCheck: boolean;
+}
+
 export interface UserView extends Versioned {
   id: string;
   kind: 'human' | 'machine';
@@ -64,7 +75,16 @@ export interface UserView extends Versioned {
   name: string | null;
   description: string | null;
   state: 'active' | 'inactive' | 'locked';
+  /**
+   * False while the user's org is deactivated (DeactivateOrg): the user is then
+   * refused wherever an inactive user is (userIsLive). Read with the user by the
+   * finders the login and the tokens use; absent where not read.
+   */
+  orgActive?: boolean;
 }
+
+/** Whether the user may log in and use its tokens: active, and its org active. */
+export const userIsLive = (user: Pick<UserView, 'state' | 'orgActive'> | undefined): boolean => user?.state === 'active' && user.orgActive !== false;
 
 export interface U2fView extends U2fFacts {
   name: string | null;
@@ -92,6 +112,8 @@ export interface LockoutPolicyView extends Versioned {
 export interface OrgView extends Omit<Versioned, 'orgId'> {
   id: string;
   name: string;
+  /** DeactivateOrg: 'inactive' until ReactivateOrg. */
+  state: 'active' | 'inactive';
 }
 
 /** ListUsers' search: what the caller may see, and the filters (all must match). */
@@ -208,7 +230,7 @@ export interface ReadModel extends Lookups {
   app(appId: string): Promise<AppView | undefined>;
   /** The project's apps, oldest first. */
   appsOf(projectId: string): Promise<AppView[]>;
-  appByClientId(clientId: string): Promise<AppView | undefined>;
+  appByClientId(clientId: string): Promise<ClientAppView | undefined>;
   user(userId: string): Promise<UserView | undefined>;
   /** The users with this username (any spelling with the same key), in `orgId` only when given; at most `limit`, oldest first. */
   usersByLoginName(username: string, orgId: string | undefined, limit: number): Promise<UserView[]>;

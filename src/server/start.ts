@@ -197,7 +197,8 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
         // The provider's client and account reads, cached (queries/client-cache.ts, queries/account-cache.ts); everything else read as is.
         read: { ...readModel, ...clients, user: accounts.user, userMetadataOf: accounts.userMetadataOf },
         rolesOf: async (userId, projectId) => rolesClaim(await readModel.projectRolesOfUser(userId, projectId)),
-        mayLogIn: (userId, projectId) => mayUseProject(readModel, userId, projectId),
+        // The project's facts come with the cached client lookup (queries/client-cache.ts).
+        mayUseClient: (userId, clientId) => mayUseProject({ ...readModel, ...clients }, userId, clientId),
         login: loginPorts(
           { ...readModel, user: accounts.user },
           commands,

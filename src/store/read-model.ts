@@ -3,7 +3,7 @@
 // hot paths — every AddOIDCApp, VerifyU2FRegistration and token resolution)
 // and which is drizzle is decided here and nowhere else.
 import type { U2fFacts, UserFacts } from '../commands/ports.js';
-import type { AppView, ReadModel } from '../queries/read-model.js';
+import type { AppView, ClientAppView, ReadModel } from '../queries/read-model.js';
 import type { Database } from './database.js';
 import { NO_OBSERVER, reportingFailures, type StoreObserver } from './observer.js';
 import * as q from './queries/index.js';
@@ -54,12 +54,14 @@ export function createReadModel(database: Pick<Database, 'db' | 'sql'>, observer
     projectRolesOfUser: (userId, projectId) => q.projectRolesOfUser(sql, userId, projectId),
     grantIdsOfProject: (projectId, roleKey) => q.grantIdsOfProject(db, projectId, roleKey),
     appIdsOfProject: (projectId) => q.appIdsOfProject(db, projectId),
+    userIdsOfOrg: (orgId) => q.userIdsOfOrg(db, orgId),
+    projectIdsOfOrg: (orgId) => q.projectIdsOfOrg(db, orgId),
 
     project: (projectId) => q.findProject(sql, projectId),
     projectsOf: (orgId) => q.listProjects(db, orgId),
     app: async (appId) => (await q.findApp(db, appId)) as AppView | undefined,
     appsOf: async (projectId) => (await q.listApps(db, projectId)) as AppView[],
-    appByClientId: async (clientId) => (await q.findAppByClientId(sql, clientId)) as AppView | undefined,
+    appByClientId: async (clientId) => (await q.findAppByClientId(sql, clientId)) as ClientAppView | undefined,
     user,
     usersByLoginName: (username, orgId, limit) => q.findUsersByLoginName(sql, username, orgId, limit),
     passwordOf: (userId) => q.findPasswordOf(sql, userId),

@@ -62,6 +62,8 @@ export const instances = pgTable('instances', {
 export const orgs = pgTable('orgs', {
   id: text('id').primaryKey(),
   name: text('name').notNull(),
+  /** DeactivateOrg: 'inactive' until ReactivateOrg. */
+  state: text('state', { enum: ['active', 'inactive'] }).notNull().default('active'),
   createdAt: timestamptz('created_at').notNull(),
   changedAt: timestamptz('changed_at').notNull(),
   sequence: integer('sequence').notNull(),

@@ -54,6 +54,8 @@ const world = {} as {
   app1: string;
   target: { userId: string; token: string };
   member: string;
+  /** B's ORG_OWNER's user id. */
+  ownerB: string;
   tokens: Record<Exclude<CallerKind, 'none' | 'instanceOwner'>, string>;
 };
 let n = 0;
@@ -757,7 +759,63 @@ const ROWS: Row[] = [
     call: (c) => c.mgmt.updateCustomLockoutPolicy({ maxPasswordAttempts: 0 }),
     expect: { ...inOrgA(['orgOwner', 'instanceOwner']), otherOrgOwner: 'OK' },
   },
+  {
+    rpc: 'management.UpdateOrg',
+    // The org's own name again: nothing written, every check made (B's owner: B's name, in B).
+    call: async (c) => c.mgmt.updateOrg({ name: (await c.mgmt.getMyOrganization({})).name }),
+    expect: { ...inOrgA(['orgOwner', 'instanceOwner']), otherOrgOwner: 'OK' },
+  },
+  {
+    rpc: 'management.DeactivateOrg',
+    call: () => Promise.reject(new Error('prepared per cell')),
+    // Each cell starts with A and B active (B's owner deactivates B, in its own context).
+    prepare: async () => {
+      await Promise.all([world.orgA, world.orgB].map((org) => kh.client(ManagementService, 'grpc', kh.adminToken, inOrg(org)).reactivateOrg({}).catch(() => undefined)));
+      return (c) => c.mgmt.deactivateOrg({});
+    },
+    expect: { ...inOrgA(['orgOwner', 'instanceOwner']), otherOrgOwner: 'OK' },
+  },
+  {
+    rpc: 'management.ReactivateOrg',
+    call: () => Promise.reject(new Error('prepared per cell')),
+    // Each cell starts with A deactivated: A's users' tokens are refused then, so only an
+    // instance owner reactivates it; B is active, so its owner's call is a precondition's refusal.
+    prepare: async () => {
+      await adminA().deactivateOrg({}).catch(() => undefined);
+      return (c) => c.mgmt.reactivateOrg({});
+    },
+    expect: {
+      none: U,
+      expired: U,
+      otherOrgOwner: 'FAILED_PRECONDITION',
+      otherOrgOwnerNamingA: P,
+      otherProjectOwner: U,
+      projectOwner: U,
+      plainUser: U,
+      self: U,
+      orgOwner: U,
+      instanceOwner: 'OK',
+    },
+  },
+  {
+    rpc: 'management.RemoveOrg',
+    call: () => Promise.reject(new Error('prepared per cell')),
+    // A and B must stay: each holds a user who is the last ORG_OWNER of an org of its own
+    // (added here, the last row, so no other row sees those roles), so a permitted removal is
+    // refused after its permission check (LAST_ORG_OWNER) and an unpermitted one before.
+    prepare: async () => {
+      lastOwners ??= (async () => {
+        const orgs = kh.client(OrganizationService);
+        await orgs.addOrganization({ name: unique('kept-by-a'), admins: [{ userId: world.target.userId, roles: ['ORG_OWNER'] }] });
+        await orgs.addOrganization({ name: unique('kept-by-b'), admins: [{ userId: world.ownerB, roles: ['ORG_OWNER'] }] });
+      })();
+      await lastOwners;
+      return (c) => c.mgmt.removeOrg({});
+    },
+    expect: { ...inOrgA([]), orgOwner: 'FAILED_PRECONDITION', instanceOwner: 'FAILED_PRECONDITION', otherOrgOwner: 'FAILED_PRECONDITION' },
+  },
 ];
+let lastOwners: Promise<void> | undefined;
 
 async function outcome(call: Promise<unknown>): Promise<Outcome> {
   try {
@@ -802,6 +860,7 @@ beforeAll(async () => {
   world.app1 = (await inA.addOIDCApp({ projectId: world.p1, name: 'App 1', redirectUris: ['https://a.example/cb'] })).appId;
   world.target = target;
   world.member = member.userId;
+  world.ownerB = ownerB.userId;
   world.tokens = {
     expired: expired.token,
     otherOrgOwner: ownerB.token,

@@ -341,6 +341,7 @@ export function eventStoreContract(driver: string, open: () => Promise<FreshData
       expect(await q.findOrg(database.sql, orgId)).toEqual({
         id: orgId,
         name: 'Read',
+        state: 'active',
         createdAt: orgAdded.createdAt,
         changedAt: orgAdded.createdAt,
         sequence: 2,
@@ -398,8 +399,8 @@ export function eventStoreContract(driver: string, open: () => Promise<FreshData
         config: { appType: 'WEB' },
         sequence: 2,
       });
-      // The token endpoint's plain-SQL finder reads the same row as drizzle's.
-      expect(await q.findAppByClientId(database.sql, 'client-' + userId)).toEqual(app);
+      // The token endpoint's plain-SQL finder reads the same row as drizzle's, with its project's login checks.
+      expect(await q.findAppByClientId(database.sql, 'client-' + userId)).toEqual({ ...app, projectRoleCheck: false, hasProjectCheck: false });
       expect(await q.findAppByClientId(database.sql, 'client-nobody')).toBeUndefined();
       await store.append(
         [event('app.oidc.secret.changed', 'app', appAdded.aggregateId, { clientSecretHash: 'h2' }, orgId)],

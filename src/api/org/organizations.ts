@@ -16,7 +16,7 @@ export function orgMessage(o: OrgView) {
       changeDate: timestampFromDate(o.changedAt),
       resourceOwner: o.id,
     },
-    state: OrganizationState.ACTIVE,
+    state: o.state === 'inactive' ? OrganizationState.INACTIVE : OrganizationState.ACTIVE,
     name: o.name,
   };
 }

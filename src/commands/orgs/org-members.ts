@@ -25,11 +25,15 @@ export function containedMember(caller: Caller, members: OrgState['members'], us
   return held;
 }
 
-/** Owners in the org's events whose user was removed since (RemoveUser): they own nothing any more. */
+/**
+ * Owners in the org's events who cannot act as one: their user removed since (RemoveUser), or
+ * deactivated or locked (DeactivateUser, LockUser). The last-owner rule counts the others only, so
+ * an org is never left with owners none of whom can sign in.
+ */
 export async function goneOwners(lookups: Pick<Lookups, 'userFacts'>, state: OrgState): Promise<string[]> {
   const owners = ownersOf(state);
   const facts = await Promise.all(owners.map((userId) => lookups.userFacts(userId)));
-  return owners.filter((_, i) => !facts[i]);
+  return owners.filter((_, i) => !facts[i] || (facts[i]!.state !== undefined && facts[i]!.state !== 'active'));
 }
 
 async function changeOrgMember(ports: Ports, call: Call, userId: string, roles: readonly string[] | undefined): Promise<{ written?: Written; orgId: string }> {

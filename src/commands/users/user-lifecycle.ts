@@ -31,6 +31,19 @@ async function step(ports: Ports, { caller }: Call, userId: string, kind: Lifecy
   await userForWrite(ports, caller, userId);
   if (userId === caller.userId && kind !== 'reactivate' && kind !== 'unlock') throw new KeyholdError('USER_SELF_LIFECYCLE', { userId });
   const command = { kind, actor: caller.userId };
+  if (kind === 'deactivate' || kind === 'lock') {
+    // An owner who can no longer sign in owns nothing for the last-owner rule: deactivating or
+    // locking one is decided on each of its orgs' events with the user's, so two owners
+    // deactivating each other at once meet on the org's version and the second is refused.
+    const owned = (await ports.lookups.membershipsOf(userId)).filter((m) => m.scopeType === 'org' && m.roles.includes('ORG_OWNER')).map((m) => m.scopeId);
+    const events = await runCommands(ports.events, [
+      target({ type: 'user', id: userId }, userDecider(userId), command),
+      ...owned.map((orgId) =>
+        target({ type: 'org', id: orgId }, orgDecider(orgId), async (state: OrgState): Promise<OrgCommand> => ({ kind: 'suspendOwner', userId, actor: caller.userId, goneUsers: await goneOwners(ports.lookups, state) })),
+      ),
+    ]);
+    return { written: written(events, userId) };
+  }
   if (kind !== 'remove') return { written: written(await runCommand(ports.events, { type: 'user', id: userId }, userDecider(userId), command), userId) };
   // A removed user leaves every org it is a member of, decided on each org's events with the
   // last-owner rule (org-members.ts): two owners removing each other's users at once meet there,

@@ -301,8 +301,23 @@ export const REASONS = {
   CASCADE_TOO_LARGE: {
     code: GrpcCode.FailedPrecondition,
     messages: {
-      en: 'This would change {count} user grants and apps in one step; at most {max} can be. Remove some of the grants first.',
-      de: 'Dies würde {count} Benutzerberechtigungen und Anwendungen in einem Schritt ändern; höchstens {max} sind möglich. Entfernen Sie zuerst einige der Berechtigungen.',
+      en: 'This would change {count} objects (user grants, apps, projects, users) in one step; at most {max} can be. Remove some of them first.',
+      de: 'Dies würde {count} Objekte (Benutzerberechtigungen, Anwendungen, Projekte, Benutzer) in einem Schritt ändern; höchstens {max} sind möglich. Entfernen Sie zuerst einige davon.',
+    },
+  },
+  ORG_NOT_ACTIVE: {
+    code: GrpcCode.FailedPrecondition,
+    messages: { en: 'Organization {orgId} is not active.', de: 'Die Organisation {orgId} ist nicht aktiv.' },
+  },
+  ORG_NOT_INACTIVE: {
+    code: GrpcCode.FailedPrecondition,
+    messages: { en: 'Organization {orgId} is not deactivated.', de: 'Die Organisation {orgId} ist nicht deaktiviert.' },
+  },
+  CONSOLE_ORG_PROTECTED: {
+    code: GrpcCode.FailedPrecondition,
+    messages: {
+      en: "Organization {orgId} is the instance's first organization and holds Keyhold's console project: deactivating or removing it would lock every administrator out of the console.",
+      de: 'Die Organisation {orgId} ist die erste Organisation der Instanz und enthält das Konsolen-Projekt von Keyhold: sie zu deaktivieren oder zu entfernen, würde alle Administratoren aus der Konsole aussperren.',
     },
   },
   CONSOLE_PROJECT_PROTECTED: {

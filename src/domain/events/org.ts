@@ -1,11 +1,24 @@
-// Events of an organization: its creation, its members, its login and lockout policies.
+// Events of an organization: its creation, name, state and removal, its members, its login and lockout policies.
 import type { MemberAddedPayload, MemberChangedPayload, MemberRemovedPayload } from './members.js';
 
 export interface OrgEventPayloads {
   'org.added': { name: string };
+  /** UpdateOrg: the new name (in its stored form). */
+  'org.changed': { name: string };
+  /** DeactivateOrg: its users cannot log in and its apps cannot authenticate until ReactivateOrg. */
+  'org.deactivated': Record<string, never>;
+  'org.reactivated': Record<string, never>;
+  /** RemoveOrg: everything under it is removed by its own events in the same append. */
+  'org.removed': Record<string, never>;
   'org.member.added': MemberAddedPayload;
   'org.member.changed': MemberChangedPayload;
   'org.member.removed': MemberRemovedPayload;
+  /**
+   * An ORG_OWNER of the org deactivated or locked (DeactivateUser, LockUser), recorded on the org
+   * with the user's own event: two owners deactivating each other meet on the org's version, and
+   * the second is decided knowing the first (the last-owner rule counts active owners only).
+   */
+  'org.owner.suspended': { userId: string };
   /** AddCustomLoginPolicy: the org's own login policy (ZITADEL's shape, so far as Keyhold has it). */
   'org.login.policy.added': LoginPolicyPayload;
   /** UpdateCustomLoginPolicy: the whole policy as it now is. */

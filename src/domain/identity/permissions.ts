@@ -41,6 +41,14 @@ export function isRole(value: string): value is Role {
 export const PERMISSIONS = {
   'org.create': [],
   'org.read': ['org'],
+  /**
+   * The org's name (UpdateOrg) and its state (DeactivateOrg, ReactivateOrg): ORG_OWNER (org.*) and
+   * IAM_OWNER, as in ZITADEL. An ORG_OWNER who is a user of the org cannot act once it is
+   * deactivated (its users' tokens are refused): an IAM_OWNER, or an owner from another org, reactivates it.
+   */
+  'org.write': ['org'],
+  /** RemoveOrg, everything under it at once: ORG_OWNER (org.*) and IAM_OWNER, as in ZITADEL. */
+  'org.delete': ['org'],
   /** The audit log (ListEvents) of an org; instance-wide: every event. */
   'org.events.read': ['org'],
   /** The org's members and their roles (ListOrgMembers). */

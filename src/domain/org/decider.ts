@@ -1,6 +1,6 @@
-// An organization's life: added (optionally with its first admins), members
-// granted roles in it, changed and removed (never its last ORG_OWNER), its
-// login and lockout policies.
+// An organization's life: added (optionally with its first admins), renamed,
+// deactivated and reactivated, removed; members granted roles in it, changed
+// and removed (never its last ORG_OWNER); its login and lockout policies.
 import type { Decider } from '../decider.js';
 import { invalidRequest, KeyholdError, violation } from '../errors/keyhold-error.js';
 import type { EventTypeOf, NewEvent } from '../events/index.js';
@@ -8,7 +8,11 @@ import type { EventTypeOf, NewEvent } from '../events/index.js';
 type OrgEventType = EventTypeOf<'org'>;
 
 export interface OrgState {
+  /** Added and not removed. */
   exists: boolean;
+  name?: string;
+  /** DeactivateOrg until ReactivateOrg. */
+  active: boolean;
   /** Members and their roles (user id → roles), as the org's events say. */
   members: ReadonlyMap<string, readonly string[]>;
   /** The org's own login policy, once added (AddCustomLoginPolicy). */
@@ -100,6 +104,13 @@ export type OrgCommand =
   | { kind: 'changeMember'; userId: string; roles: readonly string[]; actor: string; goneUsers?: readonly string[] }
   /** RemoveOrgMember. */
   | { kind: 'removeMember'; userId: string; actor: string; goneUsers?: readonly string[] }
+  /**
+   * DeactivateUser / LockUser of a member: refused (LAST_ORG_OWNER) when it is an owner and no
+   * other active owner remains; recorded (org.owner.suspended) when it is an owner, nothing otherwise.
+   */
+  | { kind: 'suspendOwner'; userId: string; actor: string; goneUsers?: readonly string[] }
+  /** Users of a removed org leaving this one (RemoveOrg): those not members are passed over. */
+  | { kind: 'removeMembers'; userIds: readonly string[]; actor: string; goneUsers?: readonly string[] }
   /** AddCustomLoginPolicy: the org's own policy, once; a first-factor field left out takes its default. */
   | { kind: 'addLoginPolicy'; policy: LoginPolicyChange; actor: string }
   /** UpdateCustomLoginPolicy: a change of the org's own policy (a first-factor field left out keeps its value; the same values again: nothing to record). */
@@ -107,7 +118,13 @@ export type OrgCommand =
   /** AddCustomLockoutPolicy: the org's own lockout policy, once. */
   | { kind: 'addLockoutPolicy'; policy: LockoutPolicy; actor: string }
   /** UpdateCustomLockoutPolicy: a change (the same values again: nothing to record). */
-  | { kind: 'changeLockoutPolicy'; policy: LockoutPolicy; actor: string };
+  | { kind: 'changeLockoutPolicy'; policy: LockoutPolicy; actor: string }
+  /** UpdateOrg: `name` in its stored form; the same name again records nothing. */
+  | { kind: 'rename'; name: string; actor: string }
+  | { kind: 'deactivate'; actor: string }
+  | { kind: 'reactivate'; actor: string }
+  /** RemoveOrg: the org's own event; what is under it is removed by the command in the same append. */
+  | { kind: 'remove'; actor: string };
 
 /** The roles an admin of a new org gets: those named, else ORG_OWNER. */
 export function adminRoles(roles: readonly string[]): string[] {
@@ -138,11 +155,19 @@ const sameRoles = (a: readonly string[], b: readonly string[]) => a.length === b
 export function orgDecider(orgId: string): Decider<OrgState, OrgCommand, OrgEventType> {
   const own = (actor: string) => ({ aggregateType: 'org' as const, aggregateId: orgId, resourceOwner: orgId, creator: actor });
   return {
-    initialState: () => ({ exists: false, members: new Map() }),
+    initialState: () => ({ exists: false, active: false, members: new Map() }),
     evolve: (state, event) => {
       switch (event.type) {
         case 'org.added':
-          return { ...state, exists: true };
+          return { ...state, exists: true, active: true, name: event.payload.name };
+        case 'org.changed':
+          return { ...state, name: event.payload.name };
+        case 'org.deactivated':
+          return { ...state, active: false };
+        case 'org.reactivated':
+          return { ...state, active: true };
+        case 'org.removed':
+          return { ...state, exists: false, active: false };
         case 'org.member.added':
         case 'org.member.changed':
           return { ...state, members: new Map(state.members).set(event.payload.userId, event.payload.roles) };
@@ -196,6 +221,37 @@ export function orgDecider(orgId: string): Decider<OrgState, OrgCommand, OrgEven
           const refusal = lastOwnerRefusal(orgId, state, command.userId, [], command.goneUsers);
           if (refusal) throw refusal;
           return [{ ...own(command.actor), type: 'org.member.removed', payload: { userId: command.userId } }];
+        }
+        case 'rename':
+          if (!state.exists) throw new KeyholdError('ORG_NOT_FOUND', { orgId });
+          if (state.name === command.name) return [];
+          return [{ ...own(command.actor), type: 'org.changed', payload: { name: command.name } }];
+        case 'deactivate':
+          if (!state.exists) throw new KeyholdError('ORG_NOT_FOUND', { orgId });
+          if (!state.active) throw new KeyholdError('ORG_NOT_ACTIVE', { orgId });
+          return [{ ...own(command.actor), type: 'org.deactivated', payload: {} }];
+        case 'reactivate':
+          if (!state.exists) throw new KeyholdError('ORG_NOT_FOUND', { orgId });
+          if (state.active) throw new KeyholdError('ORG_NOT_INACTIVE', { orgId });
+          return [{ ...own(command.actor), type: 'org.reactivated', payload: {} }];
+        case 'remove':
+          if (!state.exists) throw new KeyholdError('ORG_NOT_FOUND', { orgId });
+          return [{ ...own(command.actor), type: 'org.removed', payload: {} }];
+        case 'suspendOwner': {
+          if (!state.exists || !state.members.get(command.userId)?.includes('ORG_OWNER')) return [];
+          const refusal = lastOwnerRefusal(orgId, state, command.userId, [], command.goneUsers);
+          if (refusal) throw refusal;
+          return [{ ...own(command.actor), type: 'org.owner.suspended', payload: { userId: command.userId } }];
+        }
+        case 'removeMembers': {
+          if (!state.exists) throw new KeyholdError('ORG_NOT_FOUND', { orgId });
+          const leaving = command.userIds.filter((u) => state.members.has(u));
+          // The others leaving count as gone: the last owner may not leave with them.
+          for (const userId of leaving) {
+            const refusal = lastOwnerRefusal(orgId, state, userId, [], [...(command.goneUsers ?? []), ...leaving]);
+            if (refusal) throw refusal;
+          }
+          return leaving.map((userId): NewEvent<OrgEventType> => ({ ...own(command.actor), type: 'org.member.removed', payload: { userId } }));
         }
         case 'addLoginPolicy':
           if (!state.exists) throw new KeyholdError('ORG_NOT_FOUND', { orgId });

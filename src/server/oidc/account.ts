@@ -3,7 +3,7 @@
 // email_verified, locale, updated_at), the project roles claim and the user's
 // metadata claim.
 import { errors } from 'oidc-provider';
-import type { ReadModel } from '../../queries/read-model.js';
+import { userIsLive, type ReadModel } from '../../queries/read-model.js';
 
 /** ZITADEL's roles scope and claim: `{roleKey: {orgId: orgName}}`. */
 export const ROLES_SCOPE = 'urn:keyhold:iam:org:project:roles';
@@ -22,8 +22,8 @@ export type AccountRead = Pick<ReadModel, 'user' | 'userMetadataOf'>;
 export type ProjectRoles = Record<string, Record<string, string>>;
 /** The user's roles on a project, shaped as the claim (from the project grants). */
 export type RolesOf = (userId: string, projectId: string) => Promise<ProjectRoles>;
-/** Whether the user may still log in to the project (its login checks; queries/login-access.ts mayUseProject). */
-export type MayUseProject = (userId: string, projectId: string) => Promise<boolean>;
+/** Whether the user may still use the app with this client id (its project's login checks; queries/login-access.ts mayUseProject). */
+export type MayUseClient = (userId: string, clientId: string) => Promise<boolean>;
 
 /** Nobody has any roles (Keyhold itself reads them from the project grants, start.ts). */
 export const noRoles: RolesOf = async () => ({});
@@ -44,20 +44,21 @@ const extra = (client: Any, name: string): Any => client?.[name] ?? client?.[nam
  * ended before (adapter.ts), so what remains is a login that finished as the
  * user was locked or deactivated — the app is told access_denied.
  */
-export async function findAccount(ctx: Any, id: string, token: unknown, read: AccountRead, rolesOf: RolesOf, mayUseProject: MayUseProject) {
+export async function findAccount(ctx: Any, id: string, token: unknown, read: AccountRead, rolesOf: RolesOf, mayUseClient: MayUseClient) {
   const account = await accountClaims(ctx, id, read, rolesOf);
   // A code, a refresh token or an access token is used only while the user may still log in to
   // its app's project: a project's login checks hold for the tokens given before, not only at login.
   const projectId = token !== undefined ? extra(ctx?.oidc?.client, 'keyhold_project_id') : undefined;
-  if (account && typeof projectId === 'string' && !(await mayUseProject(id, projectId))) return undefined;
+  if (account && typeof projectId === 'string' && !(await mayUseClient(id, ctx.oidc.client.clientId))) return undefined;
   if (!account && token === undefined && ctx?.oidc?.session?.accountId === id) throw new errors.AccessDenied('the account is locked or deactivated');
   return account;
 }
 
 export async function accountClaims(ctx: Any, id: string, read: AccountRead, rolesOf: RolesOf) {
   const user = await read.user(id);
-  // A deactivated or locked user is no account: no token, refresh or userinfo for it (LockUser, DeactivateUser).
-  if (!user || user.kind !== 'human' || user.state !== 'active') return undefined;
+  // A deactivated or locked user, or one of a deactivated org, is no account: no token, refresh or userinfo for it
+  // (LockUser, DeactivateUser, DeactivateOrg).
+  if (!user || user.kind !== 'human' || !userIsLive(user)) return undefined;
   return {
     accountId: user.id,
     async claims(use: 'id_token' | 'userinfo', scope: string) {

@@ -20,7 +20,7 @@
 // sessions' end (saved again by a request in flight at that moment): the
 // browser is asked to sign in again.
 import { errors } from 'oidc-provider';
-import type { ReadModel, UserView } from '../../queries/read-model.js';
+import { userIsLive, type ReadModel, type UserView } from '../../queries/read-model.js';
 import type { OidcPayload, OidcStateStore } from '../../store/oidc-store.js';
 import { clientMetadata, UnsupportedClient, usesAppKeys } from './clients.js';
 import { seal, unseal } from './keys.js';
@@ -76,7 +76,7 @@ export function interactionOwner(payload: OidcPayload): string | undefined {
 }
 
 /** Whether a session's user may still be signed in: a human user, active (account.ts findAccount's rule). */
-const activeHuman = (user: UserView | undefined) => user?.kind === 'human' && user.state === 'active';
+const activeHuman = (user: UserView | undefined) => user?.kind === 'human' && userIsLive(user);
 
 export interface AdapterOptions {
   /**

@@ -5,7 +5,7 @@
 import { keepOrgScope } from './org-scope.js';
 import Provider, { errors } from 'oidc-provider';
 import { API_AUDIENCE_SCOPE } from '../../queries/callers.js';
-import type { ReadModel } from '../../queries/read-model.js';
+import { userIsLive, type ReadModel } from '../../queries/read-model.js';
 import type { OidcStateStore } from '../../store/oidc-store.js';
 import type { AttemptBudgets } from '../../store/attempt-budgets.js';
 import { userCodeBuckets } from '../../domain/identity/guess-buckets.js';
@@ -93,7 +93,8 @@ export interface ProviderDeps {
   store: OidcStateStore;
   read: AccountRead & ClientReads;
   rolesOf: RolesOf;
-  mayLogIn: (userId: string, projectId: string) => Promise<boolean>;
+  /** Whether the user may still use the app with this client id (queries/login-access.ts mayUseProject). */
+  mayUseClient: (userId: string, clientId: string) => Promise<boolean>;
   /** This instance's lifetimes; ZITADEL's defaults when not given. */
   lifetimes?: Lifetimes;
   /** Seals device codes in the stored state (adapter.ts); derived from the master key (keys.ts stateSealKey). */
@@ -111,7 +112,7 @@ const extra = (client: Any, name: string): Any => client?.[name] ?? client?.[nam
 const projectResource = (projectId: string) => `urn:keyhold:project:${projectId}`;
 
 export function createProvider(deps: ProviderDeps): Any {
-  const { issuer, keys, store, read, rolesOf, mayLogIn } = deps;
+  const { issuer, keys, store, read, rolesOf, mayUseClient } = deps;
   const lifetimes = deps.lifetimes ?? LIFETIMES;
   const provider = new Provider(issuer, {
     // A pushed request is kept as long as a login started with it may run: used once (pushed-requests.ts).
@@ -175,7 +176,7 @@ export function createProvider(deps: ProviderDeps): Any {
       pushedAuthorizationRequests: { enabled: true, requirePushedAuthorizationRequests: false, allowUnregisteredRedirectUris: false },
       requestObjects: { enabled: true, requireSignedRequestObject: false, assertJwtClaimsAndHeader: assertRequestObject },
       // Who may introspect which token, and while what (introspection.ts).
-      introspection: { enabled: true, allowedPolicy: introspectionPolicy({ read, rolesOf, mayLogIn }) },
+      introspection: { enabled: true, allowedPolicy: introspectionPolicy({ read, rolesOf, mayUseClient }) },
       revocation: { enabled: true, allowedPolicy: revocationPolicy },
       // RFC 8628 for apps with OIDC_GRANT_TYPE_DEVICE_CODE; Keyhold's pages (device-pages.ts), the login UI for the sign-in.
       deviceFlow: {
@@ -240,7 +241,7 @@ export function createProvider(deps: ProviderDeps): Any {
         },
       },
     },
-    findAccount: (ctx: Any, id: string, token?: Any) => findAccount(ctx, id, token, read, rolesOf, mayLogIn),
+    findAccount: (ctx: Any, id: string, token?: Any) => findAccount(ctx, id, token, read, rolesOf, mayUseClient),
     interactions: {
       // The org scope the library dropped is put back for the login first (org-scope.ts).
       // offline_access too, for apps allowed the refresh grant (offline-access.ts).
@@ -270,7 +271,7 @@ export function createProvider(deps: ProviderDeps): Any {
       const firstParty = grantsWithoutConsentPage(ctx);
       if (!grantId && !firstParty) return undefined;
       const projectId = extra(ctx.oidc.client, 'keyhold_project_id');
-      if (projectId && ctx.oidc.session.accountId && !(await mayLogIn(ctx.oidc.session.accountId, projectId))) return undefined;
+      if (projectId && ctx.oidc.session.accountId && !(await mayUseClient(ctx.oidc.session.accountId, ctx.oidc.client.clientId))) return undefined;
       // A session's grant that expired or was revoked is replaced as a first grant would be.
       const existing = grantId ? await ctx.oidc.provider.Grant.find(grantId) : undefined;
       return existing ?? (firstParty ? firstPartyGrant(ctx) : undefined);
@@ -306,7 +307,7 @@ export function createProvider(deps: ProviderDeps): Any {
   const standingAccount = async (entries: { userId: string; issued: number }[]): Promise<string | undefined> => {
     for (const entry of entries) {
       const [user, endedAt] = await Promise.all([deps.read.user(entry.userId), deps.store.sessionsEndedAt(entry.userId)]);
-      if (user?.state === 'active' && (endedAt === undefined || entry.issued * 1000 > endedAt)) return entry.userId;
+      if (userIsLive(user) && (endedAt === undefined || entry.issued * 1000 > endedAt)) return entry.userId;
     }
     return undefined;
   };

@@ -26,7 +26,7 @@
 // was issued to; anyone else gets the answer an unknown token gets (200,
 // nothing revoked). The library's default tells another confidential client
 // that the token exists (400 invalid_request): an oracle across tenants.
-import type { ReadModel } from '../../queries/read-model.js';
+import { userIsLive, type ReadModel } from '../../queries/read-model.js';
 import { ROLES_CLAIM, ROLES_SCOPE, type RolesOf } from './account.js';
 import { machineUserOf } from './machine-clients.js';
 
@@ -48,18 +48,18 @@ export async function revocationPolicy(_ctx: Any, client: Any, token: Any): Prom
   return token.clientId === client.clientId;
 }
 
-export function introspectionPolicy(deps: { read: Pick<ReadModel, 'user'>; rolesOf: RolesOf; mayLogIn: (userId: string, projectId: string) => Promise<boolean> }) {
+export function introspectionPolicy(deps: { read: Pick<ReadModel, 'user'>; rolesOf: RolesOf; mayUseClient: (userId: string, clientId: string) => Promise<boolean> }) {
   return async function allowedPolicy(ctx: Any, client: Any, token: Any): Promise<boolean> {
     const owner = token.clientId === client.clientId ? client : await ctx.oidc.provider.Client.find(token.clientId);
     if (!owner || !mayIntrospect(client, owner)) return false;
     if (token.accountId) {
       const user = await deps.read.user(token.accountId);
-      if (user?.state !== 'active') return false;
+      if (!userIsLive(user)) return false;
     }
     const scopes = new Set(String(token.scope ?? '').split(' '));
     const projectId = projectOf(owner);
     // A user who may no longer log in to the project (its login checks) holds no active token of it.
-    if (token.accountId && projectId && !(await deps.mayLogIn(token.accountId, projectId))) return false;
+    if (token.accountId && projectId && !(await deps.mayUseClient(token.accountId, owner.clientId))) return false;
     if (token.accountId && scopes.has(ROLES_SCOPE) && projectId) {
       const roles = await deps.rolesOf(token.accountId, projectId);
       if (Object.keys(roles).length > 0) token.extra = { ...token.extra, [ROLES_CLAIM]: roles };

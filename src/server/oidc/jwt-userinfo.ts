@@ -24,7 +24,7 @@ export interface JwtUserinfoDeps {
   read: Pick<ReadModel, 'appByClientId' | 'user' | 'userMetadataOf'>;
   rolesOf: RolesOf;
   /** Whether the user may still log in to the project (its login checks), as for opaque tokens (account.ts). */
-  mayLogIn: (userId: string, projectId: string) => Promise<boolean>;
+  mayUseClient: (userId: string, clientId: string) => Promise<boolean>;
   /** Claims a DPoP proof's id once (OidcStateStore.insertNew). */
   claimProof: ClaimOnce;
   /** When the user's sessions last ended (OidcStateStore.sessionsEndedAt). */
@@ -76,7 +76,7 @@ export async function jwtUserinfo(presented: PresentedJwt, deps: JwtUserinfoDeps
   if (!client) return invalid('the app of the token no longer exists or is deactivated');
   const account = await accountClaims({ oidc: { client } }, payload.sub, deps.read, deps.rolesOf);
   if (!account) return invalid('the user of the token no longer exists or is not active');
-  if (!(await deps.mayLogIn(payload.sub, app!.projectId))) return invalid('the user of the token may no longer log in to its app');
+  if (!(await deps.mayUseClient(payload.sub, payload.client_id))) return invalid('the user of the token may no longer log in to its app');
   if (issuedBeforeEnd(payload.iat, await deps.sessionsEndedAt(payload.sub))) return invalid('the sessions of the user of the token ended after it was issued');
   const refusal = await checkSenderConstraint({ ...presented, url: deps.issuer() + OIDC_ROUTES.userinfo }, boundKey(payload).jkt, deps.claimProof);
   if (refusal) return REFUSALS[refusal.kind](refusal.problem);

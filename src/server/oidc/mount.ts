@@ -55,7 +55,7 @@ export interface OidcDeps {
   read: Pick<ReadModel, 'appByClientId' | 'user' | 'userMetadataOf'> & ClientReads;
   rolesOf: RolesOf;
   /** Whether the user may log in to the project's apps (projectRoleCheck / hasProjectCheck). */
-  mayLogIn: (userId: string, projectId: string) => Promise<boolean>;
+  mayUseClient: (userId: string, clientId: string) => Promise<boolean>;
   login: LoginPorts;
   log: Logger;
   errors: RepeatedErrorLog;
@@ -125,7 +125,7 @@ export function mountOidc(fastify: FastifyInstance, deps: OidcDeps): OidcMount {
       const presented = { ...jwt, proof: req.headers.dpop as string | undefined, method: req.method };
       const claimProof = (key: string, expiresIn: number) => deps.store.insertNew(DPOP_PROOF_MODEL, key, {}, expiresIn);
       const sessionsEndedAt = (userId: string) => deps.store.sessionsEndedAt(userId);
-      jwtUserinfo(presented, { issuer: () => issuer, signingKeys: () => keys.signing, read: deps.read, rolesOf: deps.rolesOf, mayLogIn: deps.mayLogIn, claimProof, sessionsEndedAt }).then(
+      jwtUserinfo(presented, { issuer: () => issuer, signingKeys: () => keys.signing, read: deps.read, rolesOf: deps.rolesOf, mayUseClient: deps.mayUseClient, claimProof, sessionsEndedAt }).then(
         (answer) => {
           const error = answer.body.error;
           if (typeof error === 'string') deps.noteOAuthError?.(req.raw, { error, description: loggable(answer.body.error_description) });
@@ -199,7 +199,7 @@ export function mountOidc(fastify: FastifyInstance, deps: OidcDeps): OidcMount {
       store: speak(deps.store),
       read: speak(deps.read),
       rolesOf: speak(deps.rolesOf),
-      mayLogIn: speak(deps.mayLogIn),
+      mayUseClient: speak(deps.mayUseClient),
       lifetimes,
       sealKey,
       attempts: speak(deps.attempts),

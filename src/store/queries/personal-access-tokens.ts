@@ -1,12 +1,12 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../database.js';
-import { personalAccessTokens, users, type PatRow, type UserRow } from '../schema.js';
+import { orgs, personalAccessTokens, users, type PatRow, type UserRow } from '../schema.js';
 import { userColumns } from './users.js';
 
 export interface PatWithUser {
   pat: PatRow;
-  /** The token's user, with its org (`user.orgId`). */
-  user: UserRow;
+  /** The token's user, with its org (`user.orgId`) and whether that org is active (DeactivateOrg). */
+  user: UserRow & { orgActive: boolean };
 }
 
 /**
@@ -15,9 +15,10 @@ export interface PatWithUser {
  */
 export async function findPatByHash(db: Db, tokenHash: string): Promise<PatWithUser | undefined> {
   const [row] = await db
-    .select({ pat: personalAccessTokens, user: userColumns })
+    .select({ pat: personalAccessTokens, user: { ...userColumns, orgActive: sql<boolean>`coalesce(${orgs.state} = 'active', false)` } })
     .from(personalAccessTokens)
     .innerJoin(users, eq(users.id, personalAccessTokens.userId))
+    .leftJoin(orgs, eq(orgs.id, users.orgId))
     .where(eq(personalAccessTokens.tokenHash, tokenHash))
     .limit(1);
   return row;

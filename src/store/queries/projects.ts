@@ -31,6 +31,11 @@ export async function grantIdsOfProject(db: Db, projectId: string, roleKey?: str
 }
 
 /** The ids of the project's apps. */
+/** The ids of the org's projects (RemoveOrg). */
+export async function projectIdsOfOrg(db: Db, orgId: string): Promise<string[]> {
+  return (await db.select({ id: projects.id }).from(projects).where(eq(projects.orgId, orgId))).map((r) => r.id);
+}
+
 export async function appIdsOfProject(db: Db, projectId: string): Promise<string[]> {
   return (await db.select({ id: apps.id }).from(apps).where(eq(apps.projectId, projectId))).map((r) => r.id);
 }

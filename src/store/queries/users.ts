@@ -11,15 +11,21 @@ export const userColumns = publicColumns;
 /** The public columns (userColumns) as plain SQL selects them, named as UserRow names them. */
 const USER_SELECT = `select id, org_id as "orgId", kind, username, username_key as "usernameKey", login_name_key as "loginNameKey", given_name as "givenName", family_name as "familyName",
       display_name as "displayName", email, name, description, state, created_at as "createdAt",
-      changed_at as "changedAt", sequence
+      changed_at as "changedAt", sequence,
+      coalesce((select o.state = 'active' from orgs o where o.id = users.org_id), false) as "orgActive"
     from users`;
 const USER_BY_ID = `${USER_SELECT} where id = $1`;
 const USERS_BY_KEY = `${USER_SELECT} where username_key = $1 order by created_at, id limit $2`;
 const USERS_BY_KEY_IN_ORG = `${USER_SELECT} where username_key = $1 and org_id = $3 order by created_at, id limit $2`;
 
+/** The ids of the org's users (RemoveOrg). */
+export async function userIdsOfOrg(db: Db, orgId: string): Promise<string[]> {
+  return (await db.select({ id: users.id }).from(users).where(eq(users.orgId, orgId))).map((r) => r.id);
+}
+
 /** Hot path (every VerifyU2FRegistration): plain SQL, see ../sql.ts. */
-export async function findUser(db: SqlRunner, id: string): Promise<UserRow | undefined> {
-  const [row] = await db.query<UserRow>({ text: USER_BY_ID, params: [id] });
+export async function findUser(db: SqlRunner, id: string): Promise<(UserRow & { orgActive: boolean }) | undefined> {
+  const [row] = await db.query<UserRow & { orgActive: boolean }>({ text: USER_BY_ID, params: [id] });
   return withDates(row);
 }
 

@@ -15,6 +15,13 @@ const withOwners = (...owners: string[]) =>
   decide(decider, [], { kind: 'add', name: 'Acme', admins: [...owners.map((userId) => ({ userId, roles: [] })), { userId: 'm', roles: ['ORG_USER_MANAGER'] }], actor: 'admin' });
 
 describe('org members', () => {
+  it('an owner deactivated or locked (suspendOwner): recorded while another active owner stays; the last active one is LAST_ORG_OWNER; a non-owner records nothing', () => {
+    const history = withOwners('a', 'b');
+    expect(decide(decider, history, { kind: 'suspendOwner', userId: 'a', actor: 'admin' })).toEqual([{ ...own, type: 'org.owner.suspended', payload: { userId: 'a' }, creator: 'admin' }]);
+    expect(refusal(decider, history, { kind: 'suspendOwner', userId: 'a', actor: 'admin', goneUsers: ['b'] })).toEqual({ reason: 'LAST_ORG_OWNER', metadata: { userId: 'a', orgId: 'o1' } });
+    expect(decide(decider, history, { kind: 'suspendOwner', userId: 'm', actor: 'admin', goneUsers: ['a', 'b'] })).toEqual([]);
+  });
+
   it('an owner is removed or demoted while another owner stays', () => {
     const history = withOwners('a', 'b');
     expect(decide(decider, history, { kind: 'removeMember', userId: 'a', actor: 'b' })).toEqual([{ ...own, type: 'org.member.removed', payload: { userId: 'a' }, creator: 'b' }]);

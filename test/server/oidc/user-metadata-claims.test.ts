@@ -6,13 +6,12 @@
 // that made it and, with TEST_DATABASE_URL, within 2 s (the documented 1 s
 // bound) in a second process on the same PostgreSQL. Real clients:
 // openid-client and the login UI over HTTP.
-import { rm } from 'node:fs/promises';
 import { decodeJwt } from 'jose';
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startChildKeyhold, type ChildKeyhold } from '../../support/child-keyhold.js';
-import { announcePostgresSkip, createPostgresDatabase, postgresAvailable, tempDir } from '../../support/databases.js';
+import { announcePostgresSkip, postgresAvailable } from '../../support/databases.js';
 import { startTestKeyhold, type TestKeyhold } from '../../support/keyhold.js';
+import { twoProcesses, within } from '../../support/two-processes.js';
 import { addApp, browser, logIn, sendTo } from '../../support/oidc-login.js';
 
 const METADATA = 'urn:zitadel:iam:user:metadata';
@@ -101,37 +100,11 @@ describe('one process', () => {
 
 announcePostgresSkip('user metadata changes seen by a second process');
 describe.runIf(postgresAvailable)('two processes on one PostgreSQL', () => {
-  const ISSUER = 'http://keyhold.test';
-  let a: TestKeyhold;
-  let b: ChildKeyhold;
-  let drop: () => Promise<void>;
-  const dirs: string[] = [];
-
-  beforeAll(async () => {
-    const pg = await createPostgresDatabase();
-    drop = pg.drop;
-    dirs.push(await tempDir('keyhold-metadata-a-'), await tempDir('keyhold-metadata-b-'));
-    a = await startTestKeyhold({ env: { DATABASE_URL: pg.url, KEYHOLD_DATA_DIR: dirs[0]!, KEYHOLD_ISSUER: ISSUER } });
-    b = await startChildKeyhold({ dataDir: dirs[1]!, databaseUrl: pg.url, env: { KEYHOLD_ISSUER: ISSUER } });
-  }, 120_000);
-  afterAll(async () => {
-    await b?.kill('SIGTERM');
-    await a?.close();
-    await drop?.();
-    await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
-  });
-
-  /** Milliseconds until `check` holds (Infinity after 3 s). */
-  async function within(check: () => Promise<boolean>): Promise<number> {
-    const from = Date.now();
-    while (Date.now() - from < 3000) {
-      if (await check()) return Date.now() - from;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    return Infinity;
-  }
+  const processes = twoProcesses('metadata');
+  const ISSUER = processes.issuer;
 
   it('a change made on one process reaches the other’s userinfo within 2 s', async () => {
+    const { a, b } = processes;
     const userId = await addUser(a, 'meta.twins');
     await setMetadata(a, userId, 'department', 'sales');
     const projectId = (await a.rest('POST', '/management/v1/projects', { name: 'Metadata twins' })).body.id;

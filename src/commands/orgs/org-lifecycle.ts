@@ -1,0 +1,98 @@
+// The life of the org a call acts in (x-service-orgid, else the caller's own),
+// ZITADEL's management v1 UpdateOrg, DeactivateOrg, ReactivateOrg, RemoveOrg:
+// - UpdateOrg: its name (org.write); the same name again writes nothing.
+// - DeactivateOrg / ReactivateOrg (org.write: ORG_OWNER, IAM_OWNER): a
+//   deactivated org keeps everything, but its users are refused as a
+//   deactivated user is (login, refresh, userinfo, introspection, Keyhold's
+//   API: queries/read-model.ts userIsLive) and its apps and machine users do
+//   not authenticate (their client lookups read the org's state). Other
+//   processes see it within the caches' bound (1 s).
+// - RemoveOrg (org.delete: ORG_OWNER, IAM_OWNER): the org and everything under
+//   it in one append — each user, app, user grant of its projects and project
+//   with its own event (their projections remove their rows, metadata, keys,
+//   tokens and memberships), its users' memberships in other orgs under the
+//   last-owner rule, then the org (its members and policies). Bounded as
+//   RemoveProject (CASCADE_TOO_LARGE). Org names are not unique: a removed
+//   org's name is free at once.
+// The instance's first org holds the console's project: it is neither
+// deactivated nor removed (CONSOLE_ORG_PROTECTED).
+import { invalidRequest, KeyholdError } from '../../domain/errors/keyhold-error.js';
+import { checkDisplayName } from '../../domain/identity/identifiers.js';
+import { requiredText } from '../../domain/identity/text-rules.js';
+import { appDecider } from '../../domain/app/decider.js';
+import { orgDecider, type OrgCommand, type OrgState } from '../../domain/org/decider.js';
+import { projectDecider } from '../../domain/project/decider.js';
+import { userDecider } from '../../domain/user/decider.js';
+import { userGrantDecider } from '../../domain/usergrant/decider.js';
+import { authorize, orgContext } from '../access.js';
+import type { Call } from '../caller.js';
+import { CONSOLE_PROJECT_ID } from '../instance/add-console-app.js';
+import type { Lookups, Ports } from '../ports.js';
+import { assertCascadeBounded } from '../projects/cascade-bound.js';
+import { runCommand, runCommands, target } from '../run.js';
+import { written, type Written } from '../written.js';
+import { goneOwners } from './org-members.js';
+
+async function assertNotConsoleOrg(lookups: Pick<Lookups, 'ownerOfProject'>, orgId: string): Promise<void> {
+  if ((await lookups.ownerOfProject(CONSOLE_PROJECT_ID)) === orgId) throw new KeyholdError('CONSOLE_ORG_PROTECTED', { orgId });
+}
+
+export async function updateOrg(ports: Ports, call: Call, input: { name: string }): Promise<{ written?: Written; orgId: string }> {
+  const violations = requiredText('name', input.name, 200);
+  if (violations.length) throw invalidRequest(violations);
+  const { caller, orgId } = await orgContext(ports.lookups, call);
+  authorize(caller, 'org.write', { orgId });
+  const events = await runCommand(ports.events, { type: 'org', id: orgId }, orgDecider(orgId), {
+    kind: 'rename',
+    name: checkDisplayName(input.name, 200).value,
+    actor: caller.userId,
+  });
+  return { written: events.length ? written(events, orgId) : undefined, orgId };
+}
+
+async function setActive(ports: Ports, call: Call, kind: 'deactivate' | 'reactivate'): Promise<{ written: Written }> {
+  const { caller, orgId } = await orgContext(ports.lookups, call);
+  authorize(caller, 'org.write', { orgId });
+  if (kind === 'deactivate') await assertNotConsoleOrg(ports.lookups, orgId);
+  const events = await runCommand(ports.events, { type: 'org', id: orgId }, orgDecider(orgId), { kind, actor: caller.userId });
+  return { written: written(events, orgId) };
+}
+
+export const deactivateOrg = (ports: Ports, call: Call) => setActive(ports, call, 'deactivate');
+export const reactivateOrg = (ports: Ports, call: Call) => setActive(ports, call, 'reactivate');
+
+export async function removeOrg(ports: Ports, call: Call): Promise<{ written: Written }> {
+  const { lookups } = ports;
+  const { caller, orgId } = await orgContext(lookups, call);
+  authorize(caller, 'org.delete', { orgId });
+  await assertNotConsoleOrg(lookups, orgId);
+  const [userIds, projectIds] = await Promise.all([lookups.userIdsOfOrg(orgId), lookups.projectIdsOfOrg(orgId)]);
+  const [projects, memberships] = await Promise.all([
+    Promise.all(projectIds.map(async (id) => ({ id, appIds: await lookups.appIdsOfProject(id), grantIds: await lookups.grantIdsOfProject(id) }))),
+    Promise.all(userIds.map(async (userId) => (await lookups.membershipsOf(userId)).filter((m) => m.scopeType === 'org' && m.scopeId !== orgId).map((m) => ({ userId, orgId: m.scopeId })))).then((m) => m.flat()),
+  ]);
+  assertCascadeBounded(userIds.length + memberships.length + projects.reduce((n, p) => n + 1 + p.appIds.length + p.grantIds.length, 0));
+  const actor = caller.userId;
+  // The org's users leave the other orgs they are members of as RemoveUser's users do: decided on
+  // each org's events under the last-owner rule, so the last owner of another org is not removed.
+  const otherOrgs = new Map<string, string[]>();
+  for (const m of memberships) otherOrgs.set(m.orgId, [...(otherOrgs.get(m.orgId) ?? []), m.userId]);
+  const events = await runCommands(ports.events, [
+    ...projects.flatMap(({ id: projectId, appIds, grantIds }) => [
+      ...appIds.map((id) => target({ type: 'app', id }, appDecider(id), { kind: 'removeWithProject', projectId, actor })),
+      ...grantIds.map((id) => target({ type: 'usergrant', id }, userGrantDecider(id), { kind: 'cascadeRemove', actor })),
+      target({ type: 'project', id: projectId }, projectDecider(projectId), { kind: 'remove', actor }),
+    ]),
+    ...userIds.map((id) => target({ type: 'user', id }, userDecider(id), { kind: 'remove', actor })),
+    ...[...otherOrgs].map(([other, users]) =>
+      target({ type: 'org', id: other }, orgDecider(other), async (state: OrgState): Promise<OrgCommand> => ({
+        kind: 'removeMembers',
+        userIds: users,
+        actor,
+        goneUsers: await goneOwners(lookups, state),
+      })),
+    ),
+    target({ type: 'org', id: orgId }, orgDecider(orgId), { kind: 'remove', actor }),
+  ]);
+  return { written: written(events, orgId) };
+}
