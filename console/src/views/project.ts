@@ -1,7 +1,8 @@
 // #/projects/<id>: the project's applications (searched by name, paged by the
 // server) with their details, the Keyhold API access switch (../api-access.ts),
-// "Edit", "Regenerate secret", "Deactivate" / "Reactivate" and "Remove", and a
-// link to "New application".
+// "Edit", "Regenerate secret", "Deactivate" / "Reactivate" and "Remove", a
+// link to "New application"; then the project's settings, roles, members and
+// user grants (./project-admin.ts).
 import type { Duration } from '@bufbuild/protobuf/wkt';
 import { AppState, OIDCAuthMethodType, type App } from '../../../gen/keyhold/management/v1/app_pb.js';
 import { TextQueryMethod } from '../../../gen/keyhold/object/v1/object_pb.js';
@@ -13,7 +14,9 @@ import { announce, h, uid, type Child } from '../dom.js';
 import { busy } from '../forms.js';
 import { searchList } from '../paging.js';
 import { APP_TYPES, AUTH_METHODS, GRANT_TYPES, labelOf, RESPONSE_TYPES, shortLabelOf, TOKEN_TYPES, VERSIONS } from '../labels.js';
+import { L } from '../i18n.js';
 import { href, tsText, type View } from '../view.js';
+import { projectGrants, projectMembers, rolesSection, settingsSection } from './project-admin.js';
 
 export function durationText(d: Duration | undefined): string {
   if (!d) return '0 s';
@@ -167,7 +170,8 @@ function appDetails(projectId: string, app: App, instanceOwner: boolean, reload:
 export async function projectView(projectId: string): Promise<View> {
   const [{ project }, instanceOwner] = await Promise.all([management.getProjectByID({ id: projectId }), isInstanceOwner()]);
   const name = project?.name ?? projectId;
-  const heading = h('h2', { id: 'apps-title', tabindex: '-1' }, 'Applications');
+  const heading = h('h2', { id: 'apps-title', tabindex: '-1' }, L.applications);
+  let appCount = 0;
   const list = searchList<App>({
     id: 'apps',
     noun: 'applications',
@@ -181,7 +185,8 @@ export async function projectView(projectId: string): Promise<View> {
         queries: text ? [{ query: { case: 'nameQuery', value: { name: text, method: TextQueryMethod.CONTAINS_IGNORE_CASE } } }] : [],
       });
       const total = Number(res.details?.totalResult ?? 0);
-      heading.textContent = `Applications (${total})`;
+      heading.textContent = L.applicationsCount(total);
+      appCount = total;
       return { items: res.result, total };
     },
     render: (apps, reload) =>
@@ -196,25 +201,49 @@ export async function projectView(projectId: string): Promise<View> {
         ),
       ),
   });
-  await list.start();
+  let roleCount = 0;
+  let grants: readonly { roleKeys: readonly string[] }[] = [];
+  const reloadPage = () => window.dispatchEvent(new HashChangeEvent('hashchange'));
+  const [, grantsPart] = await Promise.all([
+    list.start(),
+    projectGrants(projectId, (g) => {
+      grants = g;
+    }),
+  ]);
+  const [rolesPart, membersPart] = await Promise.all([
+    rolesSection(
+      projectId,
+      (key) => grants.filter((g) => g.roleKeys.includes(key)).length,
+      (n) => {
+        roleCount = n;
+      },
+      () => grantsPart.reload(),
+    ),
+    projectMembers(projectId),
+  ]);
+  const settings = project ? settingsSection(project, () => ({ apps: appCount, roles: roleCount, grants: grants.length }), reloadPage) : null;
 
   return {
     title: name,
     node: h(
       'section',
       { 'aria-labelledby': 'project-title' },
-      h('nav', { 'aria-label': 'Breadcrumb', class: 'breadcrumb' }, h('a', { href: '#/projects' }, 'Projects'), ' / ', h('span', { 'aria-current': 'page' }, name)),
+      h('nav', { 'aria-label': 'Breadcrumb', class: 'breadcrumb' }, h('a', { href: '#/projects' }, L.navProjects), ' / ', h('span', { 'aria-current': 'page' }, name)),
       h('h1', { id: 'project-title', tabindex: '-1' }, name),
       h(
         'dl',
         { class: 'facts compact' },
-        h('dt', null, 'Project ID'),
+        h('dt', null, L.projectId),
         h('dd', { class: 'mono' }, projectId),
-        h('dt', null, 'Created'),
+        h('dt', null, L.created),
         h('dd', null, tsText(project?.details?.creationDate)),
       ),
-      h('p', null, h('a', { class: 'button', href: href('projects', projectId, 'apps', 'new') }, 'New OIDC application')),
+      h('p', null, h('a', { class: 'button', href: href('projects', projectId, 'apps', 'new') }, L.newOidcApp)),
       h('section', { class: 'apps', 'aria-labelledby': 'apps-title' }, heading, list.element),
+      rolesPart,
+      membersPart,
+      grantsPart.element,
+      settings,
     ),
   };
 }

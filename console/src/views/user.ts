@@ -1,15 +1,18 @@
 // #/users/<id>: the user, its state and lifecycle actions (./user-lifecycle.ts),
 // a human's profile (./user-profile.ts),
-// a machine user's access tokens (./user-pats.ts), and the security keys. "Add security key" runs
+// a machine user's access tokens (./user-pats.ts), its roles, memberships,
+// last login and metadata (./user-access.ts), and the security keys. "Add security key" runs
 // RegisterU2F → @simplewebauthn/browser startRegistration → name the key →
 // VerifyU2FRegistration, and says what went wrong in plain words.
 import type { JsonObject } from '@bufbuild/protobuf';
 import { startRegistration, type PublicKeyCredentialCreationOptionsJSON, type RegistrationResponseJSON } from '@simplewebauthn/browser';
 import { U2FState, type U2FToken } from '../../../gen/keyhold/user/v2/user_pb.js';
-import { describeError, users, type Problem } from '../api.js';
+import { describeError, management, users, type Problem } from '../api.js';
 import { announce, h, textField } from '../dom.js';
 import { busy, clearProblems, showProblems } from '../forms.js';
 import { tsText, type View } from '../view.js';
+import { L } from '../i18n.js';
+import { grantsSection, lastLogin, membershipsSection, metadataSection } from './user-access.js';
 import { lifecycle } from './user-lifecycle.js';
 import { patSection } from './user-pats.js';
 import { profileForm } from './user-profile.js';
@@ -142,6 +145,8 @@ export async function userView(userId: string): Promise<View> {
   const human = user?.type.case === 'human' ? user.type.value : undefined;
   const displayName = human?.profile?.displayName || (user?.type.case === 'machine' ? user.type.value.name : '') || username;
   const pats = user?.type.case === 'machine' ? await patSection(userId) : null;
+  const orgName = await management.getMyOrganization({}).then((o) => o.name, () => L.yourOrganization);
+  const [roles, memberships, login, metadata] = await Promise.all([grantsSection(userId), membershipsSection(userId, orgName), lastLogin(userId), metadataSection(userId)]);
   const state = h('div');
   const showState = (u: NonNullable<typeof user>) =>
     state.replaceChildren(
@@ -286,10 +291,14 @@ export async function userView(userId: string): Promise<View> {
         h('dd', null, user?.type.case === 'machine' ? 'machine user' : 'human user'),
         h('dt', null, 'Created'),
         h('dd', null, tsText(user?.details?.creationDate)),
+        login,
       ),
       state,
       user ? profileForm(user, () => window.dispatchEvent(new HashChangeEvent('hashchange'))) : null,
       pats,
+      roles,
+      memberships,
+      metadata,
       h(
         'section',
         { 'aria-labelledby': 'keys-title', class: 'keys' },
