@@ -150,7 +150,7 @@ export function rowsEditor(opts: {
       input.dataset.row = String(i);
       input.dataset.field = `${opts.field}[${i}]`;
       const remove = li.querySelector<HTMLButtonElement>('button.remove')!;
-      remove.setAttribute('aria-label', `Remove ${opts.itemLabel} ${i + 1}`);
+      remove.setAttribute('aria-label', L.removeNamed(`${opts.itemLabel} ${i + 1}`));
     });
   };
   const addRow = (value = '', focus = false) => {
@@ -185,7 +185,7 @@ export function rowsEditor(opts: {
               (next ?? addButton).focus();
             },
           },
-          'Remove',
+          L.remove,
         ),
       ),
       live,

@@ -273,7 +273,7 @@ export async function userView(userId: string): Promise<View> {
     node: h(
       'section',
       { 'aria-labelledby': 'user-title' },
-      h('nav', { 'aria-label': 'Breadcrumb', class: 'breadcrumb' }, h('a', { href: '#/users' }, L.usersTitle), ' / ', h('span', { 'aria-current': 'page' }, username)),
+      h('nav', { 'aria-label': L.breadcrumb, class: 'breadcrumb' }, h('a', { href: '#/users' }, L.usersTitle), ' / ', h('span', { 'aria-current': 'page' }, username)),
       h('h1', { id: 'user-title', tabindex: '-1' }, displayName),
       h(
         'dl',
