@@ -202,7 +202,7 @@ export async function membershipsSection(userId: string, orgName: string): Promi
 }
 
 /** The newest user.login.succeeded of the user in the audit log, when the caller may read it. */
-export async function lastLogin(userId: string): Promise<HTMLElement> {
+export async function lastLogin(userId: string): Promise<HTMLElement[]> {
   let value: HTMLElement;
   try {
     const res = await admin.listEvents({ aggregateTypes: ['user'], aggregateId: userId, eventTypes: ['user.login.succeeded'], limit: 1, asc: false });
@@ -211,7 +211,7 @@ export async function lastLogin(userId: string): Promise<HTMLElement> {
   } catch (e) {
     value = h('dd', { 'data-testid': 'last-login', class: 'muted' }, L.lastLoginUnavailable(describeError(e).message));
   }
-  return h('div', null, h('dt', null, L.lastLogin), value);
+  return [h('dt', null, L.lastLogin), value];
 }
 
 export async function metadataSection(userId: string): Promise<HTMLElement> {
