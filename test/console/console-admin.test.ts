@@ -10,6 +10,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccessTokenType, ManagementService, ProjectState } from '../../gen/keyhold/management/v1/management_pb.js';
 import { UserGrantState } from '../../gen/keyhold/management/v1/user_grants_pb.js';
+import { OrganizationService } from '../../gen/keyhold/org/v2/org_pb.js';
 import { UserService } from '../../gen/keyhold/user/v2/user_pb.js';
 import { announceChromiumSkip, chromiumAvailable, launchChromium } from '../support/chromium.js';
 import { repoRoot, startTestKeyhold, type TestKeyhold } from '../support/keyhold.js';
@@ -148,14 +149,19 @@ describe.skipIf(!available)('Keyhold console: administration pages', () => {
     const { id: projectId } = await mgmt().addProject({ name: 'Warehouse' });
     await mgmt().addOIDCApp({ projectId, name: 'Stock app', redirectUris: ['https://stock.example.com/cb'] });
     const graceId = await human('grace');
+    // A user of another organization is not offered as a member here (the instance's admin sees every org's users).
+    const { organizationId: otherOrg } = await kh.client(OrganizationService).addOrganization({ name: 'Elsewhere' });
+    await userApi().addHumanUser({ username: 'elsewhere-user', organization: { orgId: otherOrg }, profile: { givenName: 'Else', familyName: 'Where' }, email: { email: 'elsewhere@example.com' } });
 
     const page = await signedInPage({ hash: `#/projects/${projectId}` });
     const members = page.locator('[data-testid=project-members]');
     await members.getByRole('heading', { name: 'Members (0)' }).waitFor();
-    // Unknown username: said next to the field, nothing sent.
-    await members.getByLabel('Username').fill('nobody-here');
-    await members.getByRole('button', { name: 'Add member' }).click();
-    await members.locator('.field-error', { hasText: 'No user of this organization is named \u201cnobody-here\u201d.' }).waitFor();
+    // Unknown username, or another organization's: said next to the field, nothing sent.
+    for (const name of ['nobody-here', 'elsewhere-user']) {
+      await members.getByLabel('Username').fill(name);
+      await members.getByRole('button', { name: 'Add member' }).click();
+      await members.locator('.field-error', { hasText: `No user of this organization is named \u201c${name}\u201d.` }).waitFor();
+    }
     await members.getByLabel('Username').fill('grace');
     await members.getByRole('button', { name: 'Add member' }).click();
     await members.getByRole('heading', { name: 'Members (1)' }).waitFor();

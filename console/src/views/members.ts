@@ -3,7 +3,7 @@
 // both; the caller gives the calls and the roles that fit the scope.
 import { TextQueryMethod } from '../../../gen/keyhold/object/v1/object_pb.js';
 import type { Member } from '../../../gen/keyhold/management/v1/members_pb.js';
-import { describeError, users } from '../api.js';
+import { describeError, management, orgContext, users } from '../api.js';
 import { announce, h, textField, uid } from '../dom.js';
 import { busy, clearProblems, showProblems } from '../forms.js';
 import { L, roleLabel } from '../i18n.js';
@@ -36,9 +36,19 @@ export function memberName(m: Member): string {
   return m.preferredLoginName || m.displayName || m.userId;
 }
 
-/** A user id for a username of the organization the console acts in (ListUsers, exact name). */
+/**
+ * A user id for a username of the organization the console acts in (ListUsers, exact name, that
+ * organization only: an instance administrator sees every org's users, and names repeat across orgs).
+ */
 export async function userIdFor(username: string): Promise<string | undefined> {
-  const res = await users.listUsers({ query: { limit: 2 }, queries: [{ query: { case: 'userNameQuery', value: { userName: username, method: TextQueryMethod.EQUALS } } }] });
+  const orgId = orgContext.current?.id ?? (await management.getMyOrganization({})).id;
+  const res = await users.listUsers({
+    query: { limit: 1 },
+    queries: [
+      { query: { case: 'userNameQuery', value: { userName: username, method: TextQueryMethod.EQUALS } } },
+      { query: { case: 'organizationIdQuery', value: { organizationId: orgId } } },
+    ],
+  });
   return res.result[0]?.userId;
 }
 
