@@ -1,5 +1,5 @@
 /// <reference lib="dom" />
-import { L } from './i18n.js';
+import { L, locale } from './i18n.js';
 // A few DOM helpers. Every server-provided string goes in as text (textContent
 // or attribute values), never as markup.
 
@@ -66,7 +66,7 @@ export function announce(message: string): void {
 
 export function formatDate(date: Date | undefined): string {
   if (!date || Number.isNaN(date.getTime())) return '—';
-  return date.toLocaleString(navigator.languages?.[0] ?? undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  return date.toLocaleString(locale(), { dateStyle: 'medium', timeStyle: 'short' });
 }
 
 /** A labelled text input with an optional hint, in a `.field` wrapper. */

@@ -1087,6 +1087,12 @@ export function setLanguage(lang: Language): void {
   document.documentElement.lang = lang;
 }
 
+/** The locale for dates and numbers: the browser's own when it is of the console's language (de-AT stays de-AT), else the language. */
+export function locale(): string {
+  const first = typeof navigator !== 'undefined' ? navigator.languages?.[0] : undefined;
+  return first && first.toLowerCase().split('-')[0] === language ? first : language;
+}
+
 /** A role's name in the current language, with its key. */
 export function roleLabel(role: string): string {
   return L.roleNames[role] ?? role;

@@ -292,6 +292,7 @@ describe.skipIf(!available)('Keyhold console: administration pages', () => {
     const { id: projectId } = await mgmt().addProject({ name: 'Bibliothek' });
     const page = await signedInPage({ locale: 'de-DE', heading: 'Projekte' });
     expect(await page.locator('html').getAttribute('lang')).toBe('de');
+    expect(await page.locator('[data-testid=projects] tbody td').nth(1).textContent()).toMatch(/^\d{2}\.\d{2}\.\d{4}/);
     expect(await page.locator('nav a[data-section=users]').textContent()).toBe('Benutzer');
     expect(await page.locator('nav a[data-section=events]').textContent()).toBe('Protokoll');
     await page.goto(`${consoleUrl()}#/projects/${projectId}`);
@@ -309,6 +310,8 @@ describe.skipIf(!available)('Keyhold console: administration pages', () => {
     await page.getByTestId('language-switch').click();
     await page.locator('[data-testid=project-roles]').getByRole('heading', { name: 'Roles (0)' }).waitFor();
     expect(await page.locator('html').getAttribute('lang')).toBe('en');
+    // Dates follow the page's language too (“Nov 28, 2026”, not “28.11.2026”).
+    expect(await page.locator('dl.facts dd').nth(1).textContent()).toMatch(/^[A-Z][a-z]{2} \d{1,2}, \d{4}/);
     await page.reload();
     await page.locator('[data-testid=project-roles]').getByRole('heading', { name: 'Roles (0)' }).waitFor();
     await page.getByTestId('language-switch').click();

@@ -14,14 +14,14 @@ import { announce, h, uid, type Child } from '../dom.js';
 import { busy } from '../forms.js';
 import { searchList } from '../paging.js';
 import { APP_TYPES, AUTH_METHODS, GRANT_TYPES, labelOf, RESPONSE_TYPES, shortLabelOf, TOKEN_TYPES, VERSIONS } from '../labels.js';
-import { L } from '../i18n.js';
+import { L, locale } from '../i18n.js';
 import { href, tsText, type View } from '../view.js';
 import { projectGrants, projectMembers, rolesSection, settingsSection } from './project-admin.js';
 
 export function durationText(d: Duration | undefined): string {
   if (!d) return '0 s';
   const seconds = Number(d.seconds) + d.nanos / 1e9;
-  return `${seconds.toLocaleString(navigator.languages?.[0], { maximumFractionDigits: 3 })} s`;
+  return `${seconds.toLocaleString(locale(), { maximumFractionDigits: 3 })} s`;
 }
 
 function list(values: readonly string[]): Child {
