@@ -5,6 +5,7 @@
 import type { App } from '../../gen/keyhold/management/v1/app_pb.js';
 import { describeError, management } from './api.js';
 import { announce, h, uid } from './dom.js';
+import { L } from './i18n.js';
 
 export function apiAccessSwitch(projectId: string, app: App, instanceOwner: boolean): HTMLElement {
   const id = uid('api-access');
@@ -21,7 +22,7 @@ export function apiAccessSwitch(projectId: string, app: App, instanceOwner: bool
     onchange: async () => {
       const allowed = input.checked;
       status.hidden = true;
-      if (allowed && !window.confirm(`Allow \u201c${app.name}\u201d to act as its users on Keyhold\u2019s management API? Each user is asked on a consent page before it can.`)) {
+      if (allowed && !window.confirm(L.confirmApiAccess(app.name))) {
         input.checked = false;
         return;
       }
@@ -29,7 +30,7 @@ export function apiAccessSwitch(projectId: string, app: App, instanceOwner: bool
       try {
         await management.setAppAPIAccess({ projectId, appId: app.id, allowed });
         app.apiAccessAllowed = allowed;
-        announce(allowed ? `${app.name} may now ask its users for access to Keyhold\u2019s API.` : `${app.name} can no longer use Keyhold\u2019s API; its tokens for it stop working.`);
+        announce(allowed ? L.apiAccessOn(app.name) : L.apiAccessOff(app.name));
       } catch (e) {
         input.checked = !allowed;
         status.textContent = describeError(e).message;
@@ -39,14 +40,12 @@ export function apiAccessSwitch(projectId: string, app: App, instanceOwner: bool
       }
     },
   });
-  const hint = instanceOwner
-    ? 'When on, the application may ask each user, on a consent page, to let it act as them on Keyhold\u2019s management API with all their roles. Turning it off ends the tokens it holds for the API.'
-    : 'Only an instance administrator (IAM_OWNER) can change this. When on, the application may ask each user, on a consent page, to let it act as them on Keyhold\u2019s management API.';
+  const hint = instanceOwner ? L.apiAccessHintOwner : L.apiAccessHintOther;
   return h(
     'div',
     { class: 'check api-access', 'data-testid': 'api-access' },
     input,
-    h('label', { for: id }, 'Keyhold API access'),
+    h('label', { for: id }, L.apiAccess),
     h('p', { class: 'hint', id: hintId }, hint),
     status,
   );

@@ -15,6 +15,7 @@ import { AuthService } from '../../gen/keyhold/auth/v1/auth_pb.js';
 import { ManagementService } from '../../gen/keyhold/management/v1/management_pb.js';
 import { OrganizationService } from '../../gen/keyhold/org/v2/org_pb.js';
 import { UserService } from '../../gen/keyhold/user/v2/user_pb.js';
+import { L, language } from './i18n.js';
 
 const TOKEN_KEY = 'keyhold.console.token';
 const ORG_KEY = 'keyhold.console.org';
@@ -53,9 +54,11 @@ export const session = {
   },
 };
 
-/** `de-DE, de;q=0.9, en;q=0.8` from navigator.languages. */
+/** `de-DE, de;q=0.9, en;q=0.8` from navigator.languages, the console's language first. */
 export function acceptLanguage(): string {
-  const langs = navigator.languages?.length ? navigator.languages : [navigator.language || 'en'];
+  const browser = navigator.languages?.length ? navigator.languages : [navigator.language || 'en'];
+  // The server's refusals in the language the page is in (the switch may differ from the browser).
+  const langs = browser[0]?.toLowerCase().split('-')[0] === language ? browser : [language, ...browser.filter((l) => l.toLowerCase().split('-')[0] !== language)];
   return langs
     .slice(0, 6)
     .map((lang, i) => (i === 0 ? lang : `${lang};q=${(1 - i / 10).toFixed(1)}`))
@@ -119,12 +122,12 @@ export function describeError(e: unknown): Problem {
   const badRequest = err.findDetails(BadRequestSchema)[0];
   let message = localized?.message || err.rawMessage;
   if (!info && (err.code === Code.Unavailable || err.code === Code.Unknown || err.code === Code.Internal) && /fetch|network|load failed/i.test(err.rawMessage)) {
-    message = 'Keyhold could not be reached. Check that the server is running and reload the page.';
+    message = L.unreachable;
   }
   return {
     code: err.code,
     reason: info?.reason,
-    message: message || `The request failed (${Code[err.code] ?? err.code}).`,
+    message: message || L.requestFailed(String(Code[err.code] ?? err.code)),
     violations: (badRequest?.fieldViolations ?? []).map((v) => ({ field: v.field, description: v.description })),
   };
 }

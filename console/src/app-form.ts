@@ -6,6 +6,7 @@ import type { Duration } from '@bufbuild/protobuf/wkt';
 import { OIDCAppType, OIDCAuthMethodType, type OIDCConfig, type OIDCGrantType, type OIDCResponseType, type OIDCTokenType, type OIDCVersion } from '../../gen/keyhold/management/v1/app_pb.js';
 import { describeError } from './api.js';
 import { h, textField, uid } from './dom.js';
+import { L } from './i18n.js';
 import { busy, clearProblems, mapSentIndices, rowsEditor, showProblems } from './forms.js';
 import { APP_TYPES, AUTH_METHODS, GRANT_TYPES, RESPONSE_TYPES, TOKEN_TYPES, VERSIONS, type Choice } from './labels.js';
 
@@ -87,10 +88,10 @@ function checkRedirectUri(value: string): string | undefined {
   try {
     url = new URL(value);
   } catch {
-    return 'Not an absolute URI yet: it needs a scheme, for example https://app.example.com/callback.';
+    return L.notAbsoluteUri;
   }
-  if (value.includes('#')) return 'Redirect URIs must not contain a fragment (#\u2026).';
-  if (url.protocol === 'http:' && !LOOPBACK.test(url.hostname)) return 'Plain http outside localhost: only web apps may use it, and it is not recommended.';
+  if (value.includes('#')) return L.uriFragment;
+  if (url.protocol === 'http:' && !LOOPBACK.test(url.hostname)) return L.plainHttp;
   return undefined;
 }
 
@@ -99,9 +100,9 @@ function checkOrigin(value: string): string | undefined {
   try {
     url = new URL(value);
   } catch {
-    return 'Not an origin yet: scheme://host[:port], for example https://app.example.com.';
+    return L.notOrigin;
   }
-  if (/^[a-z][a-z0-9+.-]*:\/\/[^/?#]+[/?#]/i.test(value) || url.search || url.hash) return 'An origin has no path, query or fragment (and no trailing slash).';
+  if (/^[a-z][a-z0-9+.-]*:\/\/[^/?#]+[/?#]/i.test(value) || url.search || url.hash) return L.originNoPath;
   return undefined;
 }
 
@@ -112,16 +113,16 @@ function seconds(d: Duration | undefined): string {
 
 export function appForm(opts: AppFormOptions): HTMLFormElement {
   const init = opts.initial?.config;
-  const name = textField({ label: 'Name', name: 'name', value: opts.initial?.name, required: true, hint: '1 to 200 characters, unique in the project (case-insensitive).' });
-  const appType = selectField('Application type', 'appType', APP_TYPES, undefined, init?.appType);
-  const authMethod = selectField('Authentication method', 'authMethodType', AUTH_METHODS, init ? 'Basic and Post need a client secret: switching to them asks for one to be generated; switching away drops it.' : 'Basic and Post get a client secret, shown once after creation.', init?.authMethodType);
+  const name = textField({ label: L.name, name: 'name', value: opts.initial?.name, required: true, hint: L.appNameHint });
+  const appType = selectField(L.applicationType, 'appType', APP_TYPES, undefined, init?.appType);
+  const authMethod = selectField(L.authMethod, 'authMethodType', AUTH_METHODS, init ? L.authMethodEditHint : L.authMethodNewHint, init?.authMethodType);
   const authAdvice = h('p', { class: 'hint advice', 'aria-live': 'polite' });
   const adviseAuth = () => {
     const type = appType.value();
     const method = authMethod.value();
     authAdvice.textContent =
       (type === OIDCAppType.OIDC_APP_TYPE_NATIVE || type === OIDCAppType.OIDC_APP_TYPE_USER_AGENT) && method !== OIDCAuthMethodType.OIDC_AUTH_METHOD_TYPE_NONE
-        ? 'Native and user-agent apps cannot keep a secret; the compliance report will recommend None (PKCE).'
+        ? L.nativeNoSecret
         : '';
   };
   adviseAuth();
@@ -129,63 +130,63 @@ export function appForm(opts: AppFormOptions): HTMLFormElement {
   authMethod.select.addEventListener('change', adviseAuth);
   authMethod.wrapper.append(authAdvice);
 
-  const responseTypes = checkboxGroup('Response types', 'responseTypes', RESPONSE_TYPES, init ? init.responseTypes : [RESPONSE_TYPES[0]!.value], 'Code needs the authorization code (or device code) grant; the ID token types need implicit.');
-  const grantTypes = checkboxGroup('Grant types', 'grantTypes', GRANT_TYPES, init ? init.grantTypes : [GRANT_TYPES[0]!.value]);
+  const responseTypes = checkboxGroup(L.responseTypes, 'responseTypes', RESPONSE_TYPES, init ? init.responseTypes : [RESPONSE_TYPES[0]!.value], L.responseTypesHint);
+  const grantTypes = checkboxGroup(L.grantTypes, 'grantTypes', GRANT_TYPES, init ? init.grantTypes : [GRANT_TYPES[0]!.value]);
   const redirectUris = rowsEditor({
     field: 'redirectUris',
-    legend: 'Redirect URIs',
-    itemLabel: 'Redirect URI',
-    addLabel: 'Add redirect URI',
+    legend: L.redirectUris,
+    itemLabel: L.redirectUri,
+    addLabel: L.addRedirectUri,
     placeholder: 'https://app.example.com/callback',
-    hint: 'Where the code or tokens are sent after login. Absolute URIs without a fragment.',
+    hint: L.redirectUrisHint,
     initial: init?.redirectUris.length ? [...init.redirectUris] : [''],
     check: checkRedirectUri,
   });
   const postLogout = rowsEditor({
     field: 'postLogoutRedirectUris',
-    legend: 'Post-logout redirect URIs',
-    itemLabel: 'Post-logout redirect URI',
-    addLabel: 'Add post-logout redirect URI',
+    legend: L.postLogoutUris,
+    itemLabel: L.postLogoutUri,
+    addLabel: L.addPostLogoutUri,
     placeholder: 'https://app.example.com/signed-out',
     initial: init ? [...init.postLogoutRedirectUris] : [],
     check: checkRedirectUri,
   });
   const origins = rowsEditor({
     field: 'additionalOrigins',
-    legend: 'Additional origins',
-    itemLabel: 'Origin',
-    addLabel: 'Add origin',
+    legend: L.additionalOrigins,
+    itemLabel: L.origin,
+    addLabel: L.addOrigin,
     placeholder: 'https://app.example.com',
-    hint: 'Other origins from which the API may be used: scheme://host[:port], no path.',
+    hint: L.originsHint,
     initial: init ? [...init.additionalOrigins] : [],
     check: checkOrigin,
   });
-  const version = selectField('OIDC version', 'version', VERSIONS, undefined, init?.version);
-  const tokenType = selectField('Access token type', 'accessTokenType', TOKEN_TYPES, undefined, init?.accessTokenType);
-  const accessRoles = checkbox('Add roles to the access token', 'accessTokenRoleAssertion', 'Takes effect only with JWT access tokens.', init?.accessTokenRoleAssertion);
-  const idRoles = checkbox('Add roles to the ID token', 'idTokenRoleAssertion', undefined, init?.idTokenRoleAssertion);
-  const idUserinfo = checkbox('Add user info (profile, email, address, phone) to the ID token', 'idTokenUserinfoAssertion', 'Deviates from the OIDC specification.', init?.idTokenUserinfoAssertion);
+  const version = selectField(L.oidcVersion, 'version', VERSIONS, undefined, init?.version);
+  const tokenType = selectField(L.accessTokenType, 'accessTokenType', TOKEN_TYPES, undefined, init?.accessTokenType);
+  const accessRoles = checkbox(L.addRolesAccess, 'accessTokenRoleAssertion', L.jwtOnly, init?.accessTokenRoleAssertion);
+  const idRoles = checkbox(L.addRolesId, 'idTokenRoleAssertion', undefined, init?.idTokenRoleAssertion);
+  const idUserinfo = checkbox(L.addUserinfo, 'idTokenUserinfoAssertion', L.deviatesSpec, init?.idTokenUserinfoAssertion);
   const clockSkew = textField({
-    label: 'Clock skew (seconds)',
+    label: L.clockSkewSeconds,
     name: 'clockSkew',
     type: 'number',
     value: seconds(init?.clockSkew),
-    hint: '0 to 5 seconds; added to "exp" and subtracted from "iat", "auth_time" and "nbf".',
+    hint: L.clockSkewHint,
     attrs: { min: '0', max: '5', step: 'any', inputmode: 'decimal' },
   });
-  const devMode = checkbox('Development mode', 'devMode', 'Skips some checks of the OIDC specification; never for production.', init?.devMode);
-  const skipNative = checkbox('Skip the login-success page for native apps', 'skipNativeAppSuccessPage', undefined, init?.skipNativeAppSuccessPage);
+  const devMode = checkbox(L.devMode, 'devMode', L.devModeHint, init?.devMode);
+  const skipNative = checkbox(L.skipNative, 'skipNativeAppSuccessPage', undefined, init?.skipNativeAppSuccessPage);
 
   const submit = h('button', { type: 'submit' }, opts.submitLabel);
   const form = h(
     'form',
     { method: 'post', novalidate: true, class: 'card app-form', 'aria-labelledby': opts.labelledBy },
-    fieldset('Application', name.wrapper, appType.wrapper, authMethod.wrapper),
-    fieldset('Flows', responseTypes.element, grantTypes.element),
-    fieldset('URIs and origins', redirectUris.element, postLogout.element, origins.element),
-    fieldset('Tokens', version.wrapper, tokenType.wrapper, accessRoles.element, idRoles.element, idUserinfo.element, clockSkew.wrapper),
-    fieldset('Development', devMode.element, skipNative.element),
-    h('div', { class: 'actions' }, submit, h('a', { href: opts.cancelHref, class: 'button secondary' }, 'Cancel')),
+    fieldset(L.application, name.wrapper, appType.wrapper, authMethod.wrapper),
+    fieldset(L.flows, responseTypes.element, grantTypes.element),
+    fieldset(L.urisAndOrigins, redirectUris.element, postLogout.element, origins.element),
+    fieldset(L.tokens, version.wrapper, tokenType.wrapper, accessRoles.element, idRoles.element, idUserinfo.element, clockSkew.wrapper),
+    fieldset(L.development, devMode.element, skipNative.element),
+    h('div', { class: 'actions' }, submit, h('a', { href: opts.cancelHref, class: 'button secondary' }, L.cancel)),
   );
 
   form.addEventListener('submit', async (ev) => {
@@ -224,9 +225,9 @@ export function appForm(opts: AppFormOptions): HTMLFormElement {
         clearProblems(form);
       } catch (e) {
         let problem = describeError(e);
-        problem = mapSentIndices(problem, 'redirectUris', redirects.rows, 'Redirect URI');
-        problem = mapSentIndices(problem, 'postLogoutRedirectUris', logouts.rows, 'Post-logout redirect URI');
-        problem = mapSentIndices(problem, 'additionalOrigins', extraOrigins.rows, 'Origin');
+        problem = mapSentIndices(problem, 'redirectUris', redirects.rows, L.redirectUri);
+        problem = mapSentIndices(problem, 'postLogoutRedirectUris', logouts.rows, L.postLogoutUri);
+        problem = mapSentIndices(problem, 'additionalOrigins', extraOrigins.rows, L.origin);
         showProblems(form, problem);
       }
     });

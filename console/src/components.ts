@@ -2,18 +2,19 @@
 // application's compliance report.
 import type { LocalizedMessage } from '../../gen/keyhold/object/v1/object_pb.js';
 import { copyableValue, h, uid } from './dom.js';
+import { L } from './i18n.js';
 
 const NOT_COMPLIANT = 'Application.OIDC.V1.NotCompliant';
 
 /** The secret with a copy button and the warning that it is never shown again. */
-export function secretOnce(secret: string, heading = 'Client secret', what = 'Client secret'): HTMLElement {
+export function secretOnce(secret: string, heading: string = L.clientSecret, what: string = L.clientSecret, testId = 'client-secret'): HTMLElement {
   const id = uid('secret');
   return h(
     'section',
     { class: 'secret-once', 'aria-labelledby': id, 'data-testid': 'secret-once' },
     h('h3', { id }, heading),
-    h('p', { class: 'warning' }, h('strong', null, 'Copy it now: you will not see this again.'), ' Keyhold keeps only a hash of it; if it is lost, regenerate a new one.'),
-    copyableValue(what, secret, { secret: true, testId: what === 'Client secret' ? 'client-secret' : 'secret-value' }),
+    h('p', { class: 'warning' }, h('strong', null, L.copyNow), L.onlyHashKept),
+    copyableValue(what, secret, { secret: true, testId }),
   );
 }
 
@@ -25,11 +26,11 @@ export function complianceReport(noneCompliant: boolean, problems: readonly Loca
   return h(
     'section',
     { class: 'compliance', 'aria-labelledby': id, 'data-testid': 'compliance' },
-    h(headingLevel, { id }, 'Compliance'),
+    h(headingLevel, { id }, L.compliance),
     h(
       'p',
       { class: noneCompliant ? 'status bad' : 'status good', 'data-testid': 'compliance-status' },
-      noneCompliant ? 'Not compliant' : rest.length ? 'Compliant, with a warning' : 'Compliant: no problems found',
+      noneCompliant ? L.notCompliant : rest.length ? L.compliantWithWarning : L.compliantNoProblems,
     ),
     summary ? h('p', { 'data-key': summary.key }, summary.localizedMessage) : null,
     rest.length

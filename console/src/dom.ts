@@ -1,4 +1,5 @@
 /// <reference lib="dom" />
+import { L, locale } from './i18n.js';
 // A few DOM helpers. Every server-provided string goes in as text (textContent
 // or attribute values), never as markup.
 
@@ -65,7 +66,7 @@ export function announce(message: string): void {
 
 export function formatDate(date: Date | undefined): string {
   if (!date || Number.isNaN(date.getTime())) return '—';
-  return date.toLocaleString(navigator.languages?.[0] ?? undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  return date.toLocaleString(locale(), { dateStyle: 'medium', timeStyle: 'short' });
 }
 
 /** A labelled text input with an optional hint, in a `.field` wrapper. */
@@ -141,13 +142,13 @@ export function copyableValue(label: string, value: string, opts: { secret?: boo
     {
       type: 'button',
       class: 'secondary',
-      'aria-label': `Copy ${label}`,
+      'aria-label': L.copyNamed(label),
       onclick: async () => {
         const ok = await copyText(value, input);
-        status.textContent = ok ? 'Copied.' : 'Copy failed: select the text and copy it yourself.';
+        status.textContent = ok ? L.copied : L.copyFailed;
       },
     },
-    'Copy',
+    L.copy,
   );
   return h('div', { class: 'copyable' }, h('label', { for: id }, label), h('div', { class: 'copy-row' }, input, button, status));
 }

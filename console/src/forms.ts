@@ -3,6 +3,7 @@
 // list rows, and a busy state for submit buttons.
 import type { FieldProblem, Problem } from './api.js';
 import { describedBy, h, uid, undescribedBy } from './dom.js';
+import { L } from './i18n.js';
 
 /**
  * The element for a server field path: exact `data-field` match first, then the
@@ -54,7 +55,7 @@ export function showProblems(form: HTMLElement, problem: Problem, fieldNames: Re
     const text = v.description;
     if (target) {
       const isControl = target.matches('input, select, textarea');
-      const error = h('p', { class: 'field-error', id: errId, 'data-error-for': v.field }, h('span', { class: 'visually-hidden' }, 'Error: '), text);
+      const error = h('p', { class: 'field-error', id: errId, 'data-error-for': v.field }, h('span', { class: 'visually-hidden' }, L.errorPrefix), text);
       if (isControl) {
         target.setAttribute('aria-invalid', 'true');
         describedBy(target, errId);
@@ -75,7 +76,7 @@ export function showProblems(form: HTMLElement, problem: Problem, fieldNames: Re
   const summary = h(
     'div',
     { class: 'error-summary', role: 'alert', tabindex: '-1' },
-    h('h2', null, problem.violations.length ? `The server did not accept ${plural(problem.violations.length, 'field')}` : 'That did not work'),
+    h('h2', null, problem.violations.length ? L.serverRefusedFields(problem.violations.length) : L.thatDidNotWork),
     problem.violations.length ? h('ul', null, items) : h('p', { 'data-reason': problem.reason }, problem.message),
   );
   form.prepend(summary);
@@ -94,10 +95,6 @@ function violationLink(form: HTMLElement, v: FieldProblem, target: HTMLElement |
     ': ',
     v.description,
   );
-}
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
 /** Disables the button and says "…" while `work` runs. */
@@ -153,7 +150,7 @@ export function rowsEditor(opts: {
       input.dataset.row = String(i);
       input.dataset.field = `${opts.field}[${i}]`;
       const remove = li.querySelector<HTMLButtonElement>('button.remove')!;
-      remove.setAttribute('aria-label', `Remove ${opts.itemLabel} ${i + 1}`);
+      remove.setAttribute('aria-label', L.removeNamed(`${opts.itemLabel} ${i + 1}`));
     });
   };
   const addRow = (value = '', focus = false) => {
@@ -188,7 +185,7 @@ export function rowsEditor(opts: {
               (next ?? addButton).focus();
             },
           },
-          'Remove',
+          L.remove,
         ),
       ),
       live,

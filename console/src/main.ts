@@ -3,11 +3,14 @@
 import { auth, describeError, orgContext, session, SIGNED_OUT_EVENT } from './api.js';
 import { h } from './dom.js';
 import { busy } from './forms.js';
+import { L, language, setLanguage } from './i18n.js';
+import { hasNoRoles, me as whoAmI } from './my-roles.js';
 import { finishLogin, startLogin } from './oidc.js';
 import { currentPath, errorView, type View } from './view.js';
 import { editAppView } from './views/edit-app.js';
 import { eventsView } from './views/events.js';
 import { newAppView } from './views/new-app.js';
+import { organizationView } from './views/organization.js';
 import { ORG_CHANGED_EVENT, orgsView } from './views/orgs.js';
 import { projectView } from './views/project.js';
 import { projectsView } from './views/projects.js';
@@ -25,8 +28,43 @@ const routes: Array<[RegExp, (params: string[]) => Promise<View>]> = [
   [/^\/users$/, () => usersView()],
   [/^\/users\/([^/]+)$/, ([id]) => userView(id!)],
   [/^\/orgs$/, () => orgsView()],
+  [/^\/organization$/, () => organizationView()],
   [/^\/events$/, () => eventsView()],
 ];
+
+/** The shell's own words (index.html is static) in the current language. */
+function translateShell(): void {
+  document.documentElement.lang = language;
+  const words: Record<string, string> = { projects: L.navProjects, users: L.navUsers, organization: L.navOrganization, orgs: L.navOrgs, events: L.navEvents };
+  document.querySelectorAll<HTMLAnchorElement>('nav a[data-section]').forEach((a) => {
+    a.textContent = words[a.dataset.section ?? ''] ?? a.textContent;
+  });
+  document.querySelector('nav[aria-label]')?.setAttribute('aria-label', L.mainNav);
+  const skip = document.querySelector('.skip-link');
+  if (skip) skip.textContent = L.skipLink;
+  const suffix = document.querySelector('.brand .muted');
+  if (suffix) suffix.textContent = L.brandSuffix;
+}
+
+function languageSwitch(): HTMLButtonElement {
+  const other = language === 'de' ? 'en' : 'de';
+  return h(
+    'button',
+    {
+      type: 'button',
+      class: 'link lang-switch',
+      lang: other,
+      'aria-label': L.languageSwitchLabel,
+      'data-testid': 'language-switch',
+      onclick: () => {
+        setLanguage(other);
+        translateShell();
+        void render(true);
+      },
+    },
+    L.languageSwitch,
+  );
+}
 
 function updateNav(path: string): void {
   document.querySelectorAll<HTMLAnchorElement>('nav a[data-section]').forEach((a) => {
@@ -41,21 +79,21 @@ let signedOutNotice: string | undefined;
 async function renderSession(): Promise<void> {
   if (!session.token) {
     me = undefined;
-    sessionBox.replaceChildren();
+    sessionBox.replaceChildren(languageSwitch());
     return;
   }
   if (!me) {
     try {
       const res = await auth.getMyUser({});
-      me = { username: res.user?.username || res.user?.userId || 'unknown user' };
+      me = { username: res.user?.username || res.user?.userId || L.unknownUser };
     } catch {
       return;
     }
   }
   const org = orgContext.current;
   sessionBox.replaceChildren(
-    h('span', { class: 'who' }, 'Signed in as ', h('strong', null, me.username)),
-    h('a', { href: '#/orgs', class: 'org', 'data-testid': 'header-org' }, org ? `in ${org.name}` : 'in your organization'),
+    h('span', { class: 'who' }, L.signedInAs, h('strong', null, me.username)),
+    h('a', { href: '#/orgs', class: 'org', 'data-testid': 'header-org' }, org ? L.inOrg(org.name) : L.inYourOrg),
     h(
       'button',
       {
@@ -64,12 +102,13 @@ async function renderSession(): Promise<void> {
         onclick: () => {
           session.signOut();
           me = undefined;
-          signedOutNotice = 'You are signed out. The token was removed from this tab.';
+          signedOutNotice = L.signedOutNotice;
           void render(true);
         },
       },
-      'Sign out',
+      L.signOut,
     ),
+    languageSwitch(),
   );
 }
 
@@ -85,11 +124,11 @@ function signInView(): View {
     'aria-describedby': 'token-hint',
     class: 'mono',
   });
-  const button = h('button', { type: 'submit' }, 'Sign in');
+  const button = h('button', { type: 'submit' }, L.signIn);
   const form = h(
     'form',
     { method: 'post', novalidate: true, class: 'card narrow' },
-    h('div', { class: 'field' }, h('label', { for: 'token' }, 'Personal access token'), h('p', { class: 'hint', id: 'token-hint' }, 'The first administrator\u2019s token is in .keyhold/admin.pat (KEYHOLD_ADMIN_PAT_FILE).'), input, error),
+    h('div', { class: 'field' }, h('label', { for: 'token' }, L.patLabel), h('p', { class: 'hint', id: 'token-hint' }, L.patHint), input, error),
     h('div', { class: 'actions' }, button),
   );
   form.addEventListener('submit', async (ev) => {
@@ -98,25 +137,25 @@ function signInView(): View {
     error.hidden = true;
     input.removeAttribute('aria-invalid');
     if (!token) {
-      error.textContent = 'Paste a personal access token first.';
+      error.textContent = L.patMissing;
       error.hidden = false;
       input.setAttribute('aria-invalid', 'true');
       input.setAttribute('aria-describedby', 'token-hint token-error');
       input.focus();
       return;
     }
-    await busy(button, 'Signing in\u2026', async () => {
+    await busy(button, L.signingIn, async () => {
       try {
         // Checked before it is kept: only a token Keyhold accepts goes to sessionStorage.
         const res = await auth.getMyUser({}, { headers: { authorization: `Bearer ${token}` } });
         session.signIn(token);
-        me = { username: res.user?.username || res.user?.userId || 'unknown user' };
+        me = { username: res.user?.username || res.user?.userId || L.unknownUser };
         signedOutNotice = undefined;
         input.value = '';
         await render(true);
       } catch (e) {
         const problem = describeError(e);
-        error.textContent = problem.code === 16 ? 'Keyhold did not accept this token: it is unknown, expired or revoked.' : problem.message;
+        error.textContent = problem.code === 16 ? L.patNotAccepted : problem.message;
         error.hidden = false;
         input.setAttribute('aria-invalid', 'true');
         input.setAttribute('aria-describedby', 'token-hint token-error');
@@ -124,31 +163,41 @@ function signInView(): View {
       }
     });
   });
-  const loginButton = h('button', { type: 'button', id: 'login' }, 'Log in with Keyhold');
+  const loginButton = h('button', { type: 'button', id: 'login' }, L.loginButton);
   loginButton.addEventListener('click', () => {
-    void busy(loginButton, 'Opening the login\u2026', () => startLogin());
+    void busy(loginButton, L.openingLogin, () => startLogin());
   });
   const node = h(
     'section',
     { 'aria-labelledby': 'signin-title' },
-    h('h1', { id: 'signin-title', tabindex: '-1' }, 'Sign in'),
+    h('h1', { id: 'signin-title', tabindex: '-1' }, L.signIn),
     signedOutNotice ? h('p', { class: 'notice', role: 'status' }, signedOutNotice) : null,
-    h('div', { class: 'card narrow' }, h('p', null, 'Sign in with your Keyhold username and password on Keyhold\u2019s login page.'), h('div', { class: 'actions' }, loginButton)),
-    h('h2', null, 'Or use a personal access token'),
-    h(
-      'p',
-      null,
-      'Paste a personal access token. The console keeps it in this tab\u2019s session storage only and sends it to Keyhold in the Authorization header; closing the tab forgets it.',
-    ),
+    h('div', { class: 'card narrow' }, h('p', null, L.loginIntro), h('div', { class: 'actions' }, loginButton)),
+    h('h2', null, L.orUsePat),
+    h('p', null, L.patIntro),
     form,
   );
-  return { title: 'Sign in', node };
+  return { title: L.signIn, node };
 }
 
 function notFoundView(path: string): View {
   return {
-    title: 'Not found',
-    node: h('section', null, h('h1', { tabindex: '-1' }, 'Page not found'), h('p', null, `The console has no page at ${path}. `, h('a', { href: '#/projects' }, 'Go to projects'), '.')),
+    title: L.notFoundTitle,
+    node: h('section', null, h('h1', { tabindex: '-1' }, L.pageNotFound), h('p', null, L.noPageAt(path), h('a', { href: '#/projects' }, L.goToProjects), '.')),
+  };
+}
+
+/** A caller with no role anywhere: one plain page instead of admin screens that would only show refusals. */
+function noRightsView(username: string): View {
+  return {
+    title: L.noRightsTitle,
+    node: h(
+      'section',
+      { 'data-testid': 'no-rights' },
+      h('h1', { tabindex: '-1' }, L.noRightsTitle),
+      h('p', null, L.noRightsText(username || L.unknownUser)),
+      h('p', null, L.noRightsAsk),
+    ),
   };
 }
 
@@ -164,10 +213,16 @@ async function render(focus: boolean): Promise<void> {
     view = signInView();
   } else {
     main.setAttribute('aria-busy', 'true');
-    main.replaceChildren(h('p', { class: 'loading', role: 'status' }, 'Loading\u2026'));
+    main.replaceChildren(h('p', { class: 'loading', role: 'status' }, L.loading));
     const match = routes.map(([re, make]) => [re.exec(path), make] as const).find(([m]) => m);
     try {
-      view = match ? await match[1](match[0]!.slice(1).map(decodeURIComponent)) : notFoundView(path);
+      if (await hasNoRoles()) {
+        document.body.classList.add('no-rights');
+        view = noRightsView((await whoAmI())?.username ?? '');
+      } else {
+        document.body.classList.remove('no-rights');
+        view = match ? await match[1](match[0]!.slice(1).map(decodeURIComponent)) : notFoundView(path);
+      }
     } catch (e) {
       view = errorView(e);
     }
@@ -175,7 +230,7 @@ async function render(focus: boolean): Promise<void> {
   }
   if (seq !== renderSeq) return;
   main.replaceChildren(view.node);
-  document.title = `${view.title} \u00b7 Keyhold console`;
+  document.title = `${view.title} \u00b7 ${L.titleSuffix}`;
   if (focus) main.querySelector<HTMLElement>('h1')?.focus();
   else if (!session.token) main.querySelector<HTMLInputElement>('#token')?.focus();
 }
@@ -184,13 +239,14 @@ window.addEventListener('hashchange', () => void render(true));
 window.addEventListener(ORG_CHANGED_EVENT, () => void renderSession());
 window.addEventListener(SIGNED_OUT_EVENT, (ev) => {
   me = undefined;
-  signedOutNotice = `Keyhold no longer accepts your token (${(ev as CustomEvent<string>).detail}). Sign in again.`;
+  signedOutNotice = L.tokenRefused((ev as CustomEvent<string>).detail);
   void render(true);
 });
 document.querySelector('.skip-link')?.addEventListener('click', (ev) => {
   ev.preventDefault();
   main.focus();
 });
+translateShell();
 // Back from the login page: redeem the code before the first render.
 void finishLogin()
   .then((answer) => {
@@ -202,7 +258,7 @@ void finishLogin()
     }
   })
   .catch(() => {
-    signedOutNotice = 'The login did not complete: Keyhold could not be reached.';
+    signedOutNotice = L.loginUnreachable;
   })
   .finally(() => {
     document.documentElement.dataset.ready = 'true';

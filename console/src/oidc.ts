@@ -4,6 +4,7 @@
 // /oauth/v2/authorize, the code redeemed at /oauth/v2/token (same origin), and
 // the scope urn:keyhold:iam:api:aud so the access token is for Keyhold's API.
 // The verifier and state wait in sessionStorage (this tab) during the login.
+import { L } from './i18n.js';
 
 export const CONSOLE_CLIENT_ID = 'keyhold-console';
 const API_SCOPE = 'urn:keyhold:iam:api:aud';
@@ -51,14 +52,14 @@ export async function finishLogin(): Promise<LoginAnswer | undefined> {
   sessionStorage.removeItem(PENDING_KEY);
   // The code leaves the address bar (and the history) at once.
   window.history.replaceState(null, '', `${window.location.pathname}${pending?.hash ?? ''}`);
-  if (params.has('error')) return { error: `The login did not complete: ${params.get('error_description') || params.get('error')}.` };
-  if (!pending?.verifier || pending.state !== params.get('state')) return { error: 'This login answer does not belong to this tab. Log in again.' };
+  if (params.has('error')) return { error: L.loginFailed(params.get('error_description') || params.get('error') || '') };
+  if (!pending?.verifier || pending.state !== params.get('state')) return { error: L.loginForeign };
   const res = await fetch('/oauth/v2/token', {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ grant_type: 'authorization_code', code: params.get('code') ?? '', redirect_uri: redirectUri(), client_id: CONSOLE_CLIENT_ID, code_verifier: pending.verifier }),
   });
   const body = (await res.json().catch(() => ({}))) as { access_token?: unknown; error?: string; error_description?: string };
-  if (!res.ok || typeof body.access_token !== 'string') return { error: `Keyhold did not issue a token: ${body.error_description || body.error || `HTTP ${res.status}`}.` };
+  if (!res.ok || typeof body.access_token !== 'string') return { error: L.noTokenIssued(String(body.error_description || body.error || `HTTP ${res.status}`)) };
   return { token: body.access_token };
 }

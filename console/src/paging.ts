@@ -7,6 +7,7 @@
 // only the page on screen.
 import { describeError } from './api.js';
 import { announce, h, uid } from './dom.js';
+import { L } from './i18n.js';
 import { currentPath } from './view.js';
 
 export interface PageOf<T> {
@@ -61,16 +62,16 @@ export function searchList<T>(opts: SearchListOptions<T>): SearchList {
   );
   const form = h(
     'form',
-    { method: 'post', novalidate: true, role: 'search', class: 'search', 'aria-label': `Filter ${opts.noun}` },
-    h('div', { class: 'field' }, h('label', { for: searchId }, opts.searchLabel), opts.searchHint ? h('p', { class: 'hint', id: hintId }, opts.searchHint) : null, h('div', { class: 'row' }, input, h('button', { type: 'submit' }, 'Search'))),
+    { method: 'post', novalidate: true, role: 'search', class: 'search', 'aria-label': L.filterOf(opts.noun) },
+    h('div', { class: 'field' }, h('label', { for: searchId }, opts.searchLabel), opts.searchHint ? h('p', { class: 'hint', id: hintId }, opts.searchHint) : null, h('div', { class: 'row' }, input, h('button', { type: 'submit' }, L.search))),
     opts.controls ?? [],
-    h('div', { class: 'field' }, h('label', { for: sizeId }, 'Per page'), size),
+    h('div', { class: 'field' }, h('label', { for: sizeId }, L.perPage), size),
   );
   const body = h('div', { class: 'page-body', 'data-testid': opts.id });
   const range = h('p', { class: 'range', role: 'status', 'data-testid': `${opts.id}-range` });
-  const prev = h('button', { type: 'button', class: 'secondary', 'data-testid': `${opts.id}-prev` }, 'Previous page');
-  const next = h('button', { type: 'button', class: 'secondary', 'data-testid': `${opts.id}-next` }, 'Next page');
-  const pager = h('nav', { class: 'pager', 'aria-label': `Pages of ${opts.noun}`, 'data-testid': `${opts.id}-pager` }, prev, range, next);
+  const prev = h('button', { type: 'button', class: 'secondary', 'data-testid': `${opts.id}-prev` }, L.previousPage);
+  const next = h('button', { type: 'button', class: 'secondary', 'data-testid': `${opts.id}-next` }, L.nextPage);
+  const pager = h('nav', { class: 'pager', 'aria-label': L.pagesOf(opts.noun), 'data-testid': `${opts.id}-pager` }, prev, range, next);
   const element = h('div', { class: 'search-list' }, form, body, pager);
 
   let offset = 0;
@@ -128,12 +129,12 @@ export function searchList<T>(opts: SearchListOptions<T>): SearchList {
       return load(announceIt);
     }
     body.replaceChildren(
-      page.items.length ? opts.render(page.items, reload) : h('p', { class: 'empty' }, text || opts.filtered?.() ? `No ${opts.noun} match.` : opts.empty),
+      page.items.length ? opts.render(page.items, reload) : h('p', { class: 'empty' }, text || opts.filtered?.() ? L.noneMatch(opts.noun) : opts.empty),
     );
     const first = page.items.length ? offset + 1 : 0;
     const last = offset + page.items.length;
     shownUntil = last;
-    range.textContent = page.total ? `${first}\u2013${last} of ${page.total} ${opts.noun}` : `0 ${opts.noun}`;
+    range.textContent = page.total ? L.range(first, last, page.total, opts.noun) : L.rangeEmpty(opts.noun);
     prev.disabled = offset === 0;
     next.disabled = last >= page.total;
     prev.hidden = next.hidden = page.total <= limit && offset === 0;

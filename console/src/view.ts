@@ -3,6 +3,7 @@
 import { timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
 import { describeError, orgContext } from './api.js';
 import { formatDate, h } from './dom.js';
+import { L } from './i18n.js';
 
 export interface View {
   title: string;
@@ -12,20 +13,20 @@ export interface View {
 export function errorView(e: unknown): View {
   const problem = describeError(e);
   return {
-    title: 'Error',
+    title: L.errorTitle,
     node: h(
       'section',
       null,
-      h('h1', { tabindex: '-1' }, problem.code === 5 ? 'Not found' : 'Something went wrong'),
+      h('h1', { tabindex: '-1' }, problem.code === 5 ? L.notFoundTitle : L.somethingWrong),
       h('p', { class: 'error', role: 'alert', 'data-reason': problem.reason }, problem.message),
-      h('p', null, h('a', { href: '#/projects' }, 'Back to projects')),
+      h('p', null, h('a', { href: '#/projects' }, L.backToProjects)),
       // A chosen organization the caller may no longer act in fails every page: offer the way back.
       orgContext.current
         ? h(
             'p',
             null,
-            `The console acts in the organization \u201c${orgContext.current.name}\u201d. `,
-            h('a', { href: '#/orgs' }, 'Choose another organization'),
+            L.actsInOrg(orgContext.current.name),
+            h('a', { href: '#/orgs' }, L.chooseAnotherOrg),
             '.',
           )
         : null,

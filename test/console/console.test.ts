@@ -257,13 +257,17 @@ describe.skipIf(!available)('Keyhold console in headless Chromium', () => {
   it('shows the compliance problems in German for a German browser', async () => {
     const { id: projectId } = await kh.client(ManagementService).addProject({ name: 'Projekt' });
     const page = await newPage('de-DE');
-    await signIn(page);
+    // The console itself speaks German to a German browser (console/src/i18n.ts).
+    await page.goto(consoleUrl());
+    await page.getByLabel('Pers\u00f6nliches Zugriffstoken').fill(kh.adminToken);
+    await page.getByRole('button', { name: 'Anmelden', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'Projekte' }).waitFor();
     await page.goto(`${consoleUrl()}#/projects/${projectId}/apps/new`);
-    await page.getByRole('heading', { level: 1, name: 'New OIDC application' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Neue OIDC-Anwendung' }).waitFor();
     await page.getByRole('textbox', { name: 'Name', exact: true }).fill('Native App');
-    await page.getByLabel('Application type').selectOption({ label: 'Native (desktop or mobile app)' });
-    await page.getByRole('textbox', { name: 'Redirect URI 1', exact: true }).fill(NATIVE_URI);
-    await page.getByRole('button', { name: 'Create application' }).click();
+    await page.getByLabel('Anwendungstyp').selectOption({ label: 'Nativ (Desktop- oder Mobil-App)' });
+    await page.getByRole('textbox', { name: 'Weiterleitungs-URI 1', exact: true }).fill(NATIVE_URI);
+    await page.getByRole('button', { name: 'Anwendung anlegen' }).click();
     await page.locator('[data-testid=app-created]').waitFor();
     expect(await page.locator('[data-testid=compliance] li').count()).toBe(2);
     const localhost = complianceMessage('Native.RedirectUris.MustBeHttpLocalhost', 'de', NATIVE_URI);

@@ -10,10 +10,10 @@ import { committedFingerprint, consoleFingerprint, SCREENSHOT_DIR } from '../sup
 
 describe('the screenshots in docs/screenshots/', () => {
   it('were taken of the console as its sources are now', () => {
-    for (const name of ['app-created.png', 'security-keys.png']) expect(existsSync(path.join(SCREENSHOT_DIR, name)), name).toBe(true);
+    for (const name of ['app-created.png', 'security-keys.png', 'project-roles.png', 'user-roles.png', 'organization.png', 'console-de.png']) expect(existsSync(path.join(SCREENSHOT_DIR, name)), name).toBe(true);
     expect(
       committedFingerprint(),
-      'the console changed since docs/screenshots/ was taken: run test/console/console.test.ts (it takes them anew) and commit docs/screenshots/',
+      'the console changed since docs/screenshots/ was taken: run test/console/console.test.ts and test/console/console-admin.test.ts (they take them anew) and commit docs/screenshots/',
     ).toBe(consoleFingerprint());
   });
 });

@@ -12,6 +12,7 @@ import { isInstanceOwner } from '../my-roles.js';
 import { appForm } from '../app-form.js';
 import { complianceReport, secretOnce } from '../components.js';
 import { announce, h } from '../dom.js';
+import { L } from '../i18n.js';
 import { busy } from '../forms.js';
 import { href, type View } from '../view.js';
 
@@ -20,7 +21,7 @@ export async function editAppView(projectId: string, appId: string): Promise<Vie
   const projectName = project?.name ?? projectId;
   let appName = app?.name ?? appId;
   const config = app?.oidcConfig;
-  const title = h('h1', { id: 'edit-app-title', tabindex: '-1' }, `Edit \u201c${appName}\u201d`);
+  const title = h('h1', { id: 'edit-app-title', tabindex: '-1' }, L.editNamed(appName));
   const report = h('div', { class: 'card result', 'data-testid': 'app-report' }, config ? complianceReport(config.noneCompliant, config.complianceProblems, 'h2') : null);
 
   const secretNeeded = (): HTMLElement => {
@@ -30,11 +31,11 @@ export async function editAppView(projectId: string, appId: string): Promise<Vie
       {
         type: 'button',
         onclick: async () => {
-          await busy(generate, 'Generating\u2026', async () => {
+          await busy(generate, L.generating, async () => {
             try {
               const res = await management.regenerateOIDCClientSecret({ projectId, appId });
               box.replaceChildren(secretOnce(res.clientSecret));
-              announce('A client secret was generated. Copy it now: you will not see it again.');
+              announce(L.secretGenerated);
               box.querySelector<HTMLInputElement>('input')?.focus();
             } catch (e) {
               box.append(h('p', { class: 'error', role: 'alert' }, describeError(e).message));
@@ -42,51 +43,51 @@ export async function editAppView(projectId: string, appId: string): Promise<Vie
           });
         },
       },
-      'Generate client secret',
+      L.generateSecret,
     );
-    box.append(h('p', { class: 'warning' }, 'This authentication method needs a client secret and the application has none yet. Until one is generated, the application cannot authenticate.'), h('div', { class: 'actions' }, generate));
+    box.append(h('p', { class: 'warning' }, L.secretNeeded), h('div', { class: 'actions' }, generate));
     return box;
   };
 
   const showSaved = (res: UpdateOIDCAppConfigResponse) => {
     report.replaceChildren(
-      h('h2', { id: 'saved-title', tabindex: '-1', 'data-testid': 'app-saved' }, `Changes to \u201c${appName}\u201d saved`),
+      h('h2', { id: 'saved-title', tabindex: '-1', 'data-testid': 'app-saved' }, L.changesSaved(appName)),
       complianceReport(res.noneCompliant, res.complianceProblems, 'h3'),
     );
     if (res.clientSecretNeeded) report.append(secretNeeded());
-    announce(`Changes saved. ${res.noneCompliant ? 'The application is not compliant.' : 'The application is compliant.'}`);
+    announce(L.changesSavedAnnounce(res.noneCompliant));
     report.querySelector<HTMLElement>('h2')?.focus();
   };
 
   const form = appForm({
     initial: { name: appName, config },
     labelledBy: 'edit-app-title',
-    submitLabel: 'Save changes',
-    busyLabel: 'Saving\u2026',
+    submitLabel: L.saveChanges,
+    busyLabel: L.saving,
     cancelHref: href('projects', projectId),
     async save(values) {
       const { name, version: _version, ...rest } = values;
       if (name.trim() !== appName) {
         await management.updateApp({ projectId, appId, name });
         appName = name.trim();
-        title.textContent = `Edit \u201c${appName}\u201d`;
+        title.textContent = L.editNamed(appName);
       }
       showSaved(await management.updateOIDCAppConfig({ projectId, appId, ...rest }));
     },
   });
 
   return {
-    title: `Edit ${appName} \u00b7 ${projectName}`,
+    title: `${L.editNamed(appName)} \u00b7 ${projectName}`,
     node: h(
       'section',
       { 'aria-labelledby': 'edit-app-title' },
-      h('nav', { 'aria-label': 'Breadcrumb', class: 'breadcrumb' }, h('a', { href: '#/projects' }, 'Projects'), ' / ', h('a', { href: href('projects', projectId) }, projectName), ' / ', h('span', { 'aria-current': 'page' }, 'Edit application')),
+      h('nav', { 'aria-label': L.breadcrumb, class: 'breadcrumb' }, h('a', { href: '#/projects' }, L.navProjects), ' / ', h('a', { href: href('projects', projectId) }, projectName), ' / ', h('span', { 'aria-current': 'page' }, L.editApplication)),
       title,
       h(
         'p',
         null,
-        'Every field is replaced by what the form holds, checked as on create. ',
-        app?.state === AppState.INACTIVE ? h('strong', { 'data-testid': 'app-inactive' }, 'This application is deactivated: it cannot log anyone in until it is reactivated on the project page.') : null,
+        L.editAppIntro,
+        app?.state === AppState.INACTIVE ? h('strong', { 'data-testid': 'app-inactive' }, L.editAppInactive) : null,
       ),
       report,
       app ? apiAccessSwitch(projectId, app, instanceOwner) : null,

@@ -2,12 +2,16 @@
 // type and id, event types, editor and a creation-date range, newest or
 // oldest first, and pages walked by the cursor (`sequence` of the last event
 // shown). Payloads come without secret fields (the server's one rule).
+// Users, projects, apps and organizations are shown by name (asked of the
+// API, ../names.ts), the id in the title attribute.
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { Event, ListEventsRequestSchema } from '../../../gen/keyhold/admin/v1/admin_pb.js';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { admin, describeError } from '../api.js';
 import { announce, h, textField } from '../dom.js';
 import { busy, clearProblems, showProblems } from '../forms.js';
+import { L } from '../i18n.js';
+import { names, type Names } from '../names.js';
 import { filterSelect } from '../paging.js';
 import { tsText, type View } from '../view.js';
 
@@ -15,12 +19,55 @@ type Request = MessageInitShape<typeof ListEventsRequestSchema>;
 
 const AGGREGATE_TYPES = ['instance', 'org', 'project', 'app', 'user', 'u2f', 'usergrant'];
 
-function eventsTable(events: readonly Event[]): HTMLElement {
+/** A name with its id in the title; the id itself when no name was found. */
+function named(id: string, name: string | undefined): HTMLElement {
+  return name ? h('span', { class: 'named', title: id, 'data-id': id }, name) : h('span', { class: 'mono muted', 'data-id': id }, id);
+}
+
+/** The names of the page's editors and objects, asked in parallel (each id once). */
+async function resolveNames(events: readonly Event[], resolve: Names): Promise<Map<string, string | undefined>> {
+  const out = new Map<string, string | undefined>();
+  const asks: Array<Promise<void>> = [];
+  const ask = (key: string, get: () => Promise<string | undefined>) => {
+    if (out.has(key)) return;
+    out.set(key, undefined);
+    asks.push(get().then((n) => void out.set(key, n)));
+  };
+  // An app is read within its project: the project id comes with app.added (here or asked of the log).
+  const appProject = new Map<string, string>();
+  for (const e of events) {
+    const projectId = e.payload?.projectId;
+    if (e.aggregate?.type === 'app' && typeof projectId === 'string') appProject.set(e.aggregate.id, projectId);
+  }
+  for (const e of events) {
+    if (e.editor?.userId) ask(`user:${e.editor.userId}`, () => resolve.user(e.editor!.userId));
+    const a = e.aggregate;
+    if (!a?.id) continue;
+    if (a.type === 'user') ask(`user:${a.id}`, () => resolve.user(a.id));
+    else if (a.type === 'project') ask(`project:${a.id}`, () => resolve.project(a.id));
+    else if (a.type === 'org') ask(`org:${a.id}`, () => resolve.org(a.id));
+    else if (a.type === 'app')
+      ask(`app:${a.id}`, async () => {
+        let projectId = appProject.get(a.id);
+        if (!projectId) {
+          const added = await admin.listEvents({ aggregateTypes: ['app'], aggregateId: a.id, eventTypes: ['app.added'], limit: 1, asc: true }).catch(() => undefined);
+          const p = added?.events[0]?.payload?.projectId;
+          projectId = typeof p === 'string' ? p : undefined;
+        }
+        return projectId ? resolve.app(projectId, a.id) : undefined;
+      });
+  }
+  await Promise.all(asks);
+  return out;
+}
+
+function eventsTable(events: readonly Event[], found: Map<string, string | undefined>): HTMLElement {
+  const objectKey = (type: string) => (type === 'user' || type === 'project' || type === 'org' || type === 'app' ? type : undefined);
   return h(
     'table',
     { class: 'list events' },
-    h('caption', { class: 'visually-hidden' }, 'Events'),
-    h('thead', null, h('tr', null, ['Sequence', 'Time', 'Event', 'Object', 'Editor', 'Payload'].map((c) => h('th', { scope: 'col' }, c)))),
+    h('caption', { class: 'visually-hidden' }, L.events),
+    h('thead', null, h('tr', null, [L.colSequence, L.colTime, L.colEvent, L.colObject, L.colEditor, L.colPayload].map((c) => h('th', { scope: 'col' }, c)))),
     h(
       'tbody',
       null,
@@ -31,9 +78,15 @@ function eventsTable(events: readonly Event[]): HTMLElement {
           h('td', { class: 'mono' }, String(e.sequence)),
           h('td', null, tsText(e.creationDate)),
           h('th', { scope: 'row', class: 'mono' }, e.type),
-          h('td', null, h('span', null, e.aggregate?.type ?? ''), ' ', h('span', { class: 'mono muted' }, e.aggregate?.id ?? '')),
-          h('td', { class: 'mono' }, e.editor?.userId || '\u2014'),
-          h('td', null, e.payload && Object.keys(e.payload).length ? h('details', null, h('summary', null, 'Show'), h('pre', { class: 'mono payload' }, JSON.stringify(e.payload, null, 2))) : '\u2014'),
+          h(
+            'td',
+            { 'data-testid': 'event-object' },
+            h('span', null, e.aggregate?.type ?? ''),
+            ' ',
+            e.aggregate?.id ? (objectKey(e.aggregate.type) ? named(e.aggregate.id, found.get(`${objectKey(e.aggregate.type)}:${e.aggregate.id}`)) : h('span', { class: 'mono muted' }, e.aggregate.id)) : null,
+          ),
+          h('td', { 'data-testid': 'event-editor' }, e.editor?.userId ? named(e.editor.userId, found.get(`user:${e.editor.userId}`)) : '\u2014'),
+          h('td', null, e.payload && Object.keys(e.payload).length ? h('details', null, h('summary', null, L.show), h('pre', { class: 'mono payload' }, JSON.stringify(e.payload, null, 2))) : '\u2014'),
         ),
       ),
     ),
@@ -47,37 +100,38 @@ function localTime(value: string) {
 }
 
 export async function eventsView(): Promise<View> {
-  const aggregateType = filterSelect('Object type', 'aggregateTypes', [['', 'Any'], ...AGGREGATE_TYPES.map((t): [string, string] => [t, t])]);
+  const resolve = names();
+  const aggregateType = filterSelect(L.objectType, 'aggregateTypes', [['', L.any], ...AGGREGATE_TYPES.map((t): [string, string] => [t, t])]);
   aggregateType.select.dataset.field = 'aggregateTypes';
-  const aggregateId = textField({ label: 'Object ID', name: 'aggregateId' });
-  const eventTypes = textField({ label: 'Event types', name: 'eventTypes', hint: 'Comma-separated, for example app.added, app.deactivated. Empty: every type.' });
-  const editor = textField({ label: 'Editor (user ID)', name: 'editorUserId', hint: 'Who made the change.' });
-  const since = textField({ label: 'From', name: 'since', type: 'datetime-local', field: 'creationDateRange' });
-  const until = textField({ label: 'Until', name: 'until', type: 'datetime-local', field: 'creationDateRange' });
-  const order = filterSelect('Order', 'asc', [
-    ['desc', 'Newest first'],
-    ['asc', 'Oldest first'],
+  const aggregateId = textField({ label: L.objectId, name: 'aggregateId' });
+  const eventTypes = textField({ label: L.eventTypes, name: 'eventTypes', hint: L.eventTypesHint });
+  const editor = textField({ label: L.editorFilter, name: 'editorUserId', hint: L.editorHint });
+  const since = textField({ label: L.from, name: 'since', type: 'datetime-local', field: 'creationDateRange' });
+  const until = textField({ label: L.until, name: 'until', type: 'datetime-local', field: 'creationDateRange' });
+  const order = filterSelect(L.order, 'asc', [
+    ['desc', L.newestFirst],
+    ['asc', L.oldestFirst],
   ]);
-  const limit = filterSelect('Per page', 'limit', [
+  const limit = filterSelect(L.perPage, 'limit', [
     ['50', '50'],
     ['10', '10'],
     ['100', '100'],
     ['500', '500'],
   ]);
-  const apply = h('button', { type: 'submit' }, 'Show events');
+  const apply = h('button', { type: 'submit' }, L.showEvents);
   const form = h(
     'form',
     { method: 'post', novalidate: true, class: 'card filters', 'aria-labelledby': 'event-filters-title' },
-    h('h2', { id: 'event-filters-title' }, 'Filters'),
+    h('h2', { id: 'event-filters-title' }, L.filters),
     h('div', { class: 'filter-grid' }, aggregateType.wrapper, aggregateId.wrapper, eventTypes.wrapper, editor.wrapper, since.wrapper, until.wrapper, order.wrapper, limit.wrapper),
     h('div', { class: 'actions' }, apply),
   );
 
   const body = h('div', { 'data-testid': 'events' });
   const range = h('p', { class: 'range', role: 'status', 'data-testid': 'events-range' });
-  const first = h('button', { type: 'button', class: 'secondary' }, 'First page');
-  const next = h('button', { type: 'button', class: 'secondary' }, 'Next page');
-  const pager = h('nav', { class: 'pager', 'aria-label': 'Pages of events' }, first, range, next);
+  const first = h('button', { type: 'button', class: 'secondary' }, L.firstPage);
+  const next = h('button', { type: 'button', class: 'secondary' }, L.nextPage);
+  const pager = h('nav', { class: 'pager', 'aria-label': L.pagesOfEvents }, first, range, next);
 
   // The cursors of the pages walked so far: [0] is the first page's (0).
   let cursors: bigint[] = [0n];
@@ -101,10 +155,11 @@ export async function eventsView(): Promise<View> {
   const load = async (): Promise<void> => {
     const cursor = cursors[cursors.length - 1]!;
     const res = await admin.listEvents({ ...request, sequence: cursor });
+    const found = await resolveNames(res.events, resolve);
     clearProblems(form);
-    body.replaceChildren(res.events.length ? eventsTable(res.events) : h('p', { class: 'empty' }, cursors.length > 1 ? 'No more events.' : 'No events match.'));
+    body.replaceChildren(res.events.length ? eventsTable(res.events, found) : h('p', { class: 'empty' }, cursors.length > 1 ? L.noMoreEvents : L.noEventsMatch));
     const page = cursors.length;
-    range.textContent = `Page ${page}: ${res.events.length} event${res.events.length === 1 ? '' : 's'}`;
+    range.textContent = L.eventsPage(page, res.events.length);
     first.disabled = page === 1;
     next.disabled = res.events.length < (request.limit ?? 50);
     next.onclick = () => {
@@ -115,7 +170,7 @@ export async function eventsView(): Promise<View> {
     };
   };
   const show = async (button: HTMLButtonElement) =>
-    busy(button, 'Loading\u2026', async () => {
+    busy(button, L.loading, async () => {
       try {
         await load();
         announce(range.textContent ?? '');
@@ -139,12 +194,12 @@ export async function eventsView(): Promise<View> {
   await load();
 
   return {
-    title: 'Audit log',
+    title: L.auditLogTitle,
     node: h(
       'section',
       { 'aria-labelledby': 'events-title' },
-      h('h1', { id: 'events-title', tabindex: '-1' }, 'Audit log'),
-      h('p', null, 'Every change Keyhold stored, as events. Secrets and their hashes are never shown: the server leaves them out.'),
+      h('h1', { id: 'events-title', tabindex: '-1' }, L.auditLogTitle),
+      h('p', null, L.auditLogIntro),
       form,
       pager,
       body,

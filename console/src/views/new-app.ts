@@ -6,6 +6,7 @@ import { management } from '../api.js';
 import { appForm } from '../app-form.js';
 import { complianceReport, secretOnce } from '../components.js';
 import { announce, copyableValue, h } from '../dom.js';
+import { L } from '../i18n.js';
 import { href, type View } from '../view.js';
 
 export async function newAppView(projectId: string): Promise<View> {
@@ -16,8 +17,8 @@ export async function newAppView(projectId: string): Promise<View> {
   const showForm = () => {
     const form = appForm({
       labelledBy: 'new-app-title',
-      submitLabel: 'Create application',
-      busyLabel: 'Creating\u2026',
+      submitLabel: L.createApplication,
+      busyLabel: L.creating,
       cancelHref: href('projects', projectId),
       async save(values) {
         const res = await management.addOIDCApp({ projectId, ...values });
@@ -31,33 +32,33 @@ export async function newAppView(projectId: string): Promise<View> {
     const result = h(
       'section',
       { class: 'card result', 'aria-labelledby': 'created-title', 'data-testid': 'app-created' },
-      h('h2', { id: 'created-title', tabindex: '-1' }, `Application \u201c${appName}\u201d created`),
-      h('dl', { class: 'facts compact' }, h('dt', null, 'Application ID'), h('dd', { class: 'mono', 'data-testid': 'app-id' }, res.appId)),
-      copyableValue('Client ID', res.clientId, { testId: 'client-id' }),
-      res.clientSecret ? secretOnce(res.clientSecret) : h('p', { 'data-testid': 'no-secret' }, 'No client secret: this authentication method does not use one.'),
+      h('h2', { id: 'created-title', tabindex: '-1' }, L.appCreatedTitle(appName)),
+      h('dl', { class: 'facts compact' }, h('dt', null, L.applicationId), h('dd', { class: 'mono', 'data-testid': 'app-id' }, res.appId)),
+      copyableValue(L.clientId, res.clientId, { testId: 'client-id' }),
+      res.clientSecret ? secretOnce(res.clientSecret) : h('p', { 'data-testid': 'no-secret' }, L.noClientSecret),
       complianceReport(res.noneCompliant, res.complianceProblems),
       h(
         'div',
         { class: 'actions' },
-        h('a', { class: 'button', href: href('projects', projectId) }, `Back to ${projectName}`),
-        h('a', { class: 'button secondary', href: href('projects', projectId, 'apps', res.appId, 'edit') }, 'Edit this application'),
-        h('button', { type: 'button', class: 'secondary', onclick: () => { showForm(); content.querySelector<HTMLInputElement>('input')?.focus(); } }, 'Create another application'),
+        h('a', { class: 'button', href: href('projects', projectId) }, L.backTo(projectName)),
+        h('a', { class: 'button secondary', href: href('projects', projectId, 'apps', res.appId, 'edit') }, L.editThisApplication),
+        h('button', { type: 'button', class: 'secondary', onclick: () => { showForm(); content.querySelector<HTMLInputElement>('input')?.focus(); } }, L.createAnotherApplication),
       ),
     );
     content.replaceChildren(result);
-    announce(`Application ${appName} created.${res.clientSecret ? ' Copy the client secret now: you will not see it again.' : ''}`);
+    announce(L.appCreated(appName, res.clientSecret !== ''));
     result.querySelector<HTMLElement>('h2')?.focus();
   };
 
   showForm();
   return {
-    title: `New application \u00b7 ${projectName}`,
+    title: `${L.newApplication} \u00b7 ${projectName}`,
     node: h(
       'section',
       { 'aria-labelledby': 'new-app-title' },
-      h('nav', { 'aria-label': 'Breadcrumb', class: 'breadcrumb' }, h('a', { href: '#/projects' }, 'Projects'), ' / ', h('a', { href: href('projects', projectId) }, projectName), ' / ', h('span', { 'aria-current': 'page' }, 'New application')),
-      h('h1', { id: 'new-app-title', tabindex: '-1' }, 'New OIDC application'),
-      h('p', null, 'Fields marked * are required; everything else has the documented default. Keyhold checks the request and reports every problem at once.'),
+      h('nav', { 'aria-label': L.breadcrumb, class: 'breadcrumb' }, h('a', { href: '#/projects' }, L.navProjects), ' / ', h('a', { href: href('projects', projectId) }, projectName), ' / ', h('span', { 'aria-current': 'page' }, L.newApplication)),
+      h('h1', { id: 'new-app-title', tabindex: '-1' }, L.newOidcApp),
+      h('p', null, L.newAppIntro),
       content,
     ),
   };

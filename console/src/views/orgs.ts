@@ -7,6 +7,7 @@ import { TextQueryMethod } from '../../../gen/keyhold/object/v1/object_pb.js';
 import { describeError, management, orgContext, orgs } from '../api.js';
 import { announce, h, textField } from '../dom.js';
 import { busy, clearProblems, showProblems } from '../forms.js';
+import { L } from '../i18n.js';
 import { searchList } from '../paging.js';
 import { tsText, type View } from '../view.js';
 
@@ -16,7 +17,7 @@ export const ORG_CHANGED_EVENT = 'keyhold:org-changed';
 function switchTo(org: { id: string; name: string } | undefined): void {
   orgContext.set(org);
   window.dispatchEvent(new CustomEvent(ORG_CHANGED_EVENT));
-  announce(org ? `The console now acts in ${org.name}.` : 'The console acts in your own organization again.');
+  announce(org ? L.nowActsIn(org.name) : L.actsInOwnAgain);
   window.location.hash = '#/projects';
 }
 
@@ -28,10 +29,10 @@ export async function orgsView(): Promise<View> {
 
   const list = searchList<Organization>({
     id: 'orgs',
-    noun: 'organizations',
-    searchLabel: 'Search organizations by name',
-    searchHint: 'Part of the name, any case. Oldest first.',
-    empty: 'No organizations you may read.',
+    noun: L.orgsNoun,
+    searchLabel: L.searchOrgs,
+    searchHint: L.nameHint,
+    empty: L.noOrgs,
     async load({ text, offset, limit }) {
       const res = await orgs.listOrganizations({
         query: { offset: BigInt(offset), limit, asc: true },
@@ -43,8 +44,8 @@ export async function orgsView(): Promise<View> {
       h(
         'table',
         { class: 'list' },
-        h('caption', { class: 'visually-hidden' }, 'Organizations'),
-        h('thead', null, h('tr', null, ['Name', 'ID', 'Created', ''].map((c) => h('th', { scope: 'col' }, c || h('span', { class: 'visually-hidden' }, 'Actions'))))),
+        h('caption', { class: 'visually-hidden' }, L.navOrgs),
+        h('thead', null, h('tr', null, [L.name, L.id, L.created, ''].map((c) => h('th', { scope: 'col' }, c || h('span', { class: 'visually-hidden' }, L.actions))))),
         h(
           'tbody',
           null,
@@ -52,15 +53,15 @@ export async function orgsView(): Promise<View> {
             h(
               'tr',
               { 'data-org-id': o.id },
-              h('th', { scope: 'row' }, o.name, o.id === own?.id ? h('span', { class: 'muted' }, ' (yours)') : null),
+              h('th', { scope: 'row' }, o.name, o.id === own?.id ? h('span', { class: 'muted' }, L.yours) : null),
               h('td', { class: 'mono' }, o.id),
               h('td', null, tsText(o.details?.creationDate)),
               h(
                 'td',
                 null,
                 o.id === currentId
-                  ? h('strong', { 'data-testid': 'current-org' }, 'Current')
-                  : h('button', { type: 'button', class: 'secondary small', 'aria-label': `Switch to ${o.name}`, onclick: () => switchTo(o.id === own?.id ? undefined : { id: o.id, name: o.name }) }, 'Switch'),
+                  ? h('strong', { 'data-testid': 'current-org' }, L.current)
+                  : h('button', { type: 'button', class: 'secondary small', 'aria-label': L.switchTo(o.name), onclick: () => switchTo(o.id === own?.id ? undefined : { id: o.id, name: o.name }) }, L.switch),
               ),
             ),
           ),
@@ -69,16 +70,16 @@ export async function orgsView(): Promise<View> {
   });
   await list.start();
 
-  const name = textField({ label: 'Organization name', name: 'name', required: true, hint: '1 to 200 characters.' });
-  const create = h('button', { type: 'submit' }, 'Create organization');
-  const form = h('form', { method: 'post', novalidate: true, class: 'card', 'aria-labelledby': 'new-org-title' }, h('h2', { id: 'new-org-title' }, 'New organization'), name.wrapper, h('div', { class: 'actions' }, create));
+  const name = textField({ label: L.orgName, name: 'name', required: true, hint: L.oneTo200 });
+  const create = h('button', { type: 'submit' }, L.createOrg);
+  const form = h('form', { method: 'post', novalidate: true, class: 'card', 'aria-labelledby': 'new-org-title' }, h('h2', { id: 'new-org-title' }, L.newOrg), name.wrapper, h('div', { class: 'actions' }, create));
   form.addEventListener('submit', async (ev) => {
     ev.preventDefault();
-    await busy(create, 'Creating\u2026', async () => {
+    await busy(create, L.creating, async () => {
       try {
         await orgs.addOrganization({ name: name.input.value });
         clearProblems(form);
-        announce(`Organization ${name.input.value.trim()} created.`);
+        announce(L.orgCreated(name.input.value.trim()));
         name.input.value = '';
         await list.reload();
       } catch (e) {
@@ -88,18 +89,20 @@ export async function orgsView(): Promise<View> {
   });
 
   return {
-    title: 'Organizations',
+    title: L.navOrgs,
     node: h(
       'section',
       { 'aria-labelledby': 'orgs-title' },
-      h('h1', { id: 'orgs-title', tabindex: '-1' }, 'Organizations'),
+      h('h1', { id: 'orgs-title', tabindex: '-1' }, L.navOrgs),
       h(
         'p',
         null,
-        'The console acts in one organization at a time: ',
-        h('strong', { 'data-testid': 'acting-org' }, current?.name ?? own?.name ?? 'yours'),
+        L.oneOrgAtATime,
+        h('strong', { 'data-testid': 'acting-org' }, current?.name ?? own?.name ?? L.yoursPlain),
         '. ',
-        current ? h('button', { type: 'button', class: 'link', onclick: () => switchTo(undefined) }, 'Back to your own organization') : null,
+        h('a', { href: '#/organization' }, L.policiesAndMembers),
+        '. ',
+        current ? h('button', { type: 'button', class: 'link', onclick: () => switchTo(undefined) }, L.backToOwnOrg) : null,
       ),
       list.element,
       form,

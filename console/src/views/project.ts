@@ -1,7 +1,8 @@
 // #/projects/<id>: the project's applications (searched by name, paged by the
 // server) with their details, the Keyhold API access switch (../api-access.ts),
-// "Edit", "Regenerate secret", "Deactivate" / "Reactivate" and "Remove", and a
-// link to "New application".
+// "Edit", "Regenerate secret", "Deactivate" / "Reactivate" and "Remove", a
+// link to "New application"; then the project's settings, roles, members and
+// user grants (./project-admin.ts).
 import type { Duration } from '@bufbuild/protobuf/wkt';
 import { AppState, OIDCAuthMethodType, type App } from '../../../gen/keyhold/management/v1/app_pb.js';
 import { TextQueryMethod } from '../../../gen/keyhold/object/v1/object_pb.js';
@@ -13,20 +14,22 @@ import { announce, h, uid, type Child } from '../dom.js';
 import { busy } from '../forms.js';
 import { searchList } from '../paging.js';
 import { APP_TYPES, AUTH_METHODS, GRANT_TYPES, labelOf, RESPONSE_TYPES, shortLabelOf, TOKEN_TYPES, VERSIONS } from '../labels.js';
+import { L, locale } from '../i18n.js';
 import { href, tsText, type View } from '../view.js';
+import { projectGrants, projectMembers, rolesSection, settingsSection } from './project-admin.js';
 
 export function durationText(d: Duration | undefined): string {
   if (!d) return '0 s';
   const seconds = Number(d.seconds) + d.nanos / 1e9;
-  return `${seconds.toLocaleString(navigator.languages?.[0], { maximumFractionDigits: 3 })} s`;
+  return `${seconds.toLocaleString(locale(), { maximumFractionDigits: 3 })} s`;
 }
 
 function list(values: readonly string[]): Child {
-  return values.length ? h('ul', { class: 'plain mono' }, values.map((v) => h('li', null, v))) : h('span', { class: 'muted' }, 'none');
+  return values.length ? h('ul', { class: 'plain mono' }, values.map((v) => h('li', null, v))) : h('span', { class: 'muted' }, L.none);
 }
 
 function yesNo(b: boolean): string {
-  return b ? 'yes' : 'no';
+  return b ? L.yes : L.no;
 }
 
 function hasSecret(app: App): boolean {
@@ -38,7 +41,7 @@ function appDetails(projectId: string, app: App, instanceOwner: boolean, reload:
   const c = app.oidcConfig;
   // Not a live region: a regenerated secret must not be read out by itself; announce() says what happened.
   const status = h('div', { class: 'app-status' });
-  const actions: HTMLElement[] = [h('a', { class: 'button secondary', href: href('projects', projectId, 'apps', app.id, 'edit') }, 'Edit application')];
+  const actions: HTMLElement[] = [h('a', { class: 'button secondary', href: href('projects', projectId, 'apps', app.id, 'edit') }, L.editApplication)];
   if (hasSecret(app)) {
     const regenerate: HTMLButtonElement = h(
       'button',
@@ -46,12 +49,12 @@ function appDetails(projectId: string, app: App, instanceOwner: boolean, reload:
         type: 'button',
         class: 'secondary',
         onclick: async () => {
-          if (!window.confirm(`Generate a new client secret for \u201c${app.name}\u201d? The current secret stops working at once.`)) return;
-          await busy(regenerate, 'Regenerating\u2026', async () => {
+          if (!window.confirm(L.confirmRegenerate(app.name))) return;
+          await busy(regenerate, L.regenerating, async () => {
             try {
               const res = await management.regenerateOIDCClientSecret({ projectId, appId: app.id });
-              status.replaceChildren(secretOnce(res.clientSecret, 'New client secret'));
-              announce('A new client secret was generated. Copy it now: you will not see it again.');
+              status.replaceChildren(secretOnce(res.clientSecret, L.newClientSecret));
+              announce(L.secretRegenerated);
               status.querySelector<HTMLInputElement>('input')?.focus();
             } catch (e) {
               status.replaceChildren(h('p', { class: 'error', role: 'alert' }, describeError(e).message));
@@ -59,7 +62,7 @@ function appDetails(projectId: string, app: App, instanceOwner: boolean, reload:
           });
         },
       },
-      'Regenerate secret',
+      L.regenerateSecret,
     );
     actions.push(regenerate);
   }
@@ -70,12 +73,12 @@ function appDetails(projectId: string, app: App, instanceOwner: boolean, reload:
       type: 'button',
       class: 'secondary',
       onclick: async () => {
-        if (!inactive && !window.confirm(`Deactivate \u201c${app.name}\u201d? It cannot log anyone in until it is reactivated.`)) return;
-        await busy(toggle, inactive ? 'Reactivating\u2026' : 'Deactivating\u2026', async () => {
+        if (!inactive && !window.confirm(L.confirmDeactivateApp(app.name))) return;
+        await busy(toggle, inactive ? L.reactivating : L.deactivating, async () => {
           try {
             if (inactive) await management.reactivateApp({ projectId, appId: app.id });
             else await management.deactivateApp({ projectId, appId: app.id });
-            announce(`Application ${app.name} ${inactive ? 'reactivated' : 'deactivated'}.`);
+            announce(inactive ? L.appReactivated(app.name) : L.appDeactivated(app.name));
             await reload();
           } catch (e) {
             status.replaceChildren(h('p', { class: 'error', role: 'alert' }, describeError(e).message));
@@ -83,7 +86,7 @@ function appDetails(projectId: string, app: App, instanceOwner: boolean, reload:
         });
       },
     },
-    inactive ? 'Reactivate application' : 'Deactivate application',
+    inactive ? L.reactivateApplication : L.deactivateApplication,
   );
   actions.push(toggle);
   const remove: HTMLButtonElement = h(
@@ -92,11 +95,11 @@ function appDetails(projectId: string, app: App, instanceOwner: boolean, reload:
       type: 'button',
       class: 'danger',
       onclick: async () => {
-        if (!window.confirm(`Remove the application \u201c${app.name}\u201d? Its client id and secret stop working.`)) return;
-        await busy(remove, 'Removing\u2026', async () => {
+        if (!window.confirm(L.confirmRemoveApp(app.name))) return;
+        await busy(remove, L.removing, async () => {
           try {
             await management.removeApp({ projectId, appId: app.id });
-            announce(`Application ${app.name} removed.`);
+            announce(L.appRemoved(app.name));
             await reload();
           } catch (e) {
             status.replaceChildren(h('p', { class: 'error', role: 'alert' }, describeError(e).message));
@@ -104,7 +107,7 @@ function appDetails(projectId: string, app: App, instanceOwner: boolean, reload:
         });
       },
     },
-    'Remove application',
+    L.removeApplication,
   );
   actions.push(remove);
 
@@ -120,9 +123,9 @@ function appDetails(projectId: string, app: App, instanceOwner: boolean, reload:
       ' ',
       h('span', { class: 'muted' }, c ? `${shortLabelOf(APP_TYPES, c.appType)} \u00b7 ${shortLabelOf(AUTH_METHODS, c.authMethodType)}` : ''),
       ' ',
-      c ? h('span', { class: c.noneCompliant ? 'badge bad' : 'badge good' }, c.noneCompliant ? 'not compliant' : 'compliant') : null,
-      inactive ? [' ', h('span', { class: 'badge off', 'data-testid': 'app-inactive' }, 'deactivated')] : null,
-      app.apiAccessAllowed ? [' ', h('span', { class: 'badge api', 'data-testid': 'app-api-access' }, 'Keyhold API')] : null,
+      c ? h('span', { class: c.noneCompliant ? 'badge bad' : 'badge good' }, c.noneCompliant ? L.badgeNotCompliant : L.badgeCompliant) : null,
+      inactive ? [' ', h('span', { class: 'badge off', 'data-testid': 'app-inactive' }, L.deactivated)] : null,
+      app.apiAccessAllowed ? [' ', h('span', { class: 'badge api', 'data-testid': 'app-api-access' }, L.keyholdApi)] : null,
     ),
     h(
       'div',
@@ -130,35 +133,35 @@ function appDetails(projectId: string, app: App, instanceOwner: boolean, reload:
       h(
         'dl',
         { class: 'facts' },
-        row('Application ID', h('span', { class: 'mono' }, app.id)),
-        row('State', h('span', { 'data-testid': 'app-state' }, inactive ? 'deactivated: cannot log anyone in' : 'active')),
-        row('Client ID', h('span', { class: 'mono', 'data-testid': 'client-id' }, c?.clientId ?? '')),
-        row('Client secret', hasSecret(app) ? 'set (shown only when created or regenerated)' : 'none (this authentication method uses no secret)'),
+        row(L.applicationId, h('span', { class: 'mono' }, app.id)),
+        row(L.state, h('span', { 'data-testid': 'app-state' }, inactive ? L.appDeactivatedState : L.active)),
+        row(L.clientId, h('span', { class: 'mono', 'data-testid': 'client-id' }, c?.clientId ?? '')),
+        row(L.clientSecret, hasSecret(app) ? L.secretSet : L.secretNone),
         c
           ? [
-              row('Application type', labelOf(APP_TYPES, c.appType)),
-              row('Authentication method', labelOf(AUTH_METHODS, c.authMethodType)),
-              row('Response types', c.responseTypes.map((t) => shortLabelOf(RESPONSE_TYPES, t)).join(', ')),
-              row('Grant types', c.grantTypes.map((t) => shortLabelOf(GRANT_TYPES, t)).join(', ')),
-              row('Redirect URIs', list(c.redirectUris)),
-              row('Post-logout redirect URIs', list(c.postLogoutRedirectUris)),
-              row('Additional origins', list(c.additionalOrigins)),
-              row('OIDC version', labelOf(VERSIONS, c.version)),
-              row('Access token type', labelOf(TOKEN_TYPES, c.accessTokenType)),
-              row('Roles in access token', yesNo(c.accessTokenRoleAssertion)),
-              row('Roles in ID token', yesNo(c.idTokenRoleAssertion)),
-              row('User info in ID token', yesNo(c.idTokenUserinfoAssertion)),
-              row('Clock skew', durationText(c.clockSkew)),
-              row('Development mode', yesNo(c.devMode)),
-              row('Skip native success page', yesNo(c.skipNativeAppSuccessPage)),
+              row(L.applicationType, labelOf(APP_TYPES, c.appType)),
+              row(L.authMethod, labelOf(AUTH_METHODS, c.authMethodType)),
+              row(L.responseTypes, c.responseTypes.map((t) => shortLabelOf(RESPONSE_TYPES, t)).join(', ')),
+              row(L.grantTypes, c.grantTypes.map((t) => shortLabelOf(GRANT_TYPES, t)).join(', ')),
+              row(L.redirectUris, list(c.redirectUris)),
+              row(L.postLogoutUris, list(c.postLogoutRedirectUris)),
+              row(L.additionalOrigins, list(c.additionalOrigins)),
+              row(L.oidcVersion, labelOf(VERSIONS, c.version)),
+              row(L.accessTokenType, labelOf(TOKEN_TYPES, c.accessTokenType)),
+              row(L.rolesInAccessToken, yesNo(c.accessTokenRoleAssertion)),
+              row(L.rolesInIdToken, yesNo(c.idTokenRoleAssertion)),
+              row(L.userinfoInIdToken, yesNo(c.idTokenUserinfoAssertion)),
+              row(L.clockSkew, durationText(c.clockSkew)),
+              row(L.devMode, yesNo(c.devMode)),
+              row(L.skipNativeShort, yesNo(c.skipNativeAppSuccessPage)),
             ]
           : null,
-        row('Created', tsText(app.details?.creationDate)),
-        row('Changed', tsText(app.details?.changeDate)),
+        row(L.created, tsText(app.details?.creationDate)),
+        row(L.changed, tsText(app.details?.changeDate)),
       ),
       c ? complianceReport(c.noneCompliant, c.complianceProblems, 'h4') : null,
       apiAccessSwitch(projectId, app, instanceOwner),
-      h('div', { class: 'actions', role: 'group', 'aria-label': `Actions for ${app.name}` }, actions),
+      h('div', { class: 'actions', role: 'group', 'aria-label': L.actionsFor(app.name) }, actions),
       status,
     ),
   );
@@ -167,13 +170,14 @@ function appDetails(projectId: string, app: App, instanceOwner: boolean, reload:
 export async function projectView(projectId: string): Promise<View> {
   const [{ project }, instanceOwner] = await Promise.all([management.getProjectByID({ id: projectId }), isInstanceOwner()]);
   const name = project?.name ?? projectId;
-  const heading = h('h2', { id: 'apps-title', tabindex: '-1' }, 'Applications');
+  const heading = h('h2', { id: 'apps-title', tabindex: '-1' }, L.applications);
+  let appCount = 0;
   const list = searchList<App>({
     id: 'apps',
-    noun: 'applications',
-    searchLabel: 'Search applications by name',
-    searchHint: 'Part of the name, any case. Oldest first.',
-    empty: 'No applications yet.',
+    noun: L.appsNoun,
+    searchLabel: L.searchApps,
+    searchHint: L.nameHint,
+    empty: L.noApps,
     async load({ text, offset, limit }) {
       const res = await management.listApps({
         projectId,
@@ -181,7 +185,8 @@ export async function projectView(projectId: string): Promise<View> {
         queries: text ? [{ query: { case: 'nameQuery', value: { name: text, method: TextQueryMethod.CONTAINS_IGNORE_CASE } } }] : [],
       });
       const total = Number(res.details?.totalResult ?? 0);
-      heading.textContent = `Applications (${total})`;
+      heading.textContent = L.applicationsCount(total);
+      appCount = total;
       return { items: res.result, total };
     },
     render: (apps, reload) =>
@@ -196,25 +201,49 @@ export async function projectView(projectId: string): Promise<View> {
         ),
       ),
   });
-  await list.start();
+  let roleCount = 0;
+  let grants: readonly { roleKeys: readonly string[] }[] = [];
+  const reloadPage = () => window.dispatchEvent(new HashChangeEvent('hashchange'));
+  const [, grantsPart] = await Promise.all([
+    list.start(),
+    projectGrants(projectId, (g) => {
+      grants = g;
+    }),
+  ]);
+  const [rolesPart, membersPart] = await Promise.all([
+    rolesSection(
+      projectId,
+      (key) => grants.filter((g) => g.roleKeys.includes(key)).length,
+      (n) => {
+        roleCount = n;
+      },
+      () => grantsPart.reload(),
+    ),
+    projectMembers(projectId),
+  ]);
+  const settings = project ? settingsSection(project, () => ({ apps: appCount, roles: roleCount, grants: grants.length }), reloadPage) : null;
 
   return {
     title: name,
     node: h(
       'section',
       { 'aria-labelledby': 'project-title' },
-      h('nav', { 'aria-label': 'Breadcrumb', class: 'breadcrumb' }, h('a', { href: '#/projects' }, 'Projects'), ' / ', h('span', { 'aria-current': 'page' }, name)),
+      h('nav', { 'aria-label': L.breadcrumb, class: 'breadcrumb' }, h('a', { href: '#/projects' }, L.navProjects), ' / ', h('span', { 'aria-current': 'page' }, name)),
       h('h1', { id: 'project-title', tabindex: '-1' }, name),
       h(
         'dl',
         { class: 'facts compact' },
-        h('dt', null, 'Project ID'),
+        h('dt', null, L.projectId),
         h('dd', { class: 'mono' }, projectId),
-        h('dt', null, 'Created'),
+        h('dt', null, L.created),
         h('dd', null, tsText(project?.details?.creationDate)),
       ),
-      h('p', null, h('a', { class: 'button', href: href('projects', projectId, 'apps', 'new') }, 'New OIDC application')),
+      h('p', null, h('a', { class: 'button', href: href('projects', projectId, 'apps', 'new') }, L.newOidcApp)),
       h('section', { class: 'apps', 'aria-labelledby': 'apps-title' }, heading, list.element),
+      rolesPart,
+      membersPart,
+      grantsPart.element,
+      settings,
     ),
   };
 }

@@ -5,6 +5,7 @@ import { TextQueryMethod } from '../../../gen/keyhold/object/v1/object_pb.js';
 import { describeError, management } from '../api.js';
 import { announce, h, textField } from '../dom.js';
 import { busy, clearProblems, showProblems } from '../forms.js';
+import { L } from '../i18n.js';
 import { searchList } from '../paging.js';
 import { href, tsText, type View } from '../view.js';
 
@@ -12,8 +13,8 @@ function projectsTable(projects: readonly Project[]): HTMLElement {
   return h(
     'table',
     { class: 'list' },
-    h('caption', { class: 'visually-hidden' }, 'Projects'),
-    h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Name'), h('th', { scope: 'col' }, 'ID'), h('th', { scope: 'col' }, 'Created'))),
+    h('caption', { class: 'visually-hidden' }, L.projectsTitle),
+    h('thead', null, h('tr', null, h('th', { scope: 'col' }, L.name), h('th', { scope: 'col' }, L.id), h('th', { scope: 'col' }, L.created))),
     h(
       'tbody',
       null,
@@ -25,10 +26,10 @@ function projectsTable(projects: readonly Project[]): HTMLElement {
 export async function projectsView(): Promise<View> {
   const list = searchList<Project>({
     id: 'projects',
-    noun: 'projects',
-    searchLabel: 'Search projects by name',
-    searchHint: 'Part of the name, any case. Oldest first.',
-    empty: 'No projects yet. Create the first one below.',
+    noun: L.projectsNoun,
+    searchLabel: L.searchProjects,
+    searchHint: L.nameHint,
+    empty: L.noProjects,
     async load({ text, offset, limit }) {
       const res = await management.listProjects({
         query: { offset: BigInt(offset), limit, asc: true },
@@ -40,16 +41,16 @@ export async function projectsView(): Promise<View> {
   });
   await list.start();
 
-  const name = textField({ label: 'Project name', name: 'name', required: true, hint: '1 to 200 characters.' });
-  const button = h('button', { type: 'submit' }, 'Create project');
-  const form = h('form', { method: 'post', novalidate: true, class: 'card', 'aria-labelledby': 'new-project-title' }, h('h2', { id: 'new-project-title' }, 'New project'), name.wrapper, h('div', { class: 'actions' }, button));
+  const name = textField({ label: L.projectName, name: 'name', required: true, hint: L.oneTo200 });
+  const button = h('button', { type: 'submit' }, L.createProject);
+  const form = h('form', { method: 'post', novalidate: true, class: 'card', 'aria-labelledby': 'new-project-title' }, h('h2', { id: 'new-project-title' }, L.newProject), name.wrapper, h('div', { class: 'actions' }, button));
   form.addEventListener('submit', async (ev) => {
     ev.preventDefault();
-    await busy(button, 'Creating\u2026', async () => {
+    await busy(button, L.creating, async () => {
       try {
         const res = await management.addProject({ name: name.input.value });
         clearProblems(form);
-        announce(`Project ${name.input.value.trim()} created.`);
+        announce(L.projectCreated(name.input.value.trim()));
         window.location.hash = href('projects', res.id);
       } catch (e) {
         showProblems(form, describeError(e));
@@ -58,7 +59,7 @@ export async function projectsView(): Promise<View> {
   });
 
   return {
-    title: 'Projects',
-    node: h('section', { 'aria-labelledby': 'projects-title' }, h('h1', { id: 'projects-title', tabindex: '-1' }, 'Projects'), list.element, form),
+    title: L.projectsTitle,
+    node: h('section', { 'aria-labelledby': 'projects-title' }, h('h1', { id: 'projects-title', tabindex: '-1' }, L.projectsTitle), list.element, form),
   };
 }

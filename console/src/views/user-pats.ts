@@ -8,15 +8,16 @@ import { describeError, management } from '../api.js';
 import { secretOnce } from '../components.js';
 import { announce, h, textField } from '../dom.js';
 import { busy, clearProblems, showProblems } from '../forms.js';
+import { L } from '../i18n.js';
 import { tsText } from '../view.js';
 
 function patTable(userId: string, tokens: readonly PersonalAccessToken[], reload: () => Promise<void>, problem: HTMLElement): HTMLElement {
-  if (!tokens.length) return h('p', { class: 'empty', 'data-testid': 'no-pats' }, 'No tokens.');
+  if (!tokens.length) return h('p', { class: 'empty', 'data-testid': 'no-pats' }, L.noTokens);
   return h(
     'table',
     { class: 'list', 'data-testid': 'pats' },
-    h('caption', null, `Tokens (${tokens.length})`),
-    h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Token ID'), h('th', { scope: 'col' }, 'Created'), h('th', { scope: 'col' }, 'Expires'), h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')))),
+    h('caption', null, L.tokensCount(tokens.length)),
+    h('thead', null, h('tr', null, h('th', { scope: 'col' }, L.tokenId), h('th', { scope: 'col' }, L.created), h('th', { scope: 'col' }, L.expires), h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, L.actions)))),
     h(
       'tbody',
       null,
@@ -26,13 +27,13 @@ function patTable(userId: string, tokens: readonly PersonalAccessToken[], reload
           {
             type: 'button',
             class: 'danger small',
-            'aria-label': `Revoke token ${t.id}`,
+            'aria-label': L.revokeToken(t.id),
             onclick: async () => {
-              if (!window.confirm(`Revoke the token ${t.id}? Whatever uses it is refused within seconds.`)) return;
-              await busy(revoke, 'Revoking\u2026', async () => {
+              if (!window.confirm(L.confirmRevokeToken(t.id))) return;
+              await busy(revoke, L.revoking, async () => {
                 try {
                   await management.removePersonalAccessToken({ userId, tokenId: t.id });
-                  announce(`Token ${t.id} revoked.`);
+                  announce(L.tokenRevoked(t.id));
                   await reload();
                 } catch (e) {
                   problem.replaceChildren(h('p', { class: 'error' }, describeError(e).message));
@@ -40,14 +41,14 @@ function patTable(userId: string, tokens: readonly PersonalAccessToken[], reload
               });
             },
           },
-          'Revoke',
+          L.revoke,
         );
         return h(
           'tr',
           { 'data-token-id': t.id },
           h('th', { scope: 'row', class: 'mono' }, t.id),
           h('td', null, tsText(t.details?.creationDate)),
-          h('td', null, t.expirationDate ? tsText(t.expirationDate) : 'never'),
+          h('td', null, t.expirationDate ? tsText(t.expirationDate) : L.never),
           h('td', null, revoke),
         );
       }),
@@ -65,18 +66,18 @@ export async function patSection(userId: string): Promise<HTMLElement> {
   };
   await reload();
 
-  const expiry = textField({ label: 'Expires on', name: 'expirationDate', type: 'date', hint: 'Optional: the token stops working at the end of this day (UTC). Empty: it does not expire.' });
-  const create = h('button', { type: 'submit' }, 'Create token');
-  const form = h('form', { method: 'post', novalidate: true, class: 'card narrow', 'aria-labelledby': 'new-pat-title' }, h('h3', { id: 'new-pat-title' }, 'New token'), expiry.wrapper, h('div', { class: 'actions' }, create));
+  const expiry = textField({ label: L.expiresOn, name: 'expirationDate', type: 'date', hint: L.expiresOnHint });
+  const create = h('button', { type: 'submit' }, L.createToken);
+  const form = h('form', { method: 'post', novalidate: true, class: 'card narrow', 'aria-labelledby': 'new-pat-title' }, h('h3', { id: 'new-pat-title' }, L.newToken), expiry.wrapper, h('div', { class: 'actions' }, create));
   form.addEventListener('submit', async (ev) => {
     ev.preventDefault();
-    await busy(create, 'Creating\u2026', async () => {
+    await busy(create, L.creating, async () => {
       try {
         const day = expiry.input.value;
         const res = await management.addPersonalAccessToken({ userId, expirationDate: day ? timestampFromDate(new Date(`${day}T23:59:59Z`)) : undefined });
         clearProblems(form);
-        created.replaceChildren(secretOnce(res.token, 'New personal access token', 'Personal access token'));
-        announce('Token created. Copy it now: you will not see it again.');
+        created.replaceChildren(secretOnce(res.token, L.newPat, L.patLabel, 'secret-value'));
+        announce(L.tokenCreated);
         created.querySelector<HTMLInputElement>('input')?.focus();
         await reload();
       } catch (e) {
@@ -88,8 +89,8 @@ export async function patSection(userId: string): Promise<HTMLElement> {
   return h(
     'section',
     { 'aria-labelledby': 'pats-title', 'data-testid': 'pat-section' },
-    h('h2', { id: 'pats-title' }, 'Personal access tokens'),
-    h('p', null, 'The machine signs in with one of these as a bearer token. Keyhold keeps only their hashes: a token is shown once, when it is made.'),
+    h('h2', { id: 'pats-title' }, L.pats),
+    h('p', null, L.patsIntro),
     created,
     listBox,
     problem,

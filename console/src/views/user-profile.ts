@@ -4,20 +4,21 @@ import type { User } from '../../../gen/keyhold/user/v2/user_pb.js';
 import { describeError, users } from '../api.js';
 import { announce, h, textField } from '../dom.js';
 import { busy, clearProblems, showProblems } from '../forms.js';
+import { L } from '../i18n.js';
 
 export function profileForm(user: User, saved: () => void): HTMLElement | null {
   if (user.type.case !== 'human') return null;
   const human = user.type.value;
-  const username = textField({ label: 'Username', name: 'username', value: user.username, required: true });
-  const given = textField({ label: 'Given name', name: 'givenName', field: 'profile.givenName', value: human.profile?.givenName, required: true });
-  const family = textField({ label: 'Family name', name: 'familyName', field: 'profile.familyName', value: human.profile?.familyName, required: true });
-  const display = textField({ label: 'Display name', name: 'displayName', field: 'profile.displayName', value: human.profile?.displayName });
-  const email = textField({ label: 'Email', name: 'email', field: 'email.email', type: 'email', value: human.email?.email, required: true });
-  const save = h('button', { type: 'submit' }, 'Save profile');
+  const username = textField({ label: L.username, name: 'username', value: user.username, required: true });
+  const given = textField({ label: L.givenName, name: 'givenName', field: 'profile.givenName', value: human.profile?.givenName, required: true });
+  const family = textField({ label: L.familyName, name: 'familyName', field: 'profile.familyName', value: human.profile?.familyName, required: true });
+  const display = textField({ label: L.displayName, name: 'displayName', field: 'profile.displayName', value: human.profile?.displayName });
+  const email = textField({ label: L.email, name: 'email', field: 'email.email', type: 'email', value: human.email?.email, required: true });
+  const save = h('button', { type: 'submit' }, L.saveProfile);
   const form = h(
     'form',
     { method: 'post', novalidate: true, class: 'card', 'aria-labelledby': 'profile-title' },
-    h('h2', { id: 'profile-title' }, 'Profile'),
+    h('h2', { id: 'profile-title' }, L.profile),
     username.wrapper,
     given.wrapper,
     family.wrapper,
@@ -27,7 +28,7 @@ export function profileForm(user: User, saved: () => void): HTMLElement | null {
   );
   form.addEventListener('submit', async (ev) => {
     ev.preventDefault();
-    await busy(save, 'Saving\u2026', async () => {
+    await busy(save, L.saving, async () => {
       try {
         const newUsername = username.input.value.trim();
         const newEmail = email.input.value.trim();
@@ -38,7 +39,7 @@ export function profileForm(user: User, saved: () => void): HTMLElement | null {
           email: newEmail !== human.email?.email ? { email: email.input.value } : undefined,
         });
         clearProblems(form);
-        announce('Profile saved.');
+        announce(L.profileSaved);
         saved();
       } catch (e) {
         showProblems(form, describeError(e));

@@ -1,15 +1,18 @@
 // #/users/<id>: the user, its state and lifecycle actions (./user-lifecycle.ts),
 // a human's profile (./user-profile.ts),
-// a machine user's access tokens (./user-pats.ts), and the security keys. "Add security key" runs
+// a machine user's access tokens (./user-pats.ts), its roles, memberships,
+// last login and metadata (./user-access.ts), and the security keys. "Add security key" runs
 // RegisterU2F → @simplewebauthn/browser startRegistration → name the key →
 // VerifyU2FRegistration, and says what went wrong in plain words.
 import type { JsonObject } from '@bufbuild/protobuf';
 import { startRegistration, type PublicKeyCredentialCreationOptionsJSON, type RegistrationResponseJSON } from '@simplewebauthn/browser';
 import { U2FState, type U2FToken } from '../../../gen/keyhold/user/v2/user_pb.js';
-import { describeError, users, type Problem } from '../api.js';
+import { describeError, management, users, type Problem } from '../api.js';
 import { announce, h, textField } from '../dom.js';
 import { busy, clearProblems, showProblems } from '../forms.js';
 import { tsText, type View } from '../view.js';
+import { L } from '../i18n.js';
+import { grantsSection, lastLogin, membershipsSection, metadataSection } from './user-access.js';
 import { lifecycle } from './user-lifecycle.js';
 import { patSection } from './user-pats.js';
 import { profileForm } from './user-profile.js';
@@ -20,82 +23,78 @@ export interface Trouble {
   advice: string;
 }
 
-const ALREADY_REGISTERED: Trouble = {
-  kind: 'already-registered',
-  title: 'This security key is already registered.',
-  advice: 'A key can be registered only once. Use a different key, or remove the old entry first.',
-};
+const ALREADY_REGISTERED = (): Trouble => ({ kind: 'already-registered', title: L.keyAlreadyRegistered, advice: L.keyAlreadyRegisteredAdvice });
 
 /** Words for a failure of the browser's part (navigator.credentials.create via startRegistration). */
 export function browserTrouble(e: unknown): Trouble {
   const err = e as { name?: string; code?: string; message?: string };
-  if (err?.name === 'InvalidStateError' || err?.code === 'ERROR_AUTHENTICATOR_PREVIOUSLY_REGISTERED') return ALREADY_REGISTERED;
+  if (err?.name === 'InvalidStateError' || err?.code === 'ERROR_AUTHENTICATOR_PREVIOUSLY_REGISTERED') return ALREADY_REGISTERED();
   if (err?.name === 'NotAllowedError' || err?.name === 'AbortError' || err?.code === 'ERROR_CEREMONY_ABORTED') {
     return {
       kind: 'cancelled',
-      title: 'The security key prompt was cancelled or timed out.',
-      advice: 'No key was added. Select \u201cAdd security key\u201d again when your key is plugged in, then touch it when it blinks.',
+      title: L.keyCancelled,
+      advice: L.keyCancelledAdvice,
     };
   }
   if (err?.name === 'SecurityError') {
     return {
       kind: 'wrong-origin',
-      title: 'The browser refused to create a key for this address.',
-      advice: `Open the console at an address Keyhold is configured for (by default http://localhost:<port>/console/, not 127.0.0.1). This page is ${window.location.origin}.`,
+      title: L.keyWrongOrigin,
+      advice: L.keyWrongOriginAdvice(window.location.origin),
     };
   }
   if (err?.name === 'NotSupportedError' || /not supported/i.test(err?.message ?? '')) {
     return {
       kind: 'unsupported',
-      title: 'This browser or key cannot create the kind of key Keyhold asks for.',
-      advice: 'Try another browser or another security key. Security keys need https, or http on localhost.',
+      title: L.keyUnsupported,
+      advice: L.keyUnsupportedAdvice,
     };
   }
-  return { kind: 'other', title: 'The browser could not create a key.', advice: err?.message ?? String(e) };
+  return { kind: 'other', title: L.keyBrowserFailed, advice: err?.message ?? String(e) };
 }
 
 /** Words for a failure reported by Keyhold (RegisterU2F or VerifyU2FRegistration). */
 export function serverTrouble(problem: Problem): Trouble {
   switch (problem.reason) {
     case 'CREDENTIAL_ALREADY_REGISTERED':
-      return ALREADY_REGISTERED;
+      return ALREADY_REGISTERED();
     case 'U2F_REGISTRATION_EXPIRED':
       return {
         kind: 'expired',
-        title: 'This registration expired before it was finished.',
-        advice: 'Registrations are valid for a few minutes. Select \u201cAdd security key\u201d to start again.',
+        title: L.keyExpired,
+        advice: L.keyExpiredAdvice,
       };
     case 'U2F_REGISTRATION_REPLACED':
       return {
         kind: 'expired',
-        title: 'This registration was ended because newer ones were started.',
-        advice: 'A user can have a few registrations open at once (other tabs count). Select \u201cAdd security key\u201d to start again.',
+        title: L.keyReplaced,
+        advice: L.keyReplacedAdvice,
       };
     case 'U2F_ALREADY_VERIFIED':
-      return { kind: 'other', title: 'This registration was already completed.', advice: 'The key is in the list below; to add another key, start a new registration.' };
+      return { kind: 'other', title: L.keyAlreadyVerified, advice: L.keyAlreadyVerifiedAdvice };
     case 'ORIGIN_NOT_ALLOWED':
     case 'RP_ID_MISMATCH':
       return {
         kind: 'wrong-origin',
-        title: 'Keyhold does not accept keys created on this address.',
-        advice: `Open the console at an origin listed in KEYHOLD_WEBAUTHN_ORIGINS (this page is ${window.location.origin}).`,
+        title: L.keyOriginRefused,
+        advice: L.keyOriginRefusedAdvice(window.location.origin),
       };
     default:
-      return { kind: 'other', title: 'Keyhold did not accept the key.', advice: problem.message };
+      return { kind: 'other', title: L.keyRefused, advice: problem.message };
   }
 }
 
 function keysTable(userId: string, tokens: U2FToken[], reload: () => Promise<void>, showError: (t: Trouble) => void): HTMLElement {
   const ready = tokens.filter((t) => t.state === U2FState.U2F_STATE_READY);
-  if (!ready.length) return h('p', { class: 'empty', 'data-testid': 'no-keys' }, 'No security keys yet.');
+  if (!ready.length) return h('p', { class: 'empty', 'data-testid': 'no-keys' }, L.noKeys);
   return h(
     'table',
     { class: 'list', 'data-testid': 'keys' },
-    h('caption', null, `Security keys (${ready.length})`),
+    h('caption', null, L.keysCount(ready.length)),
     h(
       'thead',
       null,
-      h('tr', null, h('th', { scope: 'col' }, 'Name'), h('th', { scope: 'col' }, 'Format'), h('th', { scope: 'col' }, 'AAGUID'), h('th', { scope: 'col' }, 'Added'), h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions'))),
+      h('tr', null, h('th', { scope: 'col' }, L.name), h('th', { scope: 'col' }, L.format), h('th', { scope: 'col' }, 'AAGUID'), h('th', { scope: 'col' }, L.added), h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, L.actions))),
     ),
     h(
       'tbody',
@@ -106,21 +105,21 @@ function keysTable(userId: string, tokens: U2FToken[], reload: () => Promise<voi
           {
             type: 'button',
             class: 'danger small',
-            'aria-label': `Remove security key ${t.name}`,
+            'aria-label': L.removeKey(t.name),
             onclick: async () => {
-              if (!window.confirm(`Remove the security key \u201c${t.name}\u201d? It can no longer be used for this user.`)) return;
-              await busy(remove, 'Removing\u2026', async () => {
+              if (!window.confirm(L.confirmRemoveKey(t.name))) return;
+              await busy(remove, L.removing, async () => {
                 try {
                   await users.removeU2F({ userId, u2fId: t.id });
-                  announce(`Security key ${t.name} removed.`);
+                  announce(L.keyRemoved(t.name));
                   await reload();
                 } catch (e) {
-                  showError({ kind: 'other', title: 'The key could not be removed.', advice: describeError(e).message });
+                  showError({ kind: 'other', title: L.keyNotRemoved, advice: describeError(e).message });
                 }
               });
             },
           },
-          'Remove',
+          L.remove,
         );
         return h(
           'tr',
@@ -142,6 +141,8 @@ export async function userView(userId: string): Promise<View> {
   const human = user?.type.case === 'human' ? user.type.value : undefined;
   const displayName = human?.profile?.displayName || (user?.type.case === 'machine' ? user.type.value.name : '') || username;
   const pats = user?.type.case === 'machine' ? await patSection(userId) : null;
+  const orgName = await management.getMyOrganization({}).then((o) => o.name, () => L.yourOrganization);
+  const [roles, memberships, login, metadata] = await Promise.all([grantsSection(userId), membershipsSection(userId, orgName), lastLogin(userId), metadataSection(userId)]);
   const state = h('div');
   const showState = (u: NonNullable<typeof user>) =>
     state.replaceChildren(
@@ -181,7 +182,7 @@ export async function userView(userId: string): Promise<View> {
         naming.replaceChildren();
         add.disabled = true;
         try {
-          status.textContent = 'Starting the registration\u2026';
+          status.textContent = L.keyStarting;
           let registration;
           try {
             registration = await users.registerU2F({ userId });
@@ -189,7 +190,7 @@ export async function userView(userId: string): Promise<View> {
             showError(serverTrouble(describeError(e)));
             return;
           }
-          status.textContent = 'Insert your security key and touch it when it blinks (or follow your browser\u2019s prompt).';
+          status.textContent = L.keyInsert;
           let credential: RegistrationResponseJSON;
           try {
             credential = await startRegistration({
@@ -199,19 +200,19 @@ export async function userView(userId: string): Promise<View> {
             showError(browserTrouble(e));
             return;
           }
-          status.textContent = 'The key answered. Now give it a name.';
+          status.textContent = L.keyAnswered;
           askName(registration.u2fId, credential);
         } finally {
           add.disabled = false;
         }
       },
     },
-    'Add security key',
+    L.addKey,
   );
 
   const askName = (u2fId: string, credential: RegistrationResponseJSON) => {
-    const name = textField({ label: 'Key name', name: 'tokenName', value: 'Security key', required: true, hint: 'A name you will recognise, for example \u201cBlue key on my keyring\u201d. 1 to 200 characters.' });
-    const save = h('button', { type: 'submit' }, 'Save key');
+    const name = textField({ label: L.keyName, name: 'tokenName', value: L.keyDefaultName, required: true, hint: L.keyNameHint });
+    const save = h('button', { type: 'submit' }, L.saveKey);
     const cancel = h(
       'button',
       {
@@ -219,22 +220,22 @@ export async function userView(userId: string): Promise<View> {
         class: 'secondary',
         onclick: () => {
           naming.replaceChildren();
-          status.textContent = 'Cancelled; no key was added.';
+          status.textContent = L.keyNamingCancelled;
           add.focus();
         },
       },
-      'Cancel',
+      L.cancel,
     );
     const form = h(
       'form',
       { method: 'post', novalidate: true, class: 'card narrow', 'aria-labelledby': 'name-key-title' },
-      h('h3', { id: 'name-key-title' }, 'Name this key'),
+      h('h3', { id: 'name-key-title' }, L.nameThisKey),
       name.wrapper,
       h('div', { class: 'actions' }, save, cancel),
     );
     form.addEventListener('submit', async (ev) => {
       ev.preventDefault();
-      await busy(save, 'Saving\u2026', async () => {
+      await busy(save, L.saving, async () => {
         try {
           const answer = await users.verifyU2FRegistration({
             userId,
@@ -245,7 +246,7 @@ export async function userView(userId: string): Promise<View> {
           });
           clearProblems(form);
           naming.replaceChildren();
-          status.textContent = `Security key \u201c${name.input.value.trim()}\u201d added.`;
+          status.textContent = L.keyAdded(name.input.value.trim());
           await reload();
           // The user's first key: its recovery codes (for a lost key), in this answer only — shown here once.
           if (answer.recoveryCodes.length) naming.replaceChildren(recoveryCodesCard(answer.recoveryCodes));
@@ -272,29 +273,33 @@ export async function userView(userId: string): Promise<View> {
     node: h(
       'section',
       { 'aria-labelledby': 'user-title' },
-      h('nav', { 'aria-label': 'Breadcrumb', class: 'breadcrumb' }, h('a', { href: '#/users' }, 'Users'), ' / ', h('span', { 'aria-current': 'page' }, username)),
+      h('nav', { 'aria-label': L.breadcrumb, class: 'breadcrumb' }, h('a', { href: '#/users' }, L.usersTitle), ' / ', h('span', { 'aria-current': 'page' }, username)),
       h('h1', { id: 'user-title', tabindex: '-1' }, displayName),
       h(
         'dl',
         { class: 'facts compact' },
-        h('dt', null, 'User ID'),
+        h('dt', null, L.userId),
         h('dd', { class: 'mono' }, user?.userId ?? userId),
-        h('dt', null, 'Username'),
+        h('dt', null, L.username),
         h('dd', null, username),
-        human?.email?.email ? [h('dt', null, 'Email'), h('dd', null, human.email.email)] : null,
-        h('dt', null, 'Kind'),
-        h('dd', null, user?.type.case === 'machine' ? 'machine user' : 'human user'),
-        h('dt', null, 'Created'),
+        human?.email?.email ? [h('dt', null, L.email), h('dd', null, human.email.email)] : null,
+        h('dt', null, L.kind),
+        h('dd', null, user?.type.case === 'machine' ? L.machineUser : L.humanUser),
+        h('dt', null, L.created),
         h('dd', null, tsText(user?.details?.creationDate)),
+        login,
       ),
       state,
       user ? profileForm(user, () => window.dispatchEvent(new HashChangeEvent('hashchange'))) : null,
       pats,
+      roles,
+      memberships,
+      metadata,
       h(
         'section',
         { 'aria-labelledby': 'keys-title', class: 'keys' },
-        h('h2', { id: 'keys-title' }, 'Security keys'),
-        h('p', null, 'Security keys (FIDO2 / U2F) are a second factor for this user. Adding one asks the browser to talk to the key.'),
+        h('h2', { id: 'keys-title' }, L.keys),
+        h('p', null, L.keysIntro),
         keys,
         h('div', { class: 'actions' }, add),
         status,
@@ -310,8 +315,8 @@ function recoveryCodesCard(codes: readonly string[]): HTMLElement {
   return h(
     'section',
     { class: 'card narrow', 'aria-labelledby': 'recovery-codes-title', 'data-testid': 'recovery-codes' },
-    h('h3', { id: 'recovery-codes-title' }, 'Save your recovery codes'),
-    h('p', null, 'If you lose your security key, each of these codes signs you in once in its place. Keep them somewhere safe, away from the key: they are shown only now.'),
+    h('h3', { id: 'recovery-codes-title' }, L.recoveryTitle),
+    h('p', null, L.recoveryIntro),
     h('ol', { class: 'mono' }, codes.map((c) => h('li', null, c))),
   );
 }

@@ -9,9 +9,10 @@ import { type SearchQuerySchema, Type, type User, UserState } from '../../../gen
 import { describeError, management, orgContext, users } from '../api.js';
 import { announce, h, textField } from '../dom.js';
 import { busy, clearProblems, showProblems } from '../forms.js';
+import { L } from '../i18n.js';
 import { filterSelect, searchList } from '../paging.js';
 import { href, tsText, type View } from '../view.js';
-import { lifecycleButtons, USER_STATES } from './user-lifecycle.js';
+import { lifecycleButtons, userState } from './user-lifecycle.js';
 
 type Query = MessageInitShape<typeof SearchQuerySchema>;
 
@@ -26,8 +27,8 @@ function usersTable(list: readonly User[], reload: () => Promise<void>, problem:
   return h(
     'table',
     { class: 'list' },
-    h('caption', { class: 'visually-hidden' }, 'Users'),
-    h('thead', null, h('tr', null, ['Username', 'Name', 'Email', 'Kind', 'State', 'Created', 'Actions'].map((c) => h('th', { scope: 'col' }, c)))),
+    h('caption', { class: 'visually-hidden' }, L.usersTitle),
+    h('thead', null, h('tr', null, [L.username, L.name, L.email, L.kind, L.state, L.created, L.actions].map((c) => h('th', { scope: 'col' }, c)))),
     h(
       'tbody',
       null,
@@ -38,15 +39,15 @@ function usersTable(list: readonly User[], reload: () => Promise<void>, problem:
           h('th', { scope: 'row' }, h('a', { href: href('users', u.userId) }, u.username)),
           h('td', null, displayNameOf(u)),
           h('td', null, u.type.case === 'human' ? (u.type.value.email?.email ?? '') : ''),
-          h('td', null, u.type.case === 'machine' ? 'machine' : 'human'),
-          h('td', { 'data-testid': 'user-state' }, USER_STATES[u.state] ?? 'unknown'),
+          h('td', null, u.type.case === 'machine' ? L.machine : L.human),
+          h('td', { 'data-testid': 'user-state' }, userState(u.state)),
           h('td', null, tsText(u.details?.creationDate)),
           h(
             'td',
             null,
             h(
               'div',
-              { class: 'row-actions', role: 'group', 'aria-label': `Actions for ${u.username}` },
+              { class: 'row-actions', role: 'group', 'aria-label': L.actionsFor(u.username) },
               lifecycleButtons(u, () => reload(), (message) => problem.replaceChildren(h('p', { class: 'error' }, `${u.username}: ${message}`)), true),
             ),
           ),
@@ -57,16 +58,16 @@ function usersTable(list: readonly User[], reload: () => Promise<void>, problem:
 }
 
 function humanForm(): HTMLFormElement {
-  const username = textField({ label: 'Username', name: 'username', required: true, autocomplete: 'off' });
-  const given = textField({ label: 'Given name', name: 'givenName', field: 'profile.givenName', required: true });
-  const family = textField({ label: 'Family name', name: 'familyName', field: 'profile.familyName', required: true });
-  const display = textField({ label: 'Display name', name: 'displayName', field: 'profile.displayName', hint: 'Optional; "given family" when empty.' });
-  const email = textField({ label: 'Email', name: 'email', field: 'email.email', type: 'email', required: true });
-  const create = h('button', { type: 'submit' }, 'Create user');
+  const username = textField({ label: L.username, name: 'username', required: true, autocomplete: 'off' });
+  const given = textField({ label: L.givenName, name: 'givenName', field: 'profile.givenName', required: true });
+  const family = textField({ label: L.familyName, name: 'familyName', field: 'profile.familyName', required: true });
+  const display = textField({ label: L.displayName, name: 'displayName', field: 'profile.displayName', hint: L.displayNameHint });
+  const email = textField({ label: L.email, name: 'email', field: 'email.email', type: 'email', required: true });
+  const create = h('button', { type: 'submit' }, L.createUser);
   const form = h(
     'form',
     { method: 'post', novalidate: true, class: 'card', 'aria-labelledby': 'new-user-title' },
-    h('h2', { id: 'new-user-title' }, 'New human user'),
+    h('h2', { id: 'new-user-title' }, L.newHumanUser),
     username.wrapper,
     given.wrapper,
     family.wrapper,
@@ -76,7 +77,7 @@ function humanForm(): HTMLFormElement {
   );
   form.addEventListener('submit', async (ev) => {
     ev.preventDefault();
-    await busy(create, 'Creating\u2026', async () => {
+    await busy(create, L.creating, async () => {
       try {
         const org = orgContext.current;
         const res = await users.addHumanUser({
@@ -86,7 +87,7 @@ function humanForm(): HTMLFormElement {
           email: { email: email.input.value },
         });
         clearProblems(form);
-        announce(`User ${username.input.value.trim()} created.`);
+        announce(L.userCreated(username.input.value.trim()));
         window.location.hash = href('users', res.userId);
       } catch (e) {
         showProblems(form, describeError(e));
@@ -97,15 +98,15 @@ function humanForm(): HTMLFormElement {
 }
 
 function machineForm(): HTMLFormElement {
-  const username = textField({ label: 'Machine login name', name: 'userName', required: true });
-  const name = textField({ label: 'Machine name', name: 'name', required: true });
-  const description = textField({ label: 'Description', name: 'description', hint: 'Optional: what the machine does.' });
-  const create = h('button', { type: 'submit' }, 'Create machine user');
+  const username = textField({ label: L.machineLoginName, name: 'userName', required: true });
+  const name = textField({ label: L.machineName, name: 'name', required: true });
+  const description = textField({ label: L.description, name: 'description', hint: L.descriptionHint });
+  const create = h('button', { type: 'submit' }, L.createMachineUser);
   const form = h(
     'form',
     { method: 'post', novalidate: true, class: 'card', 'aria-labelledby': 'new-machine-title' },
-    h('h2', { id: 'new-machine-title' }, 'New machine user'),
-    h('p', { class: 'hint' }, 'A machine user signs in with personal access tokens, made on its page.'),
+    h('h2', { id: 'new-machine-title' }, L.newMachineUser),
+    h('p', { class: 'hint' }, L.machineHint),
     username.wrapper,
     name.wrapper,
     description.wrapper,
@@ -113,11 +114,11 @@ function machineForm(): HTMLFormElement {
   );
   form.addEventListener('submit', async (ev) => {
     ev.preventDefault();
-    await busy(create, 'Creating\u2026', async () => {
+    await busy(create, L.creating, async () => {
       try {
         const res = await management.addMachineUser({ userName: username.input.value, name: name.input.value, description: description.input.value, accessTokenType: AccessTokenType.BEARER });
         clearProblems(form);
-        announce(`Machine user ${username.input.value.trim()} created.`);
+        announce(L.machineCreated(username.input.value.trim()));
         window.location.hash = href('users', res.userId);
       } catch (e) {
         showProblems(form, describeError(e));
@@ -136,30 +137,30 @@ const TEXT_FIELDS: Record<string, (text: string) => Query> = {
 export async function usersView(): Promise<View> {
   const org = orgContext.current;
   const problem = h('div', { class: 'alert-box', role: 'alert', 'data-testid': 'users-problem' });
-  const field = filterSelect('Search in', 'field', [
-    ['username', 'Username'],
-    ['email', 'Email'],
-    ['displayName', 'Display name'],
+  const field = filterSelect(L.searchIn, 'field', [
+    ['username', L.username],
+    ['email', L.email],
+    ['displayName', L.displayName],
   ]);
-  const state = filterSelect('State', 'state', [
-    ['0', 'Any'],
-    [String(UserState.ACTIVE), 'Active'],
-    [String(UserState.INACTIVE), 'Deactivated'],
-    [String(UserState.LOCKED), 'Locked'],
+  const state = filterSelect(L.state, 'state', [
+    ['0', L.any],
+    [String(UserState.ACTIVE), L.stateActive],
+    [String(UserState.INACTIVE), L.stateDeactivated],
+    [String(UserState.LOCKED), L.stateLocked],
   ]);
-  const kind = filterSelect('Kind', 'kind', [
-    ['0', 'Any'],
-    [String(Type.HUMAN), 'Human'],
-    [String(Type.MACHINE), 'Machine'],
+  const kind = filterSelect(L.kind, 'kind', [
+    ['0', L.any],
+    [String(Type.HUMAN), L.humanKind],
+    [String(Type.MACHINE), L.machineKind],
   ]);
   const list = searchList<User>({
     id: 'users',
-    noun: 'users',
-    searchLabel: 'Search users',
-    searchHint: 'Part of the username, email or display name, any case. Oldest first.',
+    noun: L.usersNoun,
+    searchLabel: L.searchUsers,
+    searchHint: L.searchUsersHint,
     controls: [field.wrapper, state.wrapper, kind.wrapper],
     filtered: () => state.select.value !== '0' || kind.select.value !== '0',
-    empty: 'No users yet.',
+    empty: L.noUsers,
     async load({ text, offset, limit }) {
       const queries: Query[] = [];
       if (text) queries.push(TEXT_FIELDS[field.select.value]!(text));
@@ -177,12 +178,12 @@ export async function usersView(): Promise<View> {
   await list.start();
 
   return {
-    title: 'Users',
+    title: L.usersTitle,
     node: h(
       'section',
       { 'aria-labelledby': 'users-title' },
-      h('h1', { id: 'users-title', tabindex: '-1' }, 'Users'),
-      org ? h('p', { class: 'notice' }, `Users of the organization \u201c${org.name}\u201d.`) : null,
+      h('h1', { id: 'users-title', tabindex: '-1' }, L.usersTitle),
+      org ? h('p', { class: 'notice' }, L.usersOfOrg(org.name)) : null,
       problem,
       list.element,
       humanForm(),

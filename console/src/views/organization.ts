@@ -1,0 +1,112 @@
+// #/organization: the organization the console acts in — its login policy
+// (forceMfa), its lockout policy (max password attempts) and its members.
+// A policy still the instance's default is saved as the org's own
+// (AddCustom…), afterwards changed (UpdateCustom…), as ZITADEL's console does.
+import { describeError, management } from '../api.js';
+import { announce, h, textField } from '../dom.js';
+import { busy, clearProblems, showProblems } from '../forms.js';
+import { L } from '../i18n.js';
+import type { View } from '../view.js';
+import { membersSection } from './members.js';
+import { checkField } from './project-admin.js';
+
+async function loginPolicyForm(): Promise<HTMLElement> {
+  const form = h('form', { method: 'post', novalidate: true, class: 'card', 'aria-labelledby': 'login-policy-title', 'data-testid': 'login-policy' }, h('h2', { id: 'login-policy-title' }, L.loginPolicy));
+  let answer;
+  try {
+    answer = await management.getLoginPolicy({});
+  } catch (e) {
+    form.append(h('p', { class: 'error', role: 'alert' }, describeError(e).message));
+    return form;
+  }
+  let isDefault = answer.isDefault || (answer.policy?.isDefault ?? false);
+  const note = h('p', { class: 'hint', 'data-testid': 'login-policy-source' }, isDefault ? L.policyIsDefault : L.policyIsOwn);
+  const forceMfa = checkField(L.forceMfa, 'forceMfa', answer.policy?.forceMfa ?? false, L.forceMfaHint);
+  const save = h('button', { type: 'submit' }, L.saveLoginPolicy);
+  form.append(note, forceMfa.wrapper, h('div', { class: 'actions' }, save));
+  form.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    await busy(save, L.saving, async () => {
+      try {
+        if (isDefault) await management.addCustomLoginPolicy({ forceMfa: forceMfa.input.checked });
+        else await management.updateCustomLoginPolicy({ forceMfa: forceMfa.input.checked });
+        isDefault = false;
+        note.textContent = L.policyIsOwn;
+        clearProblems(form);
+        announce(L.loginPolicySaved);
+      } catch (e) {
+        showProblems(form, describeError(e));
+      }
+    });
+  });
+  return form;
+}
+
+async function lockoutPolicyForm(): Promise<HTMLElement> {
+  const form = h('form', { method: 'post', novalidate: true, class: 'card', 'aria-labelledby': 'lockout-policy-title', 'data-testid': 'lockout-policy' }, h('h2', { id: 'lockout-policy-title' }, L.lockoutPolicy));
+  let answer;
+  try {
+    answer = await management.getLockoutPolicy({});
+  } catch (e) {
+    form.append(h('p', { class: 'error', role: 'alert' }, describeError(e).message));
+    return form;
+  }
+  let isDefault = answer.isDefault || (answer.policy?.isDefault ?? false);
+  const note = h('p', { class: 'hint', 'data-testid': 'lockout-policy-source' }, isDefault ? L.policyIsDefault : L.policyIsOwn);
+  const attempts = textField({ label: L.maxPasswordAttempts, name: 'maxPasswordAttempts', type: 'number', value: String(answer.policy?.maxPasswordAttempts ?? 0), hint: L.maxPasswordAttemptsHint, attrs: { min: 0, step: 1, inputmode: 'numeric' } });
+  const save = h('button', { type: 'submit' }, L.saveLockoutPolicy);
+  form.append(note, attempts.wrapper, h('div', { class: 'actions' }, save));
+  form.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    await busy(save, L.saving, async () => {
+      // What is not a whole number goes as it is typed (NaN → 0 would be "never locked"): the server names the field.
+      const n = Number(attempts.input.value);
+      try {
+        if (!Number.isInteger(n) || n < 0 || n > 0xffffffff) throw new Error('not a count');
+        if (isDefault) await management.addCustomLockoutPolicy({ maxPasswordAttempts: n });
+        else await management.updateCustomLockoutPolicy({ maxPasswordAttempts: n });
+        isDefault = false;
+        note.textContent = L.policyIsOwn;
+        clearProblems(form);
+        announce(L.lockoutPolicySaved);
+      } catch (e) {
+        if (e instanceof Error && e.message === 'not a count') {
+          showProblems(form, { code: 3, message: L.maxPasswordAttemptsHint, violations: [{ field: 'maxPasswordAttempts', description: L.maxPasswordAttemptsHint }] });
+          return;
+        }
+        showProblems(form, describeError(e));
+      }
+    });
+  });
+  return form;
+}
+
+export async function organizationView(): Promise<View> {
+  const org = await management.getMyOrganization({});
+  const name = org.name || L.yourOrganization;
+  const [login, lockout, members] = await Promise.all([
+    loginPolicyForm(),
+    lockoutPolicyForm(),
+    membersSection({
+      id: 'org-members',
+      intro: L.orgMembersIntro,
+      roles: ['ORG_OWNER', 'ORG_USER_MANAGER'],
+      list: async () => (await management.listOrgMembers({ query: { limit: 1000, asc: true } })).result,
+      add: (userId, roles) => management.addOrgMember({ userId, roles }),
+      update: (userId, roles) => management.updateOrgMember({ userId, roles }),
+      remove: (userId) => management.removeOrgMember({ userId }),
+    }),
+  ]);
+  return {
+    title: L.organizationTitle(name),
+    node: h(
+      'section',
+      { 'aria-labelledby': 'organization-title' },
+      h('h1', { id: 'organization-title', tabindex: '-1' }, L.organizationTitle(name)),
+      h('dl', { class: 'facts compact' }, h('dt', null, L.id), h('dd', { class: 'mono' }, org.id)),
+      login,
+      lockout,
+      members,
+    ),
+  };
+}
