@@ -2,7 +2,7 @@
 // A handler converts the request, calls one command or query, and converts
 // the answer; it never builds an event or touches storage.
 import type { HandlerContext } from '@connectrpc/connect';
-import { callerKey, type Call } from '../commands/caller.js';
+import { callerKey, type Call } from '../access/caller.js';
 import type { Commands } from '../commands/index.js';
 import { invalidRequest, KeyholdError, violation } from '../domain/errors/keyhold-error.js';
 import { negotiateLanguage, type Language } from '../domain/i18n/language.js';

@@ -2,7 +2,7 @@
 // nothing else to change anything; each is one file under this folder, and
 // runs its rule (a decider in src/domain/<aggregate>/decider.ts) through the
 // one runner (./run.ts). docs/architecture.md has the recipe for a new one.
-import type { Call } from './caller.js';
+import type { Call } from '../access/caller.js';
 import type { Ports } from './ports.js';
 import { withRecentCopies } from './recent-copies.js';
 import { addOidcApp, type AddOidcAppInput } from './apps/add-oidc-app.js';
@@ -56,7 +56,7 @@ import { verifyU2fRegistration, type VerifyU2fInput } from './u2f/verify-u2f.js'
 import { useU2f } from './u2f/use-u2f.js';
 import { registerTotp, removeTotp, useTotp, verifyTotpRegistration, type UseTotpInput, type UseTotpResult } from './totp/totp.js';
 
-export type { Call, Caller } from './caller.js';
+export type { Call, Caller } from '../access/caller.js';
 export type { AddHumanUserInput, AddOidcAppInput, SetPasswordInput, UpdateHumanUserInput, UpdateOidcConfigInput, VerifyU2fInput };
 export type { Written } from './written.js';
 export type { UseTotpInput, UseTotpResult };

@@ -4,8 +4,15 @@
 // handle, SQL or drizzle: swapping the storage changes nothing here.
 import type { AggregateType, ExpectedSequence, NewEvent, StoredEvent } from '../domain/events/index.js';
 import type { AttemptOutcome, BucketRequest, CountedBucket } from '../domain/identity/attempt-budget.js';
-import type { Membership } from '../domain/identity/permissions.js';
 import type { RegistrationVerificationInput, RegistrationVerificationResult } from '../domain/webauthn/index.js';
+import type { Clock } from '../domain/clock.js';
+import type { Lookups } from '../access/lookups.js';
+
+// The read port and the facts it answers live under the access checks (src/access/), which
+// commands and queries both stand on; the clock is a domain type. Re-exported: a command's
+// ports are one import.
+export type { Lookups, PasskeyFacts, U2fFacts, UserFacts } from '../access/lookups.js';
+export type { Clock } from '../domain/clock.js';
 
 /** Events of aggregates: load one's history, append new events with optimistic concurrency. */
 export interface EventStore {
@@ -58,10 +65,6 @@ export class UniqueViolation extends Error {
   }
 }
 
-export interface Clock {
-  /** Milliseconds since the epoch. */
-  now(): number;
-}
 
 export interface Ids {
   /** A fresh object id (domain/ids.ts). */
@@ -84,84 +87,6 @@ export interface Secrets {
 
 /** Verifies a WebAuthn registration response (domain/webauthn), possibly on a worker thread. */
 export type RegistrationVerifier = (input: RegistrationVerificationInput) => Promise<RegistrationVerificationResult>;
-
-/** A user as the commands need it. */
-export interface UserFacts {
-  id: string;
-  orgId: string;
-  kind: 'human' | 'machine';
-  username: string;
-  displayName: string | null;
-  name: string | null;
-  /** Humans (UpdateHumanUser keeps what a request leaves out). */
-  givenName: string | null;
-  familyName: string | null;
-  email: string | null;
-  /** Whether the user may log in (a passkey login refuses any other); deactivated or locked users hold no role that counts for the last-owner rule (orgs/org-members.ts goneOwners). */
-  state: 'active' | 'inactive' | 'locked';
-}
-
-/** A security key (registration) of a user, as listed by the read model. */
-export interface U2fFacts {
-  id: string;
-  userId: string;
-  orgId: string;
-  state: 'pending' | 'ready';
-  rpId: string;
-  credentialId: string | null;
-  expiresAt: Date;
-}
-
-/** A passkey (registration) of a user, as listed by the read model. */
-export interface PasskeyFacts {
-  id: string;
-  userId: string;
-  orgId: string;
-  state: 'pending' | 'ready';
-  rpId: string;
-  credentialId: string | null;
-  expiresAt: Date;
-}
-
-/**
- * What commands (and the authorization they share with queries) look up in the
- * read models: facts for authorization, ownership and uniqueness, never
- * the rules themselves.
- */
-export interface Lookups {
-  /** Whether the org exists. */
-  orgExists(orgId: string): Promise<boolean>;
-  /** The org that owns the project, or undefined when there is no such project. */
-  ownerOfProject(projectId: string): Promise<string | undefined>;
-  /** The org the user belongs to, or undefined when there is no such user. */
-  ownerOfUser(userId: string): Promise<string | undefined>;
-  /** Every scope (instance, org, project) where the user holds roles. */
-  membershipsOf(userId: string): Promise<Membership[]>;
-  /** The user, or undefined. */
-  userFacts(userId: string): Promise<UserFacts | undefined>;
-  /** The user's security keys, pending and ready, oldest first. */
-  u2fOf(userId: string): Promise<U2fFacts[]>;
-  /** The ready security key with this credential id (base64url) — its id and user — or undefined. */
-  u2fByCredentialId(credentialId: string): Promise<{ id: string; userId: string } | undefined>;
-  /** The user's passkeys, pending and ready, oldest first. */
-  passkeysOf(userId: string): Promise<PasskeyFacts[]>;
-  /** The token (security key or passkey) holding this verified credential id (base64url), and its user; or undefined. */
-  webauthnCredential(credentialId: string): Promise<{ kind: 'u2f' | 'passkey'; tokenId: string; userId: string } | undefined>;
-  /** The user's authenticator app (TOTP): its id and whether it is ready; undefined: none (one primary-key read). */
-  totpOf(userId: string): Promise<{ totpId: string; state: 'pending' | 'ready' } | undefined>;
-  /** Which of `roleKeys` the project has (its own roles, project.role.added). */
-  existingRoleKeys(projectId: string, roleKeys: readonly string[]): Promise<string[]>;
-  /** The ids of the project's user grants; with `roleKey`, only those holding that role (RemoveProjectRole, RemoveProject). */
-  grantIdsOfProject(projectId: string, roleKey?: string): Promise<string[]>;
-  /** The ids of the project's apps (RemoveProject). */
-  appIdsOfProject(projectId: string): Promise<string[]>;
-  /** The ids of the org's users (RemoveOrg). */
-  userIdsOfOrg(orgId: string): Promise<string[]>;
-  /** The ids of the org's projects (RemoveOrg). */
-  projectIdsOfOrg(orgId: string): Promise<string[]>;
-  /** The org's lockout threshold (its own lockout policy's maxPasswordAttempts; 0 = no lock, the default). */
-  maxPasswordAttemptsOf(orgId: string): Promise<number>;
-}
 
 /** WebAuthn settings of this server, fixed once it listens (its port may be part of the default origin). */
 export interface WebAuthnSettings {

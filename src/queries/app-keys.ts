@@ -1,7 +1,7 @@
 // ListAppKeys: a private_key_jwt app's keys — ids, type, expiry,
 // never a key. As GetAppByID: the project in the org (404), project.app.read
 // (403), the app in that project (404).
-import type { Call } from '../commands/caller.js';
+import type { Call } from '../access/caller.js';
 import { pageOf, type Listed } from '../domain/lists.js';
 import { getApp } from './apps.js';
 import type { SentPage } from './lists.js';

@@ -1,6 +1,6 @@
 // GetAppByID (ListApps: ./lists.ts).
-import { projectForAppCall } from '../commands/apps/app-in-project.js';
-import type { Call } from '../commands/caller.js';
+import { projectForAppCall } from '../access/app-in-project.js';
+import type { Call } from '../access/caller.js';
 import { KeyholdError } from '../domain/errors/keyhold-error.js';
 import type { AppView, ReadModel } from './read-model.js';
 

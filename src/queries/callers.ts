@@ -10,7 +10,7 @@
 // cache; any membership, token or user-lifecycle event appended by this
 // process clears it; TTL_MS = 1 s bounds how long a change written by another
 // Keyhold process sharing the PostgreSQL takes to show here.
-import type { Caller } from '../commands/caller.js';
+import type { Caller } from '../access/caller.js';
 import type { EventTypeName, StoredEvent } from '../domain/events/index.js';
 import { KeyholdError } from '../domain/errors/keyhold-error.js';
 import { hashToken } from '../domain/identity/tokens.js';

@@ -2,7 +2,7 @@
 // an org owner (org.events.read) its org's events only — a resource_owner
 // filter naming another org is 403. Payloads leave out their secret fields by
 // the one rule of the vocabulary (domain/events withoutSecrets).
-import type { Call } from '../commands/caller.js';
+import type { Call } from '../access/caller.js';
 import { invalidRequest, KeyholdError, violation } from '../domain/errors/keyhold-error.js';
 import { AGGREGATE_TYPES, withoutSecrets, type EventTypeName, type StoredEvent } from '../domain/events/index.js';
 import { hasPermission } from '../domain/identity/permissions.js';

@@ -1,7 +1,7 @@
 // Every read Keyhold offers, bound to the read model. The API calls these to
-// read; authorization is the same as the commands' (src/commands/access.ts).
-import type { Call } from '../commands/caller.js';
-import type { Clock } from '../commands/ports.js';
+// read; authorization is the same as the commands' (src/access/access.ts).
+import type { Call } from '../access/caller.js';
+import type { Clock } from '../domain/clock.js';
 import { getApp } from './apps.js';
 import { listApps, listOrganizations, listProjectRoles, listProjects, listUsers, type ListUsersInput, type SentPage } from './lists.js';
 import { getProject } from './projects.js';

@@ -1,14 +1,14 @@
 // The lists: ListApps, ListProjects, ListProjectRoles, ListUsers, ListOrganizations.
 // Each validates its filters (400), authorizes like its Get (403/404), and asks
 // the read model for one page of what the caller may read.
-import { projectForAppCall } from '../commands/apps/app-in-project.js';
-import { orgContext } from '../commands/access.js';
-import type { Call, Caller } from '../commands/caller.js';
+import { projectForAppCall } from '../access/app-in-project.js';
+import { orgContext } from '../access/access.js';
+import type { Call, Caller } from '../access/caller.js';
 import { invalidRequest, type FieldViolation } from '../domain/errors/keyhold-error.js';
 import { hasPermission, type Permission } from '../domain/identity/permissions.js';
 import { requiredId } from '../domain/identity/text-rules.js';
 import { MAX_ANSWER_BYTES, pageOf, pageTooLarge, textFilters, tooManyQueries, type Listed, type SentText } from '../domain/lists.js';
-import { projectForCall } from '../commands/projects/project-call.js';
+import { projectForCall } from '../access/project-call.js';
 import type { AppView, OrgView, ProjectRoleView, ProjectView, ReadModel, UserView } from './read-model.js';
 
 /** A ListQuery as the API hands it over. */

@@ -1,7 +1,7 @@
 // GetLoginPolicy: the login policy of the org the call acts in —
 // its own, or the default (forceMfa off) with the org's version.
-import { authorize, orgContext } from '../commands/access.js';
-import type { Call } from '../commands/caller.js';
+import { authorize, orgContext } from '../access/access.js';
+import type { Call } from '../access/caller.js';
 import { KeyholdError } from '../domain/errors/keyhold-error.js';
 import { allowedFirstFactors, DEFAULT_LOGIN_POLICY } from '../domain/org/decider.js';
 import type { ReadModel, Versioned } from './read-model.js';

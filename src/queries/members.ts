@@ -2,8 +2,8 @@
 // project of it, one page at a time. Authorized like the writes beside them:
 // the org context (403 for an org the caller holds no role in), the project
 // in that org (404 otherwise, as for none), then the read permission (403).
-import { authorize, orgContext, projectInOrg } from '../commands/access.js';
-import type { Call } from '../commands/caller.js';
+import { authorize, orgContext, projectInOrg } from '../access/access.js';
+import type { Call } from '../access/caller.js';
 import { invalidRequest } from '../domain/errors/keyhold-error.js';
 import { requiredId } from '../domain/identity/text-rules.js';
 import { pageOf, tooManyQueries, type Listed } from '../domain/lists.js';

@@ -1,6 +1,6 @@
 // GetOrganization (v2) and GetMyOrganization (management); ListOrganizations: ./lists.ts.
-import { orgContext } from '../commands/access.js';
-import type { Call } from '../commands/caller.js';
+import { orgContext } from '../access/access.js';
+import type { Call } from '../access/caller.js';
 import { invalidRequest, KeyholdError } from '../domain/errors/keyhold-error.js';
 import { hasPermission } from '../domain/identity/permissions.js';
 import { requiredId } from '../domain/identity/text-rules.js';

@@ -1,8 +1,8 @@
 // ListPersonalAccessTokens: a user's tokens (ids, dates, expiry — never the
 // token or its hash), one page at a time. As AddPersonalAccessToken: the user
 // of the call's org (404), then user.read there (403).
-import { authorize, orgContext } from '../commands/access.js';
-import type { Call } from '../commands/caller.js';
+import { authorize, orgContext } from '../access/access.js';
+import type { Call } from '../access/caller.js';
 import { invalidRequest, KeyholdError } from '../domain/errors/keyhold-error.js';
 import { requiredId } from '../domain/identity/text-rules.js';
 import { pageOf, type Listed } from '../domain/lists.js';

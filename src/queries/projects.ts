@@ -1,6 +1,6 @@
 // GetProjectByID (ListProjects: ./lists.ts).
-import { authorize, orgContext, projectInOrg } from '../commands/access.js';
-import type { Call } from '../commands/caller.js';
+import { authorize, orgContext, projectInOrg } from '../access/access.js';
+import type { Call } from '../access/caller.js';
 import { invalidRequest, KeyholdError } from '../domain/errors/keyhold-error.js';
 import { requiredId } from '../domain/identity/text-rules.js';
 import type { ProjectView, ReadModel } from './read-model.js';

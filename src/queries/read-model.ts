@@ -2,7 +2,7 @@
 // Lookups, the commands) need. src/store implements it (store/read-model.ts);
 // whether a finder is plain SQL or drizzle, cached or not, is the store's
 // choice and nobody else's.
-import type { Lookups, PasskeyFacts, U2fFacts } from '../commands/ports.js';
+import type { Lookups, PasskeyFacts, U2fFacts } from '../access/lookups.js';
 import type { Membership } from '../domain/identity/permissions.js';
 import type { EventSearch, Listed, Page, TextFilter } from '../domain/lists.js';
 import type { StoredEvent } from '../domain/events/index.js';

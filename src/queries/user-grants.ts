@@ -3,8 +3,8 @@
 // (user.grant.read: ORG_OWNER, ORG_USER_MANAGER) see every grant of the org's
 // projects, a PROJECT_OWNER those of its projects; a caller with neither is 403.
 // Another org's grants are never in the answer (the org context decides).
-import { orgContext } from '../commands/access.js';
-import type { Call } from '../commands/caller.js';
+import { orgContext } from '../access/access.js';
+import type { Call } from '../access/caller.js';
 import { invalidRequest, KeyholdError } from '../domain/errors/keyhold-error.js';
 import { hasPermission } from '../domain/identity/permissions.js';
 import { requiredId } from '../domain/identity/text-rules.js';

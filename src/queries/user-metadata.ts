@@ -1,8 +1,8 @@
 // ListUserMetadata and GetUserMetadata: as the writes, the user of the call's
 // org (404 for one elsewhere), then user.read there (403). A user holds at
 // most 64 entries of at most ~2.3 KB each, so a page always fits in one answer.
-import { authorize, orgContext } from '../commands/access.js';
-import type { Call } from '../commands/caller.js';
+import { authorize, orgContext } from '../access/access.js';
+import type { Call } from '../access/caller.js';
 import { invalidRequest, KeyholdError } from '../domain/errors/keyhold-error.js';
 import { requiredId } from '../domain/identity/text-rules.js';
 import { pageOf, textFilters, tooManyQueries, type Listed, type SentText } from '../domain/lists.js';

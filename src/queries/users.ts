@@ -1,6 +1,6 @@
 // GetUserByID, ListU2FTokens, GetMyUser.
-import { userForCaller } from '../commands/access.js';
-import type { Call } from '../commands/caller.js';
+import { userForCaller } from '../access/access.js';
+import type { Call } from '../access/caller.js';
 import { invalidRequest, KeyholdError } from '../domain/errors/keyhold-error.js';
 import { requiredId } from '../domain/identity/text-rules.js';
 import { pageOf, type Listed } from '../domain/lists.js';

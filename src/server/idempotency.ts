@@ -24,7 +24,7 @@ import { createHmac } from 'node:crypto';
 import { create, fromBinary, isMessage, toBinary, type DescMethod } from '@bufbuild/protobuf';
 import type { HandlerContext } from '@connectrpc/connect';
 import { requestedOrg } from '../api/context.js';
-import { callerKey } from '../commands/caller.js';
+import { callerKey } from '../access/caller.js';
 import { KeyholdError, violation } from '../domain/errors/keyhold-error.js';
 import type { IdempotentAnswers } from '../store/idempotent-answers.js';
 import { seal, unseal } from './oidc/keys.js';

@@ -14,7 +14,7 @@
 // dropped from the cold end as requests arrive, and past `maxBuckets` the coldest
 // buckets go regardless.
 import { createContextKey, type Interceptor } from '@connectrpc/connect';
-import { callerKey } from '../commands/caller.js';
+import { callerKey } from '../access/caller.js';
 import { KeyholdError } from '../domain/errors/keyhold-error.js';
 import { addressBucketKey } from '../domain/identity/address-key.js';
 

@@ -22,7 +22,7 @@ import { randomUUID } from 'node:crypto';
 import { Code, createContextKey, type ContextValues } from '@connectrpc/connect';
 import { codeFromHttpStatus } from '@connectrpc/connect/protocol-connect';
 import type { Logger } from 'pino';
-import { callerKey } from '../commands/caller.js';
+import { callerKey } from '../access/caller.js';
 import type { Metrics, Protocol } from './metrics.js';
 
 export type { Protocol };

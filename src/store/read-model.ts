@@ -14,7 +14,7 @@ import * as q from './queries/index.js';
  * model is asked only on a miss (VerifyU2FRegistration asks on every call;
  * bench/results). Only positive answers are kept: an unknown id may be created
  * a moment later. A removed user is still known here: commands that must not
- * act on one ask the read model itself (commands/access.ts visibleLiveUser).
+ * act on one ask the read model itself (access/access.ts visibleLiveUser).
  * A project's owner is not kept: RemoveProject ends a project, and a kept
  * owner would let another process add apps or grants to it.
  */

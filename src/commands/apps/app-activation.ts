@@ -2,11 +2,11 @@
 // secret but cannot authenticate (queries/client-auth.ts; the OpenID Provider's
 // client lookup reads the same state).
 import { appDecider } from '../../domain/app/decider.js';
-import type { Call } from '../caller.js';
+import type { Call } from '../../access/caller.js';
 import type { Ports } from '../ports.js';
 import { runCommand } from '../run.js';
 import { written, type Written } from '../written.js';
-import { projectForAppCall } from './app-in-project.js';
+import { projectForAppCall } from '../../access/app-in-project.js';
 
 async function setActive(ports: Ports, call: Call, input: { projectId: string; appId: string }, kind: 'deactivate' | 'reactivate') {
   const { caller, project } = await projectForAppCall(ports.lookups, call, input, 'project.app.write');

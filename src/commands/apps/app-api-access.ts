@@ -6,11 +6,11 @@
 // allowed, so are the writes that could re-point it (its decider's ApiGuard).
 import { appDecider } from '../../domain/app/decider.js';
 import { hasPermission } from '../../domain/identity/permissions.js';
-import type { Call, Caller } from '../caller.js';
+import type { Call, Caller } from '../../access/caller.js';
 import type { Ports } from '../ports.js';
 import { runCommand } from '../run.js';
 import { written, type Written } from '../written.js';
-import { projectForAppCall } from './app-in-project.js';
+import { projectForAppCall } from '../../access/app-in-project.js';
 
 export async function setAppApiAccess(ports: Ports, call: Call, input: { projectId: string; appId: string; allowed: boolean }): Promise<{ written: Written }> {
   const { caller, project } = await projectForAppCall(ports.lookups, call, input, 'app.api.access.write');

@@ -5,12 +5,12 @@
 import { appDecider, type AppCommand } from '../../domain/app/decider.js';
 import { invalidRequest, violation, type FieldViolation } from '../../domain/errors/keyhold-error.js';
 import { requiredId } from '../../domain/identity/text-rules.js';
-import type { Call } from '../caller.js';
+import type { Call } from '../../access/caller.js';
 import type { Ports } from '../ports.js';
 import { runCommand } from '../run.js';
 import { written, type Written } from '../written.js';
 import { isApiGuardian } from './app-api-access.js';
-import { projectForAppCall } from './app-in-project.js';
+import { projectForAppCall } from '../../access/app-in-project.js';
 
 /** ZITADEL's expiry for a key added without one. */
 export const NO_EXPIRY = new Date('9999-12-31T23:59:59Z');

@@ -1,11 +1,11 @@
 // RegenerateOIDCClientSecret: a new secret for a BASIC/POST app, shown once.
 import { appDecider } from '../../domain/app/decider.js';
-import type { Call } from '../caller.js';
+import type { Call } from '../../access/caller.js';
 import type { Ports } from '../ports.js';
 import { runCommand } from '../run.js';
 import { written, type Written } from '../written.js';
 import { isApiGuardian } from './app-api-access.js';
-import { projectForAppCall } from './app-in-project.js';
+import { projectForAppCall } from '../../access/app-in-project.js';
 
 export async function regenerateOidcClientSecret(
   ports: Ports,

@@ -3,12 +3,12 @@
 import { appDecider } from '../../domain/app/decider.js';
 import { invalidRequest } from '../../domain/errors/keyhold-error.js';
 import { validateAppName } from '../../domain/oidc/index.js';
-import type { Call } from '../caller.js';
+import type { Call } from '../../access/caller.js';
 import type { Ports } from '../ports.js';
 import { runCommand } from '../run.js';
 import { written, type Written } from '../written.js';
 import { isApiGuardian } from './app-api-access.js';
-import { projectForAppCall } from './app-in-project.js';
+import { projectForAppCall } from '../../access/app-in-project.js';
 
 export async function updateApp(ports: Ports, call: Call, input: { projectId: string; appId: string; name: string }): Promise<{ written: Written }> {
   const checked = validateAppName(input.name);

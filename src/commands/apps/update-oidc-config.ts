@@ -6,12 +6,12 @@
 import { appDecider } from '../../domain/app/decider.js';
 import { invalidRequest } from '../../domain/errors/keyhold-error.js';
 import { complianceProblems, validateOidcApp, type ComplianceProblem, type OidcAppInput } from '../../domain/oidc/index.js';
-import type { Call } from '../caller.js';
+import type { Call } from '../../access/caller.js';
 import type { Ports } from '../ports.js';
 import { runCommand } from '../run.js';
 import { written, type Written } from '../written.js';
 import { isApiGuardian } from './app-api-access.js';
-import { projectForAppCall } from './app-in-project.js';
+import { projectForAppCall } from '../../access/app-in-project.js';
 
 export interface UpdateOidcConfigInput {
   projectId: string;

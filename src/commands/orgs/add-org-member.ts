@@ -3,8 +3,8 @@
 import { invalidRequest } from '../../domain/errors/keyhold-error.js';
 import { requiredId, rolesRule } from '../../domain/identity/text-rules.js';
 import { orgDecider, type OrgCommand } from '../../domain/org/decider.js';
-import { assertMayGrant, authorize, orgContext, visibleLiveUser } from '../access.js';
-import type { Call } from '../caller.js';
+import { assertMayGrant, authorize, orgContext, visibleLiveUser } from '../../access/access.js';
+import type { Call } from '../../access/caller.js';
 import type { Ports } from '../ports.js';
 import { runCommand } from '../run.js';
 import { written, type Written } from '../written.js';

@@ -4,8 +4,8 @@
 // decider), append.
 import { invalidRequest, violation } from '../../domain/errors/keyhold-error.js';
 import { orgDecider, type LockoutPolicy } from '../../domain/org/decider.js';
-import { authorize, orgContext } from '../access.js';
-import type { Call } from '../caller.js';
+import { authorize, orgContext } from '../../access/access.js';
+import type { Call } from '../../access/caller.js';
 import type { Ports } from '../ports.js';
 import { runCommand } from '../run.js';
 import { written, type Written } from '../written.js';

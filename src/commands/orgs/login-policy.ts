@@ -3,8 +3,8 @@
 // org.policy.write. Load the org's events, decide (org decider), append.
 import { invalidRequest, violation } from '../../domain/errors/keyhold-error.js';
 import { orgDecider, type LoginPolicyChange } from '../../domain/org/decider.js';
-import { authorize, orgContext } from '../access.js';
-import type { Call } from '../caller.js';
+import { authorize, orgContext } from '../../access/access.js';
+import type { Call } from '../../access/caller.js';
 import type { Ports } from '../ports.js';
 import { runCommand } from '../run.js';
 import { written, type Written } from '../written.js';

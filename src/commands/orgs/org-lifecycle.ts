@@ -24,8 +24,8 @@ import { orgDecider, type OrgCommand, type OrgState } from '../../domain/org/dec
 import { projectDecider } from '../../domain/project/decider.js';
 import { userDecider } from '../../domain/user/decider.js';
 import { userGrantDecider } from '../../domain/usergrant/decider.js';
-import { authorize, orgContext } from '../access.js';
-import type { Call } from '../caller.js';
+import { authorize, orgContext } from '../../access/access.js';
+import type { Call } from '../../access/caller.js';
 import { CONSOLE_PROJECT_ID } from '../instance/add-console-app.js';
 import type { Lookups, Ports } from '../ports.js';
 import { assertCascadeBounded } from '../projects/cascade-bound.js';

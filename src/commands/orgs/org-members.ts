@@ -6,8 +6,8 @@ import { invalidRequest, KeyholdError } from '../../domain/errors/keyhold-error.
 import { grantExcess, holdsEverything, type Scope } from '../../domain/identity/permissions.js';
 import { requiredId, rolesRule } from '../../domain/identity/text-rules.js';
 import { orgDecider, ownersOf, type OrgCommand, type OrgState } from '../../domain/org/decider.js';
-import { authorize, orgContext } from '../access.js';
-import type { Call, Caller } from '../caller.js';
+import { authorize, orgContext } from '../../access/access.js';
+import type { Call, Caller } from '../../access/caller.js';
 import type { Lookups, Ports } from '../ports.js';
 import { runCommand } from '../run.js';
 import { written, type Written } from '../written.js';

@@ -12,8 +12,8 @@
 import { invalidRequest, KeyholdError } from '../../domain/errors/keyhold-error.js';
 import { requiredId, requiredText } from '../../domain/identity/text-rules.js';
 import { assertPasskeyVerifiable, passkeyDecider, type PasskeyCommand } from '../../domain/passkey/decider.js';
-import { userForCredentialWrite } from '../access.js';
-import type { Call } from '../caller.js';
+import { userForCredentialWrite } from '../../access/access.js';
+import type { Call } from '../../access/caller.js';
 import type { Ports } from '../ports.js';
 import { runCommands, target } from '../run.js';
 import { hasOtherStrongFactor } from '../strong-factors.js';

@@ -4,12 +4,12 @@
 // no token, and the tokens issued before are refused wherever the client is
 // read (introspection, userinfo, Keyhold's API), within the client cache's bound.
 import { projectDecider } from '../../domain/project/decider.js';
-import type { Call } from '../caller.js';
+import type { Call } from '../../access/caller.js';
 import type { Ports } from '../ports.js';
 import { runCommand } from '../run.js';
 import { written, type Written } from '../written.js';
 import { assertNotConsoleProject } from './console-project.js';
-import { projectForCall } from './project-call.js';
+import { projectForCall } from '../../access/project-call.js';
 
 async function setActive(ports: Ports, call: Call, input: { projectId: string }, kind: 'deactivate' | 'reactivate'): Promise<{ written: Written }> {
   const { caller, project } = await projectForCall(ports.lookups, call, { field: 'id', value: input.projectId }, 'project.write');

@@ -5,8 +5,8 @@ import { invalidRequest, KeyholdError } from '../../domain/errors/keyhold-error.
 import type { Scope } from '../../domain/identity/permissions.js';
 import { requiredId, rolesRule } from '../../domain/identity/text-rules.js';
 import { projectDecider, type ProjectCommand } from '../../domain/project/decider.js';
-import { authorize, orgContext, projectInOrg } from '../access.js';
-import type { Call } from '../caller.js';
+import { authorize, orgContext, projectInOrg } from '../../access/access.js';
+import type { Call } from '../../access/caller.js';
 import type { Ports } from '../ports.js';
 import { runCommand } from '../run.js';
 import { written, type Written } from '../written.js';

@@ -7,13 +7,13 @@
 import { appDecider } from '../../domain/app/decider.js';
 import { projectDecider } from '../../domain/project/decider.js';
 import { userGrantDecider } from '../../domain/usergrant/decider.js';
-import type { Call } from '../caller.js';
+import type { Call } from '../../access/caller.js';
 import type { Ports } from '../ports.js';
 import { runCommands, target } from '../run.js';
 import { written, type Written } from '../written.js';
 import { assertCascadeBounded } from './cascade-bound.js';
 import { assertNotConsoleProject } from './console-project.js';
-import { projectForCall } from './project-call.js';
+import { projectForCall } from '../../access/project-call.js';
 
 export async function removeProject(ports: Ports, call: Call, input: { projectId: string }): Promise<{ written: Written }> {
   const { caller, project } = await projectForCall(ports.lookups, call, { field: 'id', value: input.projectId }, 'project.write');

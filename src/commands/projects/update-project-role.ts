@@ -4,11 +4,11 @@
 import { checkDisplayName } from '../../domain/identity/identifiers.js';
 import { optionalName, requiredText, roleKeyRule } from '../../domain/identity/text-rules.js';
 import { projectDecider } from '../../domain/project/decider.js';
-import type { Call } from '../caller.js';
+import type { Call } from '../../access/caller.js';
 import type { Ports } from '../ports.js';
 import { runCommand } from '../run.js';
 import { written, type Written } from '../written.js';
-import { projectForCall } from './project-call.js';
+import { projectForCall } from '../../access/project-call.js';
 
 export interface UpdateProjectRoleInput {
   projectId: string;

@@ -5,12 +5,12 @@ import { violation } from '../../domain/errors/keyhold-error.js';
 import { checkDisplayName } from '../../domain/identity/identifiers.js';
 import { requiredText } from '../../domain/identity/text-rules.js';
 import { projectDecider } from '../../domain/project/decider.js';
-import type { Call } from '../caller.js';
+import type { Call } from '../../access/caller.js';
 import type { Ports } from '../ports.js';
 import { runCommand } from '../run.js';
 import { written, type Written } from '../written.js';
 import { assertNotConsoleProject } from './console-project.js';
-import { projectForCall } from './project-call.js';
+import { projectForCall } from '../../access/project-call.js';
 
 export interface UpdateProjectInput {
   projectId: string;

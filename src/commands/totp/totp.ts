@@ -1,7 +1,7 @@
 // A user's authenticator app (TOTP, RFC 6238): RegisterTOTP,
 // VerifyTOTPRegistration, RemoveTOTP, and the login's check (useTotp).
 //
-// Who: the same rule as security keys (../access.ts userForCredentialWrite) —
+// Who: the same rule as security keys (src/access/access.ts userForCredentialWrite) —
 // the user itself, or a caller with user.credential.write in the user's org
 // that contains the user (holds every permission the user holds). Another
 // org's user is 404 as if it did not exist. RegisterTOTP answers the secret
@@ -18,8 +18,8 @@ import { randomBytes } from '../../domain/random.js';
 import { totpDecider } from '../../domain/totp/decider.js';
 import { base32Encode, normalizeTotpCode, otpauthUri, TOTP_SECRET_BYTES, verifyTotp } from '../../domain/totp/totp.js';
 import { newRecoveryCodeSet } from '../users/recovery-codes.js';
-import { userForCredentialWrite } from '../access.js';
-import type { Call } from '../caller.js';
+import { userForCredentialWrite } from '../../access/access.js';
+import type { Call } from '../../access/caller.js';
 import type { Ports } from '../ports.js';
 import { runCommand } from '../run.js';
 import { written, type Written } from '../written.js';

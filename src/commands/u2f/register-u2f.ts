@@ -8,8 +8,8 @@ import { invalidRequest, KeyholdError, violation } from '../../domain/errors/key
 import { requiredId } from '../../domain/identity/text-rules.js';
 import { pendingToReplace, u2fDecider } from '../../domain/u2f/decider.js';
 import { buildCreationOptions } from '../../domain/webauthn/index.js';
-import { userForCredentialWrite } from '../access.js';
-import type { Call } from '../caller.js';
+import { userForCredentialWrite } from '../../access/access.js';
+import type { Call } from '../../access/caller.js';
 import type { Ports, U2fFacts } from '../ports.js';
 import { runCommands, serializedOn, target } from '../run.js';
 import { written, type Written } from '../written.js';

@@ -13,8 +13,8 @@
 import { invalidRequest, KeyholdError } from '../../domain/errors/keyhold-error.js';
 import { requiredId } from '../../domain/identity/text-rules.js';
 import { u2fDecider } from '../../domain/u2f/decider.js';
-import { userForCredentialWrite } from '../access.js';
-import type { Call } from '../caller.js';
+import { userForCredentialWrite } from '../../access/access.js';
+import type { Call } from '../../access/caller.js';
 import type { Ports } from '../ports.js';
 import { runCommands, target } from '../run.js';
 import { recoveryCodesTarget } from '../users/recovery-codes.js';

@@ -11,8 +11,8 @@
 import { invalidRequest, KeyholdError, violation, type FieldViolation } from '../../domain/errors/keyhold-error.js';
 import { requiredId, requiredText } from '../../domain/identity/text-rules.js';
 import { assertVerifiable, u2fDecider, type U2fCommand } from '../../domain/u2f/decider.js';
-import { userForCredentialWrite } from '../access.js';
-import type { Call } from '../caller.js';
+import { userForCredentialWrite } from '../../access/access.js';
+import type { Call } from '../../access/caller.js';
 import type { Ports } from '../ports.js';
 import { runCommands, target } from '../run.js';
 import { hasOtherStrongFactor } from '../strong-factors.js';

@@ -8,8 +8,8 @@ import { checkDisplayName, checkUsername } from '../../domain/identity/identifie
 import { passwordRule } from '../../domain/identity/passwords.js';
 import { emailRule, optionalName, requiredId, requiredText, usernameRule } from '../../domain/identity/text-rules.js';
 import { userDecider } from '../../domain/user/decider.js';
-import { authorize, orgContext } from '../access.js';
-import type { Call } from '../caller.js';
+import { authorize, orgContext } from '../../access/access.js';
+import type { Call } from '../../access/caller.js';
 import type { Ports } from '../ports.js';
 import { runCommand } from '../run.js';
 import { written, type Written } from '../written.js';

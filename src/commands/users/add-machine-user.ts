@@ -3,8 +3,8 @@ import { invalidRequest, violation } from '../../domain/errors/keyhold-error.js'
 import { checkDisplayName, checkUsername } from '../../domain/identity/identifiers.js';
 import { optionalText, requiredText, usernameRule } from '../../domain/identity/text-rules.js';
 import { userDecider } from '../../domain/user/decider.js';
-import { authorize, orgContext } from '../access.js';
-import type { Call } from '../caller.js';
+import { authorize, orgContext } from '../../access/access.js';
+import type { Call } from '../../access/caller.js';
 import type { Ports } from '../ports.js';
 import { runCommand } from '../run.js';
 import { written, type Written } from '../written.js';

@@ -5,8 +5,8 @@
 import { invalidRequest, KeyholdError, violation } from '../../domain/errors/keyhold-error.js';
 import { requiredId } from '../../domain/identity/text-rules.js';
 import { assertTokenHolder, userDecider, type UserCommand } from '../../domain/user/decider.js';
-import { assertContainsUser, authorize, orgContext } from '../access.js';
-import type { Call } from '../caller.js';
+import { assertContainsUser, authorize, orgContext } from '../../access/access.js';
+import type { Call } from '../../access/caller.js';
 import type { Ports } from '../ports.js';
 import { runCommand } from '../run.js';
 import { written, type Written } from '../written.js';

@@ -7,8 +7,8 @@
 import { invalidRequest } from '../../domain/errors/keyhold-error.js';
 import { requiredId } from '../../domain/identity/text-rules.js';
 import { userGrantDecider } from '../../domain/usergrant/decider.js';
-import { authorize, orgContext, projectInOrg, visibleLiveUser } from '../access.js';
-import type { Call } from '../caller.js';
+import { authorize, orgContext, projectInOrg, visibleLiveUser } from '../../access/access.js';
+import type { Call } from '../../access/caller.js';
 import type { Ports } from '../ports.js';
 import { runCommand } from '../run.js';
 import { written, type Written } from '../written.js';

@@ -6,7 +6,7 @@
 // are credentials the user was given, not sessions: they stay. Anyone
 // authenticated may, for itself only: there is no user id to name.
 import { userDecider } from '../../domain/user/decider.js';
-import type { Call } from '../caller.js';
+import type { Call } from '../../access/caller.js';
 import type { Ports } from '../ports.js';
 import { runCommand } from '../run.js';
 import { written, type Written } from '../written.js';

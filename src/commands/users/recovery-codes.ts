@@ -11,8 +11,8 @@ import { invalidRequest, KeyholdError } from '../../domain/errors/keyhold-error.
 import { requiredId } from '../../domain/identity/text-rules.js';
 import { generateRecoveryCodes as newCodes, hashRecoveryCode } from '../../domain/user/recovery-codes.js';
 import { recoveryDecider, type RecoveryCommand } from '../../domain/user/recovery-decider.js';
-import { visibleUser } from '../access.js';
-import type { Call } from '../caller.js';
+import { visibleUser } from '../../access/access.js';
+import type { Call } from '../../access/caller.js';
 import type { Ports } from '../ports.js';
 import { runCommand, target, type Target } from '../run.js';
 import { written, type Written } from '../written.js';

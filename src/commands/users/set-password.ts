@@ -6,8 +6,8 @@ import { invalidRequest, KeyholdError } from '../../domain/errors/keyhold-error.
 import { passwordRule } from '../../domain/identity/passwords.js';
 import { requiredId } from '../../domain/identity/text-rules.js';
 import { assertPasswordHolder, userDecider, type UserCommand } from '../../domain/user/decider.js';
-import { userForCredentialWrite } from '../access.js';
-import type { Call } from '../caller.js';
+import { userForCredentialWrite } from '../../access/access.js';
+import type { Call } from '../../access/caller.js';
 import type { Ports } from '../ports.js';
 import { runCommand } from '../run.js';
 import { written, type Written } from '../written.js';

@@ -6,7 +6,7 @@ import { invalidRequest, KeyholdError } from '../../domain/errors/keyhold-error.
 import { checkDisplayName, checkUsername } from '../../domain/identity/identifiers.js';
 import { emailRule, optionalName, requiredText, usernameRule } from '../../domain/identity/text-rules.js';
 import { userDecider } from '../../domain/user/decider.js';
-import type { Call } from '../caller.js';
+import type { Call } from '../../access/caller.js';
 import type { Ports } from '../ports.js';
 import { runCommand } from '../run.js';
 import { written, type Written } from '../written.js';

@@ -8,8 +8,8 @@
 import { invalidRequest, KeyholdError, type FieldViolation } from '../../domain/errors/keyhold-error.js';
 import { requiredId } from '../../domain/identity/text-rules.js';
 import { userGrantDecider, type UserGrantCommand, type UserGrantState } from '../../domain/usergrant/decider.js';
-import { authorize, orgContext, visibleLiveUser } from '../access.js';
-import type { Call, Caller } from '../caller.js';
+import { authorize, orgContext, visibleLiveUser } from '../../access/access.js';
+import type { Call, Caller } from '../../access/caller.js';
 import type { Ports } from '../ports.js';
 import { runCommand } from '../run.js';
 import { written, type Written } from '../written.js';

@@ -9,8 +9,8 @@
 import { invalidRequest, KeyholdError } from '../../domain/errors/keyhold-error.js';
 import { requiredId } from '../../domain/identity/text-rules.js';
 import { userDecider, type LifecycleStep } from '../../domain/user/decider.js';
-import { assertContainsUser, authorize, visibleUser } from '../access.js';
-import type { Call, Caller } from '../caller.js';
+import { assertContainsUser, authorize, visibleUser } from '../../access/access.js';
+import type { Call, Caller } from '../../access/caller.js';
 import type { Ports } from '../ports.js';
 import { orgDecider, type OrgCommand, type OrgState } from '../../domain/org/decider.js';
 import { goneOwners } from '../orgs/org-members.js';

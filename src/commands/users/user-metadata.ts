@@ -7,8 +7,8 @@ import { invalidRequest, KeyholdError, type FieldViolation } from '../../domain/
 import { requiredId } from '../../domain/identity/text-rules.js';
 import { userDecider, type MetadataEntry, type UserCommand } from '../../domain/user/decider.js';
 import { bulkRule, metadataKey, metadataValueRule, repeatedKey } from '../../domain/user/metadata.js';
-import { assertContainsUser, authorize, orgContext } from '../access.js';
-import type { Call } from '../caller.js';
+import { assertContainsUser, authorize, orgContext } from '../../access/access.js';
+import type { Call } from '../../access/caller.js';
 import type { Ports } from '../ports.js';
 import { runCommand } from '../run.js';
 import { written, type Written } from '../written.js';

@@ -9,7 +9,7 @@
 // `htu` the issuer followed by the request's path — for gRPC, e.g.
 // `<issuer>/keyhold.auth.v1.AuthService/GetMyUser`; the query is never part of it.
 import type { Interceptor } from '@connectrpc/connect';
-import { callerKey } from '../../commands/caller.js';
+import { callerKey } from '../../access/caller.js';
 import { KeyholdError } from '../../domain/errors/keyhold-error.js';
 import type { ResolveToken } from '../../queries/callers.js';
 

@@ -1,11 +1,11 @@
 // The steps every change of an existing project shares: org context, the id
 // (400), the project in that org (404), the permission (403).
-import { invalidRequest, type FieldViolation } from '../../domain/errors/keyhold-error.js';
-import type { Permission } from '../../domain/identity/permissions.js';
-import { requiredId } from '../../domain/identity/text-rules.js';
-import { authorize, orgContext, projectInOrg } from '../access.js';
-import type { Call, Caller } from '../caller.js';
-import type { Lookups } from '../ports.js';
+import { invalidRequest, type FieldViolation } from '../domain/errors/keyhold-error.js';
+import type { Permission } from '../domain/identity/permissions.js';
+import { requiredId } from '../domain/identity/text-rules.js';
+import { authorize, orgContext, projectInOrg } from './access.js';
+import type { Call, Caller } from './caller.js';
+import type { Lookups } from './lookups.js';
 
 export async function projectForCall(
   lookups: Pick<Lookups, 'orgExists' | 'ownerOfProject'>,

@@ -16,7 +16,7 @@ import {
   type Target,
 } from '../domain/identity/permissions.js';
 import type { Call, Caller } from './caller.js';
-import type { Lookups } from './ports.js';
+import type { Lookups } from './lookups.js';
 
 /**
  * The org a management call acts in: the org named in the body (`named`, e.g.

@@ -1,11 +1,11 @@
 // The steps every call on an existing project's apps shares (commands and
 // queries): org context, ids (400), the project in that org (404), the permission (403).
-import { invalidRequest } from '../../domain/errors/keyhold-error.js';
-import { requiredId } from '../../domain/identity/text-rules.js';
-import { authorize, orgContext, projectInOrg } from '../access.js';
-import type { FieldViolation } from '../../domain/errors/keyhold-error.js';
-import type { Call, Caller } from '../caller.js';
-import type { Lookups } from '../ports.js';
+import { invalidRequest } from '../domain/errors/keyhold-error.js';
+import { requiredId } from '../domain/identity/text-rules.js';
+import { authorize, orgContext, projectInOrg } from './access.js';
+import type { FieldViolation } from '../domain/errors/keyhold-error.js';
+import type { Call, Caller } from './caller.js';
+import type { Lookups } from './lookups.js';
 
 export async function projectForAppCall(
   lookups: Pick<Lookups, 'orgExists' | 'ownerOfProject'>,
