@@ -5,7 +5,7 @@
 // any event.
 import * as OTPAuth from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Caller } from '../../src/commands/caller.js';
+import type { Caller } from '../../src/access/caller.js';
 import { createCommands } from '../../src/commands/index.js';
 import type { Ports, TotpPorts } from '../../src/commands/ports.js';
 import { hotp, timeStep } from '../../src/domain/totp/totp.js';
