@@ -80,5 +80,17 @@ export interface Lookups {
   projectIdsOfOrg(orgId: string): Promise<string[]>;
   /** The org's lockout threshold (its own lockout policy's maxPasswordAttempts; 0 = no lock, the default). */
   maxPasswordAttemptsOf(orgId: string): Promise<number>;
+  /** What the password check needs of a user; never more than the login reads (no name, no grant). */
+  passwordOf(userId: string): Promise<PasswordFacts | undefined>;
 }
 
+export interface PasswordFacts {
+  userId: string;
+  orgId: string;
+  kind: 'human' | 'machine';
+  /** argon2id PHC string; null: no password set. */
+  passwordHash: string | null;
+  changeRequired: boolean;
+  /** LockUser / DeactivateUser: only an active user logs in. */
+  state: 'active' | 'inactive' | 'locked';
+}

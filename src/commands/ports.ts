@@ -11,7 +11,7 @@ import type { Lookups } from '../access/lookups.js';
 // The read port and the facts it answers live under the access checks (src/access/), which
 // commands and queries both stand on; the clock is a domain type. Re-exported: a command's
 // ports are one import.
-export type { Lookups, PasskeyFacts, U2fFacts, UserFacts } from '../access/lookups.js';
+export type { Lookups, PasskeyFacts, PasswordFacts, U2fFacts, UserFacts } from '../access/lookups.js';
 export type { Clock } from '../domain/clock.js';
 
 /** Events of aggregates: load one's history, append new events with optimistic concurrency. */

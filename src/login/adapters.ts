@@ -9,28 +9,28 @@ import { KeyholdError } from '../domain/errors/keyhold-error.js';
 import type { Language } from '../domain/i18n/language.js';
 import { loginUser } from '../queries/passwords.js';
 import type { ReadModel } from '../queries/read-model.js';
-import type { AttemptBudgets } from '../store/attempt-budgets.js';
+import type { GuessBudgets } from '../commands/ports.js';
 import { checkLoginPassword } from '../commands/login/check-password.js';
 import { checkRecoveryCode } from '../commands/login/check-recovery-code.js';
 import { refusalText } from '../domain/errors/refusal-text.js';
 import type { LoginPorts } from './ports.js';
-import type { IdentityObserver } from '../server/metrics.js';
+import type { LoginObserver } from './observer.js';
 
-const NO_OBSERVER: Pick<IdentityObserver, 'loginSucceeded' | 'loginFailed' | 'loginThrottled'> = { loginSucceeded: () => {}, loginFailed: () => {}, loginThrottled: () => {} };
+const NO_OBSERVER: Pick<LoginObserver, 'loginSucceeded' | 'loginFailed' | 'loginThrottled'> = { loginSucceeded: () => {}, loginFailed: () => {}, loginThrottled: () => {} };
 
 export function loginPorts(
   read: Pick<ReadModel, 'usersByLoginName' | 'passwordOf' | 'user' | 'u2fTokensOf' | 'maxPasswordAttemptsOf'>,
   commands: Pick<Commands, 'setPassword' | 'recordLogin' | 'recordOidc' | 'recordAnonymousThrottle' | 'useU2f' | 'registerU2f' | 'verifyU2fRegistration' | 'useRecoveryCode'>,
   mayLogIn: LoginPorts['mayLogIn'],
   /** Every guess at the login (passwords, recovery codes) is reserved here before it is checked (store/attempt-budgets.ts). */
-  budgets: Pick<AttemptBudgets, 'reserve'>,
+  budgets: GuessBudgets,
   /** The security-key step's settings and the org's login policy. */
   second: {
     webauthn: () => WebAuthnSettings;
     forceMfa: (orgId: string) => Promise<boolean>;
   },
   /** Each login's outcome, for the operator (metrics.ts). */
-  observer: Pick<IdentityObserver, 'loginSucceeded' | 'loginFailed' | 'loginThrottled'> = NO_OBSERVER,
+  observer: Pick<LoginObserver, 'loginSucceeded' | 'loginFailed' | 'loginThrottled'> = NO_OBSERVER,
 ): LoginPorts {
   /** The user acting on its own keys at login, as RegisterU2F / VerifyU2FRegistration over the API would (self needs no permission). */
   const selfCaller = async (userId: string): Promise<Caller | undefined> => {

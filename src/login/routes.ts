@@ -14,10 +14,9 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { negotiateLanguage, type Language } from '../domain/i18n/language.js';
-import type { IdentityObserver } from '../server/metrics.js';
-import { knownBrowsers } from '../server/oidc/known-browser.js';
-import { loginUrl } from '../server/oidc/login-url.js';
-import { isStoreUnavailable, RETRY_AFTER_SECONDS } from '../server/oidc/unavailable.js';
+import type { LoginObserver } from './observer.js';
+import { knownBrowsers } from './known-browser.js';
+import { loginUrl } from './login-url.js';
 import { next, type LoginOutcome } from './flow.js';
 import { BASE, errorBody, nativeDoneBody } from './pages/forms.js';
 import { keyStepScript } from './pages/key-script.js';
@@ -39,7 +38,9 @@ export interface LoginRoutesDeps {
   cookieKey: () => string;
   issuer: () => string;
   /** Second factors' outcomes (metrics.ts); the password step's are the password-check command's to report. */
-  observer?: Pick<IdentityObserver, 'secondFactor'>;
+  observer?: Pick<LoginObserver, 'secondFactor'>;
+  /** Whether an error means the database cannot answer now (the server knows its stores' errors), and the Retry-After it answers then. */
+  unavailable: { is(err: unknown): boolean; retryAfterSeconds: number };
   now?: () => number;
 }
 
@@ -157,8 +158,8 @@ export function registerLoginRoutes(fastify: FastifyInstance, deps: LoginRoutesD
     // While the database cannot answer, every step answers a page saying so (503, Retry-After) in the
     // user's language; other errors go on to the server's handler.
     app.setErrorHandler((err, req, reply) => {
-      if (!isStoreUnavailable(err)) throw err;
-      return html(reply.header('retry-after', String(RETRY_AFTER_SECONDS)), unavailablePage(negotiateLanguage(req.headers['accept-language'])), 503);
+      if (!deps.unavailable.is(err)) throw err;
+      return html(reply.header('retry-after', String(deps.unavailable.retryAfterSeconds)), unavailablePage(negotiateLanguage(req.headers['accept-language'])), 503);
     });
     app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (_req, body, done) => {
       done(null, Object.fromEntries(new URLSearchParams(body as string)));

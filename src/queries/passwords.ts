@@ -3,6 +3,9 @@
 // Provider's login calls them before anyone is authenticated. They never
 // return a hash, and they do not throttle (the login does, per account and IP).
 import { verifyPasswordHash } from '../domain/identity/passwords.js';
+import { checkPassword, type PasswordCheck } from '../domain/identity/password-check.js';
+
+export { checkPassword, type PasswordCheck } from '../domain/identity/password-check.js';
 import type { PasswordFacts, ReadModel, UserView } from './read-model.js';
 
 /** Longest login name looked up (a username is at most 200 characters; a longer one names nobody). */
@@ -27,19 +30,6 @@ export async function loginUser(read: Pick<ReadModel, 'usersByLoginName'>, login
   return { found: 'one', user: rows[0]! };
 }
 
-/**
- * `ok`: the password is the user's (`changeRequired`: send the user to the
- * password change before going on). `wrong`: it is not, or there is no such
- * user. `no password`: the user exists but has none set (machine users never
- * have one). `locked`: the user is locked or deactivated (LockUser,
- * DeactivateUser) — whatever the password: it is not even compared, so the
- * answer says nothing about it.
- *
- * Every answer but a malformed input costs one argon2id verification, against
- * a dummy hash when there is nothing to verify against, so the time taken does
- * not tell whether the user exists, has a password or is locked.
- */
-export type PasswordCheck = { result: 'ok'; changeRequired: boolean; orgId: string } | { result: 'wrong' } | { result: 'no password' } | { result: 'locked' };
 
 export async function verifyPassword(read: Pick<ReadModel, 'passwordOf'>, userId: string, password: string): Promise<PasswordCheck> {
   if (typeof userId !== 'string' || userId.length === 0 || userId.length > 64) {
@@ -49,13 +39,3 @@ export async function verifyPassword(read: Pick<ReadModel, 'passwordOf'>, userId
   return checkPassword(await read.passwordOf(userId), password);
 }
 
-/** verifyPassword on facts already read (the login reads them once for its budgets too). */
-export async function checkPassword(facts: PasswordFacts | undefined, password: string): Promise<PasswordCheck> {
-  const active = facts?.state === 'active';
-  const ok = await verifyPasswordHash(active ? facts.passwordHash : null, password);
-  if (!facts) return { result: 'wrong' };
-  if (!active) return { result: 'locked' };
-  if (!facts.passwordHash) return { result: 'no password' };
-  if (!ok) return { result: 'wrong' };
-  return { result: 'ok', changeRequired: facts.changeRequired, orgId: facts.orgId };
-}

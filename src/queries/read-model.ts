@@ -2,7 +2,9 @@
 // Lookups, the commands) need. src/store implements it (store/read-model.ts);
 // whether a finder is plain SQL or drizzle, cached or not, is the store's
 // choice and nobody else's.
-import type { Lookups, PasskeyFacts, U2fFacts } from '../access/lookups.js';
+import type { Lookups, PasskeyFacts, PasswordFacts, U2fFacts } from '../access/lookups.js';
+
+export type { PasswordFacts } from '../access/lookups.js';
 import type { Membership } from '../domain/identity/permissions.js';
 import type { EventSearch, Listed, Page, TextFilter } from '../domain/lists.js';
 import type { StoredEvent } from '../domain/events/index.js';
@@ -159,16 +161,6 @@ export interface PatView {
 }
 
 /** A user's password facts, for the login's check only (queries/passwords.ts); never in an API answer. */
-export interface PasswordFacts {
-  userId: string;
-  orgId: string;
-  kind: 'human' | 'machine';
-  /** argon2id PHC string; null: no password set. */
-  passwordHash: string | null;
-  changeRequired: boolean;
-  /** LockUser / DeactivateUser: only an active user logs in. */
-  state: 'active' | 'inactive' | 'locked';
-}
 
 /** A token as ListPersonalAccessTokens shows it: never the token or its hash. */
 export interface PatListed {
@@ -234,8 +226,6 @@ export interface ReadModel extends Lookups {
   user(userId: string): Promise<UserView | undefined>;
   /** The users with this username (any spelling with the same key), in `orgId` only when given; at most `limit`, oldest first. */
   usersByLoginName(username: string, orgId: string | undefined, limit: number): Promise<UserView[]>;
-  /** The user's password hash and flags (queries/passwords.ts only). */
-  passwordOf(userId: string): Promise<PasswordFacts | undefined>;
   /** The user's security keys, pending and ready, oldest first. */
   u2fTokensOf(userId: string): Promise<U2fView[]>;
   /** One page of them (ListU2FTokens). */

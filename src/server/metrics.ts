@@ -19,6 +19,7 @@
 // anything else a client sent (cardinality, and privacy: docs/security.md).
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { LOGIN_FAILURES, type LoginFailure } from '../commands/login/check-password.js';
+import { SECOND_FACTORS, type LoginObserver, type SecondFactorKind, type SecondFactorOutcome } from '../login/observer.js';
 import type { DatabaseErrorKind, StoreObserver } from '../store/observer.js';
 
 /** How a call arrived: the `protocol` label. */
@@ -26,10 +27,8 @@ export type Protocol = 'grpc' | 'grpc_web' | 'connect' | 'rest';
 
 /** Why a login's password step failed: the `reason` label of a failed login (the password-check command's). */
 export { LOGIN_FAILURES, type LoginFailure };
-/** The second factors a login takes (shown from the start); a one-time code is named for when the login takes one. */
-export const SECOND_FACTORS = ['security_key', 'recovery_code'] as const;
-export type SecondFactorKind = (typeof SECOND_FACTORS)[number] | 'one_time_code';
-export type SecondFactorOutcome = 'succeeded' | 'failed' | 'throttled';
+/** The second factors a login takes and how each ended: the labels of keyhold_second_factors_total (the login's). */
+export { SECOND_FACTORS, type SecondFactorKind, type SecondFactorOutcome };
 /** How tokens were obtained: the token endpoint's grant types, and `implicit` for tokens the authorization endpoint answered. */
 export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials', 'device_code', 'implicit', 'other'] as const;
 export type GrantType = (typeof GRANT_TYPES)[number];
@@ -43,15 +42,8 @@ export type ReusedToken = (typeof REUSED_TOKENS)[number];
 export const SWEPT_TABLES = ['oidc_payloads', 'attempt_budgets', 'idempotent_answers', 'u2f_tokens'] as const;
 export type SweptTable = (typeof SWEPT_TABLES)[number];
 
-/** What the login and the OpenID Provider report. */
-export interface IdentityObserver {
-  /** A login finished: the user is signed in (after every factor asked). */
-  loginSucceeded(): void;
-  /** A password step was refused, by why (the user is told less: src/login/steps/password.ts). */
-  loginFailed(reason: LoginFailure): void;
-  /** A password try was refused unchecked: its guessing budget is spent (domain/identity/guess-buckets.ts). */
-  loginThrottled(): void;
-  secondFactor(kind: SecondFactorKind, outcome: SecondFactorOutcome): void;
+/** What the login (src/login/observer.ts) and the OpenID Provider report. */
+export interface IdentityObserver extends LoginObserver {
   /** A token response (the token endpoint's, or the authorization endpoint's with tokens in it). */
   tokensIssued(grantType: GrantType, appType: AppType): void;
   /** A spent refresh token, code or device code presented again (its grant is revoked). */

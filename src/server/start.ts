@@ -1,6 +1,7 @@
 // Starts a Keyhold: open the database (PGlite or PostgreSQL), migrate,
 // bootstrap, build the HTTP stack and listen. Returns a handle that stops it
 // gracefully. Used by main.ts, by tests and by the benchmark.
+import { KEYHOLD_VERSION } from './version.js';
 import pino, { type Logger } from 'pino';
 import { createServices } from '../api/services.js';
 import { createCommands } from '../commands/index.js';
@@ -111,6 +112,7 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
     pgliteSharedBuffers: config.pgliteSharedBuffers,
     poolSize: config.databasePoolSize,
     observer: metrics.store,
+    keyholdVersion: KEYHOLD_VERSION,
     onMigrated: (run) => log.info({ migration: run.number, name: run.name, ms: run.ms }, `migration ${run.number} ${run.name} applied in ${run.ms} ms`),
   });
   logRekey(database, log);

@@ -17,7 +17,6 @@ import { guardEngine } from './pglite-guard.js';
 import { storageHealth, type StorageHealth } from './storage-health.js';
 import { lockDataDir } from './lock-file.js';
 import { readMigrations, runMigrations, type MigrationQuery, type MigrationRun, type MigrationTransaction } from './migrate.js';
-import { KEYHOLD_VERSION } from '../server/version.js';
 import { databaseErrorKind, NO_OBSERVER, type StoreObserver } from './observer.js';
 import { securePgliteDir } from './private-data-dir.js';
 import { openPgliteEngine } from './pglite-open.js';
@@ -79,7 +78,7 @@ export interface OpenDatabaseOptions {
   observer?: StoreObserver;
   /** Told of each migration as it commits (./migrate.ts). */
   onMigrated?: (run: MigrationRun) => void;
-  /** The version recorded in keyhold_schema by the migrations this open applies (default: package.json's). */
+  /** The version recorded in keyhold_schema by the migrations this open applies (the server passes package.json's; a tool or test that leaves it out records "unknown"). */
   keyholdVersion?: string;
 }
 
@@ -95,7 +94,7 @@ function unavailable(err: unknown, what: string): unknown {
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   const observer = options.observer ?? NO_OBSERVER;
-  const migrating: Migrating = { keyholdVersion: options.keyholdVersion ?? KEYHOLD_VERSION, onMigrated: options.onMigrated };
+  const migrating: Migrating = { keyholdVersion: options.keyholdVersion ?? 'unknown', onMigrated: options.onMigrated };
   return options.databaseUrl
     ? openPostgres(options.databaseUrl, options.poolSize ?? 20, observer, migrating)
     : openPglite(options.dataDir, options.pgliteSharedBuffers, observer, migrating);

@@ -5,9 +5,8 @@
 // order, on purpose: see the re-read under a lockout policy below.
 import type { Commands } from '../index.js';
 import { accountOf, passwordBuckets, type GuessClient } from '../../domain/identity/guess-buckets.js';
-import { checkPassword as verify, type PasswordCheck } from '../../queries/passwords.js';
-import type { PasswordFacts, ReadModel } from '../../queries/read-model.js';
-import type { GuessBudgets } from '../ports.js';
+import { checkPassword as verify, type PasswordCheck } from '../../domain/identity/password-check.js';
+import type { GuessBudgets, Lookups, PasswordFacts } from '../ports.js';
 import { recordEngaged, spend } from './guesses.js';
 
 /** Why a password step failed, for the operator: the `reason` label of a failed login (metrics.ts). */
@@ -31,7 +30,7 @@ export interface PasswordAttempt {
 }
 
 export interface PasswordCheckDeps {
-  read: Pick<ReadModel, 'passwordOf' | 'maxPasswordAttemptsOf'>;
+  read: Pick<Lookups, 'passwordOf' | 'maxPasswordAttemptsOf'>;
   commands: Pick<Commands, 'recordLogin' | 'recordOidc' | 'recordAnonymousThrottle'>;
   /** Every guess at the login is reserved here before it is checked (store/attempt-budgets.ts). */
   budgets: GuessBudgets;

@@ -2,7 +2,7 @@
 // password, the app's consent. Each form posts to its step's action under
 // /ui/login/<uid>/ with the form token (`hidden`).
 import type { Language } from '../../domain/i18n/language.js';
-import { scopeList } from '../../server/oidc/scope-words.js';
+import { scopeList } from './scope-words.js';
 import { escapeHtml, t } from './layout.js';
 
 export const BASE = '/ui/login';

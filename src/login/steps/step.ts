@@ -3,7 +3,7 @@
 // through `apply` (flow.ts `next`, then the interaction port's save).
 import type { Language } from '../../domain/i18n/language.js';
 import type { GuessClient } from '../../domain/identity/guess-buckets.js';
-import type { SecondFactorKind, SecondFactorOutcome } from '../../server/metrics.js';
+import type { SecondFactorKind, SecondFactorOutcome } from '../observer.js';
 import type { LoginOutcome } from '../flow.js';
 import type { Problem } from '../pages/key.js';
 import type { LoginInteraction, LoginPorts } from '../ports.js';

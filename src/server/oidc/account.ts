@@ -4,17 +4,9 @@
 // metadata claim.
 import { errors } from 'oidc-provider';
 import { userIsLive, type ReadModel } from '../../queries/read-model.js';
+import { METADATA_CLAIM, METADATA_SCOPE, ROLES_CLAIM, ROLES_SCOPE } from '../../domain/oidc/scope-names.js';
 
-/** ZITADEL's roles scope and claim: `{roleKey: {orgId: orgName}}`. */
-export const ROLES_SCOPE = 'urn:keyhold:iam:org:project:roles';
-export const ROLES_CLAIM = 'urn:keyhold:iam:org:project:roles';
-
-/**
- * ZITADEL's metadata scope and claim, under ZITADEL's name so apps written for it
- * work unchanged: `{key: base64(value)}`, every entry of the user (at most 64).
- */
-export const METADATA_SCOPE = 'urn:zitadel:iam:user:metadata';
-export const METADATA_CLAIM = 'urn:zitadel:iam:user:metadata';
+export { METADATA_CLAIM, METADATA_SCOPE, ROLES_CLAIM, ROLES_SCOPE };
 
 /** What an account is read from: the user, and its metadata when the scope asks for it. */
 export type AccountRead = Pick<ReadModel, 'user' | 'userMetadataOf'>;

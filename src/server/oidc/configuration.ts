@@ -9,7 +9,7 @@ import { userIsLive, type ReadModel } from '../../queries/read-model.js';
 import type { OidcStateStore } from '../../store/oidc-store.js';
 import type { AttemptBudgets } from '../../store/attempt-budgets.js';
 import { userCodeBuckets } from '../../domain/identity/guess-buckets.js';
-import { knownBrowsers } from './known-browser.js';
+import { knownBrowsers } from '../../login/known-browser.js';
 import { adapterClass, DEVICE_CODE_GRACE_SECONDS } from './adapter.js';
 import { KEYHOLD_CLIENT_PROPERTIES, RESPONSE_TYPES } from './clients.js';
 import { applyDeviceFlowExtension, applyExtensions, applyIssuerRequests, clockSkewOf } from './extensions.js';
@@ -25,7 +25,7 @@ import { renderErrorPage, renderLogoutPage, renderLoggedOutPage } from './pages.
 import { ACR_VALUES, authenticationClaims } from './acr.js';
 import { findAccount, METADATA_CLAIM, METADATA_SCOPE, ROLES_CLAIM, ROLES_SCOPE, type AccountRead, type RolesOf } from './account.js';
 import { firstPartyGrant, grantsWithoutConsentPage } from './first-party-grant.js';
-import { loginUrl } from './login-url.js';
+import { loginUrl } from '../../login/login-url.js';
 import { keepOfflineAccess } from './offline-access.js';
 import { providerCookies } from './cookies.js';
 import { deviceAsksApiAudience, PROVIDER_SCOPES } from './api-audience.js';

@@ -8,7 +8,7 @@ import { negotiateLanguage, type Language } from '../../domain/i18n/language.js'
 import { localize } from '../../domain/i18n/text.js';
 import { prefilledUserCode, UserCodeThrottled } from './extensions.js';
 import { LOGIN_HEADERS, escapeHtml, page } from './pages.js';
-import { scopeList } from './scope-words.js';
+import { scopeList } from '../../login/pages/scope-words.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;

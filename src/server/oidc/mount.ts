@@ -188,6 +188,7 @@ export function mountOidc(fastify: FastifyInstance, deps: OidcDeps): OidcMount {
     cookieKey: () => current?.keys.cookieKeys[0] ?? '',
     issuer: () => issuer,
     observer: deps.identity,
+    unavailable: { is: isStoreUnavailable, retryAfterSeconds: RETRY_AFTER_SECONDS },
   });
 
   async function build(keys: KeySet): Promise<void> {

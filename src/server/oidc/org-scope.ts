@@ -12,8 +12,9 @@
 
 import { sentParams } from './pushed-requests.js';
 
-/** The prefix of the org scope; the rest is the org's id. */
-export const ORG_SCOPE_PREFIX = 'urn:keyhold:iam:org:id:';
+import { ORG_SCOPE_PREFIX } from '../../domain/oidc/scope-names.js';
+
+export { ORG_SCOPE_PREFIX };
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;

@@ -1,7 +1,7 @@
 // The consent page's words for each scope (scope-words.ts): the metadata scope
 // is said in words, in each language, not as its URN.
 import { describe, expect, it } from 'vitest';
-import { scopeList } from '../../../src/server/oidc/scope-words.js';
+import { scopeList } from '../../../src/login/pages/scope-words.js';
 
 describe('scopeList', () => {
   it('names the metadata scope in words', () => {

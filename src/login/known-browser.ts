@@ -20,7 +20,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { randomToken } from '../../domain/ids.js';
+import { randomToken } from '../domain/ids.js';
 
 export const KNOWN_BROWSER_COOKIE = 'keyhold_known';
 export const MAX_AGE_DAYS = 90;

@@ -1,14 +1,13 @@
 // The scopes of a request as a list a person reads (../../domain/i18n/scopes.ts),
-// for the consent page (src/login/steps/consent.ts) and the device confirmation (device-pages.ts):
+// for the consent page (src/login/steps/consent.ts) and the device confirmation (src/server/oidc/device-pages.ts):
 // every scope asked for, in words, and the warning when one of them lets the
-// app act as the user on Keyhold's API (api-audience.ts).
+// app act as the user on Keyhold's API (src/server/oidc/api-audience.ts).
 import type { Language } from '../../domain/i18n/language.js';
 import { SCOPE_TEXTS, type ScopeText } from '../../domain/i18n/scopes.js';
 import { localize } from '../../domain/i18n/text.js';
-import { METADATA_SCOPE, ROLES_SCOPE } from './account.js';
-import { API_AUDIENCE_SCOPE } from './api-audience.js';
-import { ORG_SCOPE_PREFIX } from './org-scope.js';
-import { escapeHtml } from './pages.js';
+import { METADATA_SCOPE, ORG_SCOPE_PREFIX, ROLES_SCOPE } from '../../domain/oidc/scope-names.js';
+import { API_AUDIENCE_SCOPE } from '../../queries/callers.js';
+import { escapeHtml } from './layout.js';
 
 const SCOPE_WORDS: Readonly<Record<string, ScopeText>> = {
   openid: 'openid',
