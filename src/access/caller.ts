@@ -1,5 +1,5 @@
 // Who calls a command or a query: the caller the auth interceptor resolved
-// from the bearer token (src/server/interceptors/auth.ts writes it into the
+// from the bearer token (src/server/rpc/interceptors/auth.ts writes it into the
 // call's context values, src/api reads it there with the same key), and the
 // org the request names (x-service-orgid), for calls that act in an org.
 import { createContextKey } from '@connectrpc/connect';

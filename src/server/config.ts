@@ -5,8 +5,8 @@ import path from 'node:path';
 import { isIP } from 'node:net';
 import { DEFAULT_MAX_PENDING_PER_USER } from '../domain/u2f/decider.js';
 import { originsOfRpId } from '../domain/webauthn/relying-party.js';
-import { DEFAULT_LIMITS, type ListenerLimits } from './listener.js';
-import { parseProxyRange, type ProxyRange } from './trusted-proxies.js';
+import { DEFAULT_LIMITS, type ListenerLimits } from './http/listener.js';
+import { parseProxyRange, type ProxyRange } from './http/trusted-proxies.js';
 import { SECRET_FILE_VARIABLES } from './config-variables.js';
 
 export interface Config {

@@ -17,7 +17,7 @@ import { openDatabase, type Database } from '../store/database.js';
 import { createEventStore } from '../store/event-store.js';
 import { createReadModel, expiredRegistrationSweeper } from '../store/read-model.js';
 import { verificationThreads } from './verification-threads.js';
-import { buildApp, type KeyholdApp } from './app.js';
+import { buildApp, type KeyholdApp } from './http/app.js';
 import { bootstrap, ensureConsoleApp, ensureHumanAdmin, type BootstrapResult, type HumanAdminResult } from './bootstrap.js';
 import type { Config } from './config.js';
 import { startHousekeeping, type Housekeeping } from './housekeeping.js';
@@ -34,7 +34,7 @@ import { attemptBudgetKey, idempotencyKeys, loadMasterKey, masterKeyCheck, totpS
 import { createTotpSecrets } from '../store/totp-secrets.js';
 import { openControlSocket, type ControlSocket } from './control-socket.js';
 import { createIdempotentAnswers } from '../store/idempotent-answers.js';
-import { withIdempotency } from './idempotency.js';
+import { withIdempotency } from './rpc/idempotency.js';
 import { loginPorts } from '../login/adapters.js';
 import { loginAccess, mayUseProject, rolesClaim } from '../queries/login-access.js';
 import { readyKeysByRpId } from '../store/queries/u2f-tokens.js';

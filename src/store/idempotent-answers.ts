@@ -1,5 +1,5 @@
 // Answers kept for requests sent with an Idempotency-Key (schema.ts
-// idempotent_answers; the rules in src/server/interceptors/idempotency.ts),
+// idempotent_answers; the rules in src/server/rpc/interceptors/idempotency.ts),
 // shared by every process on one database.
 //
 // reserve(): one atomic insert (`on conflict do nothing`) claims the key for

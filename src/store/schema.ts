@@ -517,7 +517,7 @@ export const attemptBudgets = pgTable(
 
 /**
  * Answers of requests sent with an Idempotency-Key (src/store/idempotent-answers.ts,
- * src/server/interceptors/idempotency.ts): one row per caller and key, keyed by an
+ * src/server/rpc/interceptors/idempotency.ts): one row per caller and key, keyed by an
  * HMAC of both; the request's digest; the answer sealed (AES-256-GCM under a key
  * derived from the master key) once the first execution finished, null while it
  * runs. Not events: deleted after `expires_at`.

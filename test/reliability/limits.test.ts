@@ -13,7 +13,7 @@ import { OrganizationService } from '../../gen/keyhold/org/v2/org_pb.js';
 import { UserService } from '../../gen/keyhold/user/v2/user_pb.js';
 import { MAX_REPORTED_VIOLATIONS } from '../../src/domain/errors/keyhold-error.js';
 import { loadConfig } from '../../src/server/config.js';
-import { DEFAULT_LIMITS } from '../../src/server/listener.js';
+import { DEFAULT_LIMITS } from '../../src/server/http/listener.js';
 import { restFields, restReason, rpcError } from '../support/errors.js';
 import { startTestKeyhold, type TestKeyhold } from '../support/keyhold.js';
 import { createSoftAuthenticator } from '../support/soft-authenticator.js';

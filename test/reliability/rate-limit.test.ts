@@ -12,7 +12,7 @@ import { RetryInfoSchema } from '../../gen/google/rpc/error_details_pb.js';
 import { AuthService } from '../../gen/keyhold/auth/v1/auth_pb.js';
 import { ManagementService } from '../../gen/keyhold/management/v1/management_pb.js';
 import { loadConfig } from '../../src/server/config.js';
-import { TokenBuckets } from '../../src/server/rate-limit.js';
+import { TokenBuckets } from '../../src/server/http/rate-limit.js';
 import { rpcError } from '../support/errors.js';
 import { startTestKeyhold, type TestKeyhold } from '../support/keyhold.js';
 import { moved, scrape } from '../support/metrics.js';

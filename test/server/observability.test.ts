@@ -383,7 +383,7 @@ describe('the whole log, after every call above', () => {
 describe('browsers (KEYHOLD_CORS_ORIGINS)', () => {
   it('may send x-request-id and read it back', async () => {
     const { default: Fastify } = await import('fastify');
-    const { registerCors } = await import('../../src/server/cors.js');
+    const { registerCors } = await import('../../src/server/http/cors.js');
     const app = Fastify();
     registerCors(app, ['https://console.example']);
     app.post('/x', async (_req, reply) => reply.header('x-request-id', 'abc').send({}));

@@ -1,5 +1,5 @@
 // Start-up self-checks of what Keyhold takes from its libraries beyond their
-// public API (src/store/postgres-repairs.ts, src/store/sql.ts, src/server/listener.ts;
+// public API (src/store/postgres-repairs.ts, src/store/sql.ts, src/server/http/listener.ts;
 // docs/performance.md): the postgres.js repairs, PGlite's locks, Node's HTTP/2
 // compatibility layer. Each must fail loudly, naming the fix,
 // when the library is not what Keyhold was written against.
@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { afterEach, describe, expect, it } from 'vitest';
-import { attachRequestHandler } from '../../src/server/listener.js';
+import { attachRequestHandler } from '../../src/server/http/listener.js';
 import { assertPostgresRepaired, postgresPackageRoot, PostgresDriverNotRepaired, REPAIR_MARKER } from '../../src/store/postgres-repairs.js';
 import { assertPgliteInternals } from '../../src/store/sql.js';
 import { repoRoot } from '../support/keyhold.js';

@@ -1,5 +1,5 @@
 // The one error type the domain and API layers throw. It names a reason from
-// REASONS; the transport layer turns it into a google.rpc.Status (src/server/status.ts).
+// REASONS; the transport layer turns it into a google.rpc.Status (src/server/rpc/status.ts).
 import type { Language } from '../i18n/language.js';
 import { localize, type Texts } from '../i18n/text.js';
 import type { Reason } from './reasons.js';

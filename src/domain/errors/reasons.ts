@@ -680,7 +680,7 @@ export const REASONS = {
       de: 'Dieser Sicherheitsschlüssel ist bereits registriert.',
     },
   },
-  // --- Idempotency-Key (src/server/interceptors/idempotency.ts) -------------
+  // --- Idempotency-Key (src/server/rpc/interceptors/idempotency.ts) -------------
   IDEMPOTENCY_KEY_INVALID: {
     code: GrpcCode.InvalidArgument,
     messages: {

@@ -42,7 +42,7 @@ import { isStoreUnavailable, loggableStoreError, RETRY_AFTER_SECONDS, speakingPr
 import { loggable, noteOAuthErrors, type NoteOAuthError } from './error-notes.js';
 import { countProviderEvents } from './provider-metrics.js';
 import type { IdentityObserver } from '../metrics.js';
-import type { TakeResult } from '../rate-limit.js';
+import type { TakeResult } from '../http/rate-limit.js';
 
 /** How often each process looks for a changed key set. */
 export const KEY_RELOAD_MS = 60_000;

@@ -12,7 +12,7 @@ import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { UserService } from '../../../gen/keyhold/user/v2/user_pb.js';
 import { ManagementService } from '../../../gen/keyhold/management/v1/management_pb.js';
-import { MAX_USER_AGENT, userAgentOf } from '../../../src/server/requests.js';
+import { MAX_USER_AGENT, userAgentOf } from '../../../src/server/http/requests.js';
 import { noteOAuthErrors } from '../../../src/server/oidc/error-notes.js';
 import { BUCKETS } from '../../../src/domain/identity/attempt-budget.js';
 import { loopback } from '../../support/client-address.js';
