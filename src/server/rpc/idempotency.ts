@@ -32,7 +32,11 @@ import type { RegisteredService } from './rest.js';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 
-/** Operations that take an Idempotency-Key, by "<service typeName>/<method name>": their answer is shown once. Elsewhere the header is ignored. */
+/**
+ * Operations that take an Idempotency-Key, by "<service typeName>/<method name>": their answer is shown once. Elsewhere the header is ignored.
+ * Not RegisterTOTP: its answer is the authenticator's secret, which must not outlive the registration in a kept answer;
+ * sent again, it registers anew and replaces the pending one (nothing verified is lost).
+ */
 export const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set([
   'keyhold.management.v1.ManagementService/AddOIDCApp',
   'keyhold.management.v1.ManagementService/RegenerateOIDCClientSecret',
@@ -42,7 +46,6 @@ export const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set([
   'keyhold.user.v2.UserService/VerifyU2FRegistration',
   'keyhold.user.v2.UserService/VerifyPasskeyRegistration',
   'keyhold.user.v2.UserService/GenerateRecoveryCodes',
-  'keyhold.user.v2.UserService/RegisterTOTP',
   'keyhold.user.v2.UserService/VerifyTOTPRegistration',
 ]);
 
