@@ -105,36 +105,48 @@ export function totpSecretKey(master: Buffer): Buffer {
   return Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), 'keyhold totp secrets v1', 32));
 }
 
-/** Seals and opens TOTP secrets under `key` (totpSecretKey); a secret another master key sealed is a MasterKeyError naming no secret. */
-export function totpSealing(key: Buffer): { seal(plain: string): string; unseal(sealed: string): string } {
+/**
+ * Seals and opens TOTP secrets under `key` (totpSecretKey), each bound to its row (`boundTo`: the
+ * TOTP's and its user's ids), so a sealed secret copied into another user's row does not open
+ * there. A secret that does not open is a MasterKeyError naming no secret.
+ */
+export function totpSealing(key: Buffer): { seal(plain: string, boundTo: string): string; unseal(sealed: string, boundTo: string): string } {
   return {
-    seal: (plain) => seal(key, plain),
-    unseal: (sealed) => {
+    seal: (plain, boundTo) => seal(key, plain, boundTo),
+    unseal: (sealed, boundTo) => {
       try {
-        return unseal(key, sealed, '');
+        return open(key, sealed, boundTo);
       } catch {
-        throw new MasterKeyError('a TOTP secret cannot be decrypted: KEYHOLD_MASTERKEY is not the key it was sealed with');
+        throw new MasterKeyError('a TOTP secret cannot be decrypted: KEYHOLD_MASTERKEY is not the key it was sealed with, or it was sealed for another row');
       }
     },
   };
 }
 
-export function seal(key: Buffer, plain: string): string {
+/** AES-256-GCM under `key`; with `boundTo`, the text is bound to it (GCM's additional data): it opens only with the same. */
+export function seal(key: Buffer, plain: string, boundTo?: string): string {
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
+  if (boundTo !== undefined) cipher.setAAD(Buffer.from(boundTo, 'utf8'));
   const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
   return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
 }
 
 export function unseal(key: Buffer, sealed: string, kid: string): string {
-  const raw = Buffer.from(sealed, 'base64url');
   try {
-    const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
-    decipher.setAuthTag(raw.subarray(12, 28));
-    return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+    return open(key, sealed);
   } catch {
     throw new MasterKeyError(`the OpenID key ${kid} cannot be decrypted: KEYHOLD_MASTERKEY is not the key it was sealed with`);
   }
+}
+
+/** Opens what seal made; throws when the key, or the `boundTo` it was sealed with, differs. */
+function open(key: Buffer, sealed: string, boundTo?: string): string {
+  const raw = Buffer.from(sealed, 'base64url');
+  const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
+  decipher.setAuthTag(raw.subarray(12, 28));
+  if (boundTo !== undefined) decipher.setAAD(Buffer.from(boundTo, 'utf8'));
+  return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
 }
 
 function newSigningKey(alg: (typeof SIGNING_ALGS)[number], master: Buffer, now: Date, activeFrom = now, kid = randomBytes(12).toString('base64url')): StoredOidcKey {
