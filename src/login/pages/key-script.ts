@@ -67,7 +67,8 @@ const PASSKEY_GLUE = `
       send('passkey-failure', (error && error.name) || 'Error');
     });
   });
-  if (document.querySelector('input[autocomplete$="webauthn"]')) {
+  // After a refusal the page offers the button only: autofill answering again by itself would refuse again.
+  if (document.querySelector('input[autocomplete$="webauthn"]') && !document.querySelector('p.error[role=alert]')) {
     lib.browserSupportsWebAuthnAutofill().then(function (supported) {
       if (!supported) return;
       lib.startAuthentication({ optionsJSON: options, useBrowserAutofill: true }).then(answered, function () {});
