@@ -108,7 +108,8 @@ export function loginPorts(
     loginFactors: async (orgId) => loginFactorsOf(read, orgId ?? (await read.defaultOrgId()) ?? ''),
     async userLoginFactors(userId) {
       const user = await read.user(userId);
-      return user ? loginFactorsOf(read, user.orgId) : undefined;
+      // A machine user never signs in at the login, whatever credential names it.
+      return user?.kind === 'human' ? loginFactorsOf(read, user.orgId) : undefined;
     },
     usePasskey: (input) => commands.usePasskey(input),
     async startPasskeyEnrollment(userId, rpId) {

@@ -91,7 +91,7 @@ export interface LoginPorts {
   useRecoveryCode(userId: string, typed: string, client: GuessClient, clientId: string): Promise<RecoveryVerdict>;
   /** The login policy's factors of an org (loginFactorsOf); no org: the instance's default org's. */
   loginFactors(orgId: string | undefined): Promise<LoginFactors>;
-  /** The login policy's factors of the user's org; undefined: no such user. */
+  /** The login policy's factors of the user's org; undefined: no such user, or a machine user (never signs in at the login). */
   userLoginFactors(userId: string): Promise<LoginFactors | undefined>;
   /** The passkey login's check (the use-passkey command). */
   usePasskey(input: UsePasskeyInput): Promise<UsePasskeyResult>;

@@ -64,8 +64,6 @@ export async function usePasskey(ports: Ports, input: UsePasskeyInput): Promise<
   if (held.userId !== handle) return { ok: false, reason: 'PASSKEY_LOGIN_OTHER_USER' };
   const user = await ports.lookups.userFacts(held.userId);
   if (!user) return { ok: false, reason: 'PASSKEY_LOGIN_UNKNOWN_CREDENTIAL' };
-  // A machine user never signs in at the login, whatever credential names it.
-  if (user.kind !== 'human') return { ok: false, reason: 'PASSKEY_LOGIN_UNKNOWN_CREDENTIAL' };
   if (user.state !== 'active') return { ok: false, reason: 'PASSKEY_LOGIN_USER_INACTIVE' };
   if (assertionUserVerified(input.response) !== true) return { ok: false, reason: 'PASSKEY_LOGIN_USER_NOT_VERIFIED' };
   const passkeyId = held.tokenId;

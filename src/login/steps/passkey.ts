@@ -76,7 +76,9 @@ export const passkey: Step<StateOf<'passkey'>> = {
     if (!used.ok) return refused(ctx, shownAs(used.reason));
     // The passkey proved its user: that user's org decides whether passkeys sign in.
     const factors = await ctx.ports.userLoginFactors(used.userId);
-    if (!factors?.passkeyAllowed) return refused(ctx, 'PASSKEY_LOGIN_NOT_ALLOWED');
+    // A machine user's credential: refused as any other the check refuses.
+    if (!factors) return refused(ctx, 'PASSKEY_LOGIN_REFUSED');
+    if (!factors.passkeyAllowed) return refused(ctx, 'PASSKEY_LOGIN_NOT_ALLOWED');
     return { outcome: { kind: 'passkeyAccepted', userId: used.userId, amr: used.amr } };
   },
 };
