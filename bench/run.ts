@@ -13,7 +13,7 @@
 //   BENCH_BACKENDS      comma list of pglite, postgres (default both)
 //   BENCH_SCENARIOS     comma list of healthz-grpc, healthz-rest, oidc-grpc, oidc-rest, u2f-grpc and the
 //                       login surface: cc-bearer, cc-jwt, refresh, introspect, userinfo, login,
-//                       login-key (default all)
+//                       login-key, login-passkey (default all)
 //   BENCH_FLOORS        0 to skip the floors (default 1): raw verify, raw append, argon2id verify, and
 //                       the bare oidc-provider peer (bench/peer.mjs) for the token requests and the
 //                       password login
@@ -318,7 +318,7 @@ async function benchBackend(backend: 'pglite' | 'postgres', tag: string): Promis
               log(`${backend}: prepared ${prep.prepared} pending registrations with fresh credentials in ${prep.ms} ms`);
             }
           }
-          const warmupMs = scenario === 'login' || scenario === 'login-key' ? config.loginWarmupMs : config.warmupMs;
+          const warmupMs = scenario === 'login' || scenario === 'login-key' || scenario === 'login-passkey' ? config.loginWarmupMs : config.warmupMs;
           const r = await worker.call<ScenarioResult>({ cmd: 'run', scenario, concurrency, warmupMs, durationMs: config.durationMs });
           result.scenarios.push(r);
           log(`${backend}: ${fmtResult(r)}`);

@@ -179,6 +179,18 @@ async function surfaceFixtures(req: Extract<WorkerRequest, { cmd: 'surface-fixtu
     await users.verifyU2FRegistration({ userId, u2fId: res.u2fId, publicKeyCredential: credential as never, tokenName: 'bench key' }, { timeoutMs: 30_000 });
     keyUsers[i] = { username: keyNames[i], key };
   });
+  // Passkey users: a resident, user-verified credential of a software authenticator (as test/support/soft-passkey.ts makes one), registered over REST.
+  const passkeyNames = Array.from({ length: req.users }, (_, i) => `bench-${runTag}-passkey-${i}`);
+  const passkeyUsers: NonNullable<SurfaceTarget['passkeyUsers']> = new Array(req.users);
+  await inParallel(passkeyNames.length, 8, async (i) => {
+    const userId = await human(passkeyNames[i]);
+    const reg = JSON.parse((await rest('POST', `/v2/users/${userId}/passkeys`, {})).text) as { passkeyId: string; publicKeyCredentialCreationOptions: { challenge: string; rp: { id: string }; user: { id: string } } };
+    const options = reg.publicKeyCredentialCreationOptions;
+    const key = createSoftAuthenticator({ alg: -7 });
+    const credential = key.makeRegistration({ challenge: options.challenge, origin, rpId: options.rp.id, fmt: 'none', flags: { uv: true, be: true, bs: true } });
+    ok('VerifyPasskeyRegistration', await rest('POST', `/v2/users/${userId}/passkeys/${reg.passkeyId}`, { publicKeyCredential: credential, passkeyName: 'bench passkey' }));
+    passkeyUsers[i] = { userHandle: options.user.id, key };
+  });
   surface = {
     kind: 'keyhold',
     baseUrl: origin,
@@ -188,6 +200,7 @@ async function surfaceFixtures(req: Extract<WorkerRequest, { cmd: 'surface-fixtu
     chains: [],
     loginUsers,
     keyUsers,
+    passkeyUsers,
     password: LOGIN_PASSWORD,
     origin,
   };
@@ -352,7 +365,7 @@ async function runScenario(req: Extract<WorkerRequest, { cmd: 'run' }>): Promise
     Array.from({ length: concurrency }, async (_, vu) => {
       // Logins take seconds at c=64: callers that all start at once share the CPU and finish together,
       // so a short window could see none finish. Their starts are spread over the first half of the warm-up.
-      if (scenario === 'login' || scenario === 'login-key') await new Promise((r) => setTimeout(r, (vu * warmupMs) / concurrency / 2));
+      if (scenario === 'login' || scenario === 'login-key' || scenario === 'login-passkey') await new Promise((r) => setTimeout(r, (vu * warmupMs) / concurrency / 2));
       for (;;) {
         const before = performance.now();
         if (windowStart === undefined && before >= windowStartsAt) openWindow(before);

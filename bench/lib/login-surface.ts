@@ -3,7 +3,7 @@
 // endpoint (client_credentials for an opaque and a JWT machine, refresh with
 // rotation), introspection and userinfo with prepared access tokens, and whole
 // authorization-code logins without a browser (password; password + security
-// key answered by a software authenticator). Timed requests go through
+// key answered by a software authenticator; a passkey alone, user verified). Timed requests go through
 // node:http with a keep-alive agent; the logins too, with a cookie jar per
 // login (./http-browser.ts), as a browser without script would.
 import { createHash, randomBytes } from 'node:crypto';
@@ -13,7 +13,7 @@ import { loopback } from '../../test/support/client-address.js';
 import { httpBrowser } from './http-browser.js';
 import type { SoftAuthenticator } from '../../test/support/soft-authenticator.js';
 
-export const SURFACE_SCENARIOS = ['cc-bearer', 'cc-jwt', 'refresh', 'introspect', 'userinfo', 'login', 'login-key'] as const;
+export const SURFACE_SCENARIOS = ['cc-bearer', 'cc-jwt', 'refresh', 'introspect', 'userinfo', 'login', 'login-key', 'login-passkey'] as const;
 export type SurfaceScenario = (typeof SURFACE_SCENARIOS)[number];
 /** What the peer serves too: its login is the least a login over the library does (bench/peer.mjs); no security keys there. */
 export const PEER_SCENARIOS: readonly SurfaceScenario[] = ['cc-bearer', 'cc-jwt', 'refresh', 'introspect', 'userinfo', 'login'];
@@ -46,6 +46,8 @@ export interface SurfaceTarget {
   /** Human users with `password` (Keyhold only). */
   loginUsers?: string[];
   keyUsers?: { username: string; key: SoftAuthenticator }[];
+  /** Users with a passkey: its software authenticator and the user handle it answers with. */
+  passkeyUsers?: { userHandle: string; key: SoftAuthenticator }[];
   password?: string;
   /** The WebAuthn origin the assertions name. */
   origin?: string;
@@ -140,6 +142,27 @@ export async function keyLogin(t: SurfaceTarget, user: { username: string; key: 
   return tokens;
 }
 
+/** A whole login with a passkey, no username typed: the first page's discoverable challenge answered by the user's software authenticator (user verified). */
+export async function passkeyLogin(t: SurfaceTarget, user: { userHandle: string; key: SoftAuthenticator }, from?: string): Promise<Record<string, unknown>> {
+  const { verifier, challenge } = pkce();
+  const b: Browser = httpBrowser(t.baseUrl, from);
+  const step = await b.follow(authorizeUrl(t, challenge, 'openid profile'));
+  const options = /id="passkey-step" data-options="([^"]*)"/.exec(step.html ?? '')?.[1];
+  const action = step.html && formAction(step.html, 'passkey');
+  if (!options || !action) throw new Error(`no passkey on the first page: ${step.url.pathname} ${step.html?.slice(0, 300)}`);
+  const { challenge: passkeyChallenge, rpId } = JSON.parse(unescapeHtml(options)) as { challenge: string; rpId: string };
+  // signCount 0: an authenticator without a counter, so parallel logins of one user never look cloned.
+  const answer = user.key.makeAssertion({ challenge: passkeyChallenge, origin: t.origin!, rpId, signCount: 0, uv: true, userHandle: user.userHandle });
+  const res = await b.request(new URL(action, step.url), { form: { form_token: formToken(step.html!), response: JSON.stringify(answer) } });
+  const location = res.headers.get('location');
+  const done = location ? await b.follow(new URL(location, step.url)) : undefined;
+  if (!done?.left) throw new Error(`the passkey login did not return to the app: ${done?.url.pathname} ${done?.html?.match(/role="alert"[^>]*>[^<]*/)?.[0] ?? ''}`);
+  const tokens = await redeem(t, done.left, verifier);
+  const claims = JSON.parse(Buffer.from(String(tokens.id_token).split('.')[1], 'base64url').toString()) as { amr?: string[] };
+  if (claims.amr?.join(' ') !== 'hwk user mfa') throw new Error(`the passkey login's ID token has amr ${JSON.stringify(claims.amr)}`);
+  return tokens;
+}
+
 /** N refresh chains by full logins (Keyhold), one per virtual user. */
 export async function prepareChains(t: SurfaceTarget, count: number): Promise<Chain[]> {
   const chains: Chain[] = new Array(count);
@@ -200,6 +223,10 @@ export function surfaceOperation(t: SurfaceTarget, scenario: SurfaceScenario): (
     case 'login-key':
       return async (vu) => {
         await keyLogin(t, t.keyUsers![vu % t.keyUsers!.length], loopback(vu));
+      };
+    case 'login-passkey':
+      return async (vu) => {
+        await passkeyLogin(t, t.passkeyUsers![vu % t.passkeyUsers!.length], loopback(vu));
       };
   }
 }

@@ -15,7 +15,8 @@ export type ScenarioName =
   | 'introspect'
   | 'userinfo'
   | 'login'
-  | 'login-key';
+  | 'login-key'
+  | 'login-passkey';
 
 export interface PendingCredential {
   userId: string;

@@ -47,10 +47,11 @@ const LABELS: Record<ScenarioName, string> = {
   userinfo: 'userinfo',
   login: 'login: code + PKCE, password',
   'login-key': 'login: code + PKCE, password + key',
+  'login-passkey': 'login: code + PKCE, passkey',
 };
 /** The login surface, in table order. */
-const SURFACE: ScenarioName[] = ['cc-bearer', 'cc-jwt', 'refresh', 'introspect', 'userinfo', 'login', 'login-key'];
-const LOGINS: ScenarioName[] = ['login', 'login-key'];
+const SURFACE: ScenarioName[] = ['cc-bearer', 'cc-jwt', 'refresh', 'introspect', 'userinfo', 'login', 'login-key', 'login-passkey'];
+const LOGINS: ScenarioName[] = ['login', 'login-key', 'login-passkey'];
 
 // null: a figure the run could not measure (JSON turns NaN into null).
 const fmt = (v: number | null | undefined, digits = 0) =>

@@ -8,6 +8,7 @@ import type { WebAuthnSettings } from '../commands/ports.js';
 import { KeyholdError } from '../domain/errors/keyhold-error.js';
 import type { Language } from '../domain/i18n/language.js';
 import { loginUser } from '../queries/passwords.js';
+import { loginFactorsOf } from '../queries/login-policy.js';
 import type { ReadModel } from '../queries/read-model.js';
 import type { GuessBudgets } from '../commands/ports.js';
 import { checkLoginPassword } from '../commands/login/check-password.js';
@@ -19,8 +20,11 @@ import type { LoginObserver } from './observer.js';
 const NO_OBSERVER: Pick<LoginObserver, 'loginSucceeded' | 'loginFailed' | 'loginThrottled'> = { loginSucceeded: () => {}, loginFailed: () => {}, loginThrottled: () => {} };
 
 export function loginPorts(
-  read: Pick<ReadModel, 'usersByLoginName' | 'passwordOf' | 'user' | 'u2fTokensOf' | 'maxPasswordAttemptsOf'>,
-  commands: Pick<Commands, 'setPassword' | 'recordLogin' | 'recordOidc' | 'recordAnonymousThrottle' | 'useU2f' | 'registerU2f' | 'verifyU2fRegistration' | 'useRecoveryCode'>,
+  read: Pick<ReadModel, 'usersByLoginName' | 'passwordOf' | 'user' | 'u2fTokensOf' | 'maxPasswordAttemptsOf' | 'loginPolicyOf' | 'defaultOrgId'>,
+  commands: Pick<
+    Commands,
+    'setPassword' | 'recordLogin' | 'recordOidc' | 'recordAnonymousThrottle' | 'useU2f' | 'registerU2f' | 'verifyU2fRegistration' | 'useRecoveryCode' | 'usePasskey' | 'registerPasskey' | 'verifyPasskeyRegistration'
+  >,
   mayLogIn: LoginPorts['mayLogIn'],
   /** Every guess at the login (passwords, recovery codes) is reserved here before it is checked (store/attempt-budgets.ts). */
   budgets: GuessBudgets,
@@ -100,5 +104,28 @@ export function loginPorts(
     },
     webauthn: () => second.webauthn(),
     useRecoveryCode: (userId, typed, client, clientId) => checkRecoveryCode({ commands, budgets }, userId, typed, client, clientId),
+    // An org scope naming no org reads no policy: the default's rules (loginFactorsOf).
+    loginFactors: async (orgId) => loginFactorsOf(read, orgId ?? (await read.defaultOrgId()) ?? ''),
+    async userLoginFactors(userId) {
+      const user = await read.user(userId);
+      // A machine user never signs in at the login, whatever credential names it.
+      return user?.kind === 'human' ? loginFactorsOf(read, user.orgId) : undefined;
+    },
+    usePasskey: (input) => commands.usePasskey(input),
+    async startPasskeyEnrollment(userId, rpId) {
+      const caller = (await selfCaller(userId))!;
+      const started = await commands.registerPasskey({ caller }, { userId, domain: rpId });
+      return { passkeyId: started.passkeyId, options: started.creationOptions };
+    },
+    async finishPasskeyEnrollment(userId, passkeyId, credential, name, lang) {
+      const caller = await selfCaller(userId);
+      if (!caller) return { ok: false, problem: 'unknown user' };
+      try {
+        const { recoveryCodes } = await commands.verifyPasskeyRegistration({ caller }, { userId, passkeyId, credential, passkeyName: name });
+        return { ok: true, recoveryCodes };
+      } catch (e) {
+        return { ok: false, problem: refusalText(e, lang) };
+      }
+    },
   };
 }

@@ -4,6 +4,7 @@
 // steps (steps/) only say what happened on their page; the routes store what
 // `next` returns and carry out a `done` state's end.
 import { SPENT_KEPT, type LoginChallenge, type LoginState, type StateOf } from './state.js';
+import { ENROLMENT_METHODS, type EnrolmentMethod } from './steps/enrolment-methods.js';
 
 /** What the user still has to pass after a right password (decided from the user's keys and org: steps/second-factor.ts). */
 export type SecondFactor = 'none' | 'key' | 'enrol' | 'refused';
@@ -35,7 +36,15 @@ export type LoginOutcome =
   | { kind: 'loginRefused' }
   /** A step's input was refused (a wrong code, a refused key, a rule of the new password): the state stays, its page says why. */
   | { kind: 'refused' }
-  | { kind: 'restart' };
+  | { kind: 'restart' }
+  /** A typed name whose org signs in without passwords: the passkey prompt in place of the password. */
+  | { kind: 'passkeyRequired'; loginName: string }
+  /** A passkey signed in (its user, and the amr of UsePasskey). */
+  | { kind: 'passkeyAccepted'; userId: string; amr: string[] }
+  /** At a forced enrolment, another method of ENROLMENT_METHODS chosen. */
+  | { kind: 'enrolmentChosen'; method: EnrolmentMethod }
+  /** The passkey was registered; `codesShown` when it was the user's first strong factor and brought recovery codes. */
+  | { kind: 'passkeyEnrolled'; codesShown: boolean };
 
 export type OutcomeKind = LoginOutcome['kind'];
 
@@ -44,6 +53,7 @@ export const AMR = {
   password: ['pwd'],
   securityKey: ['pwd', 'hwk', 'mfa'],
   recoveryCode: ['pwd', 'mfa'],
+  passkey: ['hwk', 'user', 'mfa'],
 } as const satisfies Record<string, readonly string[]>;
 
 const IDENTIFY: LoginState = { step: 'identify' };
@@ -65,7 +75,7 @@ function afterPassword(who: { loginName: string; userId: string }, secondFactor:
   }
 }
 
-type SecondFactorState = StateOf<'securityKey' | 'enrolKey' | 'keyElsewhere'>;
+type SecondFactorState = StateOf<'securityKey' | 'enrolKey' | 'keyElsewhere' | 'enrolPasskey'>;
 
 /** A second-factor page decided again: the same step stays as it is; another starts from where this login is. */
 function redecided(state: SecondFactorState, secondFactor: SecondFactor): LoginState {
@@ -84,13 +94,20 @@ function redecided(state: SecondFactorState, secondFactor: SecondFactor): LoginS
 const spend = (state: { challenge?: LoginChallenge; spent: string[] }): string[] => (state.challenge ? [...state.spent, state.challenge.value] : state.spent).slice(-SPENT_KEPT);
 
 /** The ceremony's rows, alike for using a key and registering one. */
-function ceremony<S extends StateOf<'securityKey' | 'enrolKey'>>(state: S, outcome: LoginOutcome): S | undefined {
+function ceremony<S extends StateOf<'securityKey' | 'enrolKey' | 'passkey' | 'enrolPasskey'>>(state: S, outcome: LoginOutcome): S | undefined {
   if (outcome.kind === 'challengeIssued') {
     const issued = { ...state, challenge: outcome.challenge, spent: spend(state) };
-    return state.step === 'enrolKey' ? { ...issued, enrolmentId: outcome.enrolmentId } : issued;
+    return state.step === 'enrolKey' || state.step === 'enrolPasskey' ? { ...issued, enrolmentId: outcome.enrolmentId } : issued;
   }
   if (outcome.kind === 'challengeTaken') return state.challenge ? { ...state, challenge: undefined, spent: spend(state) } : state;
   return undefined;
+}
+
+/** A forced enrolment's method chosen: its step, from where this login is (the shown challenge spent). */
+function enrolWith(state: StateOf<'enrolKey' | 'enrolPasskey'>, method: EnrolmentMethod): LoginState {
+  const step = ENROLMENT_METHODS[method].step;
+  if (step === state.step) return state;
+  return { step, loginName: state.loginName, userId: state.userId, passwordAt: state.passwordAt, spent: spend(state) };
 }
 
 /**
@@ -102,9 +119,12 @@ export function next(state: LoginState, outcome: LoginOutcome): LoginState {
   // A sign-in in the login prompt may start over, or with a newly typed name, from any of its steps.
   const inLogin = state.step !== 'consent' && state.step !== 'done';
   if (inLogin && outcome.kind === 'restart') return IDENTIFY;
+  if (inLogin && outcome.kind === 'passkeyRequired') return { step: 'passkey', loginName: outcome.loginName, spent: 'spent' in state ? spend(state) : [] };
   if (inLogin && outcome.kind === 'nameFound') return { step: 'password', loginName: outcome.loginName, ...(outcome.userId ? { userId: outcome.userId } : {}) };
   switch (state.step) {
     case 'identify':
+      // The page offers a passkey: its challenge is handed out with it.
+      if (outcome.kind === 'challengeIssued') return { step: 'passkey', challenge: outcome.challenge, spent: [] };
       return state;
     case 'password':
       if (outcome.kind === 'passwordRight' && state.userId) {
@@ -125,10 +145,11 @@ export function next(state: LoginState, outcome: LoginOutcome): LoginState {
         return outcome.codesShown ? { step: 'codesShown', loginName: state.loginName, userId: state.userId, passwordAt: state.passwordAt } : login(state.userId, AMR.securityKey);
       }
       if (outcome.kind === 'secondFactorDecided') return redecided(state, outcome.secondFactor);
+      if (outcome.kind === 'enrolmentChosen') return enrolWith(state, outcome.method);
       return ceremony(state, outcome) ?? state;
     case 'codesShown':
       // The key registered at this login is the factor: going on finishes with it.
-      if (outcome.kind === 'codesAcknowledged') return login(state.userId, AMR.securityKey);
+      if (outcome.kind === 'codesAcknowledged') return login(state.userId, state.amr ?? AMR.securityKey);
       return state;
     case 'recoveryCode':
       if (outcome.kind === 'codeAccepted') return login(state.userId, AMR.recoveryCode);
@@ -140,6 +161,18 @@ export function next(state: LoginState, outcome: LoginOutcome): LoginState {
     case 'consent':
       if (outcome.kind === 'consentDecided') return { step: 'done', end: { kind: 'consent', allowed: outcome.allowed } };
       return state;
+    case 'passkey':
+      if (outcome.kind === 'passkeyAccepted') return login(outcome.userId, outcome.amr);
+      return ceremony(state, outcome) ?? state;
+    case 'enrolPasskey':
+      if (outcome.kind === 'passkeyEnrolled') {
+        const passed = { loginName: state.loginName, userId: state.userId, passwordAt: state.passwordAt };
+        return outcome.codesShown ? { step: 'codesShown', ...passed, amr: [...AMR.passkey] } : login(state.userId, AMR.passkey);
+      }
+      // Still to enrol: the chosen method stays; anything else as for a key.
+      if (outcome.kind === 'secondFactorDecided') return outcome.secondFactor === 'enrol' ? state : redecided(state, outcome.secondFactor);
+      if (outcome.kind === 'enrolmentChosen') return enrolWith(state, outcome.method);
+      return ceremony(state, outcome) ?? state;
     case 'done':
       // Locked or deactivated meanwhile: no login; the sign-in starts over.
       if (outcome.kind === 'loginRefused' && state.end.kind === 'login') return IDENTIFY;

@@ -9,6 +9,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PasswordAttempt, PasswordVerdict } from '../commands/login/check-password.js';
 import type { RecoveryVerdict } from '../commands/login/check-recovery-code.js';
 import type { UseU2fInput, UseU2fResult } from '../commands/u2f/use-u2f.js';
+import type { UsePasskeyInput, UsePasskeyResult } from '../commands/passkeys/use-passkey.js';
+import type { LoginFactors } from '../queries/login-policy.js';
 import type { GuessClient } from '../domain/identity/guess-buckets.js';
 import type { Language } from '../domain/i18n/language.js';
 import type { ReadyKey, RelyingParties } from './relying-parties.js';
@@ -87,4 +89,14 @@ export interface LoginPorts {
   webauthn(): RelyingParties & { timeoutMs: number };
   /** The recovery-code check command (src/commands/login/check-recovery-code.ts). */
   useRecoveryCode(userId: string, typed: string, client: GuessClient, clientId: string): Promise<RecoveryVerdict>;
+  /** The login policy's factors of an org (loginFactorsOf); no org: the instance's default org's. */
+  loginFactors(orgId: string | undefined): Promise<LoginFactors>;
+  /** The login policy's factors of the user's org; undefined: no such user, or a machine user (never signs in at the login). */
+  userLoginFactors(userId: string): Promise<LoginFactors | undefined>;
+  /** The passkey login's check (the use-passkey command). */
+  usePasskey(input: UsePasskeyInput): Promise<UsePasskeyResult>;
+  /** RegisterPasskey as the user: a registration and its creation options (resident key, user verification required). */
+  startPasskeyEnrollment(userId: string, rpId: string): Promise<{ passkeyId: string; options: unknown }>;
+  /** VerifyPasskeyRegistration as the user (with the recovery codes a first strong factor brings); a refusal's text in `lang`. */
+  finishPasskeyEnrollment(userId: string, passkeyId: string, credential: unknown, name: string, lang: Language): Promise<{ ok: true; recoveryCodes: string[] } | { ok: false; problem: string }>;
 }

@@ -34,12 +34,16 @@ export type LoginState =
   | ({ step: 'securityKey' } & PasswordPassed & Ceremony)
   /** forceMfa and no key yet: a key is registered first (RegisterU2F `enrolmentId`), and is then the second factor. */
   | ({ step: 'enrolKey'; enrolmentId?: string } & PasswordPassed & Ceremony)
-  /** The key of enrolKey was the user's first: its recovery codes were shown once; going on finishes the login. */
-  | ({ step: 'codesShown' } & PasswordPassed)
+  /** The key of enrolKey was the user's first: its recovery codes were shown once; going on finishes the login (with `amr`, the enrolled factor's; absent: a security key's). */
+  | ({ step: 'codesShown'; amr?: string[] } & PasswordPassed)
   /** A recovery code in place of a lost key. */
   | ({ step: 'recoveryCode' } & PasswordPassed)
   /** A second factor this login cannot take (keys that work elsewhere, or no key can be registered here): the login ends here. */
   | ({ step: 'keyElsewhere' } & PasswordPassed)
+  /** The username page offering a passkey too (its discoverable ceremony's challenge); `loginName` when a name was typed whose org signs in without passwords. */
+  | ({ step: 'passkey'; loginName?: string } & Ceremony)
+  /** forceMfa and no second factor yet, a passkey chosen (ENROLMENT_METHODS): a passkey is registered (RegisterPasskey `enrolmentId`), and is then the factor. */
+  | ({ step: 'enrolPasskey'; enrolmentId?: string } & PasswordPassed & Ceremony)
   /** Signed in; the app's consent (the provider's consent prompt). */
   | { step: 'consent' }
   /** The interaction ends: a login with its amr, or the consent's decision. */
@@ -53,7 +57,7 @@ export type LoginEnd =
 export type LoginStep = LoginState['step'];
 
 /** Every step, in the order a login meets them (steps.ts keys its table by these). */
-export const LOGIN_STEPS = ['identify', 'password', 'changePassword', 'securityKey', 'enrolKey', 'codesShown', 'recoveryCode', 'keyElsewhere', 'consent', 'done'] as const satisfies readonly LoginStep[];
+export const LOGIN_STEPS = ['identify', 'password', 'changePassword', 'securityKey', 'enrolKey', 'codesShown', 'recoveryCode', 'keyElsewhere', 'consent', 'done', 'passkey', 'enrolPasskey'] as const satisfies readonly LoginStep[];
 
 export type StateOf<S extends LoginStep> = Extract<LoginState, { step: S }>;
 
@@ -66,7 +70,7 @@ export const SPENT_KEPT = 20;
  * second factor. A name merely typed makes it nobody's.
  */
 export function ownerOf(state: LoginState | undefined): string | undefined {
-  if (!state || state.step === 'identify' || state.step === 'password' || state.step === 'consent') return undefined;
+  if (!state || state.step === 'identify' || state.step === 'password' || state.step === 'consent' || state.step === 'passkey') return undefined;
   if (state.step === 'done') return state.end.kind === 'login' ? state.end.userId : undefined;
   return state.userId;
 }

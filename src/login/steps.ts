@@ -6,6 +6,8 @@ import { codesShown } from './steps/codes-shown.js';
 import { consent } from './steps/consent.js';
 import { done } from './steps/done.js';
 import { enrolKey } from './steps/enrol-key.js';
+import { enrolPasskey } from './steps/enrol-passkey.js';
+import { passkey } from './steps/passkey.js';
 import { identify } from './steps/identify.js';
 import { keyElsewhere } from './steps/key-elsewhere.js';
 import { password } from './steps/password.js';
@@ -25,6 +27,8 @@ export const STEPS: StepTable = {
   keyElsewhere,
   consent,
   done,
+  passkey,
+  enrolPasskey,
 };
 
 /** The step of a state. */

@@ -26,6 +26,11 @@ const S = {
   consent: { step: 'consent' },
   doneLogin: { step: 'done', end: { kind: 'login', userId: 'u1', amr: ['pwd'] } },
   doneConsent: { step: 'done', end: { kind: 'consent', allowed: true } },
+  passkey: { step: 'passkey', spent: [] },
+  passkeyC1: { step: 'passkey', challenge: c1, spent: [] },
+  passkeyOnly: { step: 'passkey', loginName: 'ada', spent: [] },
+  enrolPasskey: { step: 'enrolPasskey', ...passed, spent: [] },
+  enrolPasskeyC1: { step: 'enrolPasskey', ...passed, challenge: c1, spent: ['c0'], enrolmentId: 'p1' },
 } as const satisfies Record<string, LoginState>;
 
 const loggedIn = (amr: readonly string[]): LoginState => ({ step: 'done', end: { kind: 'login', userId: 'u1', amr: [...amr] } });
@@ -95,9 +100,34 @@ const ROWS: Row[] = [
   ['the user was locked or deactivated meanwhile: the sign-in starts over', S.doneLogin, { kind: 'loginRefused' }, S.identify],
   ['a consent is not refused as a login', S.doneConsent, { kind: 'loginRefused' }, S.doneConsent],
   ['no restart once done', S.doneLogin, { kind: 'restart' }, S.doneLogin],
+  // passkey (the username page offering one)
+  ['the username page offers a passkey: its challenge handed out', S.identify, { kind: 'challengeIssued', challenge: c1 }, S.passkeyC1],
+  ['the page again: a new challenge spends the one before', S.passkeyC1, { kind: 'challengeIssued', challenge: c2 }, { step: 'passkey', challenge: c2, spent: ['c1'] }],
+  ['a passkey answer takes the challenge', S.passkeyC1, { kind: 'challengeTaken' }, { step: 'passkey', spent: ['c1'] }],
+  ['a passkey signed in: its user, hwk user mfa (no second factor after it)', S.passkeyC1, { kind: 'passkeyAccepted', userId: 'u1', amr: [...AMR.passkey] }, loggedIn(AMR.passkey)],
+  ['a passkey refused: the page again', S.passkeyC1, { kind: 'refused' }, S.passkeyC1],
+  ['a name typed beside the passkey: its password page', S.passkeyC1, { kind: 'nameFound', loginName: 'ada', userId: 'u1' }, S.password],
+  ['a name of an org without passwords: its passkey prompt', S.identify, { kind: 'passkeyRequired', loginName: 'ada' }, S.passkeyOnly],
+  ['the passkey prompt from the offering page spends its challenge', S.passkeyC1, { kind: 'passkeyRequired', loginName: 'ada' }, { ...S.passkeyOnly, spent: ['c1'] }],
+  ['no key answer moves the passkey page', S.passkeyC1, { kind: 'keyAccepted' }, S.passkeyC1],
+  ['no passkey login from the password page', S.password, { kind: 'passkeyAccepted', userId: 'u1', amr: [...AMR.passkey] }, S.password],
+  // enrolPasskey (forced enrolment, a passkey chosen)
+  ['the enrolment choice: a passkey instead of a key', S.enrolKeyC1, { kind: 'enrolmentChosen', method: 'passkey' }, { step: 'enrolPasskey', ...passed, spent: ['c0', 'c1'] }],
+  ['the enrolment choice: the method shown already', S.enrolKeyC1, { kind: 'enrolmentChosen', method: 'key' }, S.enrolKeyC1],
+  ['the enrolment choice: back to a key', S.enrolPasskeyC1, { kind: 'enrolmentChosen', method: 'key' }, { step: 'enrolKey', ...passed, spent: ['c0', 'c1'] }],
+  ['a passkey registration started', S.enrolPasskey, { kind: 'challengeIssued', challenge: c1, enrolmentId: 'p1' }, { ...S.enrolPasskey, challenge: c1, enrolmentId: 'p1' }],
+  ['an answer takes the passkey registration challenge', S.enrolPasskeyC1, { kind: 'challengeTaken' }, { ...S.enrolPasskeyC1, challenge: undefined, spent: ['c0', 'c1'] }],
+  ['a first passkey with its recovery codes', S.enrolPasskeyC1, { kind: 'passkeyEnrolled', codesShown: true }, { ...S.codesShown, amr: [...AMR.passkey] }],
+  ['a passkey without codes: hwk user mfa', S.enrolPasskey, { kind: 'passkeyEnrolled', codesShown: false }, loggedIn(AMR.passkey)],
+  ['the codes of a passkey seen: logged in with the passkey', { ...S.codesShown, amr: [...AMR.passkey] }, { kind: 'codesAcknowledged' }, loggedIn(AMR.passkey)],
+  ['the passkey registration refused', S.enrolPasskeyC1, { kind: 'refused' }, S.enrolPasskeyC1],
+  ['decided again: still to enrol, the passkey stays', S.enrolPasskeyC1, { kind: 'secondFactorDecided', secondFactor: 'enrol' }, S.enrolPasskeyC1],
+  ['decided again: a key became ready meanwhile', S.enrolPasskeyC1, { kind: 'secondFactorDecided', secondFactor: 'key' }, { step: 'securityKey', ...passed, challenge: c1, spent: ['c0'] }],
+  ['decided again: forceMfa turned off', S.enrolPasskey, { kind: 'secondFactorDecided', secondFactor: 'none' }, S.password],
+  ['no key enrolment answer on the passkey enrolment', S.enrolPasskey, { kind: 'keyEnrolled', codesShown: false }, S.enrolPasskey],
 ];
 
-const RESTARTABLE = [S.identify, S.password, S.changePassword, S.securityKeyC1, S.enrolKeyC1, S.codesShown, S.recoveryCode, S.keyElsewhere];
+const RESTARTABLE = [S.identify, S.password, S.changePassword, S.securityKeyC1, S.enrolKeyC1, S.codesShown, S.recoveryCode, S.keyElsewhere, S.passkeyC1, S.passkeyOnly, S.enrolPasskeyC1];
 
 describe('the login flow (state × outcome → state)', () => {
   it.each(ROWS)('%s', (_name, from, outcome, to) => {
@@ -152,6 +182,9 @@ describe('the stored state', () => {
     expect(ownerOf(S.identify)).toBeUndefined();
     expect(ownerOf(S.password)).toBeUndefined();
     for (const s of [S.changePassword, S.securityKey, S.enrolKey, S.codesShown, S.recoveryCode, S.keyElsewhere]) expect(ownerOf(s)).toBe('u1');
+    // A passkey page belongs to nobody until a passkey named its user; its enrolment is past the password.
+    expect(ownerOf(S.passkeyOnly)).toBeUndefined();
+    expect(ownerOf(S.enrolPasskey)).toBe('u1');
   });
 
   it('reads back only a state (not a done one, nor another shape)', () => {

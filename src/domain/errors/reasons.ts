@@ -673,6 +673,34 @@ export const REASONS = {
       de: 'Die Antwort des Passkeys konnte nicht geprüft werden. Versuche es erneut.',
     },
   },
+  PASSKEY_LOGIN_REFUSED: {
+    code: GrpcCode.FailedPrecondition,
+    messages: {
+      en: 'This passkey cannot sign you in here. Use another passkey or sign in with your username.',
+      de: 'Mit diesem Passkey ist hier keine Anmeldung möglich. Verwende einen anderen Passkey oder melde dich mit deinem Benutzernamen an.',
+    },
+  },
+  PASSKEY_LOGIN_NOT_ALLOWED: {
+    code: GrpcCode.FailedPrecondition,
+    messages: {
+      en: 'Your organization does not allow signing in with a passkey. Sign in with your username.',
+      de: 'Deine Organisation erlaubt keine Anmeldung mit einem Passkey. Melde dich mit deinem Benutzernamen an.',
+    },
+  },
+  PASSKEY_LOGIN_CANCELLED: {
+    code: GrpcCode.FailedPrecondition,
+    messages: {
+      en: 'The passkey prompt was cancelled or timed out. Try again.',
+      de: 'Die Abfrage des Passkeys wurde abgebrochen oder ist abgelaufen. Versuche es erneut.',
+    },
+  },
+  PASSKEY_LOGIN_EXPIRED: {
+    code: GrpcCode.FailedPrecondition,
+    messages: {
+      en: 'The request to your passkey has expired. Try again.',
+      de: 'Die Anfrage an deinen Passkey ist abgelaufen. Versuche es erneut.',
+    },
+  },
   CREDENTIAL_ALREADY_REGISTERED: {
     code: GrpcCode.AlreadyExists,
     messages: {

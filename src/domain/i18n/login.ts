@@ -108,6 +108,22 @@ export const LOGIN_TEXTS = {
     de: 'Deine Wiederherstellungscodes wurden beim Hinzufügen des Schlüssels angezeigt. Falls du sie nicht gespeichert hast, erzeuge nach der Anmeldung neue.',
   },
   codesContinue: { en: 'I saved them, continue', de: 'Gespeichert, weiter' },
+  passkeyUse: { en: 'Sign in with a passkey', de: 'Mit einem Passkey anmelden' },
+  passkeyOnly: {
+    en: '{username} signs in with a passkey here. No passkey yet? Ask an administrator to let you set one up.',
+    de: '{username} meldet sich hier mit einem Passkey an. Noch kein Passkey? Bitte eine Administratorin oder einen Administrator, dir einen einzurichten.',
+  },
+  passkeyNoScript: { en: 'Signing in with a passkey needs JavaScript in this browser.', de: 'Für die Anmeldung mit einem Passkey wird JavaScript in diesem Browser benötigt.' },
+  enrollPasskeyTitle: { en: 'Set up a passkey', de: 'Passkey einrichten' },
+  enrollPasskeyPrompt: {
+    en: '{username}, your organization requires a second factor. Set up a passkey on this device or a security key with a PIN.',
+    de: '{username}, deine Organisation verlangt einen zweiten Faktor. Richte einen Passkey auf diesem Gerät oder einem Sicherheitsschlüssel mit PIN ein.',
+  },
+  enrollPasskeyUse: { en: 'Set up my passkey', de: 'Meinen Passkey einrichten' },
+  enrollPasskeyName: { en: 'Passkey (added at sign-in)', de: 'Passkey (bei der Anmeldung hinzugefügt)' },
+  enrollOther: { en: 'Or choose another way:', de: 'Oder einen anderen Weg wählen:' },
+  enrollMethodKey: { en: 'A security key', de: 'Ein Sicherheitsschlüssel' },
+  enrollMethodPasskey: { en: 'A passkey', de: 'Ein Passkey' },
 } as const satisfies Record<string, Texts>;
 
 export type LoginText = keyof typeof LOGIN_TEXTS;

@@ -1,4 +1,4 @@
-// The security-key steps' one script, served by Keyhold itself at
+// The security-key and passkey steps' one script, served by Keyhold itself at
 // /ui/login/assets/key-step-<content hash>.js (immutable; CSP script-src 'self'):
 // @simplewebauthn/browser's published bundle, read from node_modules at
 // start-up, followed by Keyhold's few lines that run the ceremony the page
@@ -35,6 +35,48 @@ const GLUE = `
 })();
 `;
 
+/**
+ * Runs on the username page offering a passkey: #passkey-step holds the
+ * discoverable options; the button runs the ceremony, and on load the browser
+ * is asked for its passkeys as autofill of the username field (conditional
+ * mediation). Both answer the one challenge; the button's ceremony ends the
+ * autofill's (the library aborts it), whose refusal is then not posted.
+ */
+const PASSKEY_GLUE = `
+;(function () {
+  'use strict';
+  var step = document.getElementById('passkey-step');
+  var form = document.getElementById('passkey-form');
+  var button = document.getElementById('passkey-start');
+  if (!step || !form || !button) return;
+  var lib = window.SimpleWebAuthnBrowser;
+  if (!lib.browserSupportsWebAuthn()) return;
+  var options = JSON.parse(step.getAttribute('data-options'));
+  var sent = false;
+  function send(name, value) {
+    if (sent) return;
+    sent = true;
+    document.getElementById(name).value = value;
+    form.submit();
+  }
+  function answered(answer) { send('passkey-response', JSON.stringify(answer)); }
+  button.disabled = false;
+  button.addEventListener('click', function () {
+    button.disabled = true;
+    lib.startAuthentication({ optionsJSON: options }).then(answered, function (error) {
+      send('passkey-failure', (error && error.name) || 'Error');
+    });
+  });
+  // After a refusal the page offers the button only: autofill answering again by itself would refuse again.
+  if (document.querySelector('input[autocomplete$="webauthn"]') && !document.querySelector('p.error[role=alert]')) {
+    lib.browserSupportsWebAuthnAutofill().then(function (supported) {
+      if (!supported) return;
+      lib.startAuthentication({ optionsJSON: options, useBrowserAutofill: true }).then(answered, function () {});
+    });
+  }
+})();
+`;
+
 export interface PageScript {
   /** Its path, with the content hash: the page names it, the route serves it. */
   path: string;
@@ -49,7 +91,7 @@ export function keyStepScript(): PageScript {
   const bundle = createRequire(import.meta.url)
     .resolve('@simplewebauthn/browser')
     .replace(/script[\\/]index\.js$/, 'dist/bundle/index.umd.min.js');
-  const body = `${readFileSync(bundle, 'utf8')}\n${GLUE}`;
+  const body = `${readFileSync(bundle, 'utf8')}\n${GLUE}\n${PASSKEY_GLUE}`;
   const hash = createHash('sha256').update(body).digest('base64url').slice(0, 16);
   loaded = { path: `/ui/login/assets/key-step-${hash}.js`, body };
   return loaded;

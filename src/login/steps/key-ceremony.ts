@@ -52,7 +52,7 @@ function answerOf(body: Record<string, unknown>): unknown {
  * why it is refused. Of answers arriving at once, only the one whose save
  * still finds the challenge stored takes it; the others have none (a replay).
  */
-export async function takeAnswer(ctx: StepContext, state: StateOf<'securityKey' | 'enrolKey'>): Promise<{ answer: unknown; taken: LoginChallenge } | { refusal: U2fLoginReason }> {
+export async function takeAnswer(ctx: StepContext, state: StateOf<'securityKey' | 'enrolKey' | 'passkey' | 'enrolPasskey'>): Promise<{ answer: unknown; taken: LoginChallenge } | { refusal: U2fLoginReason }> {
   const took = state.challenge ? await ctx.apply({ kind: 'challengeTaken' }, { ifStill: true }) : undefined;
   const taken = took ? state.challenge : undefined;
   const failure = ctx.body.failure;

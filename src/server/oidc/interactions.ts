@@ -92,7 +92,8 @@ export function interactionPort(deps: {
     async saveIfStill(view, expected, state) {
       const at = (field: string, value: string | undefined): StoredExpectation => ({ path: [...STATE_PATH, field], equals: value ?? null });
       const still = [
-        at('step', expected.step),
+        // The first page is stored as nothing (save).
+        at('step', expected.step === 'identify' ? undefined : expected.step),
         at('userId', 'userId' in expected ? expected.userId : undefined),
         { path: [...STATE_PATH, 'challenge', 'value'], equals: ('challenge' in expected ? expected.challenge?.value : undefined) ?? null },
       ];

@@ -295,7 +295,8 @@ export function loginFlowSuite(engine: 'pglite' | 'postgres'): void {
         for (const [username, password] of [[USERNAME, 'not the password'], ['nobody-here', PASSWORD]]) {
           const b = browser(base, { 'accept-language': 'de-CH, en;q=0.5' });
           const first = await b.follow(url);
-          expect(first.html).toContain('autocomplete="username"');
+          // The browser's saved usernames, and its passkeys as autofill (passkeys are allowed by default).
+          expect(first.html).toContain('autocomplete="username webauthn"');
           expect(first.html).toContain('<label for="username">Benutzername</label>');
           const next = await b.request(new URL(formAction(first.html!, 'username')!, base), { form: { form_token: formToken(first.html!), username } });
           const pw = await b.follow(new URL(next.headers.get('location')!, base));

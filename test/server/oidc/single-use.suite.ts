@@ -12,6 +12,7 @@ import { UserService } from '../../../gen/keyhold/user/v2/user_pb.js';
 import type { TestKeyhold } from '../../support/keyhold.js';
 import { addApp, browser, formAction, formToken, logIn, type AppCreated, type Browser } from '../../support/oidc-login.js';
 import { createSoftAuthenticator } from '../../support/soft-authenticator.js';
+import { createSoftPasskey } from '../../support/soft-passkey.js';
 import { startRegistration } from '../../support/u2f.js';
 
 export const ROUNDS = 20;
@@ -406,6 +407,43 @@ export function singleUseSuite(label: string, setup: () => Promise<SingleUseServ
           expect(back.left?.searchParams.get('code'), back.html?.slice(0, 300)).toBeTruthy();
         }
         expect(await spent()).toBe(before + ROUNDS);
+      }, 180_000);
+    });
+
+    describe('the passkey', () => {
+      let app: AppCreated;
+      let passkeyId: string;
+      const passkey = createSoftPasskey();
+
+      beforeAll(async () => {
+        app = await addApp(kh, projectId, { redirectUris: [REDIRECT], authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC', devMode: true });
+        const holder = await addUser();
+        const reg = await kh.rest('POST', `/v2/users/${holder.userId}/passkeys`, {});
+        passkeyId = reg.body.passkeyId;
+        const verified = await kh.rest('POST', `/v2/users/${holder.userId}/passkeys/${passkeyId}`, { publicKeyCredential: passkey.register(reg.body.publicKeyCredentialCreationOptions, base), passkeyName: 'p' });
+        expect(verified.status).toBe(200);
+      }, 60_000);
+
+      const resumes = (a: Sent) => a.status === 303 && /\/oauth\/v2\/authorize\/[\w-]+$/.test(new URL(a.location ?? '/', base).pathname);
+
+      it(`one passkey answer to the first page's challenge sent ${AT_ONCE} times at once: checked once; the others are replays`, async () => {
+        const used = async () => (await audit(passkeyId, ['passkey.used'])).length;
+        const before = await used();
+        for (let round = 0; round < ROUNDS; round++) {
+          const b = browser(base);
+          const step = await b.follow(authorizeUrl(app.clientId, REDIRECT, await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()), { prompt: 'login' }));
+          const options = JSON.parse(unescapeHtml(/id="passkey-step" data-options="([^"]*)"/.exec(step.html!)![1]!));
+          const answer = JSON.stringify(passkey.assert(options.challenge, base, options.rpId));
+          const path = formAction(step.html!, 'passkey')!;
+          const cookie = b.jar.header(new URL(path, base));
+          const answers = await Promise.all(range(AT_ONCE).map((i) => send(at(i), path, { form: { form_token: formToken(step.html!), response: answer, failure: '' }, headers: { cookie } })));
+          const { winner, losers } = oneWinner(answers, resumes);
+          // A replay of the taken challenge; or, arriving after the winner finished, no passkey step left.
+          for (const lost of losers) expect(lost.text.includes('data-reason="PASSKEY_LOGIN_REPLAYED"') || new URL(lost.location ?? '/', base).pathname === new URL(step.url).pathname, `${lost.status} ${lost.location}`).toBe(true);
+          const back = await b.follow(new URL(winner.location!, base));
+          expect(back.left?.searchParams.get('code'), back.html?.slice(0, 300)).toBeTruthy();
+        }
+        expect(await used()).toBe(before + ROUNDS);
       }, 180_000);
     });
   });
