@@ -14,10 +14,22 @@ import type { GuessBudgets } from '../commands/ports.js';
 import { checkLoginPassword } from '../commands/login/check-password.js';
 import { checkRecoveryCode } from '../commands/login/check-recovery-code.js';
 import { refusalText } from '../domain/errors/refusal-text.js';
+import { renderMessage } from '../domain/errors/reasons.js';
+import { ConcurrencyConflict } from '../commands/ports.js';
 import type { LoginPorts } from './ports.js';
 import type { LoginObserver } from './observer.js';
 
 const NO_OBSERVER: Pick<LoginObserver, 'loginSucceeded' | 'loginFailed' | 'loginThrottled'> = { loginSucceeded: () => {}, loginFailed: () => {}, loginThrottled: () => {} };
+
+/**
+ * A refused write as the page says it: a command's refusal by its reason, and a write that lost
+ * every retry to concurrent ones as that (the person may simply try again). Anything else is no
+ * refusal and goes on: the database's unavailability to the login's 503 page.
+ */
+function problemText(thrown: unknown, lang: Language): string {
+  if (thrown instanceof ConcurrencyConflict) return renderMessage('CONCURRENT_MODIFICATION', lang, {});
+  return refusalText(thrown, lang);
+}
 
 export function loginPorts(
   read: Pick<ReadModel, 'usersByLoginName' | 'passwordOf' | 'user' | 'u2fTokensOf' | 'maxPasswordAttemptsOf' | 'loginPolicyOf' | 'defaultOrgId'>,
@@ -58,7 +70,7 @@ export function loginPorts(
         return { ok: true };
       } catch (e) {
         // The reason in the user's language (the password rules name what is wrong).
-        return { ok: false, problem: refusalText(e, lang) };
+        return { ok: false, problem: problemText(e, lang) };
       }
     },
     mayLogIn,
@@ -99,7 +111,7 @@ export function loginPorts(
         return { ok: true, recoveryCodes };
       } catch (e) {
         // Every refusal (expired, malformed, already registered…) in the user's language.
-        return { ok: false, problem: refusalText(e, lang) };
+        return { ok: false, problem: problemText(e, lang) };
       }
     },
     webauthn: () => second.webauthn(),
@@ -124,7 +136,7 @@ export function loginPorts(
         const { recoveryCodes } = await commands.verifyPasskeyRegistration({ caller }, { userId, passkeyId, credential, passkeyName: name });
         return { ok: true, recoveryCodes };
       } catch (e) {
-        return { ok: false, problem: refusalText(e, lang) };
+        return { ok: false, problem: problemText(e, lang) };
       }
     },
   };

@@ -182,7 +182,9 @@ export function registerLoginRoutes(fastify: FastifyInstance, deps: LoginRoutesD
       if (!interaction || interaction.foreign) return expired(reply, languageOf(req, interaction));
       const held = contextOf(req, interaction, languageOf(req, interaction));
       // The key page's "Use a recovery code" link (a lost key): only in place of a key the user has.
-      if (wantsRecovery(req)) await held.ctx.apply({ kind: 'recoveryRequested' });
+      // Saved only while the stored login is still where this request read it: a GET (a link, no form
+      // token) never undoes what another request of this sign-in wrote meanwhile.
+      if (wantsRecovery(req)) await held.ctx.apply({ kind: 'recoveryRequested' }, { ifStill: true });
       return show(req, reply, held);
     });
 
