@@ -8,6 +8,7 @@ import type { WebAuthnSettings } from '../commands/ports.js';
 import { KeyholdError } from '../domain/errors/keyhold-error.js';
 import type { Language } from '../domain/i18n/language.js';
 import { loginUser } from '../queries/passwords.js';
+import { hasReadyTotp } from '../queries/totp.js';
 import type { ReadModel } from '../queries/read-model.js';
 import type { AttemptBudgets } from '../store/attempt-budgets.js';
 import { checkLoginPassword } from '../commands/login/check-password.js';
@@ -19,8 +20,8 @@ import type { IdentityObserver } from '../server/metrics.js';
 const NO_OBSERVER: Pick<IdentityObserver, 'loginSucceeded' | 'loginFailed' | 'loginThrottled'> = { loginSucceeded: () => {}, loginFailed: () => {}, loginThrottled: () => {} };
 
 export function loginPorts(
-  read: Pick<ReadModel, 'usersByLoginName' | 'passwordOf' | 'user' | 'u2fTokensOf' | 'maxPasswordAttemptsOf'>,
-  commands: Pick<Commands, 'setPassword' | 'recordLogin' | 'recordOidc' | 'recordAnonymousThrottle' | 'useU2f' | 'registerU2f' | 'verifyU2fRegistration' | 'useRecoveryCode'>,
+  read: Pick<ReadModel, 'usersByLoginName' | 'passwordOf' | 'user' | 'u2fTokensOf' | 'maxPasswordAttemptsOf' | 'totpOf'>,
+  commands: Pick<Commands, 'setPassword' | 'recordLogin' | 'recordOidc' | 'recordAnonymousThrottle' | 'useU2f' | 'registerU2f' | 'verifyU2fRegistration' | 'useRecoveryCode' | 'useTotp' | 'registerTotp' | 'verifyTotpRegistration'>,
   mayLogIn: LoginPorts['mayLogIn'],
   /** Every guess at the login (passwords, recovery codes) is reserved here before it is checked (store/attempt-budgets.ts). */
   budgets: Pick<AttemptBudgets, 'reserve'>,
@@ -100,5 +101,22 @@ export function loginPorts(
     },
     webauthn: () => second.webauthn(),
     useRecoveryCode: (userId, typed, client, clientId) => checkRecoveryCode({ commands, budgets }, userId, typed, client, clientId),
+    hasTotp: (userId) => hasReadyTotp(read, userId),
+    useTotp: (input) => commands.useTotp(input),
+    async startTotpEnrolment(userId) {
+      const caller = (await selfCaller(userId))!;
+      const { uri, secret } = await commands.registerTotp({ caller }, { userId });
+      return { uri, secret };
+    },
+    async finishTotpEnrolment(userId, code, lang) {
+      const caller = await selfCaller(userId);
+      if (!caller) return { ok: false, problem: 'unknown user' };
+      try {
+        const { recoveryCodes } = await commands.verifyTotpRegistration({ caller }, { userId, code });
+        return { ok: true, recoveryCodes };
+      } catch (e) {
+        return { ok: false, problem: refusalText(e, lang), reason: e instanceof KeyholdError ? e.reason : undefined };
+      }
+    },
   };
 }

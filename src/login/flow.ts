@@ -6,7 +6,20 @@
 import { SPENT_KEPT, type LoginChallenge, type LoginState, type StateOf } from './state.js';
 
 /** What the user still has to pass after a right password (decided from the user's keys and org: steps/second-factor.ts). */
-export type SecondFactor = 'none' | 'key' | 'enrol' | 'refused';
+export type SecondFactor = 'none' | 'key' | 'enrol' | 'refused' | 'totp';
+
+/**
+ * The ways a user without a second factor (forceMfa) may register one at the
+ * login, in the order offered: each enrolment page links to the others (the
+ * one mechanism by which a login changes its method: a link that moves the
+ * state, as the recovery code's). `enrol` starts at the first.
+ */
+export const ENROLMENT_METHODS = [
+  { method: 'key', step: 'enrolKey' },
+  { method: 'totp', step: 'enrolTotp' },
+] as const satisfies readonly { method: string; step: LoginState['step'] }[];
+
+export type EnrolmentMethod = (typeof ENROLMENT_METHODS)[number]['method'];
 
 export type LoginOutcome =
   /** A name was typed (`userId` when it names someone). */
@@ -30,6 +43,13 @@ export type LoginOutcome =
   | { kind: 'recoveryRequested' }
   | { kind: 'keyRequested' }
   | { kind: 'codeAccepted' }
+  /** The security-key page's link to the authenticator app (a user with both). */
+  | { kind: 'totpRequested' }
+  | { kind: 'totpAccepted' }
+  /** An enrolment page's link to another method of ENROLMENT_METHODS. */
+  | { kind: 'enrolmentChosen'; method: EnrolmentMethod }
+  /** The app was registered; `codesShown` when it was the user's first second factor and brought recovery codes. */
+  | { kind: 'totpEnrolled'; codesShown: boolean }
   | { kind: 'consentDecided'; allowed: boolean }
   /** The login could not be recorded: the user was locked or deactivated meanwhile. */
   | { kind: 'loginRefused' }
@@ -44,6 +64,7 @@ export const AMR = {
   password: ['pwd'],
   securityKey: ['pwd', 'hwk', 'mfa'],
   recoveryCode: ['pwd', 'mfa'],
+  totp: ['pwd', 'otp', 'mfa'],
 } as const satisfies Record<string, readonly string[]>;
 
 const IDENTIFY: LoginState = { step: 'identify' };
@@ -62,14 +83,16 @@ function afterPassword(who: { loginName: string; userId: string }, secondFactor:
       return { step: 'enrolKey', ...passed, spent: [] };
     case 'refused':
       return { step: 'keyElsewhere', ...passed };
+    case 'totp':
+      return { step: 'totp', ...passed };
   }
 }
 
-type SecondFactorState = StateOf<'securityKey' | 'enrolKey' | 'keyElsewhere'>;
+type SecondFactorState = StateOf<'securityKey' | 'enrolKey' | 'keyElsewhere' | 'totp' | 'enrolTotp'>;
 
 /** A second-factor page decided again: the same step stays as it is; another starts from where this login is. */
 function redecided(state: SecondFactorState, secondFactor: SecondFactor): LoginState {
-  const same = { key: 'securityKey', enrol: 'enrolKey', refused: 'keyElsewhere', none: undefined }[secondFactor] === state.step;
+  const same = { key: 'securityKey', enrol: 'enrolKey', refused: 'keyElsewhere', none: undefined, totp: 'totp' }[secondFactor] === state.step;
   if (same) return state;
   // Nothing beyond the password any more: the password again.
   if (secondFactor === 'none') return { step: 'password', loginName: state.loginName, userId: state.userId };
@@ -78,6 +101,7 @@ function redecided(state: SecondFactorState, secondFactor: SecondFactor): LoginS
   const passed = { loginName: state.loginName, userId: state.userId, passwordAt: state.passwordAt };
   if (secondFactor === 'key') return { step: 'securityKey', ...passed, challenge, spent };
   if (secondFactor === 'enrol') return { step: 'enrolKey', ...passed, challenge, spent };
+  if (secondFactor === 'totp') return { step: 'totp', ...passed };
   return { step: 'keyElsewhere', ...passed };
 }
 
@@ -91,6 +115,14 @@ function ceremony<S extends StateOf<'securityKey' | 'enrolKey'>>(state: S, outco
   }
   if (outcome.kind === 'challengeTaken') return state.challenge ? { ...state, challenge: undefined, spent: spend(state) } : state;
   return undefined;
+}
+
+/** The enrolment page of `method` (ENROLMENT_METHODS), from another one: the user is past the same password. */
+function enrolIn(state: StateOf<'enrolKey' | 'enrolTotp'>, method: EnrolmentMethod): LoginState {
+  const passed = { loginName: state.loginName, userId: state.userId, passwordAt: state.passwordAt };
+  const step = ENROLMENT_METHODS.find((m) => m.method === method)?.step;
+  if (!step || step === state.step) return state;
+  return step === 'enrolKey' ? { step, ...passed, spent: [] } : { step, ...passed };
 }
 
 /**
@@ -119,20 +151,36 @@ export function next(state: LoginState, outcome: LoginOutcome): LoginState {
       if (outcome.kind === 'keyAccepted') return login(state.userId, AMR.securityKey);
       if (outcome.kind === 'recoveryRequested') return { step: 'recoveryCode', loginName: state.loginName, userId: state.userId, passwordAt: state.passwordAt };
       if (outcome.kind === 'secondFactorDecided') return redecided(state, outcome.secondFactor);
+      if (outcome.kind === 'totpRequested') return { step: 'totp', loginName: state.loginName, userId: state.userId, passwordAt: state.passwordAt };
       return ceremony(state, outcome) ?? state;
     case 'enrolKey':
       if (outcome.kind === 'keyEnrolled') {
         return outcome.codesShown ? { step: 'codesShown', loginName: state.loginName, userId: state.userId, passwordAt: state.passwordAt } : login(state.userId, AMR.securityKey);
       }
       if (outcome.kind === 'secondFactorDecided') return redecided(state, outcome.secondFactor);
+      if (outcome.kind === 'enrolmentChosen') return enrolIn(state, outcome.method);
       return ceremony(state, outcome) ?? state;
     case 'codesShown':
-      // The key registered at this login is the factor: going on finishes with it.
-      if (outcome.kind === 'codesAcknowledged') return login(state.userId, AMR.securityKey);
+      // The factor registered at this login (a key, or an app) is the factor: going on finishes with it.
+      if (outcome.kind === 'codesAcknowledged') return login(state.userId, 'via' in state ? AMR.totp : AMR.securityKey);
       return state;
     case 'recoveryCode':
       if (outcome.kind === 'codeAccepted') return login(state.userId, AMR.recoveryCode);
       if (outcome.kind === 'keyRequested') return { step: 'securityKey', loginName: state.loginName, userId: state.userId, passwordAt: state.passwordAt, spent: [] };
+      return state;
+    case 'totp':
+      if (outcome.kind === 'totpAccepted') return login(state.userId, AMR.totp);
+      if (outcome.kind === 'recoveryRequested') return { step: 'recoveryCode', loginName: state.loginName, userId: state.userId, passwordAt: state.passwordAt };
+      if (outcome.kind === 'keyRequested') return { step: 'securityKey', loginName: state.loginName, userId: state.userId, passwordAt: state.passwordAt, spent: [] };
+      if (outcome.kind === 'secondFactorDecided') return redecided(state, outcome.secondFactor);
+      return state;
+    case 'enrolTotp':
+      if (outcome.kind === 'totpEnrolled') {
+        return outcome.codesShown ? { step: 'codesShown', via: 'totp', loginName: state.loginName, userId: state.userId, passwordAt: state.passwordAt } : login(state.userId, AMR.totp);
+      }
+      if (outcome.kind === 'enrolmentChosen') return enrolIn(state, outcome.method);
+      // Decided again as 'enrol' means: still nothing registered, the app's page stays.
+      if (outcome.kind === 'secondFactorDecided') return outcome.secondFactor === 'enrol' ? state : redecided(state, outcome.secondFactor);
       return state;
     case 'keyElsewhere':
       if (outcome.kind === 'secondFactorDecided') return redecided(state, outcome.secondFactor);

@@ -8,6 +8,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PasswordAttempt, PasswordVerdict } from '../commands/login/check-password.js';
 import type { RecoveryVerdict } from '../commands/login/check-recovery-code.js';
+import type { UseTotpInput, UseTotpResult } from '../commands/totp/totp.js';
 import type { UseU2fInput, UseU2fResult } from '../commands/u2f/use-u2f.js';
 import type { GuessClient } from '../domain/identity/guess-buckets.js';
 import type { Language } from '../domain/i18n/language.js';
@@ -87,4 +88,12 @@ export interface LoginPorts {
   webauthn(): RelyingParties & { timeoutMs: number };
   /** The recovery-code check command (src/commands/login/check-recovery-code.ts). */
   useRecoveryCode(userId: string, typed: string, client: GuessClient, clientId: string): Promise<RecoveryVerdict>;
+  /** Whether the user has a ready authenticator app (src/queries/totp.ts). */
+  hasTotp(userId: string): Promise<boolean>;
+  /** The login's check of a code from the app (the use-totp command: budgets, ±1 step, the step claimed once). */
+  useTotp(input: UseTotpInput): Promise<UseTotpResult>;
+  /** RegisterTOTP as the user: a pending app, its otpauth:// URI and secret (answered, never stored outside the sealed table). */
+  startTotpEnrolment(userId: string): Promise<{ uri: string; secret: string }>;
+  /** VerifyTOTPRegistration as the user (with the recovery codes a first second factor brings); a refusal's reason, or its text in `lang`. */
+  finishTotpEnrolment(userId: string, code: string, lang: Language): Promise<{ ok: true; recoveryCodes: string[] } | { ok: false; problem: string; reason?: string }>;
 }

@@ -18,7 +18,7 @@ import type { IdentityObserver } from '../server/metrics.js';
 import { knownBrowsers } from '../server/oidc/known-browser.js';
 import { loginUrl } from '../server/oidc/login-url.js';
 import { isStoreUnavailable, RETRY_AFTER_SECONDS } from '../server/oidc/unavailable.js';
-import { next, type LoginOutcome } from './flow.js';
+import { ENROLMENT_METHODS, next, type LoginOutcome } from './flow.js';
 import { BASE, errorBody, nativeDoneBody } from './pages/forms.js';
 import { keyStepScript } from './pages/key-script.js';
 import { escapeHtml, LOGIN_HEADERS, page, SCRIPT_CSP, t, unavailablePage } from './pages/layout.js';
@@ -55,6 +55,14 @@ function languageOf(req: FastifyRequest, interaction: LoginInteraction | undefin
 
 /** Whether this GET asks for the recovery form: the key page's "Use a recovery code" link, an input that moves the state. */
 const wantsRecovery = (req: FastifyRequest): boolean => (req.query as Record<string, unknown> | undefined)?.recovery === '1';
+
+/** A link that changes the method (pages/totp.ts): the key page's to the app, an enrolment page's to another of ENROLMENT_METHODS. */
+function methodLink(req: FastifyRequest): LoginOutcome | undefined {
+  const query = req.query as Record<string, unknown> | undefined;
+  if (query?.totp === '1') return { kind: 'totpRequested' };
+  const method = ENROLMENT_METHODS.find((m) => m.method === query?.enrol)?.method;
+  return method ? { kind: 'enrolmentChosen', method } : undefined;
+}
 
 export function registerLoginRoutes(fastify: FastifyInstance, deps: LoginRoutesDeps): void {
   const { ports, interactions } = deps;
@@ -182,6 +190,8 @@ export function registerLoginRoutes(fastify: FastifyInstance, deps: LoginRoutesD
       const held = contextOf(req, interaction, languageOf(req, interaction));
       // The key page's "Use a recovery code" link (a lost key): only in place of a key the user has.
       if (wantsRecovery(req)) await held.ctx.apply({ kind: 'recoveryRequested' });
+      const switched = methodLink(req);
+      if (switched) await held.ctx.apply(switched);
       return show(req, reply, held);
     });
 

@@ -6,11 +6,13 @@ import { codesShown } from './steps/codes-shown.js';
 import { consent } from './steps/consent.js';
 import { done } from './steps/done.js';
 import { enrolKey } from './steps/enrol-key.js';
+import { enrolTotp } from './steps/enrol-totp.js';
 import { identify } from './steps/identify.js';
 import { keyElsewhere } from './steps/key-elsewhere.js';
 import { password } from './steps/password.js';
 import { recoveryCode } from './steps/recovery-code.js';
 import { securityKey } from './steps/security-key.js';
+import { totp } from './steps/totp.js';
 import type { Step, StepTable } from './steps/step.js';
 import type { LoginState } from './state.js';
 
@@ -25,6 +27,8 @@ export const STEPS: StepTable = {
   keyElsewhere,
   consent,
   done,
+  totp,
+  enrolTotp,
 };
 
 /** The step of a state. */

@@ -26,9 +26,9 @@ export type Protocol = 'grpc' | 'grpc_web' | 'connect' | 'rest';
 
 /** Why a login's password step failed: the `reason` label of a failed login (the password-check command's). */
 export { LOGIN_FAILURES, type LoginFailure };
-/** The second factors a login takes (shown from the start); a one-time code is named for when the login takes one. */
-export const SECOND_FACTORS = ['security_key', 'recovery_code'] as const;
-export type SecondFactorKind = (typeof SECOND_FACTORS)[number] | 'one_time_code';
+/** The second factors a login takes (shown from the start): a key, a recovery code, a code from an authenticator app. */
+export const SECOND_FACTORS = ['security_key', 'recovery_code', 'one_time_code'] as const;
+export type SecondFactorKind = (typeof SECOND_FACTORS)[number];
 export type SecondFactorOutcome = 'succeeded' | 'failed' | 'throttled';
 /** How tokens were obtained: the token endpoint's grant types, and `implicit` for tokens the authorization endpoint answered. */
 export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials', 'device_code', 'implicit', 'other'] as const;
@@ -205,7 +205,7 @@ function identityInstruments(registers: Registry[]): IdentityObserver {
   });
   const secondFactors = new Counter({
     name: 'keyhold_second_factors_total',
-    help: 'Second factors at the login by kind (security_key, recovery_code) and outcome (succeeded, failed, throttled)',
+    help: 'Second factors at the login by kind (security_key, recovery_code, one_time_code) and outcome (succeeded, failed, throttled)',
     labelNames: ['kind', 'outcome'] as const,
     registers,
   });

@@ -26,6 +26,9 @@ const S = {
   consent: { step: 'consent' },
   doneLogin: { step: 'done', end: { kind: 'login', userId: 'u1', amr: ['pwd'] } },
   doneConsent: { step: 'done', end: { kind: 'consent', allowed: true } },
+  totp: { step: 'totp', ...passed },
+  enrolTotp: { step: 'enrolTotp', ...passed },
+  totpCodesShown: { step: 'codesShown', via: 'totp', ...passed },
 } as const satisfies Record<string, LoginState>;
 
 const loggedIn = (amr: readonly string[]): LoginState => ({ step: 'done', end: { kind: 'login', userId: 'u1', amr: [...amr] } });
@@ -95,9 +98,36 @@ const ROWS: Row[] = [
   ['the user was locked or deactivated meanwhile: the sign-in starts over', S.doneLogin, { kind: 'loginRefused' }, S.identify],
   ['a consent is not refused as a login', S.doneConsent, { kind: 'loginRefused' }, S.doneConsent],
   ['no restart once done', S.doneLogin, { kind: 'restart' }, S.doneLogin],
+  // totp
+  ['a right password, an authenticator app to use', S.password, { kind: 'passwordRight', changeRequired: false, secondFactor: 'totp', at: AT }, S.totp],
+  ['the new password set, an authenticator app to use', S.changePassword, { kind: 'passwordChanged', secondFactor: 'totp', at: AT }, S.totp],
+  ['a right code: pwd otp mfa', S.totp, { kind: 'totpAccepted' }, loggedIn(AMR.totp)],
+  ['a wrong, used or malformed code, or too many', S.totp, { kind: 'refused' }, S.totp],
+  ['a lost phone: the recovery code', S.totp, { kind: 'recoveryRequested' }, S.recoveryCode],
+  ['a user with a key too: the key instead', S.totp, { kind: 'keyRequested' }, S.securityKey],
+  ['the key page links to the app', S.securityKeyC1, { kind: 'totpRequested' }, S.totp],
+  ['decided again: the app was removed, a key usable', S.totp, { kind: 'secondFactorDecided', secondFactor: 'key' }, S.securityKey],
+  ['decided again: the app was removed, nothing more', S.totp, { kind: 'secondFactorDecided', secondFactor: 'none' }, S.password],
+  ['decided again: the keys were removed, the app is left', S.securityKeyC1, { kind: 'secondFactorDecided', secondFactor: 'totp' }, S.totp],
+  ['no key answer on the app page', S.totp, { kind: 'keyAccepted' }, S.totp],
+  ['no app link on the recovery page', S.recoveryCode, { kind: 'totpRequested' }, S.recoveryCode],
+  // enrolTotp (forceMfa: ENROLMENT_METHODS)
+  ['the key enrolment links to the app', S.enrolKeyC1, { kind: 'enrolmentChosen', method: 'totp' }, S.enrolTotp],
+  ['the app enrolment links to the key', S.enrolTotp, { kind: 'enrolmentChosen', method: 'key' }, S.enrolKey],
+  ['the method already shown', S.enrolTotp, { kind: 'enrolmentChosen', method: 'totp' }, S.enrolTotp],
+  ['a first app with its recovery codes', S.enrolTotp, { kind: 'totpEnrolled', codesShown: true }, S.totpCodesShown],
+  ['an app without codes (a key exists elsewhere): pwd otp mfa', S.enrolTotp, { kind: 'totpEnrolled', codesShown: false }, loggedIn(AMR.totp)],
+  ['the codes seen: logged in with the app just registered', S.totpCodesShown, { kind: 'codesAcknowledged' }, loggedIn(AMR.totp)],
+  ['a wrong code at enrolment', S.enrolTotp, { kind: 'refused' }, S.enrolTotp],
+  ['decided again: still nothing registered', S.enrolTotp, { kind: 'secondFactorDecided', secondFactor: 'enrol' }, S.enrolTotp],
+  ['decided again: an app became ready meanwhile', S.enrolTotp, { kind: 'secondFactorDecided', secondFactor: 'totp' }, S.totp],
+  ['decided again: a key became ready meanwhile', S.enrolTotp, { kind: 'secondFactorDecided', secondFactor: 'key' }, S.securityKey],
+  ['decided again: an app became ready during key enrolment', S.enrolKey, { kind: 'secondFactorDecided', secondFactor: 'totp' }, S.totp],
+  ['no app accepted at enrolment without its registration', S.enrolTotp, { kind: 'totpAccepted' }, S.enrolTotp],
+  ['no enrolment chosen at the app page', S.totp, { kind: 'enrolmentChosen', method: 'key' }, S.totp],
 ];
 
-const RESTARTABLE = [S.identify, S.password, S.changePassword, S.securityKeyC1, S.enrolKeyC1, S.codesShown, S.recoveryCode, S.keyElsewhere];
+const RESTARTABLE = [S.identify, S.password, S.changePassword, S.securityKeyC1, S.enrolKeyC1, S.codesShown, S.recoveryCode, S.keyElsewhere, S.totp, S.enrolTotp];
 
 describe('the login flow (state × outcome → state)', () => {
   it.each(ROWS)('%s', (_name, from, outcome, to) => {
@@ -144,6 +174,7 @@ describe('the login flow (state × outcome → state)', () => {
     expect(AMR.securityKey).toEqual(['pwd', 'hwk', 'mfa']);
     // A recovery code in place of a lost key: RFC 8176 has no value for it, and it is no key.
     expect(AMR.recoveryCode).toEqual(['pwd', 'mfa']);
+    expect(AMR.totp).toEqual(['pwd', 'otp', 'mfa']);
   });
 });
 

@@ -6,6 +6,7 @@
 import { ceremonyBody, codesBody } from '../pages/key.js';
 import { keyStepScript } from '../pages/key-script.js';
 import { t } from '../pages/layout.js';
+import { enrolmentLinks } from '../pages/totp.js';
 import type { StateOf } from '../state.js';
 import { challengeOf, refused, takeAnswer } from './key-ceremony.js';
 import { decideSecondFactor, loginIds } from './second-factor.js';
@@ -19,7 +20,7 @@ export const enrolKey: Step<StateOf<'enrolKey'>> = {
     const started = await ctx.ports.startEnrollment(state.userId, loginIds(ctx.issuer, ctx.ports)[0]!);
     const challenge = challengeOf(ctx, String((started.options as { challenge?: unknown }).challenge));
     if (!(await ctx.apply({ kind: 'challengeIssued', challenge, enrolmentId: started.u2fId }, { ifStill: true }))) return { again: true };
-    const body = ceremonyBody(ctx.lang, ctx.interaction.uid, ctx.hidden, 'register', state.loginName, started.options, problem);
+    const body = ceremonyBody(ctx.lang, ctx.interaction.uid, ctx.hidden, 'register', state.loginName, started.options, problem) + enrolmentLinks(ctx.lang, ctx.interaction.uid, 'key', () => true);
     return { page: { title: t(ctx.lang, 'enrollTitle'), body, script: keyStepScript().path } };
   },
   async submit(ctx, state) {
@@ -27,7 +28,7 @@ export const enrolKey: Step<StateOf<'enrolKey'>> = {
     if ('refusal' in read) return refused(ctx, read.refusal);
     if (!state.enrolmentId) return refused(ctx, 'U2F_LOGIN_INVALID');
     // A key became ready since the page was shown: no further key is added by whoever holds the password.
-    if ((await ctx.ports.keysOf(state.userId)).length > 0) return { outcome: { kind: 'refused' } };
+    if ((await ctx.ports.keysOf(state.userId)).length > 0 || (await ctx.ports.hasTotp(state.userId))) return { outcome: { kind: 'refused' } };
     const done = await ctx.ports.finishEnrollment(state.userId, state.enrolmentId, read.answer, t(ctx.lang, 'enrollKeyName'), ctx.lang);
     if (!done.ok) return refused(ctx, { problem: done.problem });
     if (!done.recoveryCodes.length) {

@@ -7,6 +7,7 @@ import { generateAuthenticationOptions } from '@simplewebauthn/server';
 import { ceremonyBody } from '../pages/key.js';
 import { keyStepScript } from '../pages/key-script.js';
 import { t } from '../pages/layout.js';
+import { totpLink } from '../pages/totp.js';
 import { keysForLogin } from '../relying-parties.js';
 import type { StateOf } from '../state.js';
 import { challengeOf, refused, takeAnswer } from './key-ceremony.js';
@@ -28,7 +29,7 @@ export const securityKey: Step<StateOf<'securityKey'>> = {
     });
     // Another request moved this login on meanwhile: the login's page as it is now.
     if (!(await ctx.apply({ kind: 'challengeIssued', challenge: challengeOf(ctx, String(options.challenge)) }, { ifStill: true }))) return { again: true };
-    const body = ceremonyBody(ctx.lang, ctx.interaction.uid, ctx.hidden, 'authenticate', state.loginName, options, problem);
+    const body = ceremonyBody(ctx.lang, ctx.interaction.uid, ctx.hidden, 'authenticate', state.loginName, options, problem) + ((await ctx.ports.hasTotp(state.userId)) ? totpLink(ctx.lang, ctx.interaction.uid) : '');
     return { page: { title: t(ctx.lang, 'keyTitle'), body, script: keyStepScript().path } };
   },
   async submit(ctx, state, action) {
