@@ -146,11 +146,21 @@ describe.skipIf(skip)('login with an authenticator app in Chromium', () => {
     const shown = (await page.locator('#totp-secret').textContent())!;
     expect(shown).toMatch(/^([A-Z2-7]{4} )+[A-Z2-7]{1,4}$/);
     const secret = shown.replaceAll(' ', '');
-    // The secret is in the page only: not in its address.
+    // The secret is in the page only: not in its address, nor in any stored interaction or session.
     expect(page.url()).not.toContain(secret);
+    const payloads = await kh.database.sql.query<{ payload: string }>({ text: `select payload::text as payload from oidc_payloads`, params: [] });
+    expect(payloads.filter((r) => r.payload.includes(secret) || r.payload.includes(shown))).toEqual([]);
+    // A reload draws a new registration: the secret shown before no longer confirms anything.
+    await page.reload();
+    const reloaded = (await page.locator('#totp-secret').textContent())!.replaceAll(' ', '');
+    expect(reloaded).not.toBe(secret);
+    await page.getByLabel('Code').fill(codeOf(secret));
+    await page.getByRole('button', { name: 'Add the app and sign in' }).click();
+    expect((await shownReason(page)).reason).toBe('TOTP_CODE_WRONG');
+    const current = (await page.locator('#totp-secret').textContent())!.replaceAll(' ', '');
     await page.getByRole('link', { name: 'Add a security key instead' }).waitFor();
 
-    await page.getByLabel('Code').fill(codeOf(secret));
+    await page.getByLabel('Code').fill(codeOf(current));
     await page.getByRole('button', { name: 'Add the app and sign in' }).click();
     const codes = await continueAfterCodes(page);
     expect(codes).toHaveLength(10);
