@@ -21,7 +21,7 @@ const NO_OBSERVER: Pick<IdentityObserver, 'loginSucceeded' | 'loginFailed' | 'lo
 
 export function loginPorts(
   read: Pick<ReadModel, 'usersByLoginName' | 'passwordOf' | 'user' | 'u2fTokensOf' | 'maxPasswordAttemptsOf' | 'totpOf'>,
-  commands: Pick<Commands, 'setPassword' | 'recordLogin' | 'recordOidc' | 'recordAnonymousThrottle' | 'useU2f' | 'registerU2f' | 'verifyU2fRegistration' | 'useRecoveryCode' | 'useTotp' | 'registerTotp' | 'verifyTotpRegistration'>,
+  commands: Pick<Commands, 'setPassword' | 'recordLogin' | 'recordOidc' | 'recordAnonymousThrottle' | 'useU2f' | 'registerU2f' | 'verifyU2fRegistration' | 'useRecoveryCode' | 'useTotp' | 'registerTotp' | 'verifyTotpRegistration' | 'pendingTotp'>,
   mayLogIn: LoginPorts['mayLogIn'],
   /** Every guess at the login (passwords, recovery codes) is reserved here before it is checked (store/attempt-budgets.ts). */
   budgets: Pick<AttemptBudgets, 'reserve'>,
@@ -103,8 +103,10 @@ export function loginPorts(
     useRecoveryCode: (userId, typed, client, clientId) => checkRecoveryCode({ commands, budgets }, userId, typed, client, clientId),
     hasTotp: (userId) => hasReadyTotp(read, userId),
     useTotp: (input) => commands.useTotp(input),
-    async startTotpEnrolment(userId) {
+    async startTotpEnrolment(userId, again) {
       const caller = (await selfCaller(userId))!;
+      const pending = again ? await commands.pendingTotp({ caller }, { userId }) : undefined;
+      if (pending) return pending;
       const { uri, secret } = await commands.registerTotp({ caller }, { userId });
       return { uri, secret };
     },

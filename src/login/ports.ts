@@ -92,8 +92,8 @@ export interface LoginPorts {
   hasTotp(userId: string): Promise<boolean>;
   /** The login's check of a code from the app (the use-totp command: budgets, ±1 step, the step claimed once). */
   useTotp(input: UseTotpInput): Promise<UseTotpResult>;
-  /** RegisterTOTP as the user: a pending app, its otpauth:// URI and secret (answered, never stored outside the sealed table). */
-  startTotpEnrolment(userId: string): Promise<{ uri: string; secret: string }>;
+  /** RegisterTOTP as the user: a pending app, its otpauth:// URI and secret (answered, never stored outside the sealed table); `again`: the pending one if there is one. */
+  startTotpEnrolment(userId: string, again?: boolean): Promise<{ uri: string; secret: string }>;
   /** VerifyTOTPRegistration as the user (with the recovery codes a first second factor brings); a refusal's reason, or its text in `lang`. */
   finishTotpEnrolment(userId: string, code: string, lang: Language): Promise<{ ok: true; recoveryCodes: string[] } | { ok: false; problem: string; reason?: string }>;
 }

@@ -4,7 +4,9 @@
 // checked again before the code is accepted. Each time the page is shown a
 // new registration is drawn (the one before, and its sealed secret, go): the
 // secret is in this answer only, never in a URL, the stored state or a log,
-// so a reload shows a fresh secret rather than one kept anywhere. A first
+// so a reload shows a fresh secret rather than one kept anywhere. After a
+// refused code the pending one is shown again (read back from the sealed
+// table), so the app just set up still matches. A first
 // second factor brings recovery codes, shown once (codes-shown.ts).
 import { codesBody } from '../pages/key.js';
 import { escapeHtml, t } from '../pages/layout.js';
@@ -19,7 +21,7 @@ export const enrolTotp: Step<StateOf<'enrolTotp'>> = {
   async render(ctx, state, problem) {
     const decided = await decideSecondFactor(ctx.issuer, ctx.ports, state.userId);
     if (decided.secondFactor !== 'enrol') return { outcome: { kind: 'secondFactorDecided', secondFactor: decided.secondFactor } };
-    const { uri, secret } = await ctx.ports.startTotpEnrolment(state.userId);
+    const { uri, secret } = await ctx.ports.startTotpEnrolment(state.userId, problem !== undefined);
     const links = enrolmentLinks(ctx.lang, ctx.interaction.uid, 'totp', (m) => m !== 'key' || loginIds(ctx.issuer, ctx.ports).length > 0);
     const body = enrolTotpBody(ctx.lang, ctx.interaction.uid, ctx.hidden, state.loginName, await totpQrSvg(uri), secret, links, problem);
     return { page: { title: t(ctx.lang, 'enrolTotpTitle'), body } };
