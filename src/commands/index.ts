@@ -54,7 +54,7 @@ import { removeAllU2f } from './u2f/remove-all-u2f.js';
 import { generateRecoveryCodes, useRecoveryCode } from './users/recovery-codes.js';
 import { verifyU2fRegistration, type VerifyU2fInput } from './u2f/verify-u2f.js';
 import { useU2f } from './u2f/use-u2f.js';
-import { registerTotp, removeTotp, useTotp, verifyTotpRegistration, type UseTotpInput, type UseTotpResult } from './totp/totp.js';
+import { pendingTotp, registerTotp, removeTotp, useTotp, verifyTotpRegistration, type UseTotpInput, type UseTotpResult } from './totp/totp.js';
 
 export type { Call, Caller } from '../access/caller.js';
 export type { AddHumanUserInput, AddOidcAppInput, SetPasswordInput, UpdateHumanUserInput, UpdateOidcConfigInput, VerifyU2fInput };
@@ -149,6 +149,7 @@ export function createCommands(ports: Ports) {
     useRecoveryCode: (input: Parameters<typeof useRecoveryCode>[1]) => useRecoveryCode(ports, input),
     // The authenticator app (TOTP).
     registerTotp: bind(ports, registerTotp),
+    pendingTotp: bind(ports, pendingTotp),
     verifyTotpRegistration: bind(ports, verifyTotpRegistration),
     removeTotp: bind(ports, removeTotp),
     /** The login's code check (no caller: the user logging in is the actor); reserves in the guessing budgets itself. */

@@ -9,6 +9,7 @@ import { KeyholdError } from '../domain/errors/keyhold-error.js';
 import type { Language } from '../domain/i18n/language.js';
 import { loginUser } from '../queries/passwords.js';
 import { loginFactorsOf } from '../queries/login-policy.js';
+import { hasReadyTotp } from '../queries/totp.js';
 import type { ReadModel } from '../queries/read-model.js';
 import type { GuessBudgets } from '../commands/ports.js';
 import { checkLoginPassword } from '../commands/login/check-password.js';
@@ -32,10 +33,24 @@ function problemText(thrown: unknown, lang: Language): string {
 }
 
 export function loginPorts(
-  read: Pick<ReadModel, 'usersByLoginName' | 'passwordOf' | 'user' | 'u2fTokensOf' | 'maxPasswordAttemptsOf' | 'loginPolicyOf' | 'defaultOrgId'>,
+  read: Pick<ReadModel, 'usersByLoginName' | 'passwordOf' | 'user' | 'u2fTokensOf' | 'maxPasswordAttemptsOf' | 'loginPolicyOf' | 'defaultOrgId' | 'totpOf'>,
   commands: Pick<
     Commands,
-    'setPassword' | 'recordLogin' | 'recordOidc' | 'recordAnonymousThrottle' | 'useU2f' | 'registerU2f' | 'verifyU2fRegistration' | 'useRecoveryCode' | 'usePasskey' | 'registerPasskey' | 'verifyPasskeyRegistration'
+    | 'setPassword'
+    | 'recordLogin'
+    | 'recordOidc'
+    | 'recordAnonymousThrottle'
+    | 'useU2f'
+    | 'registerU2f'
+    | 'verifyU2fRegistration'
+    | 'useRecoveryCode'
+    | 'usePasskey'
+    | 'registerPasskey'
+    | 'verifyPasskeyRegistration'
+    | 'useTotp'
+    | 'registerTotp'
+    | 'verifyTotpRegistration'
+    | 'pendingTotp'
   >,
   mayLogIn: LoginPorts['mayLogIn'],
   /** Every guess at the login (passwords, recovery codes) is reserved here before it is checked (store/attempt-budgets.ts). */
@@ -137,6 +152,25 @@ export function loginPorts(
         return { ok: true, recoveryCodes };
       } catch (e) {
         return { ok: false, problem: problemText(e, lang) };
+      }
+    },
+    hasTotp: (userId) => hasReadyTotp(read, userId),
+    useTotp: (input) => commands.useTotp(input),
+    async startTotpEnrolment(userId, again) {
+      const caller = (await selfCaller(userId))!;
+      const pending = again ? await commands.pendingTotp({ caller }, { userId }) : undefined;
+      if (pending) return pending;
+      const { uri, secret } = await commands.registerTotp({ caller }, { userId });
+      return { uri, secret };
+    },
+    async finishTotpEnrolment(userId, code, lang) {
+      const caller = await selfCaller(userId);
+      if (!caller) return { ok: false, problem: 'unknown user' };
+      try {
+        const { recoveryCodes } = await commands.verifyTotpRegistration({ caller }, { userId, code });
+        return { ok: true, recoveryCodes };
+      } catch (e) {
+        return { ok: false, problem: problemText(e, lang), reason: e instanceof KeyholdError ? e.reason : undefined };
       }
     },
   };

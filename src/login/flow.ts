@@ -7,7 +7,7 @@ import { SPENT_KEPT, type LoginChallenge, type LoginState, type StateOf } from '
 import { ENROLMENT_METHODS, type EnrolmentMethod } from './steps/enrolment-methods.js';
 
 /** What the user still has to pass after a right password (decided from the user's keys and org: steps/second-factor.ts). */
-export type SecondFactor = 'none' | 'key' | 'enrol' | 'refused';
+export type SecondFactor = 'none' | 'key' | 'enrol' | 'refused' | 'totp';
 
 export type LoginOutcome =
   /** A name was typed (`userId` when it names someone). */
@@ -31,6 +31,11 @@ export type LoginOutcome =
   | { kind: 'recoveryRequested' }
   | { kind: 'keyRequested' }
   | { kind: 'codeAccepted' }
+  /** The security-key page's button to the authenticator app (a user with both). */
+  | { kind: 'totpRequested' }
+  | { kind: 'totpAccepted' }
+  /** The app was registered; `codesShown` when it was the user's first second factor and brought recovery codes. */
+  | { kind: 'totpEnrolled'; codesShown: boolean }
   | { kind: 'consentDecided'; allowed: boolean }
   /** The login could not be recorded: the user was locked or deactivated meanwhile. */
   | { kind: 'loginRefused' }
@@ -54,6 +59,7 @@ export const AMR = {
   securityKey: ['pwd', 'hwk', 'mfa'],
   recoveryCode: ['pwd', 'mfa'],
   passkey: ['hwk', 'user', 'mfa'],
+  totp: ['pwd', 'otp', 'mfa'],
 } as const satisfies Record<string, readonly string[]>;
 
 const IDENTIFY: LoginState = { step: 'identify' };
@@ -72,14 +78,16 @@ function afterPassword(who: { loginName: string; userId: string }, secondFactor:
       return { step: 'enrolKey', ...passed, spent: [] };
     case 'refused':
       return { step: 'keyElsewhere', ...passed };
+    case 'totp':
+      return { step: 'totp', ...passed };
   }
 }
 
-type SecondFactorState = StateOf<'securityKey' | 'enrolKey' | 'keyElsewhere' | 'enrolPasskey'>;
+type SecondFactorState = StateOf<'securityKey' | 'enrolKey' | 'keyElsewhere' | 'enrolPasskey' | 'totp' | 'enrolTotp'>;
 
 /** A second-factor page decided again: the same step stays as it is; another starts from where this login is. */
 function redecided(state: SecondFactorState, secondFactor: SecondFactor): LoginState {
-  const same = { key: 'securityKey', enrol: 'enrolKey', refused: 'keyElsewhere', none: undefined }[secondFactor] === state.step;
+  const same = { key: 'securityKey', enrol: 'enrolKey', refused: 'keyElsewhere', none: undefined, totp: 'totp' }[secondFactor] === state.step;
   if (same) return state;
   // Nothing beyond the password any more: the password again.
   if (secondFactor === 'none') return { step: 'password', loginName: state.loginName, userId: state.userId };
@@ -88,6 +96,7 @@ function redecided(state: SecondFactorState, secondFactor: SecondFactor): LoginS
   const passed = { loginName: state.loginName, userId: state.userId, passwordAt: state.passwordAt };
   if (secondFactor === 'key') return { step: 'securityKey', ...passed, challenge, spent };
   if (secondFactor === 'enrol') return { step: 'enrolKey', ...passed, challenge, spent };
+  if (secondFactor === 'totp') return { step: 'totp', ...passed };
   return { step: 'keyElsewhere', ...passed };
 }
 
@@ -103,11 +112,12 @@ function ceremony<S extends StateOf<'securityKey' | 'enrolKey' | 'passkey' | 'en
   return undefined;
 }
 
-/** A forced enrolment's method chosen: its step, from where this login is (the shown challenge spent). */
-function enrolWith(state: StateOf<'enrolKey' | 'enrolPasskey'>, method: EnrolmentMethod): LoginState {
+/** A forced enrolment's method chosen (ENROLMENT_METHODS): its step, from where this login is (a shown challenge spent). */
+function enrolWith(state: StateOf<'enrolKey' | 'enrolPasskey' | 'enrolTotp'>, method: EnrolmentMethod): LoginState {
   const step = ENROLMENT_METHODS[method].step;
   if (step === state.step) return state;
-  return { step, loginName: state.loginName, userId: state.userId, passwordAt: state.passwordAt, spent: spend(state) };
+  const passed = { loginName: state.loginName, userId: state.userId, passwordAt: state.passwordAt };
+  return step === 'enrolTotp' ? { step, ...passed } : { step, ...passed, spent: 'spent' in state ? spend(state) : [] };
 }
 
 /**
@@ -139,6 +149,7 @@ export function next(state: LoginState, outcome: LoginOutcome): LoginState {
       if (outcome.kind === 'keyAccepted') return login(state.userId, AMR.securityKey);
       if (outcome.kind === 'recoveryRequested') return { step: 'recoveryCode', loginName: state.loginName, userId: state.userId, passwordAt: state.passwordAt };
       if (outcome.kind === 'secondFactorDecided') return redecided(state, outcome.secondFactor);
+      if (outcome.kind === 'totpRequested') return { step: 'totp', loginName: state.loginName, userId: state.userId, passwordAt: state.passwordAt };
       return ceremony(state, outcome) ?? state;
     case 'enrolKey':
       if (outcome.kind === 'keyEnrolled') {
@@ -154,6 +165,20 @@ export function next(state: LoginState, outcome: LoginOutcome): LoginState {
     case 'recoveryCode':
       if (outcome.kind === 'codeAccepted') return login(state.userId, AMR.recoveryCode);
       if (outcome.kind === 'keyRequested') return { step: 'securityKey', loginName: state.loginName, userId: state.userId, passwordAt: state.passwordAt, spent: [] };
+      return state;
+    case 'totp':
+      if (outcome.kind === 'totpAccepted') return login(state.userId, AMR.totp);
+      if (outcome.kind === 'recoveryRequested') return { step: 'recoveryCode', loginName: state.loginName, userId: state.userId, passwordAt: state.passwordAt };
+      if (outcome.kind === 'keyRequested') return { step: 'securityKey', loginName: state.loginName, userId: state.userId, passwordAt: state.passwordAt, spent: [] };
+      if (outcome.kind === 'secondFactorDecided') return redecided(state, outcome.secondFactor);
+      return state;
+    case 'enrolTotp':
+      if (outcome.kind === 'totpEnrolled') {
+        return outcome.codesShown ? { step: 'codesShown', amr: [...AMR.totp], loginName: state.loginName, userId: state.userId, passwordAt: state.passwordAt } : login(state.userId, AMR.totp);
+      }
+      if (outcome.kind === 'enrolmentChosen') return enrolWith(state, outcome.method);
+      // Decided again as 'enrol' means: still nothing registered, the app's page stays.
+      if (outcome.kind === 'secondFactorDecided') return outcome.secondFactor === 'enrol' ? state : redecided(state, outcome.secondFactor);
       return state;
     case 'keyElsewhere':
       if (outcome.kind === 'secondFactorDecided') return redecided(state, outcome.secondFactor);

@@ -8,6 +8,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PasswordAttempt, PasswordVerdict } from '../commands/login/check-password.js';
 import type { RecoveryVerdict } from '../commands/login/check-recovery-code.js';
+import type { UseTotpInput, UseTotpResult } from '../commands/totp/totp.js';
 import type { UseU2fInput, UseU2fResult } from '../commands/u2f/use-u2f.js';
 import type { UsePasskeyInput, UsePasskeyResult } from '../commands/passkeys/use-passkey.js';
 import type { LoginFactors } from '../queries/login-policy.js';
@@ -99,4 +100,12 @@ export interface LoginPorts {
   startPasskeyEnrollment(userId: string, rpId: string): Promise<{ passkeyId: string; options: unknown }>;
   /** VerifyPasskeyRegistration as the user (with the recovery codes a first strong factor brings); a refusal's text in `lang`. */
   finishPasskeyEnrollment(userId: string, passkeyId: string, credential: unknown, name: string, lang: Language): Promise<{ ok: true; recoveryCodes: string[] } | { ok: false; problem: string }>;
+  /** Whether the user has a ready authenticator app (src/queries/totp.ts). */
+  hasTotp(userId: string): Promise<boolean>;
+  /** The login's check of a code from the app (the use-totp command: budgets, ±1 step, the step claimed once). */
+  useTotp(input: UseTotpInput): Promise<UseTotpResult>;
+  /** RegisterTOTP as the user: a pending app, its otpauth:// URI and secret (answered, never stored outside the sealed table); `again`: the pending one if there is one. */
+  startTotpEnrolment(userId: string, again?: boolean): Promise<{ uri: string; secret: string }>;
+  /** VerifyTOTPRegistration as the user (with the recovery codes a first second factor brings); a refusal's reason, or its text in `lang`. */
+  finishTotpEnrolment(userId: string, code: string, lang: Language): Promise<{ ok: true; recoveryCodes: string[] } | { ok: false; problem: string; reason?: string }>;
 }

@@ -36,6 +36,10 @@ export type LoginState =
   | ({ step: 'enrolKey'; enrolmentId?: string } & PasswordPassed & Ceremony)
   /** The key of enrolKey was the user's first: its recovery codes were shown once; going on finishes the login (with `amr`, the enrolled factor's; absent: a security key's). */
   | ({ step: 'codesShown'; amr?: string[] } & PasswordPassed)
+  /** A code from the user's authenticator app (TOTP), as the second factor. */
+  | ({ step: 'totp' } & PasswordPassed)
+  /** forceMfa and no second factor yet: an authenticator app is registered first (its secret only in the sealed table), and is then the second factor. */
+  | ({ step: 'enrolTotp' } & PasswordPassed)
   /** A recovery code in place of a lost key. */
   | ({ step: 'recoveryCode' } & PasswordPassed)
   /** A second factor this login cannot take (keys that work elsewhere, or no key can be registered here): the login ends here. */
@@ -57,7 +61,7 @@ export type LoginEnd =
 export type LoginStep = LoginState['step'];
 
 /** Every step, in the order a login meets them (steps.ts keys its table by these). */
-export const LOGIN_STEPS = ['identify', 'password', 'changePassword', 'securityKey', 'enrolKey', 'codesShown', 'recoveryCode', 'keyElsewhere', 'consent', 'done', 'passkey', 'enrolPasskey'] as const satisfies readonly LoginStep[];
+export const LOGIN_STEPS = ['identify', 'password', 'changePassword', 'securityKey', 'enrolKey', 'codesShown', 'recoveryCode', 'keyElsewhere', 'consent', 'done', 'passkey', 'enrolPasskey', 'totp', 'enrolTotp'] as const satisfies readonly LoginStep[];
 
 export type StateOf<S extends LoginStep> = Extract<LoginState, { step: S }>;
 

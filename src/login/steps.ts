@@ -8,11 +8,13 @@ import { done } from './steps/done.js';
 import { enrolKey } from './steps/enrol-key.js';
 import { enrolPasskey } from './steps/enrol-passkey.js';
 import { passkey } from './steps/passkey.js';
+import { enrolTotp } from './steps/enrol-totp.js';
 import { identify } from './steps/identify.js';
 import { keyElsewhere } from './steps/key-elsewhere.js';
 import { password } from './steps/password.js';
 import { recoveryCode } from './steps/recovery-code.js';
 import { securityKey } from './steps/security-key.js';
+import { totp } from './steps/totp.js';
 import type { Step, StepTable } from './steps/step.js';
 import type { LoginState } from './state.js';
 
@@ -29,6 +31,8 @@ export const STEPS: StepTable = {
   done,
   passkey,
   enrolPasskey,
+  totp,
+  enrolTotp,
 };
 
 /** The step of a state. */

@@ -197,7 +197,7 @@ function identityInstruments(registers: Registry[]): IdentityObserver {
   });
   const secondFactors = new Counter({
     name: 'keyhold_second_factors_total',
-    help: 'Second factors at the login by kind (security_key, recovery_code) and outcome (succeeded, failed, throttled)',
+    help: 'Second factors at the login by kind (security_key, recovery_code, one_time_code) and outcome (succeeded, failed, throttled)',
     labelNames: ['kind', 'outcome'] as const,
     registers,
   });

@@ -31,6 +31,9 @@ const S = {
   passkeyOnly: { step: 'passkey', loginName: 'ada', spent: [] },
   enrolPasskey: { step: 'enrolPasskey', ...passed, spent: [] },
   enrolPasskeyC1: { step: 'enrolPasskey', ...passed, challenge: c1, spent: ['c0'], enrolmentId: 'p1' },
+  totp: { step: 'totp', ...passed },
+  enrolTotp: { step: 'enrolTotp', ...passed },
+  totpCodesShown: { step: 'codesShown', amr: [...AMR.totp], ...passed },
 } as const satisfies Record<string, LoginState>;
 
 const loggedIn = (amr: readonly string[]): LoginState => ({ step: 'done', end: { kind: 'login', userId: 'u1', amr: [...amr] } });
@@ -125,9 +128,36 @@ const ROWS: Row[] = [
   ['decided again: a key became ready meanwhile', S.enrolPasskeyC1, { kind: 'secondFactorDecided', secondFactor: 'key' }, { step: 'securityKey', ...passed, challenge: c1, spent: ['c0'] }],
   ['decided again: forceMfa turned off', S.enrolPasskey, { kind: 'secondFactorDecided', secondFactor: 'none' }, S.password],
   ['no key enrolment answer on the passkey enrolment', S.enrolPasskey, { kind: 'keyEnrolled', codesShown: false }, S.enrolPasskey],
+  // totp
+  ['a right password, an authenticator app to use', S.password, { kind: 'passwordRight', changeRequired: false, secondFactor: 'totp', at: AT }, S.totp],
+  ['the new password set, an authenticator app to use', S.changePassword, { kind: 'passwordChanged', secondFactor: 'totp', at: AT }, S.totp],
+  ['a right code: pwd otp mfa', S.totp, { kind: 'totpAccepted' }, loggedIn(AMR.totp)],
+  ['a wrong, used or malformed code, or too many', S.totp, { kind: 'refused' }, S.totp],
+  ['a lost phone: the recovery code', S.totp, { kind: 'recoveryRequested' }, S.recoveryCode],
+  ['a user with a key too: the key instead', S.totp, { kind: 'keyRequested' }, S.securityKey],
+  ['the key page offers the app', S.securityKeyC1, { kind: 'totpRequested' }, S.totp],
+  ['decided again: the app was removed, a key usable', S.totp, { kind: 'secondFactorDecided', secondFactor: 'key' }, S.securityKey],
+  ['decided again: the app was removed, nothing more', S.totp, { kind: 'secondFactorDecided', secondFactor: 'none' }, S.password],
+  ['decided again: the keys were removed, the app is left', S.securityKeyC1, { kind: 'secondFactorDecided', secondFactor: 'totp' }, S.totp],
+  ['no key answer on the app page', S.totp, { kind: 'keyAccepted' }, S.totp],
+  ['no app from the recovery page', S.recoveryCode, { kind: 'totpRequested' }, S.recoveryCode],
+  // enrolTotp (forceMfa: ENROLMENT_METHODS)
+  ['the enrolment choice: an app instead of a key', S.enrolKeyC1, { kind: 'enrolmentChosen', method: 'totp' }, S.enrolTotp],
+  ['the enrolment choice: back to a key from the app', S.enrolTotp, { kind: 'enrolmentChosen', method: 'key' }, S.enrolKey],
+  ['the method already shown', S.enrolTotp, { kind: 'enrolmentChosen', method: 'totp' }, S.enrolTotp],
+  ['a first app with its recovery codes', S.enrolTotp, { kind: 'totpEnrolled', codesShown: true }, S.totpCodesShown],
+  ['an app without codes (a key exists elsewhere): pwd otp mfa', S.enrolTotp, { kind: 'totpEnrolled', codesShown: false }, loggedIn(AMR.totp)],
+  ['the codes seen: logged in with the app just registered', S.totpCodesShown, { kind: 'codesAcknowledged' }, loggedIn(AMR.totp)],
+  ['a wrong code at enrolment', S.enrolTotp, { kind: 'refused' }, S.enrolTotp],
+  ['decided again: still nothing registered', S.enrolTotp, { kind: 'secondFactorDecided', secondFactor: 'enrol' }, S.enrolTotp],
+  ['decided again: an app became ready meanwhile', S.enrolTotp, { kind: 'secondFactorDecided', secondFactor: 'totp' }, S.totp],
+  ['decided again: a key became ready meanwhile', S.enrolTotp, { kind: 'secondFactorDecided', secondFactor: 'key' }, S.securityKey],
+  ['decided again: an app became ready during key enrolment', S.enrolKey, { kind: 'secondFactorDecided', secondFactor: 'totp' }, S.totp],
+  ['no app accepted at enrolment without its registration', S.enrolTotp, { kind: 'totpAccepted' }, S.enrolTotp],
+  ['no enrolment chosen at the app page', S.totp, { kind: 'enrolmentChosen', method: 'key' }, S.totp],
 ];
 
-const RESTARTABLE = [S.identify, S.password, S.changePassword, S.securityKeyC1, S.enrolKeyC1, S.codesShown, S.recoveryCode, S.keyElsewhere, S.passkeyC1, S.passkeyOnly, S.enrolPasskeyC1];
+const RESTARTABLE = [S.identify, S.password, S.changePassword, S.securityKeyC1, S.enrolKeyC1, S.codesShown, S.recoveryCode, S.keyElsewhere, S.passkeyC1, S.passkeyOnly, S.enrolPasskeyC1, S.totp, S.enrolTotp];
 
 describe('the login flow (state × outcome → state)', () => {
   it.each(ROWS)('%s', (_name, from, outcome, to) => {
@@ -174,6 +204,7 @@ describe('the login flow (state × outcome → state)', () => {
     expect(AMR.securityKey).toEqual(['pwd', 'hwk', 'mfa']);
     // A recovery code in place of a lost key: RFC 8176 has no value for it, and it is no key.
     expect(AMR.recoveryCode).toEqual(['pwd', 'mfa']);
+    expect(AMR.totp).toEqual(['pwd', 'otp', 'mfa']);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { totpQrSvg } from '../../src/server/totp-qr.js';
+import { totpQrSvg } from '../../src/login/pages/totp-qr.js';
 
 describe('totpQrSvg', () => {
   const uri = (secret: string) => `otpauth://totp/login.example.com:ada?secret=${secret}&issuer=login.example.com&algorithm=SHA1&digits=6&period=30`;

@@ -53,6 +53,20 @@ export async function registerTotp(ports: Ports, { caller }: Call, input: { user
   return { written: written(events, user.id), uri: otpauthUri({ issuer, loginName: facts.username, secret }), secret: base32Encode(secret) };
 }
 
+/**
+ * The user's pending registration answered again (the login's enrolment page
+ * after a refused code, so the app just set up still matches): its URI and
+ * secret, to the callers RegisterTOTP answers; undefined when none is pending.
+ */
+export async function pendingTotp(ports: Ports, { caller }: Call, input: { userId: string }): Promise<{ uri: string; secret: string } | undefined> {
+  const user = await userForCredentialWrite(ports.lookups, caller, input.userId);
+  const [facts, totp] = await Promise.all([ports.lookups.userFacts(user.id), ports.lookups.totpOf(user.id)]);
+  if (!facts || totp?.state !== 'pending') return undefined;
+  const { issuer, secrets } = ports.totp();
+  const stored = await secrets.get(totp.totpId);
+  return stored ? { uri: otpauthUri({ issuer, loginName: facts.username, secret: stored.secret }), secret: base32Encode(stored.secret) } : undefined;
+}
+
 function codeViolation(detail: string) {
   return violation('code', { en: detail, de: detail === 'is required' ? 'ist erforderlich' : 'muss genau 6 Ziffern 0-9 haben' });
 }

@@ -124,6 +124,22 @@ export const LOGIN_TEXTS = {
   enrollOther: { en: 'Or choose another way:', de: 'Oder einen anderen Weg wählen:' },
   enrollMethodKey: { en: 'A security key', de: 'Ein Sicherheitsschlüssel' },
   enrollMethodPasskey: { en: 'A passkey', de: 'Ein Passkey' },
+  enrollMethodTotp: { en: 'An authenticator app', de: 'Eine Authenticator-App' },
+  // The authenticator app (TOTP).
+  totpTitle: { en: 'Authenticator app', de: 'Authenticator-App' },
+  totpPrompt: { en: 'Enter the 6-digit code your authenticator app shows for {username}.', de: 'Gib den 6-stelligen Code ein, den deine Authenticator-App für {username} anzeigt.' },
+  totpCode: { en: 'Code', de: 'Code' },
+  totpUse: { en: 'Continue', de: 'Weiter' },
+  totpLink: { en: 'Use my authenticator app instead', de: 'Stattdessen meine Authenticator-App verwenden' },
+  totpKeyLink: { en: 'Use my security key instead', de: 'Stattdessen meinen Sicherheitsschlüssel verwenden' },
+  totpRecoveryLink: { en: 'Lost your phone? Use a recovery code', de: 'Telefon verloren? Wiederherstellungscode verwenden' },
+  enrolTotpTitle: { en: 'Add an authenticator app', de: 'Authenticator-App hinzufügen' },
+  enrolTotpPrompt: {
+    en: 'Your organization requires a second factor to sign in, and {username} has none yet. Scan this code with your authenticator app, or type the key below into it, then enter the code the app shows.',
+    de: 'Deine Organisation verlangt einen zweiten Faktor für die Anmeldung, und {username} hat noch keinen. Scanne diesen Code mit deiner Authenticator-App oder tippe den Schlüssel unten ein, und gib dann den Code ein, den die App anzeigt.',
+  },
+  enrolTotpSecret: { en: 'Key to type in', de: 'Schlüssel zum Eintippen' },
+  enrolTotpUse: { en: 'Add the app and sign in', de: 'App hinzufügen und anmelden' },
 } as const satisfies Record<string, Texts>;
 
 export type LoginText = keyof typeof LOGIN_TEXTS;

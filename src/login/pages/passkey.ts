@@ -43,8 +43,8 @@ export function passkeyOnlyBody(lang: Language, uid: string, hidden: string, app
 }
 
 /** The forced enrolment's other methods (ENROLMENT_METHODS), one button each. */
-export function enrolmentChoice(lang: Language, uid: string, hidden: string, current: EnrolmentMethod): string {
-  const others = (Object.keys(ENROLMENT_METHODS) as EnrolmentMethod[]).filter((m) => m !== current);
+export function enrolmentChoice(lang: Language, uid: string, hidden: string, current: EnrolmentMethod, offered: (m: EnrolmentMethod) => boolean = () => true): string {
+  const others = (Object.keys(ENROLMENT_METHODS) as EnrolmentMethod[]).filter((m) => m !== current && offered(m));
   if (!others.length) return '';
   const buttons = others.map((m) => `<button type="submit" class="secondary" name="method" value="${m}" id="enrol-${m}">${t(lang, ENROLMENT_METHODS[m].label)}</button>`);
   return `<form id="enrol-choice" method="post" action="${actionOf(uid, 'enrol-method')}">${hidden}<p>${t(lang, 'enrollOther')}</p>${buttons.join(' ')}</form>`;

@@ -11,8 +11,8 @@ export const codesShown: Step<StateOf<'codesShown'>> = {
   async render(ctx) {
     return { page: { title: t(ctx.lang, 'codesTitle'), body: codesBody(ctx.lang, ctx.interaction.uid, ctx.hidden, []) } };
   },
-  async submit(ctx) {
-    ctx.secondFactor('security_key', 'succeeded');
+  async submit(ctx, state) {
+    ctx.secondFactor(state.amr?.includes('otp') ? 'one_time_code' : 'security_key', 'succeeded');
     return { outcome: { kind: 'codesAcknowledged' } };
   },
 };

@@ -33,7 +33,7 @@ export const enrolKey: Step<StateOf<'enrolKey'>> = {
     if ('refusal' in read) return refused(ctx, read.refusal);
     if (!state.enrolmentId) return refused(ctx, 'U2F_LOGIN_INVALID');
     // A key became ready since the page was shown: no further key is added by whoever holds the password.
-    if ((await ctx.ports.keysOf(state.userId)).length > 0) return { outcome: { kind: 'refused' } };
+    if ((await ctx.ports.keysOf(state.userId)).length > 0 || (await ctx.ports.hasTotp(state.userId))) return { outcome: { kind: 'refused' } };
     const done = await ctx.ports.finishEnrollment(state.userId, state.enrolmentId, read.answer, t(ctx.lang, 'enrollKeyName'), ctx.lang);
     if (!done.ok) return refused(ctx, { problem: done.problem });
     if (!done.recoveryCodes.length) {

@@ -34,7 +34,7 @@ export const enrolPasskey: Step<StateOf<'enrolPasskey'>> = {
     if ('refusal' in read) return refused(ctx, read.refusal);
     if (!state.enrolmentId) return refused(ctx, 'U2F_LOGIN_INVALID');
     // A key became ready since the page was shown: no further factor is added by whoever holds the password.
-    if ((await ctx.ports.keysOf(state.userId)).length > 0) return { outcome: { kind: 'refused' } };
+    if ((await ctx.ports.keysOf(state.userId)).length > 0 || (await ctx.ports.hasTotp(state.userId))) return { outcome: { kind: 'refused' } };
     const done = await ctx.ports.finishPasskeyEnrollment(state.userId, state.enrolmentId, read.answer, t(ctx.lang, 'enrollPasskeyName'), ctx.lang);
     if (!done.ok) return refused(ctx, { problem: done.problem });
     if (!done.recoveryCodes.length) return { outcome: { kind: 'passkeyEnrolled', codesShown: false } };

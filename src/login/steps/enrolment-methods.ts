@@ -7,7 +7,8 @@ import type { LoginText } from '../../domain/i18n/login.js';
 export const ENROLMENT_METHODS = {
   key: { step: 'enrolKey', label: 'enrollMethodKey' },
   passkey: { step: 'enrolPasskey', label: 'enrollMethodPasskey' },
-} as const satisfies Record<string, { step: 'enrolKey' | 'enrolPasskey'; label: LoginText }>;
+  totp: { step: 'enrolTotp', label: 'enrollMethodTotp' },
+} as const satisfies Record<string, { step: 'enrolKey' | 'enrolPasskey' | 'enrolTotp'; label: LoginText }>;
 
 export type EnrolmentMethod = keyof typeof ENROLMENT_METHODS;
 

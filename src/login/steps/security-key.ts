@@ -7,6 +7,7 @@ import { generateAuthenticationOptions } from '@simplewebauthn/server';
 import { ceremonyBody } from '../pages/key.js';
 import { keyStepScript } from '../pages/key-script.js';
 import { t } from '../pages/layout.js';
+import { totpChoice } from '../pages/totp.js';
 import { keysForLogin } from '../relying-parties.js';
 import type { StateOf } from '../state.js';
 import { challengeOf, refused, takeAnswer } from './key-ceremony.js';
@@ -14,7 +15,7 @@ import { decideSecondFactor, loginIds } from './second-factor.js';
 import type { Step } from './step.js';
 
 export const securityKey: Step<StateOf<'securityKey'>> = {
-  actions: ['key', 'use-recovery'],
+  actions: ['key', 'use-recovery', 'use-totp'],
   async render(ctx, state, problem) {
     const decided = await decideSecondFactor(ctx.issuer, ctx.ports, state.userId);
     if (decided.secondFactor !== 'key') return { outcome: { kind: 'secondFactorDecided', secondFactor: decided.secondFactor } };
@@ -28,11 +29,12 @@ export const securityKey: Step<StateOf<'securityKey'>> = {
     });
     // Another request moved this login on meanwhile: the login's page as it is now.
     if (!(await ctx.apply({ kind: 'challengeIssued', challenge: challengeOf(ctx, String(options.challenge)) }, { ifStill: true }))) return { again: true };
-    const body = ceremonyBody(ctx.lang, ctx.interaction.uid, ctx.hidden, 'authenticate', state.loginName, options, problem);
+    const body = ceremonyBody(ctx.lang, ctx.interaction.uid, ctx.hidden, 'authenticate', state.loginName, options, problem) + ((await ctx.ports.hasTotp(state.userId)) ? totpChoice(ctx.lang, ctx.interaction.uid, ctx.hidden) : '');
     return { page: { title: t(ctx.lang, 'keyTitle'), body, script: keyStepScript().path } };
   },
   async submit(ctx, state, action) {
     if (action === 'use-recovery') return { outcome: { kind: 'recoveryRequested' } };
+    if (action === 'use-totp') return { outcome: { kind: 'totpRequested' } };
     const read = await takeAnswer(ctx, state);
     if ('refusal' in read) return refused(ctx, read.refusal);
     const used = await ctx.ports.useKey({ userId: state.userId, clientId: ctx.interaction.clientId, response: read.answer, expectedChallenge: read.taken.value });

@@ -362,7 +362,7 @@ describe('GET /metrics', () => {
     const allowed: Record<string, readonly string[]> = {
       outcome: ['succeeded', 'failed', 'throttled'],
       reason: ['none', 'wrong_password', 'unknown_user', 'locked', 'inactive', 'no_password', 'attempt_budget'],
-      kind: ['security_key', 'recovery_code', 'unavailable', 'storage_full', 'storage_unavailable', 'conflict', 'unique_violation', 'other'],
+      kind: ['security_key', 'recovery_code', 'one_time_code', 'unavailable', 'storage_full', 'storage_unavailable', 'conflict', 'unique_violation', 'other'],
       grant_type: ['authorization_code', 'refresh_token', 'client_credentials', 'device_code', 'implicit', 'other'],
       app_type: ['web', 'user_agent', 'native', 'machine', 'other'],
       token: ['refresh_token', 'authorization_code', 'device_code'],
