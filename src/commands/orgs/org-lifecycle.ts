@@ -66,11 +66,11 @@ export async function updateOrg(ports: Ports, call: Call, input: { name: string 
  * naming the first), and an active IAM_OWNER remains outside the org (else LAST_IAM_OWNER).
  */
 async function endableUsers(
-  lookups: Pick<Lookups, 'userIdsOfOrg' | 'membershipsOf' | 'instanceOwnerIds' | 'userFacts'>,
+  lookups: Pick<Lookups, 'membershipsOf' | 'instanceOwnerIds' | 'userFacts'>,
   caller: Caller,
   orgId: string,
+  userIds: readonly string[],
 ): Promise<Array<{ userId: string; memberships: Membership[] }>> {
-  const userIds = await lookups.userIdsOfOrg(orgId);
   const users = await Promise.all(userIds.map(async (userId) => ({ userId, memberships: await lookups.membershipsOf(userId) })));
   if (!holdsEverything(caller.memberships)) {
     const uncontained = users.find((u) => u.userId !== caller.userId && containmentExcess(caller.memberships, u.memberships));
@@ -105,7 +105,7 @@ async function setActive(ports: Ports, call: Call, kind: 'deactivate' | 'reactiv
   authorize(caller, 'org.write', { orgId });
   if (kind === 'reactivate') return { written: written(await runCommand(ports.events, { type: 'org', id: orgId }, orgDecider(orgId), { kind, actor: caller.userId }), orgId) };
   await assertNotConsoleOrg(lookups, orgId);
-  const users = await endableUsers(lookups, caller, orgId);
+  const users = await endableUsers(lookups, caller, orgId, await lookups.userIdsOfOrg(orgId));
   const actor = caller.userId;
   // Its users cannot sign in any more: in each other org they own, decided on that org's events
   // with the others gone, so an org is not left with owners none of whom can sign in.
@@ -131,12 +131,14 @@ export async function removeOrg(ports: Ports, call: Call): Promise<{ written: Wr
   const { caller, orgId } = await orgContext(lookups, call);
   authorize(caller, 'org.delete', { orgId });
   await assertNotConsoleOrg(lookups, orgId);
-  const projectIds = await lookups.projectIdsOfOrg(orgId);
+  const [userIds, projectIds] = await Promise.all([lookups.userIdsOfOrg(orgId), lookups.projectIdsOfOrg(orgId)]);
   const projects = await Promise.all(projectIds.map(async (id) => ({ id, appIds: await lookups.appIdsOfProject(id), grantIds: await lookups.grantIdsOfProject(id) })));
-  const users = await endableUsers(lookups, caller, orgId);
-  const userIds = users.map((u) => u.userId);
+  const projectEvents = projects.reduce((n, p) => n + 1 + p.appIds.length + p.grantIds.length, 0);
+  // Bounded before each user's memberships are read, and again with their memberships elsewhere.
+  assertCascadeBounded(userIds.length + projectEvents);
+  const users = await endableUsers(lookups, caller, orgId, userIds);
   const memberships = users.flatMap(({ userId, memberships: held }) => held.filter((m) => m.scopeType === 'org' && m.scopeId !== orgId).map((m) => ({ userId, orgId: m.scopeId })));
-  assertCascadeBounded(userIds.length + memberships.length + projects.reduce((n, p) => n + 1 + p.appIds.length + p.grantIds.length, 0));
+  assertCascadeBounded(userIds.length + memberships.length + projectEvents);
   const actor = caller.userId;
   // The org's users leave the other orgs they are members of as RemoveUser's users do: decided on
   // each org's events under the last-owner rule, so the last owner of another org is not removed.
