@@ -18,6 +18,8 @@ export interface UserFacts {
   email: string | null;
   /** Whether the user may log in (a passkey login refuses any other); deactivated or locked users hold no role that counts for the last-owner rule (orgs/org-members.ts goneOwners). */
   state: 'active' | 'inactive' | 'locked';
+  /** false: the user's org is deactivated (DeactivateOrg), so the user cannot sign in whatever its own state. */
+  orgActive?: boolean;
 }
 
 /** A security key (registration) of a user, as listed by the read model. */
@@ -76,6 +78,8 @@ export interface Lookups {
   appIdsOfProject(projectId: string): Promise<string[]>;
   /** The ids of the org's users (RemoveOrg). */
   userIdsOfOrg(orgId: string): Promise<string[]>;
+  /** The users holding IAM_OWNER (DeactivateOrg, RemoveOrg: the instance keeps one). */
+  instanceOwnerIds(): Promise<string[]>;
   /** The ids of the org's projects (RemoveOrg). */
   projectIdsOfOrg(orgId: string): Promise<string[]>;
   /** The org's lockout threshold (its own lockout policy's maxPasswordAttempts; 0 = no lock, the default). */

@@ -56,6 +56,7 @@ export function createReadModel(database: Pick<Database, 'db' | 'sql'>, observer
     appIdsOfProject: (projectId) => q.appIdsOfProject(db, projectId),
     userIdsOfOrg: (orgId) => q.userIdsOfOrg(db, orgId),
     projectIdsOfOrg: (orgId) => q.projectIdsOfOrg(db, orgId),
+    instanceOwnerIds: () => q.instanceOwnerIds(db),
 
     project: (projectId) => q.findProject(sql, projectId),
     projectsOf: (orgId) => q.listProjects(db, orgId),

@@ -6,13 +6,22 @@
 //   deactivated user is (login, refresh, userinfo, introspection, Keyhold's
 //   API: queries/read-model.ts userIsLive) and its apps and machine users do
 //   not authenticate (their client lookups read the org's state). Other
-//   processes see it within the caches' bound (1 s).
+//   processes see it within the caches' bound (1 s). Its users who own
+//   another org count as gone there: the last-owner rule is decided on each
+//   such org's events in the same append (LAST_ORG_OWNER).
+// - Both end every user of the org, so both check what DeactivateUser and
+//   RemoveUser check for each: containment (PRIVILEGE_ESCALATION naming the
+//   first user the caller does not contain), and that an active IAM_OWNER
+//   remains outside the org (LAST_IAM_OWNER).
 // - RemoveOrg (org.delete: ORG_OWNER, IAM_OWNER): the org and everything under
 //   it in one append — each user, app, user grant of its projects and project
 //   with its own event (their projections remove their rows, metadata, keys,
 //   tokens and memberships), its users' memberships in other orgs under the
 //   last-owner rule, then the org (its members and policies). Bounded as
-//   RemoveProject (CASCADE_TOO_LARGE). Org names are not unique: a removed
+//   RemoveProject (CASCADE_TOO_LARGE): the bound counts the events appended
+//   (users, their memberships in other orgs, projects, apps, the projects'
+//   user grants); rows the projections delete with them (the users' grants
+//   and memberships elsewhere, metadata, keys, tokens) are not counted. Org names are not unique: a removed
 //   org's name is free at once.
 // The instance's first org holds the console's project: it is neither
 // deactivated nor removed (CONSOLE_ORG_PROTECTED).
@@ -24,8 +33,9 @@ import { orgDecider, type OrgCommand, type OrgState } from '../../domain/org/dec
 import { projectDecider } from '../../domain/project/decider.js';
 import { userDecider } from '../../domain/user/decider.js';
 import { userGrantDecider } from '../../domain/usergrant/decider.js';
+import { containmentExcess, holdsEverything, type Membership } from '../../domain/identity/permissions.js';
 import { authorize, orgContext } from '../../access/access.js';
-import type { Call } from '../../access/caller.js';
+import type { Call, Caller } from '../../access/caller.js';
 import { CONSOLE_PROJECT_ID } from '../instance/add-console-app.js';
 import type { Lookups, Ports } from '../ports.js';
 import { assertCascadeBounded } from '../projects/cascade-bound.js';
@@ -50,11 +60,66 @@ export async function updateOrg(ports: Ports, call: Call, input: { name: string 
   return { written: events.length ? written(events, orgId) : undefined, orgId };
 }
 
+/**
+ * The org's users with their memberships, after the checks ending each of them takes (as
+ * DeactivateUser / RemoveUser): the caller contains every other one (else PRIVILEGE_ESCALATION
+ * naming the first), and an active IAM_OWNER remains outside the org (else LAST_IAM_OWNER).
+ */
+async function endableUsers(
+  lookups: Pick<Lookups, 'membershipsOf' | 'instanceOwnerIds' | 'userFacts'>,
+  caller: Caller,
+  orgId: string,
+  userIds: readonly string[],
+): Promise<Array<{ userId: string; memberships: Membership[] }>> {
+  const users = await Promise.all(userIds.map(async (userId) => ({ userId, memberships: await lookups.membershipsOf(userId) })));
+  if (!holdsEverything(caller.memberships)) {
+    const uncontained = users.find((u) => u.userId !== caller.userId && containmentExcess(caller.memberships, u.memberships));
+    if (uncontained) throw new KeyholdError('PRIVILEGE_ESCALATION', { userId: uncontained.userId });
+  }
+  const iamOwner = users.find((u) => u.memberships.some((m) => m.scopeType === 'instance' && m.roles.includes('IAM_OWNER')));
+  if (iamOwner) {
+    const inOrg = new Set(userIds);
+    const others = (await lookups.instanceOwnerIds()).filter((id) => !inOrg.has(id));
+    const facts = await Promise.all(others.map((id) => lookups.userFacts(id)));
+    if (!facts.some((f) => f && f.orgId !== orgId && f.state === 'active' && f.orgActive !== false)) {
+      throw new KeyholdError('LAST_IAM_OWNER', { userId: iamOwner.userId, orgId });
+    }
+  }
+  return users;
+}
+
+/** The other orgs where these users hold ORG_OWNER, each with those users. */
+function ownedElsewhere(users: ReadonlyArray<{ userId: string; memberships: Membership[] }>, orgId: string): Map<string, string[]> {
+  const owned = new Map<string, string[]>();
+  for (const { userId, memberships } of users) {
+    for (const m of memberships) {
+      if (m.scopeType === 'org' && m.scopeId !== orgId && m.roles.includes('ORG_OWNER')) owned.set(m.scopeId, [...(owned.get(m.scopeId) ?? []), userId]);
+    }
+  }
+  return owned;
+}
+
 async function setActive(ports: Ports, call: Call, kind: 'deactivate' | 'reactivate'): Promise<{ written: Written }> {
-  const { caller, orgId } = await orgContext(ports.lookups, call);
+  const { lookups } = ports;
+  const { caller, orgId } = await orgContext(lookups, call);
   authorize(caller, 'org.write', { orgId });
-  if (kind === 'deactivate') await assertNotConsoleOrg(ports.lookups, orgId);
-  const events = await runCommand(ports.events, { type: 'org', id: orgId }, orgDecider(orgId), { kind, actor: caller.userId });
+  if (kind === 'reactivate') return { written: written(await runCommand(ports.events, { type: 'org', id: orgId }, orgDecider(orgId), { kind, actor: caller.userId }), orgId) };
+  await assertNotConsoleOrg(lookups, orgId);
+  const users = await endableUsers(lookups, caller, orgId, await lookups.userIdsOfOrg(orgId));
+  const actor = caller.userId;
+  // Its users cannot sign in any more: in each other org they own, decided on that org's events
+  // with the others gone, so an org is not left with owners none of whom can sign in.
+  const events = await runCommands(ports.events, [
+    target({ type: 'org', id: orgId }, orgDecider(orgId), { kind, actor }),
+    ...[...ownedElsewhere(users, orgId)].map(([other, userIds]) =>
+      target({ type: 'org', id: other }, orgDecider(other), async (state: OrgState): Promise<OrgCommand> => ({
+        kind: 'suspendOwners',
+        userIds,
+        actor,
+        goneUsers: await goneOwners(lookups, state),
+      })),
+    ),
+  ]);
   return { written: written(events, orgId) };
 }
 
@@ -67,11 +132,13 @@ export async function removeOrg(ports: Ports, call: Call): Promise<{ written: Wr
   authorize(caller, 'org.delete', { orgId });
   await assertNotConsoleOrg(lookups, orgId);
   const [userIds, projectIds] = await Promise.all([lookups.userIdsOfOrg(orgId), lookups.projectIdsOfOrg(orgId)]);
-  const [projects, memberships] = await Promise.all([
-    Promise.all(projectIds.map(async (id) => ({ id, appIds: await lookups.appIdsOfProject(id), grantIds: await lookups.grantIdsOfProject(id) }))),
-    Promise.all(userIds.map(async (userId) => (await lookups.membershipsOf(userId)).filter((m) => m.scopeType === 'org' && m.scopeId !== orgId).map((m) => ({ userId, orgId: m.scopeId })))).then((m) => m.flat()),
-  ]);
-  assertCascadeBounded(userIds.length + memberships.length + projects.reduce((n, p) => n + 1 + p.appIds.length + p.grantIds.length, 0));
+  const projects = await Promise.all(projectIds.map(async (id) => ({ id, appIds: await lookups.appIdsOfProject(id), grantIds: await lookups.grantIdsOfProject(id) })));
+  const projectEvents = projects.reduce((n, p) => n + 1 + p.appIds.length + p.grantIds.length, 0);
+  // Bounded before each user's memberships are read, and again with their memberships elsewhere.
+  assertCascadeBounded(userIds.length + projectEvents);
+  const users = await endableUsers(lookups, caller, orgId, userIds);
+  const memberships = users.flatMap(({ userId, memberships: held }) => held.filter((m) => m.scopeType === 'org' && m.scopeId !== orgId).map((m) => ({ userId, orgId: m.scopeId })));
+  assertCascadeBounded(userIds.length + memberships.length + projectEvents);
   const actor = caller.userId;
   // The org's users leave the other orgs they are members of as RemoveUser's users do: decided on
   // each org's events under the last-owner rule, so the last owner of another org is not removed.

@@ -26,14 +26,18 @@ export function containedMember(caller: Caller, members: OrgState['members'], us
 }
 
 /**
- * Owners in the org's events who cannot act as one: their user removed since (RemoveUser), or
- * deactivated or locked (DeactivateUser, LockUser). The last-owner rule counts the others only, so
- * an org is never left with owners none of whom can sign in.
+ * Owners in the org's events who cannot act as one: their user removed since (RemoveUser),
+ * deactivated or locked (DeactivateUser, LockUser), or of a deactivated org (DeactivateOrg). The
+ * last-owner rule counts the others only, so an org is never left with owners none of whom can
+ * sign in.
  */
 export async function goneOwners(lookups: Pick<Lookups, 'userFacts'>, state: OrgState): Promise<string[]> {
   const owners = ownersOf(state);
   const facts = await Promise.all(owners.map((userId) => lookups.userFacts(userId)));
-  return owners.filter((_, i) => !facts[i] || (facts[i]!.state !== undefined && facts[i]!.state !== 'active'));
+  return owners.filter((_, i) => {
+    const user = facts[i];
+    return !user || (user.state !== undefined && user.state !== 'active') || user.orgActive === false;
+  });
 }
 
 async function changeOrgMember(ports: Ports, call: Call, userId: string, roles: readonly string[] | undefined): Promise<{ written?: Written; orgId: string }> {

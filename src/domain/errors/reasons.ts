@@ -246,6 +246,13 @@ export const REASONS = {
       de: 'Der Benutzer {userId} ist der letzte ORG_OWNER der Organisation {orgId}: eine Organisation behält mindestens einen Eigentümer. Mache zuerst ein anderes Mitglied zum ORG_OWNER.',
     },
   },
+  LAST_IAM_OWNER: {
+    code: GrpcCode.FailedPrecondition,
+    messages: {
+      en: 'User {userId} is an IAM_OWNER of organization {orgId}, and no active IAM_OWNER would remain outside it: the instance keeps at least one. Make a user of another organization IAM_OWNER first.',
+      de: 'Der Benutzer {userId} ist IAM_OWNER der Organisation {orgId}, und außerhalb davon bliebe kein aktiver IAM_OWNER: die Instanz behält mindestens einen. Mache zuerst einen Benutzer einer anderen Organisation zum IAM_OWNER.',
+    },
+  },
   USER_GRANT_NOT_FOUND: {
     code: GrpcCode.NotFound,
     messages: { en: 'User grant {grantId} was not found.', de: 'Die Berechtigung {grantId} wurde nicht gefunden.' },

@@ -109,6 +109,11 @@ export type OrgCommand =
    * other active owner remains; recorded (org.owner.suspended) when it is an owner, nothing otherwise.
    */
   | { kind: 'suspendOwner'; userId: string; actor: string; goneUsers?: readonly string[] }
+  /**
+   * Users of a deactivated org (DeactivateOrg) who own this one: refused (LAST_ORG_OWNER) when no
+   * other active owner remains; each owner recorded (org.owner.suspended); non-owners passed over.
+   */
+  | { kind: 'suspendOwners'; userIds: readonly string[]; actor: string; goneUsers?: readonly string[] }
   /** Users of a removed org leaving this one (RemoveOrg): those not members are passed over. */
   | { kind: 'removeMembers'; userIds: readonly string[]; actor: string; goneUsers?: readonly string[] }
   /** AddCustomLoginPolicy: the org's own policy, once; a first-factor field left out takes its default. */
@@ -242,6 +247,15 @@ export function orgDecider(orgId: string): Decider<OrgState, OrgCommand, OrgEven
           const refusal = lastOwnerRefusal(orgId, state, command.userId, [], command.goneUsers);
           if (refusal) throw refusal;
           return [{ ...own(command.actor), type: 'org.owner.suspended', payload: { userId: command.userId } }];
+        }
+        case 'suspendOwners': {
+          if (!state.exists) return [];
+          const suspended = command.userIds.filter((u) => state.members.get(u)?.includes('ORG_OWNER'));
+          for (const userId of suspended) {
+            const refusal = lastOwnerRefusal(orgId, state, userId, [], [...(command.goneUsers ?? []), ...suspended]);
+            if (refusal) throw refusal;
+          }
+          return suspended.map((userId): NewEvent<OrgEventType> => ({ ...own(command.actor), type: 'org.owner.suspended', payload: { userId } }));
         }
         case 'removeMembers': {
           if (!state.exists) throw new KeyholdError('ORG_NOT_FOUND', { orgId });

@@ -7,7 +7,7 @@ export { unusedRecoveryCodes } from './recovery-codes.js';
 export { appIdsOfProject, existingRoleKeys, findProject, grantIdsOfProject, listProjects, projectIdsOfOrg, projectRolesOfUser } from './projects.js';
 export { findPasswordOf, findUser, findUserByUsername, findUsersByLoginName, userIdsOfOrg, type PasswordRow } from './users.js';
 export { findPatByHash, type PatWithUser } from './personal-access-tokens.js';
-export { membershipsOfUser } from './memberships.js';
+export { instanceOwnerIds, membershipsOfUser } from './memberships.js';
 export { searchMembers } from './members.js';
 export { findApp, findAppByClientId, listApps } from './apps.js';
 export { countExpiredRegistrations, deleteExpiredRegistrations, findReadyU2fByCredentialId, findU2f, listU2fOfUser, listU2fViewsOfUser, readyKeysByRpId, verifiedCredentialIdsOfUser } from './u2f-tokens.js';

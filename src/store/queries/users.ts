@@ -18,9 +18,9 @@ const USER_BY_ID = `${USER_SELECT} where id = $1`;
 const USERS_BY_KEY = `${USER_SELECT} where username_key = $1 order by created_at, id limit $2`;
 const USERS_BY_KEY_IN_ORG = `${USER_SELECT} where username_key = $1 and org_id = $3 order by created_at, id limit $2`;
 
-/** The ids of the org's users (RemoveOrg). */
+/** The ids of the org's users, oldest first (RemoveOrg, DeactivateOrg: the first refused is named). */
 export async function userIdsOfOrg(db: Db, orgId: string): Promise<string[]> {
-  return (await db.select({ id: users.id }).from(users).where(eq(users.orgId, orgId))).map((r) => r.id);
+  return (await db.select({ id: users.id }).from(users).where(eq(users.orgId, orgId)).orderBy(users.createdAt, users.id)).map((r) => r.id);
 }
 
 /** Hot path (every VerifyU2FRegistration): plain SQL, see ../sql.ts. */
@@ -49,9 +49,14 @@ export interface PasswordRow {
   state: 'active' | 'inactive' | 'locked';
 }
 
+/**
+ * A user of a deactivated org is reported inactive, as a deactivated user is: the password step
+ * then answers as for one (no failed attempt recorded, no password change, no key enrolled).
+ */
 export async function findPasswordOf(db: SqlRunner, userId: string): Promise<PasswordRow | undefined> {
   const [row] = await db.query<PasswordRow>(sql`
-    select id as "userId", org_id as "orgId", kind, password_hash as "passwordHash", password_change_required as "changeRequired", state
+    select id as "userId", org_id as "orgId", kind, password_hash as "passwordHash", password_change_required as "changeRequired",
+      case when state = 'active' and not coalesce((select o.state = 'active' from orgs o where o.id = users.org_id), false) then 'inactive' else state end as state
     from users where id = ${userId}`);
   return row;
 }

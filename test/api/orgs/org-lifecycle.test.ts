@@ -7,7 +7,11 @@ import { Code } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManagementService } from '../../../gen/keyhold/management/v1/management_pb.js';
 import { OrganizationService } from '../../../gen/keyhold/org/v2/org_pb.js';
-import { removeOrg } from '../../../src/commands/orgs/org-lifecycle.js';
+import { deactivateOrg, removeOrg } from '../../../src/commands/orgs/org-lifecycle.js';
+import { runCommand } from '../../../src/commands/run.js';
+import { INSTANCE_ID } from '../../../src/domain/events/index.js';
+import { instanceDecider } from '../../../src/domain/instance/decider.js';
+import { createEventStore } from '../../../src/store/event-store.js';
 import { MAX_CASCADE } from '../../../src/commands/projects/cascade-bound.js';
 import type { Ports } from '../../../src/commands/ports.js';
 import { restFields, restReason, rpcError } from '../../support/errors.js';
@@ -188,5 +192,115 @@ describe('RemoveOrg', () => {
     const caller = { userId: 'admin', orgId: 'console-org', tokenId: 't', memberships: [{ scopeType: 'instance' as const, scopeId: 'default', orgId: 'console-org', roles: ['IAM_OWNER'] }] };
     await expect(removeOrg(ports, { caller, org: 'big' })).rejects.toMatchObject({ reason: 'CASCADE_TOO_LARGE', metadata: { count: String(3000 + 2 * 1001), max: String(MAX_CASCADE) } });
     expect(appended).toEqual([]);
+  });
+});
+
+describe('ending an org ends its users: containment and the owners that must remain', () => {
+  const endings = [
+    ['DeactivateOrg', 'POST', `${ME}/_deactivate`],
+    ['RemoveOrg', 'DELETE', ME],
+  ] as const;
+  const end = (method: 'POST' | 'DELETE', path: string, headers: Record<string, string>) => kh.rest(method, path, method === 'POST' ? {} : undefined, headers);
+  const makeIamOwner = (userId: string) =>
+    runCommand(createEventStore(kh.database), { type: 'instance', id: INSTANCE_ID }, instanceDecider, { kind: 'addOwner', userId, actor: 'test' });
+
+  for (const [name, method, path] of endings) {
+    it(`${name} by an ORG_OWNER: a co-owner of another org, or an IAM_OWNER of the org, is PRIVILEGE_ESCALATION naming it; nothing changed`, async () => {
+      const orgId = await addOrg(kh, unique('Contained'));
+      const owner = await machineCaller(kh, orgId, unique('owner').replace(/ /g, '-'), ['ORG_OWNER']);
+      // A user of the org who also owns another org, where the caller holds no role.
+      const { userId: coOwner } = await machineCaller(kh, orgId, unique('co').replace(/ /g, '-'));
+      const elsewhere = (await kh.client(OrganizationService).addOrganization({ name: unique('Elsewhere'), admins: [{ userId: coOwner, roles: [] }] })).organizationId;
+      await machineCaller(kh, elsewhere, unique('keeper').replace(/ /g, '-'), ['ORG_OWNER']);
+      const refused = await end(method, path, bearer(owner.token));
+      expect([refused.status, restReason(refused.body)]).toEqual([403, 'PRIVILEGE_ESCALATION']);
+      expect(refused.body.message).toContain(coOwner);
+      expect((await kh.readModel.org(orgId))?.state).toBe('active');
+      expect((await kh.readModel.user(coOwner))?.state).toBe('active');
+      expect((await kh.readModel.membershipsOf(coOwner)).map((m) => m.scopeId)).toContain(elsewhere);
+      const grpc = await rpcError(method === 'POST' ? kh.client(ManagementService, 'grpc', owner.token).deactivateOrg({}) : kh.client(ManagementService, 'grpc', owner.token).removeOrg({}));
+      expect([grpc.code, grpc.reason]).toEqual([Code.PermissionDenied, 'PRIVILEGE_ESCALATION']);
+
+      // An IAM_OWNER whose home org it is (the co-owner gone from the other org first).
+      const second = await addOrg(kh, unique('Home'));
+      const homeOwner = await machineCaller(kh, second, unique('owner').replace(/ /g, '-'), ['ORG_OWNER']);
+      const { userId: iam } = await machineCaller(kh, second, unique('iam').replace(/ /g, '-'));
+      await makeIamOwner(iam);
+      const iamRefused = await end(method, path, bearer(homeOwner.token));
+      expect([iamRefused.status, restReason(iamRefused.body)]).toEqual([403, 'PRIVILEGE_ESCALATION']);
+      expect(iamRefused.body.message).toContain(iam);
+      expect((await kh.readModel.org(second))?.state).toBe('active');
+      expect((await kh.readModel.user(iam))?.state).toBe('active');
+      // An IAM_OWNER contains everyone, and another active IAM_OWNER remains (the admin): it may.
+      expect((await end(method, path, inOrg(second))).status).toBe(200);
+    });
+  }
+
+  for (const [name, call] of [['DeactivateOrg', deactivateOrg], ['RemoveOrg', removeOrg]] as const) {
+    it(`${name} is LAST_IAM_OWNER when no active IAM_OWNER would remain outside the org; nothing appended`, async () => {
+      const appended: unknown[] = [];
+      const iam = { scopeType: 'instance' as const, scopeId: 'default', orgId: 'console-org', roles: ['IAM_OWNER'] };
+      const facts: Record<string, { state: string; orgId: string; orgActive?: boolean }> = {
+        // Deactivated, or of a deactivated org: neither can act as the instance's owner.
+        other: { state: 'inactive', orgId: 'console-org', orgActive: true },
+        paused: { state: 'active', orgId: 'paused-org', orgActive: false },
+      };
+      const ports = {
+        lookups: {
+          orgExists: async () => true,
+          ownerOfProject: async () => 'console-org',
+          userIdsOfOrg: async () => ['plain', 'home-iam'],
+          projectIdsOfOrg: async () => [],
+          membershipsOf: async (userId: string) => (userId === 'home-iam' ? [iam] : []),
+          instanceOwnerIds: async () => ['home-iam', 'other', 'paused'],
+          userFacts: async (userId: string) => facts[userId],
+        },
+        events: { load: async () => [], append: async (e: unknown[]) => appended.push(...e) },
+      } as unknown as Ports;
+      const caller = { userId: 'home-iam', orgId: 'doomed', tokenId: 't', memberships: [iam] };
+      await expect(call(ports, { caller, org: 'doomed' })).rejects.toMatchObject({ reason: 'LAST_IAM_OWNER', metadata: { userId: 'home-iam', orgId: 'doomed' } });
+      expect(appended).toEqual([]);
+    });
+  }
+
+  it('DeactivateOrg never leaves another org with no owner who can sign in: LAST_ORG_OWNER, counting owners of deactivated orgs as gone', async () => {
+    const a = await addOrg(kh, unique('Owners home'));
+    const c = await addOrg(kh, unique('Other home'));
+    const { userId: fromA } = await machineCaller(kh, a, unique('from-a').replace(/ /g, '-'));
+    const held = (await kh.client(OrganizationService).addOrganization({ name: unique('Held'), admins: [{ userId: fromA, roles: [] }] })).organizationId;
+    const refused = await kh.rest('POST', `${ME}/_deactivate`, {}, inOrg(a));
+    expect([refused.status, restReason(refused.body)]).toEqual([400, 'LAST_ORG_OWNER']);
+    expect(refused.body.message).toContain(held);
+    expect((await kh.readModel.org(a))?.state).toBe('active');
+    // A second owner, of org C: deactivating C first makes it gone, so A still may not go.
+    const { userId: fromC } = await machineCaller(kh, c, unique('from-c').replace(/ /g, '-'));
+    expect((await kh.rest('POST', '/management/v1/orgs/me/members', { userId: fromC, roles: ['ORG_OWNER'] }, inOrg(held))).status).toBe(200);
+    expect((await kh.rest('POST', `${ME}/_deactivate`, {}, inOrg(c))).status).toBe(200);
+    const still = await kh.rest('POST', `${ME}/_deactivate`, {}, inOrg(a));
+    expect([still.status, restReason(still.body)]).toEqual([400, 'LAST_ORG_OWNER']);
+    // Nor may that owner be taken away now: its org's deactivation made it gone too.
+    const demoted = await kh.rest('DELETE', `/management/v1/orgs/me/members/${fromA}`, undefined, inOrg(held));
+    expect([demoted.status, restReason(demoted.body)]).toEqual([400, 'LAST_ORG_OWNER']);
+    // C back: A may go, and its owner's suspension is recorded on the held org's events.
+    expect((await kh.rest('POST', `${ME}/_reactivate`, {}, inOrg(c))).status).toBe(200);
+    expect((await kh.rest('POST', `${ME}/_deactivate`, {}, inOrg(a))).status).toBe(200);
+    const types = (await createEventStore(kh.database).load('org', held)).map((e) => e.type);
+    expect(types).toContain('org.owner.suspended');
+  });
+
+  it('8 concurrent deactivations of the two orgs of another org\'s only owners, over several rounds: never both', async () => {
+    for (let round = 0; round < 3; round++) {
+      const a = await addOrg(kh, unique('Race A'));
+      const b = await addOrg(kh, unique('Race B'));
+      const { userId: ua } = await machineCaller(kh, a, unique('ua').replace(/ /g, '-'));
+      const { userId: ub } = await machineCaller(kh, b, unique('ub').replace(/ /g, '-'));
+      const held = (await kh.client(OrganizationService).addOrganization({ name: unique('Race held'), admins: [{ userId: ua, roles: [] }, { userId: ub, roles: [] }] })).organizationId;
+      const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => kh.rest('POST', `${ME}/_deactivate`, {}, inOrg(i % 2 ? a : b))));
+      expect(answers.filter((x) => x.status === 200)).toHaveLength(1);
+      for (const x of answers.filter((y) => y.status !== 200)) expect(['LAST_ORG_OWNER', 'ORG_NOT_ACTIVE']).toContain(restReason(x.body));
+      const states = [(await kh.readModel.org(a))?.state, (await kh.readModel.org(b))?.state];
+      expect(states.filter((x) => x === 'active')).toHaveLength(1);
+      expect(held).toBeTruthy();
+    }
   });
 });

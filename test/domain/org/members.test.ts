@@ -22,6 +22,17 @@ describe('org members', () => {
     expect(decide(decider, history, { kind: 'suspendOwner', userId: 'm', actor: 'admin', goneUsers: ['a', 'b'] })).toEqual([]);
   });
 
+  it('owners of a deactivated org (suspendOwners): each recorded while an active owner stays; all of them the last: LAST_ORG_OWNER; non-owners and a removed org record nothing', () => {
+    const history = withOwners('a', 'b', 'c');
+    expect(decide(decider, history, { kind: 'suspendOwners', userIds: ['a', 'b', 'm'], actor: 'admin' })).toEqual([
+      { ...own, type: 'org.owner.suspended', payload: { userId: 'a' }, creator: 'admin' },
+      { ...own, type: 'org.owner.suspended', payload: { userId: 'b' }, creator: 'admin' },
+    ]);
+    expect(refusal(decider, history, { kind: 'suspendOwners', userIds: ['a', 'b'], actor: 'admin', goneUsers: ['c'] })).toEqual({ reason: 'LAST_ORG_OWNER', metadata: { userId: 'a', orgId: 'o1' } });
+    expect(decide(decider, history, { kind: 'suspendOwners', userIds: ['m', 'x'], actor: 'admin', goneUsers: ['a', 'b', 'c'] })).toEqual([]);
+    expect(decide(decider, [...history, ...decide(decider, history, { kind: 'remove', actor: 'admin' })], { kind: 'suspendOwners', userIds: ['a', 'b', 'c'], actor: 'admin' })).toEqual([]);
+  });
+
   it('an owner is removed or demoted while another owner stays', () => {
     const history = withOwners('a', 'b');
     expect(decide(decider, history, { kind: 'removeMember', userId: 'a', actor: 'b' })).toEqual([{ ...own, type: 'org.member.removed', payload: { userId: 'a' }, creator: 'b' }]);

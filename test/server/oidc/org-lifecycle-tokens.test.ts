@@ -9,11 +9,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as oidc from 'openid-client';
 import { announcePostgresSkip, postgresAvailable } from '../../support/databases.js';
 import { addOrg, inOrg } from '../../support/identity.js';
+import { createEventStore } from '../../../src/store/event-store.js';
 import { startTestKeyhold, type TestKeyhold } from '../../support/keyhold.js';
 import { browser, formAction, formToken, sendTo, type AppCreated } from '../../support/oidc-login.js';
 import { twoProcesses, within } from '../../support/two-processes.js';
 
 const PASSWORD = 'orgs end their tokens 7';
+/** The password page's answer to a fresh browser for a wrong password, a locked or a deactivated user alike. */
+const WRONG = 'The username or the password is wrong.';
 const REDIRECT = 'http://localhost:5177/cb';
 
 interface World {
@@ -60,8 +63,11 @@ async function makeWorld(kh: TestKeyhold, name: string): Promise<World> {
 
 type Tokens = { access_token: string; refresh_token: string };
 
-/** A login with `app` at `issuer` (requests sent to `server`): its tokens, 'no access' when the app is told access_denied, 'no login' when none starts. */
-async function login(issuer: string, server: string, app: AppCreated, username: string): Promise<Tokens | 'no access' | 'no login'> {
+/**
+ * A login with `app` at `issuer` (requests sent to `server`): its tokens, 'no access' when the app
+ * is told access_denied, 'no login' when none starts, `refused: <the page's error>` when it stops on a page.
+ */
+async function login(issuer: string, server: string, app: AppCreated, username: string, password = PASSWORD): Promise<Tokens | 'no access' | 'no login' | `refused: ${string}`> {
   const verifier = oidc.randomPKCECodeVerifier();
   const authorize = new URL(`${issuer}/oauth/v2/authorize`);
   authorize.search = new URLSearchParams({
@@ -78,7 +84,7 @@ async function login(issuer: string, server: string, app: AppCreated, username: 
   if (!step.left && !formAction(step.html ?? '', 'username')) return 'no login';
   for (const [name, form] of [
     ['username', { username }],
-    ['password', { password: PASSWORD }],
+    ['password', { password }],
     ['consent', { decision: 'allow' }],
   ] as const) {
     if (step.left) break;
@@ -87,8 +93,7 @@ async function login(issuer: string, server: string, app: AppCreated, username: 
     const location = res.headers.get('location');
     step = location ? await b.follow(new URL(location, step.url)) : { page: res, html: await res.text(), url: step.url };
   }
-  // Refused as a deactivated user is: the app is told access_denied (a login check's refusal is Keyhold's page instead).
-  if (!step.left) throw new Error(`the login stopped on a page: ${/class="error"[^>]*>([^<]*)/.exec(step.html ?? '')?.[1]}`);
+  if (!step.left) return `refused: ${/class="error"[^>]*>([^<]*)/.exec(step.html ?? '')?.[1] ?? 'no error shown'}`;
   if (step.left.searchParams.get('error') === 'access_denied') return 'no access';
   const res = await fetch(`${server}/oauth/v2/token`, {
     method: 'POST',
@@ -130,7 +135,7 @@ async function refreshed(server: string, app: AppCreated, refreshToken: string):
   return res.status;
 }
 
-const tokensOf = (t: Tokens | 'no access' | 'no login'): Tokens => {
+const tokensOf = (t: Tokens | string): Tokens => {
   if (typeof t === 'string') throw new Error(`the login was refused: ${t}`);
   return t;
 };
@@ -157,8 +162,9 @@ describe('one process', () => {
     expect(await userinfo(base, own.access_token)).toBe(401);
     expect(await introspected(base, w.own, own.access_token)).toBe(401);
     expect(await refreshed(base, w.own, own.refresh_token)).not.toBe(200);
-    // Its user at another org's app: refused at login, userinfo, introspection and refresh.
-    expect(await login(base, base, w.other, w.username)).toBe('no access');
+    // Its user at another org's app: refused at the password step as a deactivated user is (a
+    // fresh browser is told no more than for a wrong password), and at userinfo, introspection and refresh.
+    expect(await login(base, base, w.other, w.username)).toBe(`refused: ${WRONG}`);
     expect(await userinfo(base, other.access_token)).toBe(401);
     expect(await introspected(base, w.other, other.access_token)).toBe(false);
     const got = await kh.rest('POST', '/v2/organizations/_search', { queries: [{ idQuery: { id: w.orgId } }] });
@@ -169,6 +175,26 @@ describe('one process', () => {
     expect(await introspected(base, w.other, other.access_token)).toBe(true);
     expect(await refreshed(base, w.other, other.refresh_token)).toBe(200);
     expect(tokensOf(await login(base, base, w.own, w.username)).access_token).toBeTruthy();
+  }, 60_000);
+
+  it('deactivated: its users stop at the password step as deactivated users do: no failed attempt recorded, no password change', async () => {
+    const w = await makeWorld(kh, 'Stopped');
+    const userId = (await kh.readModel.usersByLoginName(w.username, w.orgId, 1))[0]!.id;
+    // A lockout policy and a password that must be changed: neither may act while the org is deactivated.
+    expect((await kh.rest('POST', '/management/v1/policies/lockout', { maxPasswordAttempts: 2 }, inOrg(w.orgId))).status).toBe(200);
+    expect((await kh.rest('POST', `/v2/users/${userId}/password`, { newPassword: { password: PASSWORD, changeRequired: true } })).status).toBe(200);
+    const store = createEventStore(kh.database);
+    const before = (await store.load('user', userId)).length;
+    expect((await kh.rest('POST', '/management/v1/orgs/me/_deactivate', {}, inOrg(w.orgId))).status).toBe(200);
+    for (const password of [PASSWORD, 'wrong once', 'wrong twice', 'wrong thrice']) {
+      expect(await login(base, base, w.other, w.username, password)).toBe(`refused: ${WRONG}`);
+    }
+    // Nothing recorded on the user while its org is deactivated: no failed attempt, no lock, no change.
+    expect((await store.load('user', userId)).slice(before).map((e) => e.type)).toEqual([]);
+    expect((await kh.readModel.user(userId))?.state).toBe('active');
+    // Reactivated: the right password goes on to the change it requires (not locked by the tries above).
+    expect((await kh.rest('POST', '/management/v1/orgs/me/_reactivate', {}, inOrg(w.orgId))).status).toBe(200);
+    expect(await login(base, base, w.other, w.username)).not.toBe(`refused: ${WRONG}`);
   }, 60_000);
 
   it('removed: its user, app and tokens are gone for good, and its name is free again', async () => {
@@ -207,7 +233,7 @@ describe.runIf(postgresAvailable)('two processes on one PostgreSQL', () => {
     expect(await within(async () => (await userinfo(there, own.access_token)) === 401)).toBeLessThanOrEqual(2000);
     expect(await within(async () => (await introspected(there, w.other, other.access_token)) === false)).toBeLessThanOrEqual(2000);
     expect(await within(async () => (await refreshed(there, w.other, other.refresh_token)) !== 200)).toBeLessThanOrEqual(2000);
-    expect(await login(issuer, there, w.other, w.username)).toBe('no access');
+    expect(await login(issuer, there, w.other, w.username)).toBe(`refused: ${WRONG}`);
 
     expect((await orgAt('POST', '/_reactivate')).status).toBe(200);
     expect(await within(async () => (await userinfo(there, own.access_token)) === 200)).toBeLessThanOrEqual(2000);
