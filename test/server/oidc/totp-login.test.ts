@@ -160,7 +160,7 @@ describe.skipIf(skip)('login with an authenticator app in Chromium', () => {
     // After a refused code the same registration is shown again: the app just set up still matches.
     const current = (await page.locator('#totp-secret').textContent())!.replaceAll(' ', '');
     expect(current).toBe(reloaded);
-    await page.getByRole('link', { name: 'Add a security key instead' }).waitFor();
+    await page.getByRole('button', { name: 'A security key' }).waitFor();
 
     await page.getByLabel('Code').fill(codeOf(current));
     await page.getByRole('button', { name: 'Add the app and sign in' }).click();
