@@ -60,8 +60,38 @@ export type LoginEnd =
 
 export type LoginStep = LoginState['step'];
 
-/** Every step, in the order a login meets them (steps.ts keys its table by these). */
-export const LOGIN_STEPS = ['identify', 'password', 'changePassword', 'securityKey', 'enrolKey', 'codesShown', 'recoveryCode', 'keyElsewhere', 'consent', 'done', 'passkey', 'enrolPasskey', 'totp', 'enrolTotp'] as const satisfies readonly LoginStep[];
+/**
+ * What a stored state of each step must hold to be read back: a state of
+ * another version's shape (or a damaged one) is no state, and the sign-in
+ * starts over rather than failing on a missing field. Keyed by every step, so
+ * a new step without its shape does not compile; `done` is never stored.
+ */
+type Fields = Record<string, unknown>;
+const text = (v: unknown) => typeof v === 'string';
+const texts = (v: unknown) => Array.isArray(v) && v.every(text);
+const optional = (check: (v: unknown) => boolean) => (v: unknown) => v === undefined || check(v);
+const challenge = (v: unknown) => v === undefined || (typeof v === 'object' && v !== null && text((v as Fields).value) && typeof (v as Fields).expiresAt === 'number');
+const passed = (s: Fields) => text(s.loginName) && text(s.userId) && typeof s.passwordAt === 'number';
+const ceremony = (s: Fields) => challenge(s.challenge) && texts(s.spent);
+const SHAPES: { readonly [S in LoginStep]: (stored: Fields) => boolean } = {
+  identify: () => true,
+  password: (s) => text(s.loginName) && optional(text)(s.userId),
+  changePassword: (s) => text(s.loginName) && text(s.userId),
+  securityKey: (s) => passed(s) && ceremony(s),
+  enrolKey: (s) => passed(s) && ceremony(s) && optional(text)(s.enrolmentId),
+  codesShown: (s) => passed(s) && optional(texts)(s.amr),
+  recoveryCode: passed,
+  keyElsewhere: passed,
+  passkey: (s) => optional(text)(s.loginName) && ceremony(s),
+  enrolPasskey: (s) => passed(s) && ceremony(s) && optional(text)(s.enrolmentId),
+  totp: passed,
+  enrolTotp: passed,
+  consent: () => true,
+  done: () => false,
+};
+
+/** Every step (steps.ts keys its table by these; the table above makes the list complete). */
+export const LOGIN_STEPS = Object.keys(SHAPES) as readonly LoginStep[];
 
 export type StateOf<S extends LoginStep> = Extract<LoginState, { step: S }>;
 
@@ -81,6 +111,8 @@ export function ownerOf(state: LoginState | undefined): string | undefined {
 
 /** A stored state read back: undefined when it is not one (nothing stored, or the shape of another version). */
 export function asLoginState(stored: unknown): LoginState | undefined {
-  const step = (stored as { step?: unknown } | undefined)?.step;
-  return typeof step === 'string' && (LOGIN_STEPS as readonly string[]).includes(step) && step !== 'done' ? (stored as LoginState) : undefined;
+  if (typeof stored !== 'object' || stored === null) return undefined;
+  const step = (stored as Fields).step;
+  if (typeof step !== 'string' || !Object.hasOwn(SHAPES, step)) return undefined;
+  return SHAPES[step as LoginStep](stored as Fields) ? (stored as LoginState) : undefined;
 }
