@@ -14,7 +14,7 @@ import { Code, ConnectError, type Client } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdminService } from '../../gen/keyhold/admin/v1/admin_pb.js';
 import { AuthService } from '../../gen/keyhold/auth/v1/auth_pb.js';
-import { KeyType, ManagementService } from '../../gen/keyhold/management/v1/management_pb.js';
+import { KeyType, ManagementService, PasswordlessType } from '../../gen/keyhold/management/v1/management_pb.js';
 import { OIDCAppType, OIDCAuthMethodType, OIDCGrantType } from '../../gen/keyhold/management/v1/app_pb.js';
 import { OrganizationService } from '../../gen/keyhold/org/v2/org_pb.js';
 import { UserService } from '../../gen/keyhold/user/v2/user_pb.js';
@@ -740,7 +740,7 @@ const ROWS: Row[] = [
   },
   {
     rpc: 'management.UpdateCustomLoginPolicy',
-    call: (c) => c.mgmt.updateCustomLoginPolicy({ forceMfa: false }),
+    call: (c) => c.mgmt.updateCustomLoginPolicy({ forceMfa: false, passwordlessType: PasswordlessType.ALLOWED, allowUsernamePassword: true }),
     expect: { ...inOrgA(['orgOwner', 'instanceOwner']), otherOrgOwner: 'OK' },
   },
   // The lockout policy: the same org and permissions as the login policy. 0 (no lock): no login here is locked.

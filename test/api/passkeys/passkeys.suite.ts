@@ -321,11 +321,21 @@ export function passkeySuite(name: string, opts: { postgres?: boolean }) {
         expect((await kh.rest('POST', '/management/v1/policies/login', { forceMfa: true }, headers)).status).toBe(200);
         const { loginFactorsOf } = await import('../../../src/queries/login-policy.js');
         expect(await loginFactorsOf(kh.readModel, orgId)).toEqual({ firstFactors: ['passkey', 'password'], passkeyAllowed: true, passwordAllowed: true, forceMfa: true });
+        // An update names both first factors: a ZITADEL-shaped client omits NOT_ALLOWED and false,
+        // so "switch passkeys off" must not be answered 200 with nothing changed.
+        const omitted = await kh.rest('PUT', '/management/v1/policies/login', { forceMfa: true }, headers);
+        expect(omitted.status).toBe(400);
+        expect(restFields(omitted.body).sort()).toEqual(['allowUsernamePassword', 'passwordlessType']);
+        const oneMissing = await kh.rest('PUT', '/management/v1/policies/login', { forceMfa: true, allowUsernamePassword: false }, headers);
+        expect(restFields(oneMissing.body)).toEqual(['passwordlessType']);
+        const grpcMissing = await rpcError(kh.client(ManagementService, 'grpc', kh.adminToken, { 'x-service-orgid': orgId }).updateCustomLoginPolicy({ forceMfa: false, allowUsernamePassword: true }));
+        expect(grpcMissing.reason).toBe('INVALID_REQUEST');
+        expect(await loginFactorsOf(kh.readModel, orgId)).toMatchObject({ passkeyAllowed: true, passwordAllowed: true, forceMfa: true });
         // Passkeys only.
-        expect((await kh.rest('PUT', '/management/v1/policies/login', { forceMfa: true, allowUsernamePassword: false }, headers)).status).toBe(200);
+        expect((await kh.rest('PUT', '/management/v1/policies/login', { forceMfa: true, passwordlessType: 'PASSWORDLESS_TYPE_ALLOWED', allowUsernamePassword: false }, headers)).status).toBe(200);
         expect(await loginFactorsOf(kh.readModel, orgId)).toEqual({ firstFactors: ['passkey'], passkeyAllowed: true, passwordAllowed: false, forceMfa: true });
         // Then passkeys off too: refused, nothing changed.
-        const off = await kh.rest('PUT', '/management/v1/policies/login', { forceMfa: true, passwordlessType: 'PASSWORDLESS_TYPE_NOT_ALLOWED' }, headers);
+        const off = await kh.rest('PUT', '/management/v1/policies/login', { forceMfa: true, passwordlessType: 'PASSWORDLESS_TYPE_NOT_ALLOWED', allowUsernamePassword: false }, headers);
         expect(off.status).toBe(400);
         expect(restFields(off.body).sort()).toEqual(['allowUsernamePassword', 'passwordlessType']);
         // Password only, over gRPC.
