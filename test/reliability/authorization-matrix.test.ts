@@ -85,11 +85,6 @@ async function newRegistration() {
   return { u2fId: res.u2fId, challenge: options.challenge as string, rpId: options.rp.id as string };
 }
 
-async function newPasskeyRegistration() {
-  const res = await kh.client(UserService, 'grpc', kh.adminToken).registerPasskey({ userId: world.target.userId });
-  return { passkeyId: res.passkeyId, options: res.publicKeyCredentialCreationOptions as any };
-}
-
 let keyAppMade: Promise<string> | undefined;
 /** A private_key_jwt app in P1 (AddAppKey's rows), made once. */
 const keyApp = (): Promise<string> =>
@@ -571,20 +566,16 @@ const ROWS: Row[] = [
     },
     expect: onUserT(['self', 'orgOwner', 'instanceOwner']),
   },
+  // The target is a machine user: where the rule lets the caller through, a passkey is refused for it (USER_NOT_HUMAN).
   {
     rpc: 'user.RegisterPasskey',
     call: (c) => c.user.registerPasskey({ userId: world.target.userId }),
-    expect: onUserT(['self', 'orgOwner', 'instanceOwner']),
+    expect: onUserTAnswering('FAILED_PRECONDITION', ['self', 'orgOwner', 'instanceOwner']),
   },
   {
     rpc: 'user.VerifyPasskeyRegistration',
-    call: () => Promise.reject(new Error('prepared per cell')),
-    prepare: async () => {
-      const reg = await newPasskeyRegistration();
-      const credential = createSoftPasskey().register(reg.options, ORIGIN);
-      return (c) => c.user.verifyPasskeyRegistration({ userId: world.target.userId, passkeyId: reg.passkeyId, publicKeyCredential: credential as never, passkeyName: 'passkey' });
-    },
-    expect: onUserT(['self', 'orgOwner', 'instanceOwner']),
+    call: (c) => c.user.verifyPasskeyRegistration({ userId: world.target.userId, passkeyId: '1', publicKeyCredential: createSoftPasskey().register({ challenge: 'AAAA', rp: { id: 'localhost' }, user: { id: 'dQ' } }, ORIGIN) as never, passkeyName: 'passkey' }),
+    expect: onUserTAnswering('FAILED_PRECONDITION', ['self', 'orgOwner', 'instanceOwner']),
   },
   {
     rpc: 'user.ListPasskeys',
@@ -610,12 +601,9 @@ const ROWS: Row[] = [
   },
   {
     rpc: 'user.RemovePasskey',
-    call: () => Promise.reject(new Error('prepared per cell')),
-    prepare: async () => {
-      const { passkeyId } = await newPasskeyRegistration();
-      return (c) => c.user.removePasskey({ userId: world.target.userId, passkeyId });
-    },
-    expect: onUserT(['self', 'orgOwner', 'instanceOwner']),
+    // Let through, the call finds no passkey to remove (a machine never has one).
+    call: (c) => c.user.removePasskey({ userId: world.target.userId, passkeyId: '1' }),
+    expect: onUserTAnswering('NOT_FOUND', ['self', 'orgOwner', 'instanceOwner']),
   },
   {
     // Recovery codes: self only — an admin is refused (403) as anyone else.

@@ -38,6 +38,8 @@ export async function verifyPasskeyRegistration(ports: Ports, { caller }: Call, 
   ];
   if (violations.length) throw invalidRequest(violations);
   const user = await userForCredentialWrite(ports.lookups, caller, input.userId);
+  // A registration started before machines were refused does not become a passkey either.
+  if ((await ports.lookups.userFacts(user.id))?.kind !== 'human') throw new KeyholdError('USER_NOT_HUMAN', { userId: user.id });
   const { passkeyId } = input;
   const passkeyName = input.passkeyName.trim();
   const now = () => ports.clock.now();
