@@ -10,6 +10,7 @@ import type { Ports } from '../../../src/commands/ports.js';
 import { runCommand } from '../../../src/commands/run.js';
 import { passkeyDecider } from '../../../src/domain/passkey/decider.js';
 import { generatePersonalAccessToken, hashToken } from '../../../src/domain/identity/tokens.js';
+import { hashRecoveryCode } from '../../../src/domain/user/recovery-codes.js';
 import { encodeBase64Url } from '../../../src/domain/webauthn/base64url.js';
 import { verifyRegistration } from '../../../src/domain/webauthn/verify-registration.js';
 import { passkeyLoginOptions } from '../../../src/domain/webauthn/request-options.js';
@@ -332,6 +333,23 @@ export function passkeySuite(name: string, opts: { postgres?: boolean }) {
             Array.from({ length: 8 }, () => usePasskey({ ...ports, events: createEventStore(kh.database) }, { response: assertion, expectedChallenge: c, clientId: 'app' })),
           );
           expect(results.filter((r) => r.ok), `round ${round}`).toHaveLength(1);
+        }
+      });
+    });
+
+    describe('the first strong factor, verified twice at once', () => {
+      it('of three first passkeys verified at once only one answers recovery codes, and those are the set that works (3 rounds)', async () => {
+        for (let round = 0; round < 3; round++) {
+          const user = await humanUser();
+          const regs = await Promise.all([register(user.userId, user.token), register(user.userId, user.token), register(user.userId, user.token)]);
+          const answers = await Promise.all(
+            regs.map((r, i) => users(user.token).verifyPasskeyRegistration({ userId: user.userId, passkeyId: r.passkeyId, publicKeyCredential: createSoftPasskey().register(r.options, ORIGIN) as never, passkeyName: `k${i}` })),
+          );
+          const withCodes = answers.filter((a) => a.recoveryCodes.length > 0);
+          expect(withCodes, `round ${round}`).toHaveLength(1);
+          const generated = (await createEventStore(kh.database).load('user', user.userId)).filter((e) => e.type === 'user.recovery.codes.generated');
+          expect(generated).toHaveLength(1);
+          expect((generated[0]!.payload as { codeHashes: string[] }).codeHashes).toEqual(withCodes[0]!.recoveryCodes.map((c) => hashRecoveryCode(user.userId, c)));
         }
       });
     });
