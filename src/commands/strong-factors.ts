@@ -8,3 +8,13 @@ export async function hasOtherStrongFactor(ports: Pick<Ports, 'lookups'>, userId
   const [keys, tokens] = await Promise.all([ports.lookups.passkeysOf(userId), ports.lookups.u2fOf(userId)]);
   return [...keys, ...tokens].some((t) => t.state === 'ready' && t.id !== exceptId);
 }
+
+/**
+ * Whether the user keeps a strong factor once every security key is gone: a
+ * ready passkey or a ready authenticator app (RemoveAllU2F keeps the recovery
+ * codes then: they belong to the factors that remain).
+ */
+export async function hasStrongFactorBesideSecurityKeys(ports: Pick<Ports, 'lookups'>, userId: string): Promise<boolean> {
+  const [keys, totp] = await Promise.all([ports.lookups.passkeysOf(userId), ports.lookups.totpOf(userId)]);
+  return keys.some((k) => k.state === 'ready') || totp?.state === 'ready';
+}

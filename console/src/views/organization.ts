@@ -2,6 +2,7 @@
 // (forceMfa), its lockout policy (max password attempts) and its members.
 // A policy still the instance's default is saved as the org's own
 // (AddCustom…), afterwards changed (UpdateCustom…), as ZITADEL's console does.
+import { PasswordlessType } from '../../../gen/keyhold/management/v1/management_pb.js';
 import { describeError, management } from '../api.js';
 import { announce, h, textField } from '../dom.js';
 import { busy, clearProblems, showProblems } from '../forms.js';
@@ -21,6 +22,8 @@ async function loginPolicyForm(): Promise<HTMLElement> {
   }
   let isDefault = answer.isDefault || (answer.policy?.isDefault ?? false);
   const note = h('p', { class: 'hint', 'data-testid': 'login-policy-source' }, isDefault ? L.policyIsDefault : L.policyIsOwn);
+  // The page edits forceMfa only; the first factors are sent back as read.
+  const firstFactors = { passwordlessType: answer.policy?.passwordlessType ?? PasswordlessType.ALLOWED, allowUsernamePassword: answer.policy?.allowUsernamePassword ?? true };
   const forceMfa = checkField(L.forceMfa, 'forceMfa', answer.policy?.forceMfa ?? false, L.forceMfaHint);
   const save = h('button', { type: 'submit' }, L.saveLoginPolicy);
   form.append(note, forceMfa.wrapper, h('div', { class: 'actions' }, save));
@@ -28,8 +31,10 @@ async function loginPolicyForm(): Promise<HTMLElement> {
     ev.preventDefault();
     await busy(save, L.saving, async () => {
       try {
-        if (isDefault) await management.addCustomLoginPolicy({ forceMfa: forceMfa.input.checked });
-        else await management.updateCustomLoginPolicy({ forceMfa: forceMfa.input.checked });
+        // Both first factors as they are: an update must name them (an absent one is refused).
+        const policy = { forceMfa: forceMfa.input.checked, passwordlessType: firstFactors.passwordlessType, allowUsernamePassword: firstFactors.allowUsernamePassword };
+        if (isDefault) await management.addCustomLoginPolicy(policy);
+        else await management.updateCustomLoginPolicy(policy);
         isDefault = false;
         note.textContent = L.policyIsOwn;
         clearProblems(form);

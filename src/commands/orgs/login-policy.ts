@@ -1,6 +1,7 @@
 // AddCustomLoginPolicy / UpdateCustomLoginPolicy: the login policy
 // of the org the call acts in (x-service-orgid, else the caller's own), under
 // org.policy.write. Load the org's events, decide (org decider), append.
+// Add may leave the first factors out (their defaults); Update must name both.
 import { invalidRequest, violation } from '../../domain/errors/keyhold-error.js';
 import { orgDecider, type LoginPolicyChange } from '../../domain/org/decider.js';
 import { authorize, orgContext } from '../../access/access.js';
@@ -11,16 +12,32 @@ import { written, type Written } from '../written.js';
 
 export interface LoginPolicyInput {
   forceMfa: unknown;
-  /** ZITADEL's passwordlessType as allowed (true) or not; absent: the default (add) or as it is (update). */
+  /** ZITADEL's passwordlessType as allowed (true) or not; absent: the default (add only; update requires it). */
   passwordlessAllowed?: unknown;
-  /** Absent: the default (add) or as it is (update). */
+  /** Absent: the default (add only; update requires it). */
   allowUsernamePassword?: unknown;
+}
+
+const REQUIRED = { en: 'is required', de: 'ist erforderlich' };
+
+/**
+ * An update names both first factors: a ZITADEL-shaped client never sends
+ * PASSWORDLESS_TYPE_NOT_ALLOWED (0) or false (proto3 omits defaults), so an
+ * absent field cannot mean "as it is" — "switch passkeys off" would be
+ * answered 200 with nothing changed.
+ */
+function missingFirstFactors(input: LoginPolicyInput) {
+  return [
+    ...(input.passwordlessAllowed === undefined ? [violation('passwordlessType', REQUIRED)] : []),
+    ...(input.allowUsernamePassword === undefined ? [violation('allowUsernamePassword', REQUIRED)] : []),
+  ];
 }
 
 const BOOLEAN = { en: 'must be true or false', de: 'muss true oder false sein' };
 
-function policyOf(input: LoginPolicyInput): LoginPolicyChange {
+function policyOf(input: LoginPolicyInput, requireFirstFactors: boolean): LoginPolicyChange {
   const violations = [
+    ...(requireFirstFactors ? missingFirstFactors(input) : []),
     ...(typeof input.forceMfa !== 'boolean' ? [violation('forceMfa', BOOLEAN)] : []),
     ...(input.passwordlessAllowed !== undefined && typeof input.passwordlessAllowed !== 'boolean'
       ? [violation('passwordlessType', { en: 'must be PASSWORDLESS_TYPE_ALLOWED or PASSWORDLESS_TYPE_NOT_ALLOWED', de: 'muss PASSWORDLESS_TYPE_ALLOWED oder PASSWORDLESS_TYPE_NOT_ALLOWED sein' })]
@@ -37,7 +54,7 @@ function policyOf(input: LoginPolicyInput): LoginPolicyChange {
 
 async function writePolicy(ports: Ports, call: Call, kind: 'addLoginPolicy' | 'changeLoginPolicy', input: LoginPolicyInput): Promise<{ written?: Written; orgId: string }> {
   const { caller, orgId } = await orgContext(ports.lookups, call);
-  const policy = policyOf(input);
+  const policy = policyOf(input, kind === 'changeLoginPolicy');
   authorize(caller, 'org.policy.write', { orgId });
   const events = await runCommand(ports.events, { type: 'org', id: orgId }, orgDecider(orgId), { kind, policy, actor: caller.userId });
   // The same values again change nothing: no event, and the API answers the org's current version.

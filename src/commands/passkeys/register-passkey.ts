@@ -1,6 +1,7 @@
 // RegisterPasskey: start a passkey registration for a user and answer the
 // WebAuthn creation options for a discoverable credential with user
-// verification. Who may: as for security keys (userForCredentialWrite). At
+// verification. Who may: as for security keys (userForCredentialWrite); for
+// human users only (USER_NOT_HUMAN, as authenticator apps). At
 // most maxPendingPerUser registrations of a user are pending at once, as for
 // security keys: a new one ends the oldest in the same transaction.
 import { invalidRequest, KeyholdError, violation } from '../../domain/errors/keyhold-error.js';
@@ -38,6 +39,8 @@ export async function registerPasskey(
   await userForCredentialWrite(ports.lookups, caller, input.userId);
   const user = await ports.lookups.userFacts(input.userId);
   if (!user) throw new KeyholdError('USER_NOT_FOUND', { userId: input.userId });
+  // A passkey signs in on its own: a machine user's (one leaked token away) would be a login nobody watches.
+  if (user.kind !== 'human') throw new KeyholdError('USER_NOT_HUMAN', { userId: user.id });
   const challenge = ports.secrets.challenge();
   const passkeyId = ports.ids.newId();
   const expiresAt = new Date(ports.clock.now() + webauthn.timeoutMs).toISOString();

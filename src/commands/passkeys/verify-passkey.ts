@@ -18,7 +18,7 @@ import type { Ports } from '../ports.js';
 import { runCommands, target } from '../run.js';
 import { hasOtherStrongFactor } from '../strong-factors.js';
 import { credentialViolations } from '../u2f/verify-u2f.js';
-import { newRecoveryCodeSet, recoveryCodesTarget } from '../users/recovery-codes.js';
+import { firstFactorCodes } from '../users/recovery-codes.js';
 import { written, type Written } from '../written.js';
 
 export interface VerifyPasskeyInput {
@@ -38,11 +38,13 @@ export async function verifyPasskeyRegistration(ports: Ports, { caller }: Call, 
   ];
   if (violations.length) throw invalidRequest(violations);
   const user = await userForCredentialWrite(ports.lookups, caller, input.userId);
+  // A registration started before machines were refused does not become a passkey either.
+  if ((await ports.lookups.userFacts(user.id))?.kind !== 'human') throw new KeyholdError('USER_NOT_HUMAN', { userId: user.id });
   const { passkeyId } = input;
   const passkeyName = input.passkeyName.trim();
   const now = () => ports.clock.now();
   const first = user.id === caller.userId && !(await hasOtherStrongFactor(ports, user.id, passkeyId));
-  const set = first ? newRecoveryCodeSet(user.id, caller.userId) : undefined;
+  const set = first ? await firstFactorCodes(ports, user.id, caller.userId) : undefined;
   const events = await runCommands(
     ports.events,
     [
@@ -58,9 +60,9 @@ export async function verifyPasskeyRegistration(ports: Ports, { caller }: Call, 
         if (!result.ok) throw new KeyholdError(result.reason, { passkeyId, detail: result.detail });
         return { kind: 'verify', credential: result.credential, passkeyName, actor: caller.userId };
       }),
-      ...(set ? [recoveryCodesTarget(user.id, set.command)] : []),
+      ...(set ? [set.target] : []),
     ],
     { conflictMetadata: { passkeyId } },
   );
-  return { written: written(events, passkeyId), recoveryCodes: set?.codes ?? [] };
+  return { written: written(events, passkeyId), recoveryCodes: set?.codesOf(events) ?? [] };
 }

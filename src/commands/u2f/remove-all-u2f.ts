@@ -3,7 +3,10 @@
 // for the user who lost their keys (or whose keys and code sheet were
 // stolen). The codes go because they stand in for the keys: a set that outlived
 // its keys would be a second factor nobody can see; the next first key brings
-// a new set. Under forceMfa the user is then led to register a new key at the
+// a new set. Its scope is security keys only: while the user still has another
+// strong factor (a ready passkey or authenticator app) the codes stay, as they
+// stand in for that one too, and passkeys are removed one by one (RemovePasskey;
+// docs/passkeys.md: a lost device). Under forceMfa the user is then led to register a new key at the
 // next login (src/login/steps/enrol-key.ts), so nobody is locked out for good.
 //
 // As RemoveU2F: the user themself, or user.credential.write in the user's org
@@ -17,6 +20,7 @@ import { userForCredentialWrite } from '../../access/access.js';
 import type { Call } from '../../access/caller.js';
 import type { Ports } from '../ports.js';
 import { runCommands, target } from '../run.js';
+import { hasStrongFactorBesideSecurityKeys } from '../strong-factors.js';
 import { recoveryCodesTarget } from '../users/recovery-codes.js';
 import { written, type Written } from '../written.js';
 
@@ -25,11 +29,11 @@ export async function removeAllU2f(ports: Ports, { caller }: Call, input: { user
   if (violations.length) throw invalidRequest(violations);
   const user = await userForCredentialWrite(ports.lookups, caller, input.userId);
   const now = () => ports.clock.now();
-  const tokens = await ports.lookups.u2fOf(user.id);
+  const [tokens, keepCodes] = await Promise.all([ports.lookups.u2fOf(user.id), hasStrongFactorBesideSecurityKeys(ports, user.id)]);
   const events = await runCommands(ports.events, [
     // A key removed or replaced meanwhile is skipped (ifPresent), not an error.
     ...tokens.map((t) => target({ type: 'u2f', id: t.id }, u2fDecider(t.id, user.id, now), { kind: 'remove' as const, actor: caller.userId, ifPresent: true })),
-    recoveryCodesTarget(user.id, { kind: 'remove', actor: caller.userId }),
+    ...(keepCodes ? [] : [recoveryCodesTarget(user.id, { kind: 'remove', actor: caller.userId })]),
   ]);
   const removed = events.filter((e) => e.type === 'u2f.removed').length;
   if (events.length) return { removed, written: { ...written(events, user.id), resourceOwner: user.orgId } };

@@ -16,7 +16,7 @@ import type { Call } from '../../access/caller.js';
 import type { Ports } from '../ports.js';
 import { runCommands, target } from '../run.js';
 import { hasOtherStrongFactor } from '../strong-factors.js';
-import { newRecoveryCodeSet, recoveryCodesTarget } from '../users/recovery-codes.js';
+import { firstFactorCodes } from '../users/recovery-codes.js';
 import { written, type Written } from '../written.js';
 
 /** Seed spec §2.3: the credential's JSON serialization is 55..1048576 characters. */
@@ -62,7 +62,7 @@ export async function verifyU2fRegistration(ports: Ports, { caller }: Call, inpu
   // Self only, and only for the first strong factor (no other ready key or
   // passkey; this registration is still pending, so not among them).
   const first = user.id === caller.userId && !(await hasOtherStrongFactor(ports, user.id, u2fId));
-  const set = first ? newRecoveryCodeSet(user.id, caller.userId) : undefined;
+  const set = first ? await firstFactorCodes(ports, user.id, caller.userId) : undefined;
   const events = await runCommands(
     ports.events,
     [
@@ -78,9 +78,9 @@ export async function verifyU2fRegistration(ports: Ports, { caller }: Call, inpu
         if (!result.ok) throw new KeyholdError(result.reason, { u2fId, detail: result.detail });
         return { kind: 'verify', credential: result.credential, tokenName, actor: caller.userId };
       }),
-      ...(set ? [recoveryCodesTarget(user.id, set.command)] : []),
+      ...(set ? [set.target] : []),
     ],
     { conflictMetadata: { u2fId } },
   );
-  return { written: written(events, u2fId), recoveryCodes: set?.codes ?? [] };
+  return { written: written(events, u2fId), recoveryCodes: set?.codesOf(events) ?? [] };
 }

@@ -23,6 +23,24 @@ export function newRecoveryCodeSet(userId: string, actor: string): { codes: stri
   return { codes, command: { kind: 'generate', codeHashes: codes.map((c) => hashRecoveryCode(userId, c)), actor } };
 }
 
+/**
+ * The set a first strong factor brings (self only, and only when the user has
+ * no other): counted against the user's events now, and generated in the
+ * factor's own append only if no other set was generated meanwhile — so of
+ * two first factors verified at once exactly one answers codes, and those work.
+ * `codesOf(events)`: the codes to answer, given what the append wrote.
+ */
+export async function firstFactorCodes(ports: Pick<Ports, 'events'>, userId: string, actor: string): Promise<{ target: Target; codesOf: (events: readonly { type: string; aggregateId: string }[]) => string[] }> {
+  const history = await ports.events.load('user', userId);
+  const decider = recoveryDecider(userId);
+  const generations = history.reduce((s, e) => decider.evolve(s, e as Parameters<typeof decider.evolve>[1]), decider.initialState()).generations;
+  const { codes, command } = newRecoveryCodeSet(userId, actor);
+  return {
+    target: recoveryCodesTarget(userId, { ...command, kind: 'generate', ifGenerations: generations } as RecoveryCommand),
+    codesOf: (events) => (events.some((e) => e.type === 'user.recovery.codes.generated' && e.aggregateId === userId) ? codes : []),
+  };
+}
+
 /** The runner target that writes a new set for `userId` (for a command that writes it together with something else). */
 export function recoveryCodesTarget(userId: string, command: RecoveryCommand): Target {
   return target({ type: 'user', id: userId }, recoveryDecider(userId), command);

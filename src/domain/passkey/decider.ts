@@ -5,14 +5,17 @@
 // assertion, meet on its sequence and exactly one wins.
 //
 // What differs from a security key: a passkey is a first factor, so it is
-// only ever stored and used with user verification (UV), and a login also
-// refuses the very challenge the passkey last answered — an authenticator
-// whose counter stays at 0 (most synced passkeys) is then still single-use
-// per assertion, whatever the login does with its challenge.
+// only ever stored and used with user verification (UV), and a login refuses
+// every challenge the passkey has ever answered (its passkey.used events
+// carry them): an authenticator whose counter stays at 0 (most synced
+// passkeys) is then still single-use per assertion, whatever the login does
+// with its challenge. The set is as long as the history the decider folds
+// anyway (one entry per accepted login).
 import type { Decider } from '../decider.js';
 import { KeyholdError } from '../errors/keyhold-error.js';
 import type { EventTypeOf, NewEvent } from '../events/index.js';
 import { isClonedCounter } from '../u2f/decider.js';
+import { userDecider, type UserState } from '../user/decider.js';
 import type { VerifiedCredential } from '../webauthn/index.js';
 
 type PasskeyEventType = EventTypeOf<'passkey'>;
@@ -32,8 +35,8 @@ export interface PasskeyState {
   credentialId: string;
   publicKey: string;
   signCount: number;
-  /** The challenge of the last accepted login ('' before any). */
-  lastChallenge: string;
+  /** The challenges of every accepted login: none is accepted twice. */
+  spentChallenges: ReadonlySet<string>;
 }
 
 export type PasskeyCommand =
@@ -69,7 +72,7 @@ export function passkeyDecider(passkeyId: string, userId: string, now: () => num
       credentialId: '',
       publicKey: '',
       signCount: 0,
-      lastChallenge: '',
+      spentChallenges: new Set<string>(),
     }),
     evolve: (state, event) => {
       switch (event.type) {
@@ -89,7 +92,7 @@ export function passkeyDecider(passkeyId: string, userId: string, now: () => num
         case 'passkey.verified':
           return { ...state, verified: true, credentialId: event.payload.credentialId, publicKey: event.payload.publicKey, signCount: event.payload.signCount };
         case 'passkey.used':
-          return { ...state, signCount: event.payload.signCount, lastChallenge: event.payload.challenge };
+          return { ...state, signCount: event.payload.signCount, spentChallenges: new Set([...state.spentChallenges, event.payload.challenge]) };
         case 'passkey.removed':
           return { ...state, exists: false };
         default:
@@ -141,8 +144,8 @@ export function passkeyDecider(passkeyId: string, userId: string, now: () => num
           return [{ ...base, type: 'passkey.removed', payload: { userId } }];
         case 'use': {
           if (!state.exists || !state.verified || state.userId !== userId) throw new KeyholdError('PASSKEY_LOGIN_UNKNOWN_CREDENTIAL', { passkeyId });
-          // The same assertion twice (a counter of 0 would not tell).
-          if (state.lastChallenge !== '' && state.lastChallenge === command.challenge) throw new KeyholdError('PASSKEY_LOGIN_REPLAYED', { passkeyId });
+          // An assertion for a challenge already answered (a counter of 0 would not tell).
+          if (state.spentChallenges.has(command.challenge)) throw new KeyholdError('PASSKEY_LOGIN_REPLAYED', { passkeyId });
           if (isClonedCounter(state.signCount, command.signCount)) {
             return [
               {
@@ -155,6 +158,26 @@ export function passkeyDecider(passkeyId: string, userId: string, now: () => num
           return [{ ...base, type: 'passkey.used', payload: { userId, signCount: command.signCount, challenge: command.challenge, clientId: command.clientId } }];
         }
       }
+    },
+  };
+}
+
+/**
+ * The user side of a passkey login, decided in the same runCommands as the
+ * passkey's use: the user's own events (not the read model) say whether it
+ * may sign in. Only a human, existing, active user; it writes nothing.
+ */
+export function passkeyUserDecider(userId: string, passkeyId: string): Decider<UserState, { kind: 'signIn' }, EventTypeOf<'user'>> {
+  const user = userDecider(userId);
+  return {
+    foldKey: user.foldKey,
+    initialState: user.initialState,
+    evolve: user.evolve,
+    decide: (_command, state) => {
+      // A machine user's passkey (registered before machines were refused) is no passkey to sign in with.
+      if (!state.exists || state.kind !== 'human') throw new KeyholdError('PASSKEY_LOGIN_UNKNOWN_CREDENTIAL', { passkeyId });
+      if (state.state !== 'active') throw new KeyholdError('PASSKEY_LOGIN_USER_INACTIVE', { passkeyId });
+      return [];
     },
   };
 }

@@ -5,6 +5,9 @@
 // decider stays about the user.
 //
 // - generate: a new set replaces the old one entirely (old codes stop working).
+//   A first strong factor's set is generated only if no set was generated
+//   since its command counted them (ifGenerations): decided here, in the
+//   factor's own append, so two first factors verified at once bring one set.
 // - use: the typed code is matched against the unused codes of the current
 //   set; a match is `user.recovery.code.used` (that index never works again),
 //   anything else a recorded failure (`user.recovery.code.check.failed`, the
@@ -24,10 +27,16 @@ export interface RecoveryState {
   hashes: readonly string[];
   /** Indexes of `hashes` already used. */
   used: readonly number[];
+  /** How many sets were ever generated (a first factor's set is decided on it). */
+  generations: number;
 }
 
 export type RecoveryCommand =
-  | { kind: 'generate'; codeHashes: readonly string[]; actor: string }
+  /**
+   * `ifGenerations`: a first factor's set, generated only if no set was generated since the
+   * command counted `ifGenerations` — of two first factors verified at once, only one brings codes.
+   */
+  | { kind: 'generate'; codeHashes: readonly string[]; actor: string; ifGenerations?: number }
   | { kind: 'use'; typed: string; clientId: string; actor: string }
   | { kind: 'remove'; actor: string };
 
@@ -36,16 +45,16 @@ export const unusedIndexes = (state: RecoveryState): number[] => state.hashes.ma
 
 export function recoveryDecider(userId: string): Decider<RecoveryState, RecoveryCommand, EventTypeOf<'user'>> {
   return {
-    initialState: () => ({ exists: false, orgId: '', hashes: [], used: [] }),
+    initialState: () => ({ exists: false, orgId: '', hashes: [], used: [], generations: 0 }),
     evolve: (state, event) => {
       switch (event.type) {
         case 'user.human.added':
         case 'user.machine.added':
           return { ...state, exists: true, orgId: event.resourceOwner };
         case 'user.removed':
-          return { exists: false, orgId: state.orgId, hashes: [], used: [] };
+          return { ...state, exists: false, hashes: [], used: [] };
         case 'user.recovery.codes.generated':
-          return { ...state, hashes: [...event.payload.codeHashes], used: [] };
+          return { ...state, hashes: [...event.payload.codeHashes], used: [], generations: state.generations + 1 };
         case 'user.recovery.code.used':
           return { ...state, used: [...state.used, event.payload.index] };
         case 'user.recovery.codes.removed':
@@ -59,6 +68,7 @@ export function recoveryDecider(userId: string): Decider<RecoveryState, Recovery
       const own = { aggregateType: 'user' as const, aggregateId: userId, resourceOwner: state.orgId, creator: command.actor };
       switch (command.kind) {
         case 'generate':
+          if (command.ifGenerations !== undefined && state.generations !== command.ifGenerations) return [];
           return [{ ...own, type: 'user.recovery.codes.generated', payload: { codeHashes: [...command.codeHashes] } }];
         case 'use': {
           if (!normalizeRecoveryCode(command.typed)) throw new KeyholdError('RECOVERY_CODE_MALFORMED', { userId });

@@ -1,6 +1,7 @@
 // An org's login policy over REST as ZITADEL has it —
 // GET|POST|PUT /management/v1/policies/login in the org of the call
-// (x-service-orgid, else the caller's own), forceMfa.
+// (x-service-orgid, else the caller's own), forceMfa. An update names both
+// first factors (passwordlessType, allowUsernamePassword).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addOrg, bearer, inOrg, machineCaller } from '../../support/identity.js';
 import { startTestKeyhold, type TestKeyhold } from '../../support/keyhold.js';
@@ -33,18 +34,18 @@ describe('login policy (GetLoginPolicy, AddCustomLoginPolicy, UpdateCustomLoginP
     const again = await kh.rest('POST', PATH, { forceMfa: false }, h);
     expect(again.status).toBe(409);
     expect(again.body.details?.[0]?.reason ?? JSON.stringify(again.body)).toContain('LOGIN_POLICY_EXISTS');
-    const changed = await kh.rest('PUT', PATH, { forceMfa: false }, h);
+    const changed = await kh.rest('PUT', PATH, { forceMfa: false, passwordlessType: 'PASSWORDLESS_TYPE_ALLOWED', allowUsernamePassword: true }, h);
     expect(changed.status).toBe(200);
     expect((await kh.rest('GET', PATH, undefined, h)).body.policy.forceMfa ?? false).toBe(false);
     // The same values again change nothing: the same version.
-    const same = await kh.rest('PUT', PATH, { forceMfa: false }, h);
+    const same = await kh.rest('PUT', PATH, { forceMfa: false, passwordlessType: 'PASSWORDLESS_TYPE_ALLOWED', allowUsernamePassword: true }, h);
     expect(same.status).toBe(200);
     expect(same.body.details.sequence).toBe(changed.body.details.sequence);
   });
 
   it('PUT before any POST: 404 naming the reason; a wrong type: 400 naming the field', async () => {
     const orgId = await addOrg(kh, `Policy none ${Date.now()}`);
-    const put = await kh.rest('PUT', PATH, { forceMfa: true }, inOrg(orgId));
+    const put = await kh.rest('PUT', PATH, { forceMfa: true, passwordlessType: 'PASSWORDLESS_TYPE_ALLOWED', allowUsernamePassword: true }, inOrg(orgId));
     expect(put.status).toBe(404);
     expect(JSON.stringify(put.body)).toContain('LOGIN_POLICY_NOT_FOUND');
     const bad = await kh.rest('POST', PATH, { forceMfa: 'yes' }, inOrg(orgId));
@@ -60,7 +61,7 @@ describe('login policy (GetLoginPolicy, AddCustomLoginPolicy, UpdateCustomLoginP
     expect((await kh.rest('POST', PATH, { forceMfa: true }, bearer(owner.token))).status).toBe(200);
     expect((await kh.rest('GET', PATH, undefined, bearer(owner.token))).body.policy.forceMfa).toBe(true);
     expect((await kh.rest('GET', PATH, undefined, bearer(plain.token))).status).toBe(403);
-    expect((await kh.rest('PUT', PATH, { forceMfa: false }, bearer(plain.token))).status).toBe(403);
+    expect((await kh.rest('PUT', PATH, { forceMfa: false, passwordlessType: 'PASSWORDLESS_TYPE_ALLOWED', allowUsernamePassword: true }, bearer(plain.token))).status).toBe(403);
     expect((await kh.rest('GET', PATH, undefined, bearer(owner.token))).body.policy.forceMfa).toBe(true);
   });
 });

@@ -7,7 +7,12 @@ import { ManagementService } from '../../../gen/keyhold/management/v1/management
 import { UserService } from '../../../gen/keyhold/user/v2/user_pb.js';
 import { usePasskey, type UsePasskeyInput } from '../../../src/commands/passkeys/use-passkey.js';
 import type { Ports } from '../../../src/commands/ports.js';
+import { runCommand } from '../../../src/commands/run.js';
+import { passkeyDecider } from '../../../src/domain/passkey/decider.js';
+import { generatePersonalAccessToken, hashToken } from '../../../src/domain/identity/tokens.js';
+import { hashRecoveryCode } from '../../../src/domain/user/recovery-codes.js';
 import { encodeBase64Url } from '../../../src/domain/webauthn/base64url.js';
+import { verifyRegistration } from '../../../src/domain/webauthn/verify-registration.js';
 import { passkeyLoginOptions } from '../../../src/domain/webauthn/request-options.js';
 import { createEventStore } from '../../../src/store/event-store.js';
 import { rpcError, restFields, restReason } from '../../support/errors.js';
@@ -35,6 +40,28 @@ export function passkeySuite(name: string, opts: { postgres?: boolean }) {
 
     const users = (token: string) => kh.client(UserService, 'grpc', token);
 
+    let humans = 0;
+    /**
+     * A human user without roles in the admin's org, with a bearer token of its own: passkeys are for
+     * humans only, and a human signs in through the login, so the token is written straight into its
+     * history here (the decider gives tokens to machines only) to call the API as that user.
+     */
+    async function humanUser(): Promise<{ userId: string; token: string }> {
+      const { userId } = await users(kh.adminToken).addHumanUser({
+        username: `pk-${process.pid}-${++humans}-${Date.now()}`,
+        profile: { givenName: 'Pat', familyName: 'Key' },
+        email: { email: 'pat@example.com' },
+      });
+      const store = createEventStore(kh.database);
+      const history = await store.load('user', userId);
+      const token = generatePersonalAccessToken();
+      await store.append(
+        [{ aggregateType: 'user', aggregateId: userId, resourceOwner: history[0]!.resourceOwner, creator: userId, type: 'user.pat.added', payload: { tokenId: `${Date.now()}${humans}`, tokenHash: hashToken(token), expiresAt: null } }],
+        [{ aggregateType: 'user', aggregateId: userId, sequence: history.at(-1)!.sequence }],
+      );
+      return { userId, token };
+    }
+
     async function register(userId: string, token: string) {
       const res = await users(token).registerPasskey({ userId });
       return { passkeyId: res.passkeyId, options: res.publicKeyCredentialCreationOptions as any };
@@ -42,7 +69,7 @@ export function passkeySuite(name: string, opts: { postgres?: boolean }) {
 
     /** A user with a ready passkey (verified by the user themself). */
     async function withPasskey(): Promise<{ user: { userId: string; token: string }; key: SoftPasskey; passkeyId: string; recoveryCodes: string[] }> {
-      const user = await plainUser(kh);
+      const user = await humanUser();
       const key = createSoftPasskey();
       const { passkeyId, options } = await register(user.userId, user.token);
       const res = await users(user.token).verifyPasskeyRegistration({ userId: user.userId, passkeyId, publicKeyCredential: key.register(options, ORIGIN) as never, passkeyName: 'Laptop' });
@@ -54,7 +81,7 @@ export function passkeySuite(name: string, opts: { postgres?: boolean }) {
 
     describe('registration', () => {
       it('asks for a resident, user-verified credential and stores it; the first strong factor brings recovery codes', async () => {
-        const user = await plainUser(kh);
+        const user = await humanUser();
         const { passkeyId, options } = await register(user.userId, user.token);
         expect(options.authenticatorSelection).toEqual({ residentKey: 'required', requireResidentKey: true, userVerification: 'required' });
         expect(options.rp.id).toBe(RP_ID);
@@ -85,13 +112,13 @@ export function passkeySuite(name: string, opts: { postgres?: boolean }) {
       });
 
       it('the platform / cross-platform choice becomes authenticatorAttachment', async () => {
-        const user = await plainUser(kh);
+        const user = await humanUser();
         const res = await users(user.token).registerPasskey({ userId: user.userId, authenticator: 1 });
         expect((res.publicKeyCredentialCreationOptions as any).authenticatorSelection.authenticatorAttachment).toBe('platform');
       });
 
       it('refuses a credential without user verification (USER_NOT_VERIFIED); the registration stays pending and verifies with UV', async () => {
-        const user = await plainUser(kh);
+        const user = await humanUser();
         const { passkeyId, options } = await register(user.userId, user.token);
         const key = createSoftPasskey();
         const refused = await kh.rest('POST', `/v2/users/${user.userId}/passkeys/${passkeyId}`, { publicKeyCredential: key.register(options, ORIGIN, { uv: false }), passkeyName: 'k' }, bearer(user.token));
@@ -109,7 +136,7 @@ export function passkeySuite(name: string, opts: { postgres?: boolean }) {
         const same = await rpcError(users(first.user.token).verifyPasskeyRegistration({ userId: first.user.userId, passkeyId: again.passkeyId, publicKeyCredential: first.key.register(again.options, ORIGIN) as never, passkeyName: 'dup' }));
         expect(same.reason).toBe('CREDENTIAL_ALREADY_REGISTERED');
         // For another user.
-        const other = await plainUser(kh);
+        const other = await humanUser();
         const theirs = await register(other.userId, other.token);
         const cross = await rpcError(users(other.token).verifyPasskeyRegistration({ userId: other.userId, passkeyId: theirs.passkeyId, publicKeyCredential: first.key.register(theirs.options, ORIGIN) as never, passkeyName: 'dup' }));
         expect(cross.reason).toBe('CREDENTIAL_ALREADY_REGISTERED');
@@ -130,7 +157,7 @@ export function passkeySuite(name: string, opts: { postgres?: boolean }) {
       });
 
       it('keeps at most the configured number of registrations pending per user', async () => {
-        const user = await plainUser(kh);
+        const user = await humanUser();
         const started = [];
         for (let i = 0; i < kh.webauthn.maxPendingPerUser + 2; i++) started.push(await register(user.userId, user.token));
         const list = await users(user.token).listPasskeys({ userId: user.userId });
@@ -143,7 +170,7 @@ export function passkeySuite(name: string, opts: { postgres?: boolean }) {
 
     describe('the API', () => {
       it('REST: register, verify, list (_search), remove; bad input names the field, nothing changed', async () => {
-        const user = await plainUser(kh);
+        const user = await humanUser();
         const reg = await kh.rest('POST', `/v2/users/${user.userId}/passkeys`, {}, bearer(user.token));
         expect(reg.status).toBe(200);
         const { passkeyId, publicKeyCredentialCreationOptions: options } = reg.body;
@@ -166,7 +193,7 @@ export function passkeySuite(name: string, opts: { postgres?: boolean }) {
       });
 
       it('VerifyPasskeyRegistration sent again with its Idempotency-Key answers the same recovery codes', async () => {
-        const user = await plainUser(kh);
+        const user = await humanUser();
         const { passkeyId, options } = await register(user.userId, user.token);
         const body = { publicKeyCredential: createSoftPasskey().register(options, ORIGIN), passkeyName: 'Laptop' };
         const headers = bearer(user.token, { 'idempotency-key': `passkey-${passkeyId}` });
@@ -179,7 +206,7 @@ export function passkeySuite(name: string, opts: { postgres?: boolean }) {
 
       it('who may: the user, an org owner of its org; not another plain user, not an admin of another org', async () => {
         const { user, passkeyId } = await withPasskey();
-        const stranger = await plainUser(kh);
+        const stranger = await humanUser();
         expect((await rpcError(users(stranger.token).registerPasskey({ userId: user.userId }))).reason).toBe('PERMISSION_DENIED');
         expect((await rpcError(users(stranger.token).listPasskeys({ userId: user.userId }))).reason).toBe('PERMISSION_DENIED');
         expect((await rpcError(users(stranger.token).removePasskey({ userId: user.userId, passkeyId }))).reason).toBe('PERMISSION_DENIED');
@@ -196,7 +223,7 @@ export function passkeySuite(name: string, opts: { postgres?: boolean }) {
         // The instance admin may (the user holds no role it lacks).
         expect((await users(kh.adminToken).listPasskeys({ userId: user.userId })).result.map((k) => k.id)).toContain(passkeyId);
         // Another user's passkey id under one's own user id: not found.
-        const mine = await plainUser(kh);
+        const mine = await humanUser();
         expect((await rpcError(users(mine.token).removePasskey({ userId: mine.userId, passkeyId }))).reason).toBe('PASSKEY_NOT_FOUND');
       });
     });
@@ -276,7 +303,7 @@ export function passkeySuite(name: string, opts: { postgres?: boolean }) {
         await users(kh.adminToken).removeUser({ userId: user.userId });
         const c = challenge();
         expect(await login(key.assert(c, ORIGIN, RP_ID), c)).toEqual({ ok: false, reason: 'PASSKEY_LOGIN_UNKNOWN_CREDENTIAL' });
-        const other = await plainUser(kh);
+        const other = await humanUser();
         const reg = await register(other.userId, other.token);
         await users(other.token).verifyPasskeyRegistration({ userId: other.userId, passkeyId: reg.passkeyId, publicKeyCredential: key.register(reg.options, ORIGIN) as never, passkeyName: 'reused' });
       });
@@ -301,9 +328,112 @@ export function passkeySuite(name: string, opts: { postgres?: boolean }) {
         for (let round = 0; round < 3; round++) {
           const c = challenge();
           const assertion = key.assert(c, ORIGIN, RP_ID, { signCount: 0 });
-          const results = await Promise.all(Array.from({ length: 8 }, () => login(assertion, c)));
+          // Each through its own event store, as 8 processes: no in-process queue serialises them.
+          const results = await Promise.all(
+            Array.from({ length: 8 }, () => usePasskey({ ...ports, events: createEventStore(kh.database) }, { response: assertion, expectedChallenge: c, clientId: 'app' })),
+          );
           expect(results.filter((r) => r.ok), `round ${round}`).toHaveLength(1);
         }
+      });
+    });
+
+    describe('the first strong factor, verified twice at once', () => {
+      it('of three first passkeys verified at once only one answers recovery codes, and those are the set that works (3 rounds)', async () => {
+        for (let round = 0; round < 3; round++) {
+          const user = await humanUser();
+          const regs = await Promise.all([register(user.userId, user.token), register(user.userId, user.token), register(user.userId, user.token)]);
+          const answers = await Promise.all(
+            regs.map((r, i) => users(user.token).verifyPasskeyRegistration({ userId: user.userId, passkeyId: r.passkeyId, publicKeyCredential: createSoftPasskey().register(r.options, ORIGIN) as never, passkeyName: `k${i}` })),
+          );
+          const withCodes = answers.filter((a) => a.recoveryCodes.length > 0);
+          expect(withCodes, `round ${round}`).toHaveLength(1);
+          const generated = (await createEventStore(kh.database).load('user', user.userId)).filter((e) => e.type === 'user.recovery.codes.generated');
+          expect(generated).toHaveLength(1);
+          expect((generated[0]!.payload as { codeHashes: string[] }).codeHashes).toEqual(withCodes[0]!.recoveryCodes.map((c) => hashRecoveryCode(user.userId, c)));
+        }
+      });
+    });
+
+    describe('RemoveAllU2F beside passkeys', () => {
+      it('removes the security keys only; the recovery codes stay while a passkey remains, and the passkey still signs in', async () => {
+        const { user, key, recoveryCodes } = await withPasskey();
+        expect(recoveryCodes).toHaveLength(10);
+        const reg = await startRegistration(kh, user.userId, user.token);
+        await users(user.token).verifyU2FRegistration({ userId: user.userId, u2fId: reg.u2fId, publicKeyCredential: createSoftAuthenticator().makeRegistration({ challenge: reg.challenge, origin: ORIGIN, rpId: reg.rpId }) as never, tokenName: 'key' });
+        await users(user.token).removeAllU2F({ userId: user.userId });
+        const history = await createEventStore(kh.database).load('user', user.userId);
+        expect(history.map((e) => e.type)).toContain('user.recovery.codes.generated');
+        expect(history.map((e) => e.type)).not.toContain('user.recovery.codes.removed');
+        expect((await users(user.token).listPasskeys({ userId: user.userId })).result).toHaveLength(1);
+        const c = challenge();
+        expect((await login(key.assert(c, ORIGIN, RP_ID), c)).ok).toBe(true);
+      });
+    });
+
+    describe('usePasskey: signature first, single use, the user decided in the same run, humans only', () => {
+      const handleOf = (userId: string) => Buffer.from(userId).toString('base64url');
+
+      it('an older assertion of a counter-0 passkey never replays, whatever later logins did with their challenges', async () => {
+        const { key } = await withPasskey();
+        const c1 = challenge();
+        const first = key.assert(c1, ORIGIN, RP_ID, { signCount: 0 });
+        expect((await login(first, c1)).ok).toBe(true);
+        const c2 = challenge();
+        expect((await login(key.assert(c2, ORIGIN, RP_ID, { signCount: 0 }), c2)).ok).toBe(true);
+        // A caller that did not spend c1: the passkey itself refuses it.
+        expect(await login(first, c1)).toEqual({ ok: false, reason: 'PASSKEY_LOGIN_REPLAYED' });
+      });
+
+      it('nothing about owner or account state before the signature: an unsigned answer with another handle, or for an inactive user, is only refused as such', async () => {
+        const a = await withPasskey();
+        const b = await withPasskey();
+        const c = challenge();
+        // b's credential, a's handle, signed for another challenge: the signature speaks first.
+        expect(await login(b.key.assert(challenge(), ORIGIN, RP_ID, { userHandle: handleOf(a.user.userId) }), c)).toEqual({ ok: false, reason: 'PASSKEY_LOGIN_REPLAYED' });
+        await users(kh.adminToken).deactivateUser({ userId: b.user.userId });
+        expect(await login(b.key.assert(challenge(), ORIGIN, RP_ID), c)).toEqual({ ok: false, reason: 'PASSKEY_LOGIN_REPLAYED' });
+        // Signed: then the state is told.
+        expect(await login(b.key.assert(c, ORIGIN, RP_ID), c)).toEqual({ ok: false, reason: 'PASSKEY_LOGIN_USER_INACTIVE' });
+      });
+
+      it("the user's state is decided on its events in the same run, not on a read of the read model", async () => {
+        const { user, key } = await withPasskey();
+        await users(kh.adminToken).lockUser({ userId: user.userId });
+        // A read model that has not seen the lock yet (a lock committing between a read and the append).
+        const stale = { ...ports, lookups: Object.assign(Object.create(kh.readModel), { userFacts: async (id: string) => ({ ...(await kh.readModel.userFacts(id))!, state: 'active' }) }) } as Ports;
+        const c = challenge();
+        expect(await usePasskey(stale, { response: key.assert(c, ORIGIN, RP_ID), expectedChallenge: c, clientId: 'app' })).toEqual({ ok: false, reason: 'PASSKEY_LOGIN_USER_INACTIVE' });
+      });
+
+      it("a security key's credential is no passkey, signed or not", async () => {
+        const user = await humanUser();
+        const reg = await startRegistration(kh, user.userId, user.token);
+        const securityKey = createSoftAuthenticator();
+        await users(user.token).verifyU2FRegistration({ userId: user.userId, u2fId: reg.u2fId, publicKeyCredential: securityKey.makeRegistration({ challenge: reg.challenge, origin: ORIGIN, rpId: reg.rpId }) as never, tokenName: 'key' });
+        const c = challenge();
+        const assertion = securityKey.makeAssertion({ challenge: c, origin: ORIGIN, rpId: reg.rpId, signCount: 1, uv: true, userHandle: handleOf(user.userId) });
+        expect(await login(assertion, c)).toEqual({ ok: false, reason: 'PASSKEY_LOGIN_UNKNOWN_CREDENTIAL' });
+      });
+
+      it('machine users hold no passkeys: RegisterPasskey and VerifyPasskeyRegistration are USER_NOT_HUMAN; one made before signs nobody in', async () => {
+        const machine = await plainUser(kh);
+        expect((await rpcError(users(machine.token).registerPasskey({ userId: machine.userId }))).reason).toBe('USER_NOT_HUMAN');
+        expect((await rpcError(users(kh.adminToken).registerPasskey({ userId: machine.userId }))).reason).toBe('USER_NOT_HUMAN');
+        // A registration written before machines were refused, straight through the decider.
+        const store = createEventStore(kh.database);
+        const orgId = (await kh.readModel.userFacts(machine.userId))!.orgId;
+        const passkeyId = `${Date.now()}${Math.floor(Math.random() * 1e6)}`;
+        const c = challenge();
+        await runCommand(store, { type: 'passkey', id: passkeyId }, passkeyDecider(passkeyId, machine.userId), { kind: 'start', orgId, rpId: RP_ID, challenge: c, expiresAt: new Date(Date.now() + 60_000).toISOString(), actor: machine.userId }, { creates: true });
+        const key = createSoftPasskey();
+        const answer = key.register({ challenge: c, rp: { id: RP_ID }, user: { id: handleOf(machine.userId) } }, ORIGIN);
+        const refused = await rpcError(users(machine.token).verifyPasskeyRegistration({ userId: machine.userId, passkeyId, publicKeyCredential: answer as never, passkeyName: 'm' }));
+        expect(refused.reason).toBe('USER_NOT_HUMAN');
+        const checked = await verifyRegistration({ credential: answer, expectedChallenge: c, expectedOrigins: [ORIGIN], expectedRpId: RP_ID, requireUserVerification: true });
+        if (!checked.ok) throw new Error(checked.reason);
+        await runCommand(store, { type: 'passkey', id: passkeyId }, passkeyDecider(passkeyId, machine.userId), { kind: 'verify', credential: checked.credential, passkeyName: 'm', actor: machine.userId });
+        const lc = challenge();
+        expect(await login(key.assert(lc, ORIGIN, RP_ID), lc)).toEqual({ ok: false, reason: 'PASSKEY_LOGIN_UNKNOWN_CREDENTIAL' });
       });
     });
 
@@ -321,11 +451,21 @@ export function passkeySuite(name: string, opts: { postgres?: boolean }) {
         expect((await kh.rest('POST', '/management/v1/policies/login', { forceMfa: true }, headers)).status).toBe(200);
         const { loginFactorsOf } = await import('../../../src/queries/login-policy.js');
         expect(await loginFactorsOf(kh.readModel, orgId)).toEqual({ firstFactors: ['passkey', 'password'], passkeyAllowed: true, passwordAllowed: true, forceMfa: true });
+        // An update names both first factors: a ZITADEL-shaped client omits NOT_ALLOWED and false,
+        // so "switch passkeys off" must not be answered 200 with nothing changed.
+        const omitted = await kh.rest('PUT', '/management/v1/policies/login', { forceMfa: true }, headers);
+        expect(omitted.status).toBe(400);
+        expect(restFields(omitted.body).sort()).toEqual(['allowUsernamePassword', 'passwordlessType']);
+        const oneMissing = await kh.rest('PUT', '/management/v1/policies/login', { forceMfa: true, allowUsernamePassword: false }, headers);
+        expect(restFields(oneMissing.body)).toEqual(['passwordlessType']);
+        const grpcMissing = await rpcError(kh.client(ManagementService, 'grpc', kh.adminToken, { 'x-service-orgid': orgId }).updateCustomLoginPolicy({ forceMfa: false, allowUsernamePassword: true }));
+        expect(grpcMissing.reason).toBe('INVALID_REQUEST');
+        expect(await loginFactorsOf(kh.readModel, orgId)).toMatchObject({ passkeyAllowed: true, passwordAllowed: true, forceMfa: true });
         // Passkeys only.
-        expect((await kh.rest('PUT', '/management/v1/policies/login', { forceMfa: true, allowUsernamePassword: false }, headers)).status).toBe(200);
+        expect((await kh.rest('PUT', '/management/v1/policies/login', { forceMfa: true, passwordlessType: 'PASSWORDLESS_TYPE_ALLOWED', allowUsernamePassword: false }, headers)).status).toBe(200);
         expect(await loginFactorsOf(kh.readModel, orgId)).toEqual({ firstFactors: ['passkey'], passkeyAllowed: true, passwordAllowed: false, forceMfa: true });
         // Then passkeys off too: refused, nothing changed.
-        const off = await kh.rest('PUT', '/management/v1/policies/login', { forceMfa: true, passwordlessType: 'PASSWORDLESS_TYPE_NOT_ALLOWED' }, headers);
+        const off = await kh.rest('PUT', '/management/v1/policies/login', { forceMfa: true, passwordlessType: 'PASSWORDLESS_TYPE_NOT_ALLOWED', allowUsernamePassword: false }, headers);
         expect(off.status).toBe(400);
         expect(restFields(off.body).sort()).toEqual(['allowUsernamePassword', 'passwordlessType']);
         // Password only, over gRPC.

@@ -2,6 +2,8 @@
 // what it refuses before any signature is looked at, each with its reason.
 import { describe, expect, it } from 'vitest';
 import { assertionClientData, assertionCredentialId, verifyAssertion } from '../../../src/domain/webauthn/verify-authentication.js';
+import { verifyRegistration } from '../../../src/domain/webauthn/verify-registration.js';
+import { createSoftPasskey } from '../../support/soft-passkey.js';
 
 const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
 const answer = (clientData: unknown) => ({
@@ -40,5 +42,27 @@ describe('verifyAssertion', () => {
     expect(assertionClientData(null)).toBeUndefined();
     expect(assertionCredentialId({ id: 'a/b', type: 'public-key' })).toBeUndefined();
     expect(assertionCredentialId({ id: 'abc', type: 'public-key' })).toBe('abc');
+  });
+
+  it('user verification required (a passkey): a signed assertion without UV is refused; as a second factor it passes', async () => {
+    const origin = 'https://login.example';
+    const rpId = 'login.example';
+    const key = createSoftPasskey();
+    const challenge = Buffer.from('registration-challenge-0123456789').toString('base64url');
+    const registered = await verifyRegistration({
+      credential: key.register({ challenge, rp: { id: rpId }, user: { id: Buffer.from('user-1').toString('base64url') } }, origin),
+      expectedChallenge: challenge,
+      expectedOrigins: [origin],
+      expectedRpId: rpId,
+      requireUserVerification: true,
+    });
+    if (!registered.ok) throw new Error(`registration refused: ${registered.reason}`);
+    const stored = { origins: [origin], rpId, credentialId: registered.credential.credentialId, publicKey: Buffer.from(registered.credential.publicKey).toString('base64url') };
+    const noUv = key.assert('login-ch', origin, rpId, { uv: false });
+    expect(await verifyAssertion({ ...stored, response: noUv, expectedChallenge: 'login-ch', requireUserVerification: true })).toMatchObject({ ok: false });
+    // The same signed answer is good without the requirement: the refusal above is the UV rule's alone.
+    expect(await verifyAssertion({ ...stored, response: noUv, expectedChallenge: 'login-ch' })).toMatchObject({ ok: true });
+    const withUv = key.assert('login-ch2', origin, rpId);
+    expect(await verifyAssertion({ ...stored, response: withUv, expectedChallenge: 'login-ch2', requireUserVerification: true })).toMatchObject({ ok: true });
   });
 });

@@ -1697,7 +1697,7 @@ export type AddCustomLoginPolicyRequest = Message<"keyhold.management.v1.AddCust
   forceMfa: boolean;
 
   /**
-   * Absent: the default (add) or as it is (update). A policy allowing neither
+   * Absent: the default (passkeys and the password allowed). A policy allowing neither
    * passkeys nor the password is refused (400, naming both fields).
    *
    * @generated from field: optional keyhold.management.v1.PasswordlessType passwordless_type = 2;
@@ -1744,8 +1744,10 @@ export type UpdateCustomLoginPolicyRequest = Message<"keyhold.management.v1.Upda
   forceMfa: boolean;
 
   /**
-   * Absent: the default (add) or as it is (update). A policy allowing neither
-   * passkeys nor the password is refused (400, naming both fields).
+   * Both required (400 naming each one absent): a ZITADEL-shaped client omits
+   * PASSWORDLESS_TYPE_NOT_ALLOWED and false on the wire, so an absent field
+   * cannot mean "as it is". A policy allowing neither passkeys nor the
+   * password is refused (400, naming both fields).
    *
    * @generated from field: optional keyhold.management.v1.PasswordlessType passwordless_type = 2;
    */
