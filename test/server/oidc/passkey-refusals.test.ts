@@ -5,6 +5,7 @@
 // a machine user's credential, an assertion without user verification —
 // while a cloned authenticator (a valid signature, a counter gone back) is
 // told as itself; none of them signs in.
+import { restReason } from '../../support/errors.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSoftPasskey, type SoftPasskey } from '../../support/soft-passkey.js';
 import { machineCaller } from '../../support/identity.js';
@@ -56,7 +57,7 @@ describe('the passkey step refuses alike', () => {
   }, 60_000);
   afterAll(async () => kh?.close());
 
-  it('an unknown credential, a deactivated user, a machine user, no user verification: one reason; none signs in', async () => {
+  it('an unknown credential, a deactivated user, no user verification: one reason; none signs in (a machine user gets no passkey)', async () => {
     const stranger = createSoftPasskey();
     stranger.register({ challenge: 'AAAA', rp: { id: 'localhost' }, user: { id: Buffer.from('nobody').toString('base64url') } }, base);
     expect(await answerFirstPage((c, rpId) => stranger.assert(c, base, rpId))).toEqual({ reason: 'PASSKEY_LOGIN_REFUSED' });
@@ -66,9 +67,10 @@ describe('the passkey step refuses alike', () => {
     expect((await kh.rest('POST', `/v2/users/${deactivated}/deactivate`, {})).status).toBe(200);
     expect(await answerFirstPage((c, rpId) => theirs.assert(c, base, rpId))).toEqual({ reason: 'PASSKEY_LOGIN_REFUSED' });
 
+    // A machine user gets no passkey at all (it never signs in at the login).
     const machine = await machineCaller(kh, undefined, `pk-machine-${process.pid}-${++counter}`);
-    const machines = await withPasskey(machine.userId);
-    expect(await answerFirstPage((c, rpId) => machines.assert(c, base, rpId))).toEqual({ reason: 'PASSKEY_LOGIN_REFUSED' });
+    const refused = await kh.rest('POST', `/v2/users/${machine.userId}/passkeys`, {});
+    expect([refused.status, restReason(refused.body)]).toEqual([400, 'USER_NOT_HUMAN']);
 
     const user = await human();
     const key = await withPasskey(user);
