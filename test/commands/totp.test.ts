@@ -46,6 +46,8 @@ function setup(fixture: FreshDatabase) {
   };
   const commands = createCommands(ports);
   return {
+    ports,
+    totp,
     events,
     readModel,
     commands,
@@ -143,6 +145,29 @@ for (const backend of ['PGlite', 'PostgreSQL'] as const) {
       expect((await use(hotp(secret, now + 1), 'b')).ok).toBe(true);
       // now+1 was accepted: now (older) is refused — each step at most once, and never going back.
       expect(await use(hotp(secret, now), 'c')).toEqual({ ok: false, reason: 'TOTP_CODE_WRONG' });
+    });
+
+    it('a right code whose event cannot be written gives its budget place back uncounted: no streak is cleared by a login that did not happen', async () => {
+      const { caller, secret } = await readyUser(w);
+      const finished: string[] = [];
+      const budgets: TotpPorts['budgets'] = {
+        async reserve(buckets) {
+          const held = await w.totp.budgets.reserve(buckets);
+          return held.ok ? { ...held, finish: (o) => (finished.push(o), held.finish(o)) } : held;
+        },
+      };
+      const failing = createCommands({
+        ...w.ports,
+        events: { ...w.events, append: async () => Promise.reject(new Error('the disk is gone')) },
+        totp: () => ({ ...w.totp, budgets }),
+      });
+      const code = hotp(secret, timeStep(w.getNow()) + 1);
+      await expect(failing.useTotp({ userId: caller.userId, clientId: 'app', code, client: { address: '203.0.113.7' } })).rejects.toThrow('the disk is gone');
+      expect(finished).toEqual(['none']);
+      // A wrong code counts even so.
+      const wrong = hotp(secret, timeStep(w.getNow()) + 5);
+      await expect(failing.useTotp({ userId: caller.userId, clientId: 'app', code: wrong, client: { address: '203.0.113.7' } })).rejects.toThrow('the disk is gone');
+      expect(finished).toEqual(['none', 'failure']);
     });
 
     it('malformed input tries nothing; no TOTP is not registered; the budget slows a guesser down', async () => {

@@ -166,7 +166,9 @@ export async function useTotp(ports: Ports, input: UseTotpInput): Promise<UseTot
     if (!totp || !stored) return { ok: false, reason: 'TOTP_NOT_REGISTERED' };
     const checked = verifyTotp(stored.secret, input.code, ports.clock.now());
     const accepted = checked.ok && (await secrets.claimStep(totp.totpId, checked.step));
-    outcome = accepted ? 'success' : 'failure';
+    // A wrong guess counts whatever follows; a right one clears its streak only once its login is
+    // recorded (an append that fails gives the place back uncounted: nothing was signed in).
+    if (!accepted) outcome = 'failure';
     await runCommand(ports.events, userTarget(input.userId), totpDecider(input.userId), {
       kind: 'use',
       totpId: totp.totpId,
@@ -174,6 +176,7 @@ export async function useTotp(ports: Ports, input: UseTotpInput): Promise<UseTot
       clientId: input.clientId,
       actor: input.userId,
     });
+    if (accepted) outcome = 'success';
     return accepted ? { ok: true, totpId: totp.totpId } : { ok: false, reason: 'TOTP_CODE_WRONG' };
   } finally {
     await held.finish(outcome).catch(() => {});
