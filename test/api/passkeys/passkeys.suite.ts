@@ -2,6 +2,7 @@
 // credential id per token across users and kinds), the API over REST and
 // gRPC with its error cases and cross-org access, the passkey login
 // (usePasskey) with each refusal, and N concurrent uses of one assertion.
+import { announcePostgresSkip, postgresAvailable } from '../../support/databases.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManagementService } from '../../../gen/keyhold/management/v1/management_pb.js';
 import { UserService } from '../../../gen/keyhold/user/v2/user_pb.js';
@@ -26,7 +27,8 @@ const ORIGIN = 'https://login.example';
 const RP_ID = 'login.example';
 
 export function passkeySuite(name: string, opts: { postgres?: boolean }) {
-  describe(name, () => {
+  if (opts.postgres) announcePostgresSkip(name);
+  describe.skipIf(opts.postgres && !postgresAvailable)(name, () => {
     let kh: TestKeyhold;
     let ports: Ports;
     const challenge = () => encodeBase64Url(crypto.getRandomValues(new Uint8Array(32)));
