@@ -14,9 +14,10 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   commands: ['access', 'domain'],
   queries: ['access', 'domain'],
   store: ['commands', 'access', 'queries', 'domain'],
-  login: ['commands', 'queries', 'access', 'domain'],
-  api: ['commands', 'queries', 'access', 'domain'],
-  server: ['login', 'api', 'commands', 'queries', 'access', 'store', 'domain'],
+  mail: ['domain'],
+  login: ['mail', 'commands', 'queries', 'access', 'domain'],
+  api: ['mail', 'commands', 'queries', 'access', 'domain'],
+  server: ['login', 'api', 'mail', 'commands', 'queries', 'access', 'store', 'domain'],
 };
 
 function files(dir: string): string[] {
