@@ -1,11 +1,11 @@
 // The Keyhold console: a hash-routed single page (#/projects, #/users/…)
 // whose every API call goes through the generated Connect clients over gRPC-Web.
 import { auth, describeError, orgContext, session, SIGNED_OUT_EVENT } from './api.js';
-import { h } from './dom.js';
+import { append, h } from './dom.js';
 import { busy } from './forms.js';
 import { L, language, setLanguage } from './i18n.js';
 import { hasNoRoles, me as whoAmI } from './my-roles.js';
-import { finishLogin, startLogin } from './oidc.js';
+import { finishLogin, finishLogout, forgetLoginTokens, signedInThroughLogin, signOutEverywhere, startLogin } from './oidc.js';
 import { currentPath, errorView, type View } from './view.js';
 import { editAppView } from './views/edit-app.js';
 import { eventsView } from './views/events.js';
@@ -90,26 +90,47 @@ async function renderSession(): Promise<void> {
       return;
     }
   }
+  const who = me;
   const org = orgContext.current;
-  sessionBox.replaceChildren(
-    h('span', { class: 'who' }, L.signedInAs, h('strong', null, me.username)),
-    h('a', { href: '#/orgs', class: 'org', 'data-testid': 'header-org' }, org ? L.inOrg(org.name) : L.inYourOrg),
-    h(
-      'button',
-      {
-        type: 'button',
-        class: 'secondary',
-        onclick: () => {
-          session.signOut();
-          me = undefined;
-          signedOutNotice = L.signedOutNotice;
-          void render(true);
-        },
-      },
-      L.signOut,
-    ),
+  // Without a role the organizations page would only refuse: no link to it.
+  const noRoles = await hasNoRoles();
+  sessionBox.replaceChildren();
+  append(sessionBox, [
+    h('span', { class: 'who' }, L.signedInAs, h('strong', null, who.username)),
+    noRoles ? null : h('a', { href: '#/orgs', class: 'org', 'data-testid': 'header-org' }, org ? L.inOrg(org.name) : L.inYourOrg),
+    signOutButton(),
     languageSwitch(),
+  ]);
+}
+
+/**
+ * "Sign out": signed in through Keyhold's login, the tokens are revoked and the
+ * login session ends at the end-session endpoint (oidc.ts), which sends the
+ * browser back here; a pasted token is only forgotten (it has no login session,
+ * and revoking a PAT is its owner's decision, on the user's page).
+ */
+export function signOutButton(testId?: string): HTMLButtonElement {
+  const button: HTMLButtonElement = h(
+    'button',
+    {
+      type: 'button',
+      class: 'secondary',
+      'data-testid': testId,
+      onclick: async () => {
+        const token = session.token;
+        if (token && signedInThroughLogin()) {
+          await busy(button, L.signingOut, () => signOutEverywhere(token, () => session.signOut()));
+          return;
+        }
+        session.signOut();
+        me = undefined;
+        signedOutNotice = L.signedOutNotice;
+        void render(true);
+      },
+    },
+    L.signOut,
   );
+  return button;
 }
 
 function signInView(): View {
@@ -149,6 +170,7 @@ function signInView(): View {
         // Checked before it is kept: only a token Keyhold accepts goes to sessionStorage.
         const res = await auth.getMyUser({}, { headers: { authorization: `Bearer ${token}` } });
         session.signIn(token);
+        forgetLoginTokens();
         me = { username: res.user?.username || res.user?.userId || L.unknownUser };
         signedOutNotice = undefined;
         input.value = '';
@@ -187,16 +209,29 @@ function notFoundView(path: string): View {
   };
 }
 
-/** A caller with no role anywhere: one plain page instead of admin screens that would only show refusals. */
-function noRightsView(username: string): View {
+/**
+ * A caller with no role anywhere: its own account instead of admin screens
+ * that would only show refusals. The account page itself (password, keys,
+ * sessions) is Keyhold's server-rendered /ui/account; this links there.
+ */
+function myAccountView(who: { username: string; name: string } | undefined): View {
   return {
-    title: L.noRightsTitle,
+    title: L.myAccountTitle,
     node: h(
       'section',
-      { 'data-testid': 'no-rights' },
-      h('h1', { tabindex: '-1' }, L.noRightsTitle),
-      h('p', null, L.noRightsText(username || L.unknownUser)),
-      h('p', null, L.noRightsAsk),
+      { 'aria-labelledby': 'my-account-title', 'data-testid': 'my-account' },
+      h('h1', { id: 'my-account-title', tabindex: '-1' }, L.myAccountTitle),
+      h(
+        'dl',
+        { class: 'facts' },
+        h('dt', null, L.name),
+        h('dd', { 'data-testid': 'my-name' }, who?.name || L.unknownUser),
+        h('dt', null, L.loginName),
+        h('dd', { class: 'mono', 'data-testid': 'my-login-name' }, who?.username || L.unknownUser),
+      ),
+      h('p', null, L.myAccountText),
+      h('div', { class: 'actions' }, h('a', { class: 'button', href: '/ui/account', 'data-testid': 'account-page' }, L.openAccountPage), signOutButton('account-sign-out')),
+      h('p', { class: 'hint' }, L.noRightsAsk),
     ),
   };
 }
@@ -218,7 +253,7 @@ async function render(focus: boolean): Promise<void> {
     try {
       if (await hasNoRoles()) {
         document.body.classList.add('no-rights');
-        view = noRightsView((await whoAmI())?.username ?? '');
+        view = myAccountView(await whoAmI());
       } else {
         document.body.classList.remove('no-rights');
         view = match ? await match[1](match[0]!.slice(1).map(decodeURIComponent)) : notFoundView(path);
@@ -247,6 +282,8 @@ document.querySelector('.skip-link')?.addEventListener('click', (ev) => {
   main.focus();
 });
 translateShell();
+// Back from the end-session endpoint: say so, with the address bar cleaned.
+if (finishLogout()) signedOutNotice = L.signedOutEverywhere;
 // Back from the login page: redeem the code before the first render.
 void finishLogin()
   .then((answer) => {

@@ -1,8 +1,8 @@
 // The console's administration pages in headless Chromium: a project's roles,
 // members, settings and lifecycle; a user's roles (grants), memberships, last
 // login and metadata; the organization's login and lockout policies and
-// members; names in the audit log; the console in German; and the plain page
-// a user with no roles sees. Data is made through the console and checked
+// members; names in the audit log; the console in German; and the account
+// page a user with no roles sees. Data is made through the console and checked
 // through the API (and the other way round).
 import path from 'node:path';
 import { statSync } from 'node:fs';
@@ -318,15 +318,16 @@ describe.skipIf(!available)('Keyhold console: administration pages', () => {
     await page.locator('[data-testid=project-roles]').getByRole('heading', { name: 'Rollen (0)' }).waitFor();
   });
 
-  it('a user with no roles sees a plain page saying it has no administration rights, not admin screens with errors', async () => {
+  it('a user with no roles sees its own account, not admin screens with errors', async () => {
     const { userId } = await mgmt().addMachineUser({ userName: 'no-rights-bot', name: 'No rights', accessTokenType: AccessTokenType.BEARER });
     const { token } = await mgmt().addPersonalAccessToken({ userId });
-    const page = await signedInPage({ token, heading: 'No administration rights' });
-    await page.getByText('You are signed in as no-rights-bot, but you have no administration rights here').waitFor();
+    const page = await signedInPage({ token, heading: 'My account' });
+    expect(await page.getByTestId('my-login-name').textContent()).toBe('no-rights-bot');
+    expect(await page.getByTestId('my-name').textContent()).toBe('No rights');
     expect(await page.locator('.error, [role=alert] .error').count()).toBe(0);
     expect(await page.locator('.topbar nav').isVisible()).toBe(false);
     await page.goto(`${consoleUrl()}#/users`);
-    await page.getByRole('heading', { level: 1, name: 'No administration rights' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'My account' }).waitFor();
     expect(await page.locator('table').count()).toBe(0);
   });
 });

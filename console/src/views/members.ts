@@ -15,6 +15,8 @@ export interface MemberCalls {
   intro: string;
   /** The roles a member can hold here. */
   roles: readonly string[];
+  /** Whether the caller may add, change and remove members here (my-roles.ts); no: the list only. */
+  mayWrite?: boolean;
   list(): Promise<readonly Member[]>;
   add(userId: string, roles: string[]): Promise<unknown>;
   update(userId: string, roles: string[]): Promise<unknown>;
@@ -83,6 +85,15 @@ export async function membersSection(calls: MemberCalls): Promise<HTMLElement> {
           null,
           members.map((m) => {
             const who = memberName(m);
+            if (calls.mayWrite === false) {
+              return h(
+                'tr',
+                { 'data-member': who },
+                h('th', { scope: 'row' }, h('a', { href: href('users', m.userId), title: m.userId }, who)),
+                h('td', null, m.roles.map(roleLabel).join(', ')),
+                h('td', null),
+              );
+            }
             const checks = roleChecks(L.rolesOf(who), [...new Set([...calls.roles, ...m.roles])], m.roles);
             const save: HTMLButtonElement = h('button', {
               type: 'button',
@@ -158,5 +169,5 @@ export async function membersSection(calls: MemberCalls): Promise<HTMLElement> {
     });
   });
 
-  return h('section', { 'aria-labelledby': titleId, 'data-testid': calls.id }, heading, h('p', null, calls.intro), body, status, form);
+  return h('section', { 'aria-labelledby': titleId, 'data-testid': calls.id }, heading, h('p', null, calls.intro), body, status, calls.mayWrite === false ? null : form);
 }

@@ -7,11 +7,12 @@ import { describeError, management } from '../api.js';
 import { announce, h, textField } from '../dom.js';
 import { busy, clearProblems, showProblems } from '../forms.js';
 import { L } from '../i18n.js';
+import { permissions } from '../my-roles.js';
 import type { View } from '../view.js';
 import { membersSection } from './members.js';
 import { checkField } from './project-admin.js';
 
-async function loginPolicyForm(): Promise<HTMLElement> {
+async function loginPolicyForm(mayWrite: boolean): Promise<HTMLElement> {
   const form = h('form', { method: 'post', novalidate: true, class: 'card', 'aria-labelledby': 'login-policy-title', 'data-testid': 'login-policy' }, h('h2', { id: 'login-policy-title' }, L.loginPolicy));
   let answer;
   try {
@@ -26,7 +27,9 @@ async function loginPolicyForm(): Promise<HTMLElement> {
   const firstFactors = { passwordlessType: answer.policy?.passwordlessType ?? PasswordlessType.ALLOWED, allowUsernamePassword: answer.policy?.allowUsernamePassword ?? true };
   const forceMfa = checkField(L.forceMfa, 'forceMfa', answer.policy?.forceMfa ?? false, L.forceMfaHint);
   const save = h('button', { type: 'submit' }, L.saveLoginPolicy);
-  form.append(note, forceMfa.wrapper, h('div', { class: 'actions' }, save));
+  form.append(note, forceMfa.wrapper);
+  if (mayWrite) form.append(h('div', { class: 'actions' }, save));
+  forceMfa.input.disabled = !mayWrite;
   form.addEventListener('submit', async (ev) => {
     ev.preventDefault();
     await busy(save, L.saving, async () => {
@@ -47,7 +50,7 @@ async function loginPolicyForm(): Promise<HTMLElement> {
   return form;
 }
 
-async function lockoutPolicyForm(): Promise<HTMLElement> {
+async function lockoutPolicyForm(mayWrite: boolean): Promise<HTMLElement> {
   const form = h('form', { method: 'post', novalidate: true, class: 'card', 'aria-labelledby': 'lockout-policy-title', 'data-testid': 'lockout-policy' }, h('h2', { id: 'lockout-policy-title' }, L.lockoutPolicy));
   let answer;
   try {
@@ -60,7 +63,9 @@ async function lockoutPolicyForm(): Promise<HTMLElement> {
   const note = h('p', { class: 'hint', 'data-testid': 'lockout-policy-source' }, isDefault ? L.policyIsDefault : L.policyIsOwn);
   const attempts = textField({ label: L.maxPasswordAttempts, name: 'maxPasswordAttempts', type: 'number', value: String(answer.policy?.maxPasswordAttempts ?? 0), hint: L.maxPasswordAttemptsHint, attrs: { min: 0, step: 1, inputmode: 'numeric' } });
   const save = h('button', { type: 'submit' }, L.saveLockoutPolicy);
-  form.append(note, attempts.wrapper, h('div', { class: 'actions' }, save));
+  form.append(note, attempts.wrapper);
+  if (mayWrite) form.append(h('div', { class: 'actions' }, save));
+  attempts.input.readOnly = !mayWrite;
   form.addEventListener('submit', async (ev) => {
     ev.preventDefault();
     await busy(save, L.saving, async () => {
@@ -89,13 +94,16 @@ async function lockoutPolicyForm(): Promise<HTMLElement> {
 export async function organizationView(): Promise<View> {
   const org = await management.getMyOrganization({});
   const name = org.name || L.yourOrganization;
+  // Without the write permissions: the policies and members shown, nothing to press (my-roles.ts).
+  const may = await permissions(['org.policy.write', 'org.member.write'] as const);
   const [login, lockout, members] = await Promise.all([
-    loginPolicyForm(),
-    lockoutPolicyForm(),
+    loginPolicyForm(may['org.policy.write']),
+    lockoutPolicyForm(may['org.policy.write']),
     membersSection({
+      mayWrite: may['org.member.write'],
       id: 'org-members',
       intro: L.orgMembersIntro,
-      roles: ['ORG_OWNER', 'ORG_USER_MANAGER'],
+      roles: ['ORG_OWNER', 'ORG_USER_MANAGER', 'ORG_OWNER_VIEWER'],
       list: async () => (await management.listOrgMembers({ query: { limit: 1000, asc: true } })).result,
       add: (userId, roles) => management.addOrgMember({ userId, roles }),
       update: (userId, roles) => management.updateOrgMember({ userId, roles }),

@@ -8,6 +8,7 @@ import { describeError, management, orgContext, orgs } from '../api.js';
 import { announce, h, textField } from '../dom.js';
 import { busy, clearProblems, showProblems } from '../forms.js';
 import { L } from '../i18n.js';
+import { can } from '../my-roles.js';
 import { searchList } from '../paging.js';
 import { tsText, type View } from '../view.js';
 
@@ -69,6 +70,8 @@ export async function orgsView(): Promise<View> {
       ),
   });
   await list.start();
+  // Only an instance-wide role creates organizations (org.create): nobody else gets the form.
+  const mayCreate = await can('org.create');
 
   const name = textField({ label: L.orgName, name: 'name', required: true, hint: L.oneTo200 });
   const create = h('button', { type: 'submit' }, L.createOrg);
@@ -105,7 +108,7 @@ export async function orgsView(): Promise<View> {
         current ? h('button', { type: 'button', class: 'link', onclick: () => switchTo(undefined) }, L.backToOwnOrg) : null,
       ),
       list.element,
-      form,
+      mayCreate ? form : null,
     ),
   };
 }

@@ -26,12 +26,14 @@ export interface ProjectCounts {
   grants: number;
 }
 
-export function settingsSection(project: Project, counts: () => ProjectCounts, changed: () => void): HTMLElement {
+export function settingsSection(project: Project, counts: () => ProjectCounts, changed: () => void, mayWrite = true): HTMLElement {
   const name = textField({ label: L.projectName, name: 'name', value: project.name, required: true, hint: L.oneTo200 });
   const roleCheck = checkField(L.roleCheck, 'projectRoleCheck', project.projectRoleCheck, L.roleCheckHint);
   const projectCheck = checkField(L.projectCheck, 'hasProjectCheck', project.hasProjectCheck, L.projectCheckHint);
   const save = h('button', { type: 'submit' }, L.saveSettings);
-  const form = h('form', { method: 'post', novalidate: true, class: 'card', 'aria-labelledby': 'settings-title', 'data-testid': 'project-settings' }, h('h2', { id: 'settings-title' }, L.projectSettings), name.wrapper, roleCheck.wrapper, projectCheck.wrapper, h('div', { class: 'actions' }, save));
+  const form = h('form', { method: 'post', novalidate: true, class: 'card', 'aria-labelledby': 'settings-title', 'data-testid': 'project-settings' }, h('h2', { id: 'settings-title' }, L.projectSettings), name.wrapper, roleCheck.wrapper, projectCheck.wrapper, mayWrite ? h('div', { class: 'actions' }, save) : null);
+  // Read-only for a caller without project.write: the settings shown, nothing to press.
+  if (!mayWrite) form.querySelectorAll('input').forEach((i) => (i.disabled = true));
   form.addEventListener('submit', async (ev) => {
     ev.preventDefault();
     await busy(save, L.saving, async () => {
@@ -89,13 +91,13 @@ export function settingsSection(project: Project, counts: () => ProjectCounts, c
     { 'aria-labelledby': 'project-state-title', 'data-testid': 'project-state' },
     h('h2', { id: 'project-state-title' }, L.state),
     h('p', null, L.projectStateIs, h('strong', { 'data-testid': 'project-state-value' }, inactive ? L.deactivated : L.active), inactive ? L.projectInactiveNote : '.'),
-    h('div', { class: 'actions', role: 'group', 'aria-label': L.actions }, toggle, remove),
+    mayWrite ? h('div', { class: 'actions', role: 'group', 'aria-label': L.actions }, toggle, remove) : null,
     status,
   );
   return h('div', null, form, lifecycle);
 }
 
-export async function rolesSection(projectId: string, grantsHolding: (key: string) => number, counted: (n: number) => void, rolesChanged: () => Promise<void>): Promise<HTMLElement> {
+export async function rolesSection(projectId: string, grantsHolding: (key: string) => number, counted: (n: number) => void, rolesChanged: () => Promise<void>, mayWrite = true): Promise<HTMLElement> {
   const heading = h('h2', { id: 'roles-title', tabindex: '-1' }, L.roles);
   const body = h('div');
   const status = h('div', { class: 'alert-box', role: 'alert' });
@@ -121,6 +123,7 @@ export async function rolesSection(projectId: string, grantsHolding: (key: strin
         'tbody',
         null,
         roles.map((r) => {
+          if (!mayWrite) return h('tr', { 'data-role': r.key }, h('th', { scope: 'row', class: 'mono' }, r.key), h('td', null, r.displayName), h('td', null, r.group), h('td', null));
           const display = h('input', { type: 'text', value: r.displayName, 'aria-label': L.displayNameOf(r.key), 'data-field': 'displayName' });
           const group = h('input', { type: 'text', value: r.group, 'aria-label': L.groupOf(r.key), 'data-field': 'group' });
           const save: HTMLButtonElement = h('button', {
@@ -184,11 +187,12 @@ export async function rolesSection(projectId: string, grantsHolding: (key: strin
       }
     });
   });
-  return h('section', { 'aria-labelledby': 'roles-title', 'data-testid': 'project-roles' }, heading, h('p', null, L.rolesIntro), body, status, form);
+  return h('section', { 'aria-labelledby': 'roles-title', 'data-testid': 'project-roles' }, heading, h('p', null, L.rolesIntro), body, status, mayWrite ? form : null);
 }
 
-export function projectMembers(projectId: string): Promise<HTMLElement> {
+export function projectMembers(projectId: string, mayWrite = true): Promise<HTMLElement> {
   return membersSection({
+    mayWrite,
     id: 'project-members',
     intro: L.projectMembersIntro,
     roles: ['PROJECT_OWNER'],

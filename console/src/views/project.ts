@@ -8,7 +8,7 @@ import { AppState, OIDCAuthMethodType, type App } from '../../../gen/keyhold/man
 import { TextQueryMethod } from '../../../gen/keyhold/object/v1/object_pb.js';
 import { describeError, management } from '../api.js';
 import { apiAccessSwitch } from '../api-access.js';
-import { isInstanceOwner } from '../my-roles.js';
+import { isInstanceOwner, permissions } from '../my-roles.js';
 import { complianceReport, secretOnce } from '../components.js';
 import { announce, h, uid, type Child } from '../dom.js';
 import { busy } from '../forms.js';
@@ -37,7 +37,7 @@ function hasSecret(app: App): boolean {
   return m === OIDCAuthMethodType.OIDC_AUTH_METHOD_TYPE_BASIC || m === OIDCAuthMethodType.OIDC_AUTH_METHOD_TYPE_POST;
 }
 
-function appDetails(projectId: string, app: App, instanceOwner: boolean, reload: () => Promise<void>): HTMLElement {
+function appDetails(projectId: string, app: App, instanceOwner: boolean, mayWrite: boolean, reload: () => Promise<void>): HTMLElement {
   const c = app.oidcConfig;
   // Not a live region: a regenerated secret must not be read out by itself; announce() says what happened.
   const status = h('div', { class: 'app-status' });
@@ -161,14 +161,18 @@ function appDetails(projectId: string, app: App, instanceOwner: boolean, reload:
       ),
       c ? complianceReport(c.noneCompliant, c.complianceProblems, 'h4') : null,
       apiAccessSwitch(projectId, app, instanceOwner),
-      h('div', { class: 'actions', role: 'group', 'aria-label': L.actionsFor(app.name) }, actions),
+      mayWrite ? h('div', { class: 'actions', role: 'group', 'aria-label': L.actionsFor(app.name) }, actions) : null,
       status,
     ),
   );
 }
 
 export async function projectView(projectId: string): Promise<View> {
-  const [{ project }, instanceOwner] = await Promise.all([management.getProjectByID({ id: projectId }), isInstanceOwner()]);
+  const [{ project }, instanceOwner, may] = await Promise.all([
+    management.getProjectByID({ id: projectId }),
+    isInstanceOwner(),
+    permissions(['project.write', 'project.app.write', 'project.role.write', 'project.member.write'] as const, projectId),
+  ]);
   const name = project?.name ?? projectId;
   const heading = h('h2', { id: 'apps-title', tabindex: '-1' }, L.applications);
   let appCount = 0;
@@ -194,7 +198,7 @@ export async function projectView(projectId: string): Promise<View> {
         'div',
         { class: 'app-list' },
         apps.map((a) =>
-          appDetails(projectId, a, instanceOwner, async () => {
+          appDetails(projectId, a, instanceOwner, may['project.app.write'], async () => {
             await reload();
             heading.focus();
           }),
@@ -218,10 +222,11 @@ export async function projectView(projectId: string): Promise<View> {
         roleCount = n;
       },
       () => grantsPart.reload(),
+      may['project.role.write'],
     ),
-    projectMembers(projectId),
+    projectMembers(projectId, may['project.member.write']),
   ]);
-  const settings = project ? settingsSection(project, () => ({ apps: appCount, roles: roleCount, grants: grants.length }), reloadPage) : null;
+  const settings = project ? settingsSection(project, () => ({ apps: appCount, roles: roleCount, grants: grants.length }), reloadPage, may['project.write']) : null;
 
   return {
     title: name,
@@ -238,7 +243,7 @@ export async function projectView(projectId: string): Promise<View> {
         h('dt', null, L.created),
         h('dd', null, tsText(project?.details?.creationDate)),
       ),
-      h('p', null, h('a', { class: 'button', href: href('projects', projectId, 'apps', 'new') }, L.newOidcApp)),
+      may['project.app.write'] ? h('p', null, h('a', { class: 'button', href: href('projects', projectId, 'apps', 'new') }, L.newOidcApp)) : null,
       h('section', { class: 'apps', 'aria-labelledby': 'apps-title' }, heading, list.element),
       rolesPart,
       membersPart,

@@ -6,6 +6,7 @@ import { describeError, management } from '../api.js';
 import { announce, h, textField } from '../dom.js';
 import { busy, clearProblems, showProblems } from '../forms.js';
 import { L } from '../i18n.js';
+import { can } from '../my-roles.js';
 import { searchList } from '../paging.js';
 import { href, tsText, type View } from '../view.js';
 
@@ -40,6 +41,7 @@ export async function projectsView(): Promise<View> {
     render: projectsTable,
   });
   await list.start();
+  const mayCreate = await can('project.write');
 
   const name = textField({ label: L.projectName, name: 'name', required: true, hint: L.oneTo200 });
   const button = h('button', { type: 'submit' }, L.createProject);
@@ -60,6 +62,6 @@ export async function projectsView(): Promise<View> {
 
   return {
     title: L.projectsTitle,
-    node: h('section', { 'aria-labelledby': 'projects-title' }, h('h1', { id: 'projects-title', tabindex: '-1' }, L.projectsTitle), list.element, form),
+    node: h('section', { 'aria-labelledby': 'projects-title' }, h('h1', { id: 'projects-title', tabindex: '-1' }, L.projectsTitle), list.element, mayCreate ? form : null),
   };
 }

@@ -41,7 +41,9 @@ const ACTIONS: Record<number, () => Action[]> = {
 };
 
 /** The buttons for what `user`'s state allows; `done` after one worked, `failed` with the server's words. */
-export function lifecycleButtons(user: User, done: (removed: boolean) => Promise<void>, failed: (message: string) => void, small = false): HTMLButtonElement[] {
+export function lifecycleButtons(user: User, done: (removed: boolean) => Promise<void>, failed: (message: string) => void, small = false, allowed = true): HTMLButtonElement[] {
+  // A caller without user.write gets no button that could only be refused (my-roles.ts).
+  if (!allowed) return [];
   return (ACTIONS[user.state]?.() ?? []).map((action) => {
     const button: HTMLButtonElement = h(
       'button',
@@ -69,9 +71,9 @@ export function lifecycleButtons(user: User, done: (removed: boolean) => Promise
 }
 
 /** The state line and action buttons; `changed` re-reads the user (or leaves the page after removal). */
-export function lifecycle(user: User, changed: (removed: boolean) => Promise<void>): HTMLElement {
+export function lifecycle(user: User, changed: (removed: boolean) => Promise<void>, allowed = true): HTMLElement {
   const status = h('div', { class: 'alert-box', role: 'alert' });
-  const buttons = lifecycleButtons(user, changed, (message) => status.replaceChildren(h('p', { class: 'error' }, message)));
+  const buttons = lifecycleButtons(user, changed, (message) => status.replaceChildren(h('p', { class: 'error' }, message)), false, allowed);
   return h(
     'section',
     { 'aria-labelledby': 'lifecycle-title', 'data-testid': 'lifecycle' },

@@ -12,6 +12,7 @@ import { announce, h, textField } from '../dom.js';
 import { busy, clearProblems, showProblems } from '../forms.js';
 import { tsText, type View } from '../view.js';
 import { L } from '../i18n.js';
+import { permissions } from '../my-roles.js';
 import { grantsSection, lastLogin, membershipsSection, metadataSection } from './user-access.js';
 import { lifecycle } from './user-lifecycle.js';
 import { patSection } from './user-pats.js';
@@ -84,7 +85,7 @@ export function serverTrouble(problem: Problem): Trouble {
   }
 }
 
-function keysTable(userId: string, tokens: U2FToken[], reload: () => Promise<void>, showError: (t: Trouble) => void): HTMLElement {
+function keysTable(userId: string, tokens: U2FToken[], reload: () => Promise<void>, showError: (t: Trouble) => void, mayWrite: boolean): HTMLElement {
   const ready = tokens.filter((t) => t.state === U2FState.U2F_STATE_READY);
   if (!ready.length) return h('p', { class: 'empty', 'data-testid': 'no-keys' }, L.noKeys);
   return h(
@@ -128,7 +129,7 @@ function keysTable(userId: string, tokens: U2FToken[], reload: () => Promise<voi
           h('td', null, t.format || '\u2014'),
           h('td', { class: 'mono' }, t.aaguid || '\u2014'),
           h('td', null, tsText(t.creationDate)),
-          h('td', null, remove),
+          h('td', null, mayWrite ? remove : null),
         );
       }),
     ),
@@ -142,7 +143,13 @@ export async function userView(userId: string): Promise<View> {
   const displayName = human?.profile?.displayName || (user?.type.case === 'machine' ? user.type.value.name : '') || username;
   const pats = user?.type.case === 'machine' ? await patSection(userId) : null;
   const orgName = await management.getMyOrganization({}).then((o) => o.name, () => L.yourOrganization);
-  const [roles, memberships, login, metadata] = await Promise.all([grantsSection(userId), membershipsSection(userId, orgName), lastLogin(userId), metadataSection(userId)]);
+  const [roles, memberships, login, metadata, may] = await Promise.all([
+    grantsSection(userId),
+    membershipsSection(userId, orgName),
+    lastLogin(userId),
+    metadataSection(userId),
+    permissions(['user.write', 'user.credential.write'] as const),
+  ]);
   const state = h('div');
   const showState = (u: NonNullable<typeof user>) =>
     state.replaceChildren(
@@ -154,7 +161,7 @@ export async function userView(userId: string): Promise<View> {
         const fresh = await users.getUserByID({ userId });
         if (fresh.user) showState(fresh.user);
         state.querySelector<HTMLElement>('h2')?.focus();
-      }),
+      }, may['user.write']),
     );
   if (user) showState(user);
 
@@ -169,9 +176,9 @@ export async function userView(userId: string): Promise<View> {
   };
   const reload = async () => {
     const { result } = await users.listU2FTokens({ userId });
-    keys.replaceChildren(keysTable(userId, result, reload, showError));
+    keys.replaceChildren(keysTable(userId, result, reload, showError, may['user.credential.write']));
   };
-  keys.replaceChildren(keysTable(userId, tokens.result, reload, showError));
+  keys.replaceChildren(keysTable(userId, tokens.result, reload, showError, may['user.credential.write']));
 
   const add: HTMLButtonElement = h(
     'button',
@@ -290,7 +297,7 @@ export async function userView(userId: string): Promise<View> {
         login,
       ),
       state,
-      user ? profileForm(user, () => window.dispatchEvent(new HashChangeEvent('hashchange'))) : null,
+      user && may['user.write'] ? profileForm(user, () => window.dispatchEvent(new HashChangeEvent('hashchange'))) : null,
       pats,
       roles,
       memberships,
@@ -301,7 +308,7 @@ export async function userView(userId: string): Promise<View> {
         h('h2', { id: 'keys-title' }, L.keys),
         h('p', null, L.keysIntro),
         keys,
-        h('div', { class: 'actions' }, add),
+        may['user.credential.write'] ? h('div', { class: 'actions' }, add) : null,
         status,
         alert,
         naming,

@@ -10,6 +10,7 @@ import { describeError, management, orgContext, users } from '../api.js';
 import { announce, h, textField } from '../dom.js';
 import { busy, clearProblems, showProblems } from '../forms.js';
 import { L } from '../i18n.js';
+import { can } from '../my-roles.js';
 import { filterSelect, searchList } from '../paging.js';
 import { href, tsText, type View } from '../view.js';
 import { lifecycleButtons, userState } from './user-lifecycle.js';
@@ -23,12 +24,12 @@ export function displayNameOf(user: User): string {
   return user.username;
 }
 
-function usersTable(list: readonly User[], reload: () => Promise<void>, problem: HTMLElement): HTMLElement {
+function usersTable(list: readonly User[], reload: () => Promise<void>, problem: HTMLElement, mayWrite: boolean): HTMLElement {
   return h(
     'table',
     { class: 'list' },
     h('caption', { class: 'visually-hidden' }, L.usersTitle),
-    h('thead', null, h('tr', null, [L.username, L.name, L.email, L.kind, L.state, L.created, L.actions].map((c) => h('th', { scope: 'col' }, c)))),
+    h('thead', null, h('tr', null, [L.username, L.name, L.email, L.kind, L.state, L.created, mayWrite ? L.actions : null].filter((c) => c !== null).map((c) => h('th', { scope: 'col' }, c)))),
     h(
       'tbody',
       null,
@@ -42,15 +43,17 @@ function usersTable(list: readonly User[], reload: () => Promise<void>, problem:
           h('td', null, u.type.case === 'machine' ? L.machine : L.human),
           h('td', { 'data-testid': 'user-state' }, userState(u.state)),
           h('td', null, tsText(u.details?.creationDate)),
-          h(
-            'td',
-            null,
-            h(
-              'div',
-              { class: 'row-actions', role: 'group', 'aria-label': L.actionsFor(u.username) },
-              lifecycleButtons(u, () => reload(), (message) => problem.replaceChildren(h('p', { class: 'error' }, `${u.username}: ${message}`)), true),
-            ),
-          ),
+          mayWrite
+            ? h(
+                'td',
+                null,
+                h(
+                  'div',
+                  { class: 'row-actions', role: 'group', 'aria-label': L.actionsFor(u.username) },
+                  lifecycleButtons(u, () => reload(), (message) => problem.replaceChildren(h('p', { class: 'error' }, `${u.username}: ${message}`)), true),
+                ),
+              )
+            : null,
         ),
       ),
     ),
@@ -136,6 +139,7 @@ const TEXT_FIELDS: Record<string, (text: string) => Query> = {
 
 export async function usersView(): Promise<View> {
   const org = orgContext.current;
+  const mayWrite = await can('user.write');
   const problem = h('div', { class: 'alert-box', role: 'alert', 'data-testid': 'users-problem' });
   const field = filterSelect(L.searchIn, 'field', [
     ['username', L.username],
@@ -172,7 +176,7 @@ export async function usersView(): Promise<View> {
     },
     render: (items, reload) => {
       problem.replaceChildren();
-      return usersTable(items, reload, problem);
+      return usersTable(items, reload, problem, mayWrite);
     },
   });
   await list.start();
@@ -186,8 +190,7 @@ export async function usersView(): Promise<View> {
       org ? h('p', { class: 'notice' }, L.usersOfOrg(org.name)) : null,
       problem,
       list.element,
-      humanForm(),
-      machineForm(),
+      mayWrite ? [humanForm(), machineForm()] : null,
     ),
   };
 }

@@ -22,6 +22,8 @@ export const ROLES = {
   IAM_OWNER: { scope: 'instance', grants: ['*'] },
   ORG_OWNER: { scope: 'org', grants: ['org.*', 'project.*', 'user.*'] },
   ORG_USER_MANAGER: { scope: 'org', grants: ['user.*'] },
+  /** ZITADEL's read-only org role: sees what the org holds, changes nothing (not its audit log: that is the owners'). */
+  ORG_OWNER_VIEWER: { scope: 'org', grants: ['org.read', 'org.member.read', 'org.policy.read', 'project.read', 'project.member.read', 'project.app.read', 'user.read', 'user.grant.read'] },
   PROJECT_OWNER: { scope: 'project', grants: ['project.read', 'project.app.*', 'project.member.read', 'project.member.write', 'project.role.write', 'user.grant.read', 'user.grant.write'] },
 } as const satisfies Record<string, { scope: ScopeType; grants: readonly string[] }>;
 

@@ -91,6 +91,17 @@ describe('roles expand to concrete permissions where they are held', () => {
     expect(containmentExcess([], [project('p1', 'o1', 'ORG_OWNER'), org('o1', 'SUPER_ADMIN')])).toBeUndefined();
   });
 
+  it('ORG_OWNER_VIEWER reads what its org holds and writes nothing; only an owner of the org may grant it', () => {
+    const held = [...permissionsOfRole('ORG_OWNER_VIEWER', 'org')];
+    expect(held.sort()).toEqual(['org.member.read', 'org.policy.read', 'org.read', 'project.app.read', 'project.member.read', 'project.read', 'user.grant.read', 'user.read']);
+    expect(held.filter((p) => !p.endsWith('.read'))).toEqual([]);
+    expect(hasPermission([org('o1', 'ORG_OWNER_VIEWER')], 'project.read', { orgId: 'o1', projectId: 'p1' })).toBe(true);
+    expect(hasPermission([org('o1', 'ORG_OWNER_VIEWER')], 'user.write', { orgId: 'o1' })).toBe(false);
+    expect(hasPermission([org('o1', 'ORG_OWNER_VIEWER')], 'user.read', { orgId: 'o2' })).toBe(false);
+    expect(grantExcess([org('o1', 'ORG_OWNER')], orgScope('o1'), ['ORG_OWNER_VIEWER'])).toBeUndefined();
+    expect(grantExcess([org('o1', 'ORG_USER_MANAGER')], orgScope('o1'), ['ORG_OWNER_VIEWER'])).toBeDefined();
+  });
+
   it('user.id.choose is checked instance-wide: only IAM_OWNER holds it', () => {
     expect(hasPermission([iam], 'user.id.choose', {})).toBe(true);
     expect(hasPermission([org('o1', 'ORG_OWNER')], 'user.id.choose', {})).toBe(false);
