@@ -41,7 +41,7 @@ export interface AppFormOptions {
   save(values: AppFormValues): Promise<void>;
 }
 
-function selectField<T extends number>(label: string, field: string, choices: Choice<T>[], hint?: string, initial?: T) {
+export function selectField<T extends number>(label: string, field: string, choices: Choice<T>[], hint?: string, initial?: T) {
   const id = uid(`f-${field}`);
   const hintId = hint ? `${id}-hint` : undefined;
   const select = h(
@@ -53,12 +53,13 @@ function selectField<T extends number>(label: string, field: string, choices: Ch
   return { wrapper, select, value: () => Number(select.value) as T };
 }
 
-function checkboxGroup<T extends number>(legend: string, field: string, choices: Choice<T>[], checked: T[], hint?: string) {
+export function checkboxGroup<T extends number>(legend: string, field: string, choices: Choice<T>[], checked: T[], hint?: string) {
   const hintId = hint ? uid('hint') : undefined;
   const boxes = choices.map((c) => {
     const id = uid(`f-${field}`);
     const input = h('input', { id, type: 'checkbox', name: field, value: String(c.value), checked: checked.includes(c.value) });
-    return { choice: c, input, node: h('div', { class: 'check' }, input, h('label', { for: id }, c.label, ' ', h('code', { class: 'wire' }, c.wire))) };
+    // Plain words only: the wire names are the API's business (docs/console.md names them).
+    return { choice: c, input, node: h('div', { class: 'check' }, input, h('label', { for: id }, c.label)) };
   });
   const element = h(
     'fieldset',
@@ -70,7 +71,7 @@ function checkboxGroup<T extends number>(legend: string, field: string, choices:
   return { element, values: () => boxes.filter((b) => b.input.checked).map((b) => b.choice.value) };
 }
 
-function checkbox(label: string, field: string, hint?: string, checked = false) {
+export function checkbox(label: string, field: string, hint?: string, checked = false) {
   const id = uid(`f-${field}`);
   const hintId = hint ? `${id}-hint` : undefined;
   const input = h('input', { id, type: 'checkbox', name: field, 'data-field': field, 'aria-describedby': hintId, checked });
@@ -81,9 +82,9 @@ function fieldset(legend: string, ...children: HTMLElement[]): HTMLFieldSetEleme
   return h('fieldset', { class: 'group' }, h('legend', null, legend), children);
 }
 
-const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/i;
+export const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/i;
 
-function checkRedirectUri(value: string): string | undefined {
+export function checkRedirectUri(value: string): string | undefined {
   let url: URL;
   try {
     url = new URL(value);
@@ -95,7 +96,7 @@ function checkRedirectUri(value: string): string | undefined {
   return undefined;
 }
 
-function checkOrigin(value: string): string | undefined {
+export function checkOrigin(value: string): string | undefined {
   let url: URL;
   try {
     url = new URL(value);
@@ -106,7 +107,7 @@ function checkOrigin(value: string): string | undefined {
   return undefined;
 }
 
-function seconds(d: Duration | undefined): string {
+export function seconds(d: Duration | undefined): string {
   if (!d) return '0';
   return String(Number(d.seconds) + d.nanos / 1e9);
 }

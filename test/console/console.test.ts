@@ -1,8 +1,8 @@
 // The console in a real browser: Debian's Chromium (playwright-core) drives
 // http://localhost:<port>/console/ of a started Keyhold. Sign-in with the
-// bootstrap PAT, projects, the AddOIDCApp form with the server's field
-// violations, compliance reports in English and German, a client secret shown
-// once, and security-key enrollment through a CDP virtual authenticator,
+// bootstrap PAT, projects, the new-application steps with the server's field
+// violations, the issuer and discovery URL after creation, compliance reports
+// in English and German, a client secret shown once, and security-key enrollment through a CDP virtual authenticator,
 // including the errors a person meets (already registered, cancelled, expired).
 // Every API call is recorded: it must travel as application/grpc-web+proto.
 import { mkdirSync, statSync } from 'node:fs';
@@ -78,7 +78,8 @@ describe.skipIf(!available)('Keyhold console in headless Chromium', () => {
     const byRequest = new Map<Request, ApiCall>();
     page.on('request', (req) => {
       const url = new URL(req.url());
-      if (url.pathname.startsWith('/console')) return;
+      // The console's own files, and the discovery document it reads for the issuer after creating an app: not API calls.
+      if (url.pathname.startsWith('/console') || url.pathname === '/.well-known/openid-configuration') return;
       const headers = req.headers();
       const call: ApiCall = {
         method: req.method(),
@@ -157,33 +158,55 @@ describe.skipIf(!available)('Keyhold console in headless Chromium', () => {
     await page.getByRole('link', { name: 'Projects', exact: true }).first().click();
     await page.locator('[data-testid=projects] a', { hasText: 'Console project' }).waitFor();
 
-    // New application: a first try the server rejects, field by field.
+    // New application, step by step: what is missing is said at the field before the next step.
     await page.locator('[data-testid=projects] a', { hasText: 'Console project' }).click();
     await page.getByRole('link', { name: 'New OIDC application' }).click();
     await page.getByRole('heading', { level: 1, name: 'New OIDC application' }).waitFor();
+    const next = page.getByTestId('step-next');
+    await next.click();
+    for (const field of ['name', 'appType']) await page.locator(`.field-error[data-error-for="${field}"]`).waitFor();
+    const nameInput = page.getByRole('textbox', { name: 'Name', exact: true });
+    await nameInput.fill('Native app');
+    await page.getByRole('radio', { name: 'Native or mobile app' }).check();
+    await next.click();
+    // How it signs in: a native app starts at "no secret"; a secret is allowed, with the advice against it.
+    await page.getByRole('heading', { level: 2, name: 'How does it sign in?' }).waitFor();
+    expect(await page.getByRole('radio', { name: 'No secret: PKCE (recommended)' }).isChecked()).toBe(true);
+    await page.getByRole('radio', { name: 'Client secret, in the Authorization header' }).check();
+    expect(await text(page, '.advice')).toMatch(/cannot keep a secret/);
+    expect(await page.locator('main').textContent()).not.toMatch(/OIDC_[A-Z_]+/);
+    await next.click();
+    // Its addresses: the native app's hint; none given is refused before the review.
+    await page.getByRole('heading', { level: 2, name: 'Where does Keyhold send people back?' }).waitFor();
+    expect(await text(page, '[data-testid=uri-hint]')).toMatch(/own scheme .* loopback/);
+    await next.click();
+    await page.locator('.field-error[data-error-for="redirectUris"]').waitFor();
     await page.getByRole('button', { name: 'Add redirect URI' }).click();
     // Row 1 stays empty (not sent), row 2 is bad: the server's redirectUris[0] must land on row 2.
     await page.getByRole('textbox', { name: 'Redirect URI 2', exact: true }).fill('not-a-uri');
+    await next.click();
+    // The review: everything that will be sent, in words; the rest under "Advanced".
+    await page.getByRole('heading', { level: 2, name: 'Review' }).waitFor();
+    expect(await text(page, '[data-testid=review-kind]')).toBe('Native or mobile app');
+    expect(await text(page, '[data-testid=review-method]')).toBe('Client secret, in the Authorization header');
+    expect(await page.locator('[data-testid=review]').textContent()).toContain('not-a-uri');
+    await page.locator('[data-testid=advanced] summary').click();
     await page.getByLabel('Clock skew (seconds)').fill('9');
     await page.getByRole('button', { name: 'Create application' }).click();
+    // Refused: every step opens, each refusal next to its field.
     await page.locator('.error-summary').waitFor();
-    for (const field of ['name', 'redirectUris[1]', 'clockSkew']) {
+    for (const field of ['redirectUris[1]', 'clockSkew']) {
       await page.locator(`.field-error[data-error-for="${field}"]`).waitFor();
     }
-    expect(await page.locator('.field-error').count()).toBe(3);
-    const nameInput = page.getByRole('textbox', { name: 'Name', exact: true });
-    expect(await nameInput.getAttribute('aria-invalid')).toBe('true');
-    const nameErrorId = await page.locator('.field-error[data-error-for="name"]').getAttribute('id');
-    expect(await nameInput.getAttribute('aria-describedby')).toContain(nameErrorId!);
+    expect(await page.locator('.field-error').count()).toBe(2);
+    expect(await nameInput.isVisible()).toBe(true);
     // Next to the field: the error sits in the list item of row 2.
     const row2 = page.locator('li', { has: page.getByRole('textbox', { name: 'Redirect URI 2', exact: true }) });
     expect(await row2.locator('.field-error').textContent()).toMatch(/^Error: Redirect URI 2 must be an absolute URI/);
     expect(await page.getByRole('textbox', { name: 'Redirect URI 2', exact: true }).getAttribute('aria-invalid')).toBe('true');
     expect(await page.evaluate(() => document.activeElement?.classList.contains('error-summary'))).toBe(true);
 
-    // Fixed: a NATIVE app with a plain-http non-loopback redirect → two compliance problems.
-    await nameInput.fill('Native app');
-    await page.getByLabel('Application type').selectOption({ label: 'Native (desktop or mobile app)' });
+    // Fixed: a NATIVE app with a secret and a plain-http non-loopback redirect → two compliance problems.
     await page.getByRole('textbox', { name: 'Redirect URI 2', exact: true }).fill(NATIVE_URI);
     await page.getByLabel('Clock skew (seconds)').fill('0.5');
     await page.getByRole('button', { name: 'Create application' }).click();
@@ -200,16 +223,28 @@ describe.skipIf(!available)('Keyhold console in headless Chromium', () => {
     );
     expect(await text(page, 'p[data-key="Application.OIDC.V1.NotCompliant"]')).toBe(complianceMessage('NotCompliant', 'en'));
     expect(await page.locator('[data-testid=client-secret]').inputValue()).toMatch(/^[A-Za-z0-9]{64}$/);
+    // What a developer needs next: the issuer and the discovery document, as Keyhold announces them.
+    const discovery = (await (await fetch(`http://localhost:${kh.port}/.well-known/openid-configuration`)).json()) as { issuer: string };
+    expect(await page.locator('input[data-testid=issuer]').inputValue()).toBe(discovery.issuer);
+    expect(await page.locator('input[data-testid=discovery-url]').inputValue()).toBe(`${discovery.issuer}/.well-known/openid-configuration`);
+    await page.getByRole('button', { name: 'Copy Discovery document' }).click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(`${discovery.issuer}/.well-known/openid-configuration`);
     await page.screenshot({ path: path.join(SCREENSHOTS, 'app-created.png'), fullPage: true });
     expect(statSync(path.join(SCREENSHOTS, 'app-created.png')).size).toBeGreaterThan(10_000);
     taken.add('app-created.png');
 
-    // A WEB/BASIC app: the secret, once, with a copy button and the warning.
+    // A web app: the secret in the header is its default; the secret once, with a copy button and the warning.
     await page.getByRole('button', { name: 'Create another application' }).click();
     await page.getByRole('textbox', { name: 'Name', exact: true }).fill('Web app');
+    await page.getByRole('radio', { name: 'Web app with a server' }).check();
+    await next.click();
+    expect(await page.getByRole('radio', { name: 'Client secret, in the Authorization header (recommended)' }).isChecked()).toBe(true);
+    await next.click();
+    expect(await text(page, '[data-testid=uri-hint]')).toMatch(/https/);
     await page.getByRole('textbox', { name: 'Redirect URI 1', exact: true }).fill('https://app.example.com/callback');
     await page.getByRole('button', { name: 'Add origin' }).click();
     await page.getByRole('textbox', { name: 'Origin 1', exact: true }).fill('https://app.example.com');
+    await next.click();
     await page.getByRole('button', { name: 'Create application' }).click();
     await page.locator('[data-testid=app-created]').waitFor();
     const secret = await page.locator('[data-testid=client-secret]').inputValue();
@@ -265,8 +300,13 @@ describe.skipIf(!available)('Keyhold console in headless Chromium', () => {
     await page.goto(`${consoleUrl()}#/projects/${projectId}/apps/new`);
     await page.getByRole('heading', { level: 1, name: 'Neue OIDC-Anwendung' }).waitFor();
     await page.getByRole('textbox', { name: 'Name', exact: true }).fill('Native App');
-    await page.getByLabel('Anwendungstyp').selectOption({ label: 'Nativ (Desktop- oder Mobil-App)' });
+    await page.getByRole('radio', { name: 'Native oder mobile App' }).check();
+    await page.getByRole('button', { name: 'Weiter', exact: true }).click();
+    await page.getByRole('radio', { name: 'Client-Geheimnis im Authorization-Header' }).check();
+    await page.getByRole('button', { name: 'Weiter', exact: true }).click();
     await page.getByRole('textbox', { name: 'Weiterleitungs-URI 1', exact: true }).fill(NATIVE_URI);
+    await page.getByRole('button', { name: 'Weiter', exact: true }).click();
+    await page.getByRole('heading', { level: 2, name: '\u00dcberpr\u00fcfen' }).waitFor();
     await page.getByRole('button', { name: 'Anwendung anlegen' }).click();
     await page.locator('[data-testid=app-created]').waitFor();
     expect(await page.locator('[data-testid=compliance] li').count()).toBe(2);

@@ -1,13 +1,29 @@
-// #/projects/<id>/apps/new: the application form (../app-form.ts) sent as
-// AddOIDCApp. After creation: the client id, the secret shown once, and the
-// compliance report in the browser's language.
+// #/projects/<id>/apps/new: the guided sequence (../app-wizard.ts) sent as
+// AddOIDCApp. After creation, what a developer configures next: the client id,
+// the secret shown once, the issuer and the discovery document's URL (from the
+// discovery document itself, so it is KEYHOLD_ISSUER's, not this page's
+// address), each with a copy button; then the compliance report in the
+// browser's language.
 import type { AddOIDCAppResponse } from '../../../gen/keyhold/management/v1/management_pb.js';
 import { management } from '../api.js';
-import { appForm } from '../app-form.js';
+import { OIDCAuthMethodType } from '../../../gen/keyhold/management/v1/app_pb.js';
+import { appWizard } from '../app-wizard.js';
 import { complianceReport, secretOnce } from '../components.js';
 import { announce, copyableValue, h } from '../dom.js';
 import { L } from '../i18n.js';
 import { href, type View } from '../view.js';
+
+/** The issuer as Keyhold announces it (KEYHOLD_ISSUER); this page's origin only when the document cannot be read. */
+async function issuerOf(): Promise<string> {
+  try {
+    const res = await fetch('/.well-known/openid-configuration', { headers: { accept: 'application/json' } });
+    const doc = (await res.json()) as { issuer?: unknown };
+    if (res.ok && typeof doc.issuer === 'string' && doc.issuer) return doc.issuer.replace(/\/+$/, '');
+  } catch {
+    // Unreachable: the page's own origin, which serves the console and so is Keyhold's.
+  }
+  return window.location.origin;
+}
 
 export async function newAppView(projectId: string): Promise<View> {
   const { project } = await management.getProjectByID({ id: projectId });
@@ -15,27 +31,36 @@ export async function newAppView(projectId: string): Promise<View> {
   const content = h('div');
 
   const showForm = () => {
-    const form = appForm({
+    const form = appWizard({
+      projectId,
       labelledBy: 'new-app-title',
-      submitLabel: L.createApplication,
-      busyLabel: L.creating,
-      cancelHref: href('projects', projectId),
-      async save(values) {
+      async create(values) {
         const res = await management.addOIDCApp({ projectId, ...values });
-        showResult(values.name.trim(), res);
+        await showResult(values.name.trim(), res, values.authMethodType);
       },
     });
     content.replaceChildren(form);
   };
 
-  const showResult = (appName: string, res: AddOIDCAppResponse) => {
+  const showResult = async (appName: string, res: AddOIDCAppResponse, method: OIDCAuthMethodType) => {
+    const issuer = await issuerOf();
+    const discovery = `${issuer}/.well-known/openid-configuration`;
     const result = h(
       'section',
       { class: 'card result', 'aria-labelledby': 'created-title', 'data-testid': 'app-created' },
       h('h2', { id: 'created-title', tabindex: '-1' }, L.appCreatedTitle(appName)),
       h('dl', { class: 'facts compact' }, h('dt', null, L.applicationId), h('dd', { class: 'mono', 'data-testid': 'app-id' }, res.appId)),
-      copyableValue(L.clientId, res.clientId, { testId: 'client-id' }),
+      h(
+        'section',
+        { class: 'next-steps', 'aria-labelledby': 'next-steps-title', 'data-testid': 'next-steps' },
+        h('h3', { id: 'next-steps-title' }, L.nextStepsTitle),
+        h('p', null, L.nextStepsIntro),
+        copyableValue(L.issuer, issuer, { testId: 'issuer' }),
+        copyableValue(L.discoveryUrl, discovery, { testId: 'discovery-url' }),
+        copyableValue(L.clientId, res.clientId, { testId: 'client-id' }),
+      ),
       res.clientSecret ? secretOnce(res.clientSecret) : h('p', { 'data-testid': 'no-secret' }, L.noClientSecret),
+      method === OIDCAuthMethodType.OIDC_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT ? h('p', { class: 'notice', 'data-testid': 'key-needed' }, L.keyNeeded) : null,
       complianceReport(res.noneCompliant, res.complianceProblems),
       h(
         'div',
