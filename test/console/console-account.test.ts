@@ -96,9 +96,9 @@ describe.skipIf(skip)('console: My account, sign-out, and no buttons a caller ma
     expect((await fetch(`${base()}/auth/v1/users/me`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL(`${base()}/console/**`);
-    await page.getByText('your Keyhold login session has ended').waitFor();
+    await page.getByText('your login session has ended').waitFor();
     expect(new URL(page.url()).search).toBe('');
-    expect(await page.evaluate(() => [sessionStorage.getItem('keyhold.console.token'), sessionStorage.getItem('keyhold.console.oidc')])).toEqual([null, null]);
+    expect(await page.evaluate(() => ['token', 'oidc', 'logout'].map((k) => sessionStorage.getItem(`keyhold.console.${k}`)))).toEqual([null, null, null]);
 
     // Logging in again asks who and the password: the login session is gone.
     await page.getByRole('button', { name: 'Log in with Keyhold' }).click();
