@@ -70,8 +70,8 @@ export function methodWords(m: OIDCAuthMethodType): { title: string; hint: strin
   }
 }
 
-/** The hint a redirect URI gets as it is typed, for the kind of app (the server's compliance report decides). */
-function uriAdvice(value: string, kind: Kind, devMode: boolean): string | undefined {
+/** The hint a redirect URI gets as it is typed, for the kind of app: the compliance report's rules (src/domain/oidc/compliance.ts), which decide. */
+function uriAdvice(value: string, kind: Kind): string | undefined {
   let url: URL;
   try {
     url = new URL(value);
@@ -85,7 +85,8 @@ function uriAdvice(value: string, kind: Kind, devMode: boolean): string | undefi
     return undefined;
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return L.webCustomScheme;
-  if (url.protocol === 'http:' && !loopback && !devMode) return L.webNeedsHttps;
+  if (url.protocol === 'http:' && kind === 'spa') return L.spaNeedsHttps;
+  if (url.protocol === 'http:' && !loopback) return L.webNeedsHttps;
   return undefined;
 }
 
@@ -152,7 +153,7 @@ export function appWizard(opts: WizardOptions): HTMLFormElement {
 
   // 3. Its addresses.
   const devMode = checkbox(L.devMode, 'devMode', L.devModeHint);
-  const check = (value: string) => (kind ? uriAdvice(value, kind, devMode.input.checked) : undefined);
+  const check = (value: string) => (kind ? uriAdvice(value, kind) : undefined);
   const uriHint = h('p', { class: 'hint', 'data-testid': 'uri-hint' });
   const redirectUris = rowsEditor({ field: 'redirectUris', legend: L.redirectUris, itemLabel: L.redirectUri, addLabel: L.addRedirectUri, hint: L.redirectUrisPlain, initial: [''], check });
   const postLogout = rowsEditor({ field: 'postLogoutRedirectUris', legend: L.postLogoutUris, itemLabel: L.postLogoutUri, addLabel: L.addPostLogoutUri, hint: L.postLogoutPlain, initial: [], check });
@@ -270,6 +271,8 @@ export function appWizard(opts: WizardOptions): HTMLFormElement {
     kind = chosen;
     machineAdvice.hidden = kind !== 'machine';
     uriHint.textContent = info()?.uriHint() ?? '';
+    // The typed addresses' hints follow the kind.
+    form.querySelectorAll<HTMLInputElement>('.rows-editor input').forEach((i) => i.dispatchEvent(new Event('input')));
     // Each kind starts from its sensible sign-in method.
     offerMethods();
     show(current, false);

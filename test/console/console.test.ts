@@ -241,7 +241,11 @@ describe.skipIf(!available)('Keyhold console in headless Chromium', () => {
     expect(await page.getByRole('radio', { name: 'Client secret, in the Authorization header (recommended)' }).isChecked()).toBe(true);
     await next.click();
     expect(await text(page, '[data-testid=uri-hint]')).toMatch(/https/);
+    // The kind's hint as the address is typed: an own scheme is a native app's.
+    await page.getByRole('textbox', { name: 'Redirect URI 1', exact: true }).fill('com.example.app:/callback');
+    await page.locator('.live-hint', { hasText: 'Own schemes are for native apps' }).waitFor();
     await page.getByRole('textbox', { name: 'Redirect URI 1', exact: true }).fill('https://app.example.com/callback');
+    await page.locator('.live-hint', { hasText: 'Own schemes' }).waitFor({ state: 'detached' });
     await page.getByRole('button', { name: 'Add origin' }).click();
     await page.getByRole('textbox', { name: 'Origin 1', exact: true }).fill('https://app.example.com');
     await next.click();
