@@ -8,6 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Code } from '@connectrpc/connect';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccessTokenType, ManagementService } from '../../gen/keyhold/management/v1/management_pb.js';
@@ -143,6 +144,11 @@ describe.skipIf(skip)('console: My account, sign-out, and no buttons a caller ma
       expect(await main.getByRole('button', { name, exact: true }).or(main.getByRole('link', { name, exact: true })).count(), name).toBe(0);
     }
     expect(await page.locator('[data-testid=project-roles] button').count()).toBe(0);
+    // Everything it may read was read: no refusal on the page.
+    expect(await page.locator('main .error').count()).toBe(0);
+    // And what the buttons would do, the server refuses to it anyway.
+    await expect(kh.client(ManagementService, 'grpc', token).addProject({ name: 'Not mine to make' })).rejects.toMatchObject({ code: Code.PermissionDenied });
+    await expect(kh.client(ManagementService, 'grpc', token).deactivateProject({ id: projectId })).rejects.toMatchObject({ code: Code.PermissionDenied });
 
     // Users: listed, without Lock / Deactivate / Remove and without the forms to create one.
     await page.getByRole('link', { name: 'Users', exact: true }).click();
