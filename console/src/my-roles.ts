@@ -84,6 +84,14 @@ export async function can(permission: Permission, projectId?: string): Promise<b
   return hasPermission(who.memberships, permission, { orgId, projectId });
 }
 
+/** Whether the caller holds `permission` in the acting organization or in any project it is a member of. */
+export async function canSomewhere(permission: Permission): Promise<boolean> {
+  const who = await me();
+  if (!who) return true;
+  if (await can(permission)) return true;
+  return who.memberships.some((m) => m.scopeType === 'project' && hasPermission(who.memberships, permission, { projectId: m.scopeId }));
+}
+
 /** Several permissions at once: `{ 'user.write': true, … }`. */
 export async function permissions<P extends Permission>(list: readonly P[], projectId?: string): Promise<Record<P, boolean>> {
   const answers = await Promise.all(list.map((p) => can(p, projectId)));

@@ -165,6 +165,10 @@ describe.skipIf(skip)('console: My account, sign-out, and no buttons a caller ma
     for (const name of ['Lock user', 'Deactivate user', 'Remove user', 'Add security key']) {
       expect(await main.getByRole('button', { name, exact: true }).count(), name).toBe(0);
     }
+    // Its tokens, grants and metadata listed, with nothing to create, grant, set or revoke.
+    await page.locator('[data-testid=pat-section]').waitFor();
+    expect(await page.locator('[data-testid=pat-section] button, [data-testid=user-roles] button, [data-testid=metadata] button').count()).toBe(0);
+    expect(await page.locator('main .error').count()).toBe(0);
 
     // The organization: policies and members shown, no save, no member to add.
     await page.getByRole('link', { name: 'Organization', exact: true }).click();

@@ -22,7 +22,7 @@ async function projectsOfOrg(): Promise<readonly Project[]> {
   return (await management.listProjects({ query: { limit: 1000, asc: true } })).result;
 }
 
-export async function grantsSection(userId: string): Promise<HTMLElement> {
+export async function grantsSection(userId: string, mayWrite = true): Promise<HTMLElement> {
   const heading = h('h2', { id: 'user-roles-title', tabindex: '-1' }, L.userRoles);
   const body = h('div');
   const status = h('div', { class: 'alert-box', role: 'alert' });
@@ -55,6 +55,16 @@ export async function grantsSection(userId: string): Promise<HTMLElement> {
           grants.map((g, i) => {
             const project = names[i]!;
             const inactive = g.state === UserGrantState.INACTIVE;
+            if (!mayWrite) {
+              return h(
+                'tr',
+                { 'data-grant-id': g.id, 'data-project': project },
+                h('th', { scope: 'row' }, h('a', { href: href('projects', g.projectId), title: g.projectId }, project)),
+                h('td', { class: 'mono' }, g.roleKeys.join(', ') || '\u2014'),
+                h('td', { 'data-testid': 'grant-state' }, inactive ? L.grantInactive : L.grantActive),
+                h('td', null),
+              );
+            }
             const checks = roleChecks(L.rolesOn(project), [...new Set([...roles[i]!, ...g.roleKeys])], g.roleKeys, 'roleKeys', (k) => k);
             const run = (button: HTMLButtonElement, busyLabel: string, call: () => Promise<unknown>, done: string) =>
               busy(button, busyLabel, async () => {
@@ -153,7 +163,7 @@ export async function grantsSection(userId: string): Promise<HTMLElement> {
       }
     });
   });
-  return h('section', { 'aria-labelledby': 'user-roles-title', 'data-testid': 'user-roles' }, heading, h('p', null, L.userRolesIntro), body, status, form);
+  return h('section', { 'aria-labelledby': 'user-roles-title', 'data-testid': 'user-roles' }, heading, h('p', null, L.userRolesIntro), body, status, mayWrite ? form : null);
 }
 
 /** Where the user is a member: the acting org, and each of its projects (no call lists a user's memberships at once). */
@@ -214,7 +224,7 @@ export async function lastLogin(userId: string): Promise<HTMLElement[]> {
   return [h('dt', null, L.lastLogin), value];
 }
 
-export async function metadataSection(userId: string): Promise<HTMLElement> {
+export async function metadataSection(userId: string, mayWrite = true): Promise<HTMLElement> {
   const body = h('div');
   const status = h('div', { class: 'alert-box', role: 'alert' });
   const text = new TextDecoder();
@@ -255,7 +265,7 @@ export async function metadataSection(userId: string): Promise<HTMLElement> {
                     });
                   },
                 }, L.remove);
-                return h('tr', { 'data-key': m.key }, h('th', { scope: 'row', class: 'mono' }, m.key), h('td', { class: 'mono' }, text.decode(m.value)), h('td', null, tsText(m.details?.changeDate)), h('td', null, remove));
+                return h('tr', { 'data-key': m.key }, h('th', { scope: 'row', class: 'mono' }, m.key), h('td', { class: 'mono' }, text.decode(m.value)), h('td', null, tsText(m.details?.changeDate)), h('td', null, mayWrite ? remove : null));
               }),
             ),
           )
@@ -281,5 +291,5 @@ export async function metadataSection(userId: string): Promise<HTMLElement> {
       }
     });
   });
-  return h('section', { 'aria-labelledby': 'metadata-title', 'data-testid': 'metadata' }, h('h2', { id: 'metadata-title' }, L.metadata), h('p', null, L.metadataIntro), body, status, form);
+  return h('section', { 'aria-labelledby': 'metadata-title', 'data-testid': 'metadata' }, h('h2', { id: 'metadata-title' }, L.metadata), h('p', null, L.metadataIntro), body, status, mayWrite ? form : null);
 }

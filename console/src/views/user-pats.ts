@@ -11,7 +11,7 @@ import { busy, clearProblems, showProblems } from '../forms.js';
 import { L } from '../i18n.js';
 import { tsText } from '../view.js';
 
-function patTable(userId: string, tokens: readonly PersonalAccessToken[], reload: () => Promise<void>, problem: HTMLElement): HTMLElement {
+function patTable(userId: string, tokens: readonly PersonalAccessToken[], reload: () => Promise<void>, problem: HTMLElement, mayWrite: boolean): HTMLElement {
   if (!tokens.length) return h('p', { class: 'empty', 'data-testid': 'no-pats' }, L.noTokens);
   return h(
     'table',
@@ -49,20 +49,20 @@ function patTable(userId: string, tokens: readonly PersonalAccessToken[], reload
           h('th', { scope: 'row', class: 'mono' }, t.id),
           h('td', null, tsText(t.details?.creationDate)),
           h('td', null, t.expirationDate ? tsText(t.expirationDate) : L.never),
-          h('td', null, revoke),
+          h('td', null, mayWrite ? revoke : null),
         );
       }),
     ),
   );
 }
 
-export async function patSection(userId: string): Promise<HTMLElement> {
+export async function patSection(userId: string, mayWrite = true): Promise<HTMLElement> {
   const listBox = h('div', { 'data-testid': 'pat-list' });
   const problem = h('div', { class: 'alert-box', role: 'alert' });
   const created = h('div');
   const reload = async () => {
     const { result } = await management.listPersonalAccessTokens({ userId, query: { limit: 100, asc: true } });
-    listBox.replaceChildren(patTable(userId, result, reload, problem));
+    listBox.replaceChildren(patTable(userId, result, reload, problem, mayWrite));
   };
   await reload();
 
@@ -94,6 +94,6 @@ export async function patSection(userId: string): Promise<HTMLElement> {
     created,
     listBox,
     problem,
-    form,
+    mayWrite ? form : null,
   );
 }

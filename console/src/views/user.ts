@@ -12,7 +12,7 @@ import { announce, h, textField } from '../dom.js';
 import { busy, clearProblems, showProblems } from '../forms.js';
 import { tsText, type View } from '../view.js';
 import { L } from '../i18n.js';
-import { permissions } from '../my-roles.js';
+import { canSomewhere, permissions } from '../my-roles.js';
 import { grantsSection, lastLogin, membershipsSection, metadataSection } from './user-access.js';
 import { lifecycle } from './user-lifecycle.js';
 import { patSection } from './user-pats.js';
@@ -141,14 +141,18 @@ export async function userView(userId: string): Promise<View> {
   const username = user?.username ?? userId;
   const human = user?.type.case === 'human' ? user.type.value : undefined;
   const displayName = human?.profile?.displayName || (user?.type.case === 'machine' ? user.type.value.name : '') || username;
-  const pats = user?.type.case === 'machine' ? await patSection(userId) : null;
-  const orgName = await management.getMyOrganization({}).then((o) => o.name, () => L.yourOrganization);
-  const [roles, memberships, login, metadata, may] = await Promise.all([
-    grantsSection(userId),
+  const [orgName, may, grantWriter] = await Promise.all([
+    management.getMyOrganization({}).then((o) => o.name, () => L.yourOrganization),
+    permissions(['user.write', 'user.credential.write'] as const),
+    // A project owner grants its project's roles: the grant controls show for it too.
+    canSomewhere('user.grant.write'),
+  ]);
+  const pats = user?.type.case === 'machine' ? await patSection(userId, may['user.write']) : null;
+  const [roles, memberships, login, metadata] = await Promise.all([
+    grantsSection(userId, grantWriter),
     membershipsSection(userId, orgName),
     lastLogin(userId),
-    metadataSection(userId),
-    permissions(['user.write', 'user.credential.write'] as const),
+    metadataSection(userId, may['user.write']),
   ]);
   const state = h('div');
   const showState = (u: NonNullable<typeof user>) =>
