@@ -65,7 +65,14 @@ export function projectGrantHandlers({ commands, queries }: ApiDeps): Pick<
     },
 
     async listGrantedProjects(req, ctx) {
-      const listed = await queries.listGrantedProjects(callOf(ctx), { page: req.query, ...filtersOf(req.queries) });
+      const listed = await queries.listGrantedProjects(callOf(ctx), {
+        page: req.query,
+        queryCount: req.queries.length,
+        projectNames: sentTexts(req.queries, (q) =>
+          q.query.case === 'nameQuery' ? { oneof: 'nameQuery', field: 'name', value: q.query.value.name, method: q.query.value.method } : undefined,
+        ),
+        roleKeys: [],
+      });
       return { details: listDetails(listed), result: listed.items.map(grantToMessage) };
     },
 

@@ -89,6 +89,11 @@ describe.each(backends)('project grants on $backend', ({ postgres }) => {
     expect([got.projectGrant?.grantId, got.projectGrant?.state]).toEqual([grantId, ProjectGrantState.ACTIVE]);
     const theirs = await as(partnerAdmin).listGrantedProjects({});
     expect(theirs.result.map((g) => [g.projectId, g.grantedRoleKeys])).toEqual([[project, ['reader', 'writer']]]);
+    // ZITADEL's REST shape, by project name.
+    const byName = async (name: string) =>
+      (await kh.rest('POST', '/management/v1/granted_projects/_search', { queries: [{ nameQuery: { name, method: 'TEXT_QUERY_METHOD_STARTS_WITH' } }] }, bearer(partnerAdmin.token))).body;
+    expect((await byName('Lent')).result.map((g: any) => g.grantId)).toEqual([grantId]);
+    expect((await byName('Other')).result ?? []).toEqual([]);
     // The owner's own granted projects: none.
     expect((await as(ownerAdmin).listGrantedProjects({})).result).toEqual([]);
   });

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file keyhold/management/v1/project_grants.proto.
  */
 export const file_keyhold_management_v1_project_grants: GenFile = /*@__PURE__*/
-  fileDesc("CiprZXlob2xkL21hbmFnZW1lbnQvdjEvcHJvamVjdF9ncmFudHMucHJvdG8SFWtleWhvbGQubWFuYWdlbWVudC52MSK7AgoOR3JhbnRlZFByb2plY3QSEAoIZ3JhbnRfaWQYASABKAkSMQoHZGV0YWlscxgCIAEoCzIgLmtleWhvbGQub2JqZWN0LnYxLk9iamVjdERldGFpbHMSFgoOZ3JhbnRlZF9vcmdfaWQYAyABKAkSGAoQZ3JhbnRlZF9vcmdfbmFtZRgEIAEoCRIZChFncmFudGVkX3JvbGVfa2V5cxgFIAMoCRI3CgVzdGF0ZRgGIAEoDjIoLmtleWhvbGQubWFuYWdlbWVudC52MS5Qcm9qZWN0R3JhbnRTdGF0ZRISCgpwcm9qZWN0X2lkGAcgASgJEhQKDHByb2plY3RfbmFtZRgIIAEoCRIYChBwcm9qZWN0X293bmVyX2lkGAkgASgJEhoKEnByb2plY3Rfb3duZXJfbmFtZRgKIAEoCSJXChZBZGRQcm9qZWN0R3JhbnRSZXF1ZXN0EhIKCnByb2plY3RfaWQYASABKAkSFgoOZ3JhbnRlZF9vcmdfaWQYAiABKAkSEQoJcm9sZV9rZXlzGAMgAygJIl4KF0FkZFByb2plY3RHcmFudFJlc3BvbnNlEhAKCGdyYW50X2lkGAEgASgJEjEKB2RldGFpbHMYAiABKAsyIC5rZXlob2xkLm9iamVjdC52MS5PYmplY3REZXRhaWxzIkIKGkdldFByb2plY3RHcmFudEJ5SURSZXF1ZXN0EhIKCnByb2plY3RfaWQYASABKAkSEAoIZ3JhbnRfaWQYAiABKAkiWwobR2V0UHJvamVjdEdyYW50QnlJRFJlc3BvbnNlEjwKDXByb2plY3RfZ3JhbnQYASABKAsyJS5rZXlob2xkLm1hbmFnZW1lbnQudjEuR3JhbnRlZFByb2plY3QilgEKGExpc3RQcm9qZWN0R3JhbnRzUmVxdWVzdBIrCgVxdWVyeRgBIAEoCzIcLmtleWhvbGQub2JqZWN0LnYxLkxpc3RRdWVyeRISCgpwcm9qZWN0X2lkGAIgASgJEjkKB3F1ZXJpZXMYAyADKAsyKC5rZXlob2xkLm1hbmFnZW1lbnQudjEuUHJvamVjdEdyYW50UXVlcnkigwEKGUxpc3RQcm9qZWN0R3JhbnRzUmVzcG9uc2USLwoHZGV0YWlscxgBIAEoCzIeLmtleWhvbGQub2JqZWN0LnYxLkxpc3REZXRhaWxzEjUKBnJlc3VsdBgCIAMoCzIlLmtleWhvbGQubWFuYWdlbWVudC52MS5HcmFudGVkUHJvamVjdCKsAQoRUHJvamVjdEdyYW50UXVlcnkSSgoScHJvamVjdF9uYW1lX3F1ZXJ5GAEgASgLMiwua2V5aG9sZC5tYW5hZ2VtZW50LnYxLkdyYW50UHJvamVjdE5hbWVRdWVyeUgAEkIKDnJvbGVfa2V5X3F1ZXJ5GAIgASgLMigua2V5aG9sZC5tYW5hZ2VtZW50LnYxLkdyYW50Um9sZUtleVF1ZXJ5SABCBwoFcXVlcnkiWQoVR3JhbnRQcm9qZWN0TmFtZVF1ZXJ5EgwKBG5hbWUYASABKAkSMgoGbWV0aG9kGAIgASgOMiIua2V5aG9sZC5vYmplY3QudjEuVGV4dFF1ZXJ5TWV0aG9kIlkKEUdyYW50Um9sZUtleVF1ZXJ5EhAKCHJvbGVfa2V5GAEgASgJEjIKBm1ldGhvZBgCIAEoDjIiLmtleWhvbGQub2JqZWN0LnYxLlRleHRRdWVyeU1ldGhvZCKEAQoaTGlzdEdyYW50ZWRQcm9qZWN0c1JlcXVlc3QSKwoFcXVlcnkYASABKAsyHC5rZXlob2xkLm9iamVjdC52MS5MaXN0UXVlcnkSOQoHcXVlcmllcxgCIAMoCzIoLmtleWhvbGQubWFuYWdlbWVudC52MS5Qcm9qZWN0R3JhbnRRdWVyeSKFAQobTGlzdEdyYW50ZWRQcm9qZWN0c1Jlc3BvbnNlEi8KB2RldGFpbHMYASABKAsyHi5rZXlob2xkLm9iamVjdC52MS5MaXN0RGV0YWlscxI1CgZyZXN1bHQYAiADKAsyJS5rZXlob2xkLm1hbmFnZW1lbnQudjEuR3JhbnRlZFByb2plY3QiVAoZVXBkYXRlUHJvamVjdEdyYW50UmVxdWVzdBISCgpwcm9qZWN0X2lkGAEgASgJEhAKCGdyYW50X2lkGAIgASgJEhEKCXJvbGVfa2V5cxgDIAMoCSJPChpVcGRhdGVQcm9qZWN0R3JhbnRSZXNwb25zZRIxCgdkZXRhaWxzGAEgASgLMiAua2V5aG9sZC5vYmplY3QudjEuT2JqZWN0RGV0YWlscyJFCh1EZWFjdGl2YXRlUHJvamVjdEdyYW50UmVxdWVzdBISCgpwcm9qZWN0X2lkGAEgASgJEhAKCGdyYW50X2lkGAIgASgJIlMKHkRlYWN0aXZhdGVQcm9qZWN0R3JhbnRSZXNwb25zZRIxCgdkZXRhaWxzGAEgASgLMiAua2V5aG9sZC5vYmplY3QudjEuT2JqZWN0RGV0YWlscyJFCh1SZWFjdGl2YXRlUHJvamVjdEdyYW50UmVxdWVzdBISCgpwcm9qZWN0X2lkGAEgASgJEhAKCGdyYW50X2lkGAIgASgJIlMKHlJlYWN0aXZhdGVQcm9qZWN0R3JhbnRSZXNwb25zZRIxCgdkZXRhaWxzGAEgASgLMiAua2V5aG9sZC5vYmplY3QudjEuT2JqZWN0RGV0YWlscyJBChlSZW1vdmVQcm9qZWN0R3JhbnRSZXF1ZXN0EhIKCnByb2plY3RfaWQYASABKAkSEAoIZ3JhbnRfaWQYAiABKAkiTwoaUmVtb3ZlUHJvamVjdEdyYW50UmVzcG9uc2USMQoHZGV0YWlscxgBIAEoCzIgLmtleWhvbGQub2JqZWN0LnYxLk9iamVjdERldGFpbHMqegoRUHJvamVjdEdyYW50U3RhdGUSIwofUFJPSkVDVF9HUkFOVF9TVEFURV9VTlNQRUNJRklFRBAAEh4KGlBST0pFQ1RfR1JBTlRfU1RBVEVfQUNUSVZFEAESIAocUFJPSkVDVF9HUkFOVF9TVEFURV9JTkFDVElWRRACYgZwcm90bzM", [file_keyhold_object_v1_object]);
+  fileDesc("CiprZXlob2xkL21hbmFnZW1lbnQvdjEvcHJvamVjdF9ncmFudHMucHJvdG8SFWtleWhvbGQubWFuYWdlbWVudC52MSK7AgoOR3JhbnRlZFByb2plY3QSEAoIZ3JhbnRfaWQYASABKAkSMQoHZGV0YWlscxgCIAEoCzIgLmtleWhvbGQub2JqZWN0LnYxLk9iamVjdERldGFpbHMSFgoOZ3JhbnRlZF9vcmdfaWQYAyABKAkSGAoQZ3JhbnRlZF9vcmdfbmFtZRgEIAEoCRIZChFncmFudGVkX3JvbGVfa2V5cxgFIAMoCRI3CgVzdGF0ZRgGIAEoDjIoLmtleWhvbGQubWFuYWdlbWVudC52MS5Qcm9qZWN0R3JhbnRTdGF0ZRISCgpwcm9qZWN0X2lkGAcgASgJEhQKDHByb2plY3RfbmFtZRgIIAEoCRIYChBwcm9qZWN0X293bmVyX2lkGAkgASgJEhoKEnByb2plY3Rfb3duZXJfbmFtZRgKIAEoCSJXChZBZGRQcm9qZWN0R3JhbnRSZXF1ZXN0EhIKCnByb2plY3RfaWQYASABKAkSFgoOZ3JhbnRlZF9vcmdfaWQYAiABKAkSEQoJcm9sZV9rZXlzGAMgAygJIl4KF0FkZFByb2plY3RHcmFudFJlc3BvbnNlEhAKCGdyYW50X2lkGAEgASgJEjEKB2RldGFpbHMYAiABKAsyIC5rZXlob2xkLm9iamVjdC52MS5PYmplY3REZXRhaWxzIkIKGkdldFByb2plY3RHcmFudEJ5SURSZXF1ZXN0EhIKCnByb2plY3RfaWQYASABKAkSEAoIZ3JhbnRfaWQYAiABKAkiWwobR2V0UHJvamVjdEdyYW50QnlJRFJlc3BvbnNlEjwKDXByb2plY3RfZ3JhbnQYASABKAsyJS5rZXlob2xkLm1hbmFnZW1lbnQudjEuR3JhbnRlZFByb2plY3QilgEKGExpc3RQcm9qZWN0R3JhbnRzUmVxdWVzdBIrCgVxdWVyeRgBIAEoCzIcLmtleWhvbGQub2JqZWN0LnYxLkxpc3RRdWVyeRISCgpwcm9qZWN0X2lkGAIgASgJEjkKB3F1ZXJpZXMYAyADKAsyKC5rZXlob2xkLm1hbmFnZW1lbnQudjEuUHJvamVjdEdyYW50UXVlcnkigwEKGUxpc3RQcm9qZWN0R3JhbnRzUmVzcG9uc2USLwoHZGV0YWlscxgBIAEoCzIeLmtleWhvbGQub2JqZWN0LnYxLkxpc3REZXRhaWxzEjUKBnJlc3VsdBgCIAMoCzIlLmtleWhvbGQubWFuYWdlbWVudC52MS5HcmFudGVkUHJvamVjdCKsAQoRUHJvamVjdEdyYW50UXVlcnkSSgoScHJvamVjdF9uYW1lX3F1ZXJ5GAEgASgLMiwua2V5aG9sZC5tYW5hZ2VtZW50LnYxLkdyYW50UHJvamVjdE5hbWVRdWVyeUgAEkIKDnJvbGVfa2V5X3F1ZXJ5GAIgASgLMigua2V5aG9sZC5tYW5hZ2VtZW50LnYxLkdyYW50Um9sZUtleVF1ZXJ5SABCBwoFcXVlcnkiWQoVR3JhbnRQcm9qZWN0TmFtZVF1ZXJ5EgwKBG5hbWUYASABKAkSMgoGbWV0aG9kGAIgASgOMiIua2V5aG9sZC5vYmplY3QudjEuVGV4dFF1ZXJ5TWV0aG9kIlkKEUdyYW50Um9sZUtleVF1ZXJ5EhAKCHJvbGVfa2V5GAEgASgJEjIKBm1ldGhvZBgCIAEoDjIiLmtleWhvbGQub2JqZWN0LnYxLlRleHRRdWVyeU1ldGhvZCKFAQobTGlzdEdyYW50ZWRQcm9qZWN0c1Jlc3BvbnNlEi8KB2RldGFpbHMYASABKAsyHi5rZXlob2xkLm9iamVjdC52MS5MaXN0RGV0YWlscxI1CgZyZXN1bHQYAiADKAsyJS5rZXlob2xkLm1hbmFnZW1lbnQudjEuR3JhbnRlZFByb2plY3QiVAoZVXBkYXRlUHJvamVjdEdyYW50UmVxdWVzdBISCgpwcm9qZWN0X2lkGAEgASgJEhAKCGdyYW50X2lkGAIgASgJEhEKCXJvbGVfa2V5cxgDIAMoCSJPChpVcGRhdGVQcm9qZWN0R3JhbnRSZXNwb25zZRIxCgdkZXRhaWxzGAEgASgLMiAua2V5aG9sZC5vYmplY3QudjEuT2JqZWN0RGV0YWlscyJFCh1EZWFjdGl2YXRlUHJvamVjdEdyYW50UmVxdWVzdBISCgpwcm9qZWN0X2lkGAEgASgJEhAKCGdyYW50X2lkGAIgASgJIlMKHkRlYWN0aXZhdGVQcm9qZWN0R3JhbnRSZXNwb25zZRIxCgdkZXRhaWxzGAEgASgLMiAua2V5aG9sZC5vYmplY3QudjEuT2JqZWN0RGV0YWlscyJFCh1SZWFjdGl2YXRlUHJvamVjdEdyYW50UmVxdWVzdBISCgpwcm9qZWN0X2lkGAEgASgJEhAKCGdyYW50X2lkGAIgASgJIlMKHlJlYWN0aXZhdGVQcm9qZWN0R3JhbnRSZXNwb25zZRIxCgdkZXRhaWxzGAEgASgLMiAua2V5aG9sZC5vYmplY3QudjEuT2JqZWN0RGV0YWlscyJBChlSZW1vdmVQcm9qZWN0R3JhbnRSZXF1ZXN0EhIKCnByb2plY3RfaWQYASABKAkSEAoIZ3JhbnRfaWQYAiABKAkiTwoaUmVtb3ZlUHJvamVjdEdyYW50UmVzcG9uc2USMQoHZGV0YWlscxgBIAEoCzIgLmtleWhvbGQub2JqZWN0LnYxLk9iamVjdERldGFpbHMqegoRUHJvamVjdEdyYW50U3RhdGUSIwofUFJPSkVDVF9HUkFOVF9TVEFURV9VTlNQRUNJRklFRBAAEh4KGlBST0pFQ1RfR1JBTlRfU1RBVEVfQUNUSVZFEAESIAocUFJPSkVDVF9HUkFOVF9TVEFURV9JTkFDVElWRRACYgZwcm90bzM", [file_keyhold_object_v1_object]);
 
 /**
  * @generated from message keyhold.management.v1.GrantedProject
@@ -297,32 +297,6 @@ export const GrantRoleKeyQuerySchema: GenMessage<GrantRoleKeyQuery> = /*@__PURE_
   messageDesc(file_keyhold_management_v1_project_grants, 9);
 
 /**
- * The projects granted to the call's organization.
- *
- * @generated from message keyhold.management.v1.ListGrantedProjectsRequest
- */
-export type ListGrantedProjectsRequest = Message<"keyhold.management.v1.ListGrantedProjectsRequest"> & {
-  /**
-   * @generated from field: keyhold.object.v1.ListQuery query = 1;
-   */
-  query?: ListQuery | undefined;
-
-  /**
-   * All must match.
-   *
-   * @generated from field: repeated keyhold.management.v1.ProjectGrantQuery queries = 2;
-   */
-  queries: ProjectGrantQuery[];
-};
-
-/**
- * Describes the message keyhold.management.v1.ListGrantedProjectsRequest.
- * Use `create(ListGrantedProjectsRequestSchema)` to create a new message.
- */
-export const ListGrantedProjectsRequestSchema: GenMessage<ListGrantedProjectsRequest> = /*@__PURE__*/
-  messageDesc(file_keyhold_management_v1_project_grants, 10);
-
-/**
  * @generated from message keyhold.management.v1.ListGrantedProjectsResponse
  */
 export type ListGrantedProjectsResponse = Message<"keyhold.management.v1.ListGrantedProjectsResponse"> & {
@@ -342,7 +316,7 @@ export type ListGrantedProjectsResponse = Message<"keyhold.management.v1.ListGra
  * Use `create(ListGrantedProjectsResponseSchema)` to create a new message.
  */
 export const ListGrantedProjectsResponseSchema: GenMessage<ListGrantedProjectsResponse> = /*@__PURE__*/
-  messageDesc(file_keyhold_management_v1_project_grants, 11);
+  messageDesc(file_keyhold_management_v1_project_grants, 10);
 
 /**
  * @generated from message keyhold.management.v1.UpdateProjectGrantRequest
@@ -371,7 +345,7 @@ export type UpdateProjectGrantRequest = Message<"keyhold.management.v1.UpdatePro
  * Use `create(UpdateProjectGrantRequestSchema)` to create a new message.
  */
 export const UpdateProjectGrantRequestSchema: GenMessage<UpdateProjectGrantRequest> = /*@__PURE__*/
-  messageDesc(file_keyhold_management_v1_project_grants, 12);
+  messageDesc(file_keyhold_management_v1_project_grants, 11);
 
 /**
  * @generated from message keyhold.management.v1.UpdateProjectGrantResponse
@@ -388,7 +362,7 @@ export type UpdateProjectGrantResponse = Message<"keyhold.management.v1.UpdatePr
  * Use `create(UpdateProjectGrantResponseSchema)` to create a new message.
  */
 export const UpdateProjectGrantResponseSchema: GenMessage<UpdateProjectGrantResponse> = /*@__PURE__*/
-  messageDesc(file_keyhold_management_v1_project_grants, 13);
+  messageDesc(file_keyhold_management_v1_project_grants, 12);
 
 /**
  * @generated from message keyhold.management.v1.DeactivateProjectGrantRequest
@@ -410,7 +384,7 @@ export type DeactivateProjectGrantRequest = Message<"keyhold.management.v1.Deact
  * Use `create(DeactivateProjectGrantRequestSchema)` to create a new message.
  */
 export const DeactivateProjectGrantRequestSchema: GenMessage<DeactivateProjectGrantRequest> = /*@__PURE__*/
-  messageDesc(file_keyhold_management_v1_project_grants, 14);
+  messageDesc(file_keyhold_management_v1_project_grants, 13);
 
 /**
  * @generated from message keyhold.management.v1.DeactivateProjectGrantResponse
@@ -427,7 +401,7 @@ export type DeactivateProjectGrantResponse = Message<"keyhold.management.v1.Deac
  * Use `create(DeactivateProjectGrantResponseSchema)` to create a new message.
  */
 export const DeactivateProjectGrantResponseSchema: GenMessage<DeactivateProjectGrantResponse> = /*@__PURE__*/
-  messageDesc(file_keyhold_management_v1_project_grants, 15);
+  messageDesc(file_keyhold_management_v1_project_grants, 14);
 
 /**
  * @generated from message keyhold.management.v1.ReactivateProjectGrantRequest
@@ -449,7 +423,7 @@ export type ReactivateProjectGrantRequest = Message<"keyhold.management.v1.React
  * Use `create(ReactivateProjectGrantRequestSchema)` to create a new message.
  */
 export const ReactivateProjectGrantRequestSchema: GenMessage<ReactivateProjectGrantRequest> = /*@__PURE__*/
-  messageDesc(file_keyhold_management_v1_project_grants, 16);
+  messageDesc(file_keyhold_management_v1_project_grants, 15);
 
 /**
  * @generated from message keyhold.management.v1.ReactivateProjectGrantResponse
@@ -466,7 +440,7 @@ export type ReactivateProjectGrantResponse = Message<"keyhold.management.v1.Reac
  * Use `create(ReactivateProjectGrantResponseSchema)` to create a new message.
  */
 export const ReactivateProjectGrantResponseSchema: GenMessage<ReactivateProjectGrantResponse> = /*@__PURE__*/
-  messageDesc(file_keyhold_management_v1_project_grants, 17);
+  messageDesc(file_keyhold_management_v1_project_grants, 16);
 
 /**
  * @generated from message keyhold.management.v1.RemoveProjectGrantRequest
@@ -488,7 +462,7 @@ export type RemoveProjectGrantRequest = Message<"keyhold.management.v1.RemovePro
  * Use `create(RemoveProjectGrantRequestSchema)` to create a new message.
  */
 export const RemoveProjectGrantRequestSchema: GenMessage<RemoveProjectGrantRequest> = /*@__PURE__*/
-  messageDesc(file_keyhold_management_v1_project_grants, 18);
+  messageDesc(file_keyhold_management_v1_project_grants, 17);
 
 /**
  * @generated from message keyhold.management.v1.RemoveProjectGrantResponse
@@ -505,7 +479,7 @@ export type RemoveProjectGrantResponse = Message<"keyhold.management.v1.RemovePr
  * Use `create(RemoveProjectGrantResponseSchema)` to create a new message.
  */
 export const RemoveProjectGrantResponseSchema: GenMessage<RemoveProjectGrantResponse> = /*@__PURE__*/
-  messageDesc(file_keyhold_management_v1_project_grants, 19);
+  messageDesc(file_keyhold_management_v1_project_grants, 18);
 
 /**
  * @generated from enum keyhold.management.v1.ProjectGrantState
