@@ -74,6 +74,12 @@ export interface Lookups {
   existingRoleKeys(projectId: string, roleKeys: readonly string[]): Promise<string[]>;
   /** The ids of the project's user grants; with `roleKey`, only those holding that role (RemoveProjectRole, RemoveProject). */
   grantIdsOfProject(projectId: string, roleKey?: string): Promise<string[]>;
+  /** The org's state, or undefined when there is no such org (AddProjectGrant: only to an active org). */
+  orgStateOf(orgId: string): Promise<'active' | 'inactive' | undefined>;
+  /** The project's grant to the org, or undefined (AddUserGrant by the org the project is granted to). */
+  projectGrantFor(projectId: string, grantedOrgId: string): Promise<{ id: string; roleKeys: string[]; state: 'active' | 'inactive' } | undefined>;
+  /** The ids of the user grants given under the project grant (RemoveProjectGrant, UpdateProjectGrant). */
+  userGrantIdsOfProjectGrant(grantId: string): Promise<string[]>;
   /** The ids of the project's apps (RemoveProject). */
   appIdsOfProject(projectId: string): Promise<string[]>;
   /** The ids of the org's users (RemoveOrg). */

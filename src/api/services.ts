@@ -13,6 +13,7 @@ import { appHandlers } from './management/apps.js';
 import { credentialHandlers } from './management/credentials.js';
 import { projectHandlers } from './management/projects.js';
 import { projectLifecycleHandlers } from './management/project-lifecycle.js';
+import { projectGrantHandlers } from './management/project-grants.js';
 import { orgLifecycleHandlers } from './management/org-lifecycle.js';
 import { userGrantHandlers } from './management/user-grants.js';
 import { managementUserHandlers } from './management/users.js';
@@ -41,6 +42,7 @@ export function createServices(deps: ApiDeps): RegisteredService[] {
         healthz: () => ({}),
         ...projectHandlers(deps),
         ...projectLifecycleHandlers(deps),
+        ...projectGrantHandlers(deps),
         ...userGrantHandlers(deps),
         ...managementUserHandlers(deps),
         ...userMetadataHandlers(deps),

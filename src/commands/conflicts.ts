@@ -13,6 +13,8 @@ const CONFLICT_BY_CONSTRAINT: Readonly<Record<string, Reason>> = {
   users_login_name_key: 'USERNAME_TAKEN',
   users_pkey: 'USER_ID_TAKEN',
   user_grants_user_project_key: 'USER_GRANT_EXISTS',
+  // Decided on the project's events first (domain/project/decider.ts); the index is the read model's own guard.
+  project_grants_project_org_key: 'PROJECT_GRANT_EXISTS',
   u2f_tokens_credential_id_key: 'CREDENTIAL_ALREADY_REGISTERED',
   // A credential id of any kind, security key or passkey, held by one token only.
   webauthn_credentials_pkey: 'CREDENTIAL_ALREADY_REGISTERED',

@@ -19,6 +19,7 @@ import { addProjectRole } from './projects/add-project-role.js';
 import { updateProject } from './projects/update-project.js';
 import { deactivateProject, reactivateProject } from './projects/project-activation.js';
 import { removeProject } from './projects/remove-project.js';
+import { addProjectGrant, deactivateProjectGrant, reactivateProjectGrant, removeProjectGrant, updateProjectGrant } from './projects/project-grants.js';
 import { deactivateOrg, reactivateOrg, removeOrg, updateOrg } from './orgs/org-lifecycle.js';
 import { updateProjectRole } from './projects/update-project-role.js';
 import { removeProjectRole } from './projects/remove-project-role.js';
@@ -88,6 +89,11 @@ export function createCommands(ports: Ports) {
     updateProject: bind(ports, updateProject),
     deactivateProject: bind(ports, deactivateProject),
     reactivateProject: bind(ports, reactivateProject),
+    addProjectGrant: bind(ports, addProjectGrant),
+    updateProjectGrant: bind(ports, updateProjectGrant),
+    deactivateProjectGrant: bind(ports, deactivateProjectGrant),
+    reactivateProjectGrant: bind(ports, reactivateProjectGrant),
+    removeProjectGrant: bind(ports, removeProjectGrant),
     removeProject: bind(ports, removeProject),
     updateProjectRole: bind(ports, updateProjectRole),
     removeProjectRole: bind(ports, removeProjectRole),

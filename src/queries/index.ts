@@ -8,6 +8,7 @@ import { getProject } from './projects.js';
 import { listPats } from './pats.js';
 import { listOrgMembers, listProjectMembers, type MemberListInput } from './members.js';
 import { listUserGrants, type ListUserGrantsInput } from './user-grants.js';
+import { getProjectGrant, listGrantedProjects, listProjectGrants, type ProjectGrantListInput } from './project-grants.js';
 import { getUserMetadata, listUserMetadata } from './user-metadata.js';
 import { listAppKeys } from './app-keys.js';
 import { listEvents, type ListEventsInput } from './events.js';
@@ -18,7 +19,7 @@ import type { SentText } from '../domain/lists.js';
 import type { ReadModel } from './read-model.js';
 import { getUser, listPasskeys, listU2fTokens, myUser, unusedRecoveryCodes } from './users.js';
 
-export type { AppView, OrgView, ProjectView, ReadModel, U2fView, UserGrantView, UserView } from './read-model.js';
+export type { AppView, OrgView, ProjectGrantView, ProjectView, ReadModel, U2fView, UserGrantView, UserView } from './read-model.js';
 export type { ListedPasskey, ListedU2f } from './users.js';
 export type { LoginFactors } from './login-policy.js';
 
@@ -38,6 +39,9 @@ export function createQueries(read: ReadModel, clock: Clock) {
     listOrgMembers: (call: Call, input: MemberListInput) => listOrgMembers(read, call, input),
     listProjectMembers: (call: Call, input: MemberListInput & { projectId: string }) => listProjectMembers(read, call, input),
     listUserGrants: (call: Call, input: ListUserGrantsInput) => listUserGrants(read, call, input),
+    listProjectGrants: (call: Call, input: ProjectGrantListInput & { projectId: string }) => listProjectGrants(read, call, input),
+    getProjectGrant: (call: Call, input: { projectId: string; grantId: string }) => getProjectGrant(read, call, input),
+    listGrantedProjects: (call: Call, input: ProjectGrantListInput) => listGrantedProjects(read, call, input),
     listUserMetadata: (call: Call, input: { userId: string; page?: SentPage; keys: SentText[]; queryCount: number }) => listUserMetadata(read, call, input),
     getUserMetadata: (call: Call, input: { userId: string; key: string }) => getUserMetadata(read, call, input),
     listAppKeys: (call: Call, input: { projectId: string; appId: string; page?: SentPage }) => listAppKeys(read, call, input),

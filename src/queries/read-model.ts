@@ -140,6 +140,29 @@ export interface UserGrantView extends Versioned {
   roleKeys: string[];
   /** inactive: DeactivateUserGrant; keeps its roles, gives none. */
   state: 'active' | 'inactive';
+  /** The project grant it was given under; null when the project's org gave it. */
+  projectGrantId: string | null;
+}
+
+/** A project grant as ListProjectGrants, ListGrantedProjects and GetProjectGrantByID show it (orgId: the project's org). */
+export interface ProjectGrantView extends Versioned {
+  id: string;
+  projectId: string;
+  projectName: string;
+  ownerName: string;
+  grantedOrgId: string;
+  grantedOrgName: string;
+  roleKeys: string[];
+  state: 'active' | 'inactive';
+}
+
+/** The project grants' search (all must match). */
+export interface ProjectGrantSearch {
+  projectId?: string;
+  grantedOrgId?: string;
+  grantId?: string;
+  projectNames: readonly TextFilter[];
+  roleKeys: readonly TextFilter[];
 }
 
 /** ListUserGrants' search: the grants of one org the caller may read, and the filters (all must match). */
@@ -273,6 +296,10 @@ export interface ReadModel extends Lookups {
   /** The instance's first org (bootstrap's), or undefined before bootstrap. */
   defaultOrgId(): Promise<string | undefined>;
   membershipsOf(userId: string): Promise<Membership[]>;
+  /** One page of project grants (ListProjectGrants, ListGrantedProjects, GetProjectGrantByID). */
+  searchProjectGrants(search: ProjectGrantSearch, page: Page): Promise<Listed<ProjectGrantView>>;
+  /** Whether the project is granted to the org by an active project grant (hasProjectCheck). */
+  isProjectGrantedTo(projectId: string, orgId: string): Promise<boolean>;
   /** The project roles the user holds on the project through user grants, by role key. */
   projectRolesOfUser(userId: string, projectId: string): Promise<GrantedRole[]>;
 }

@@ -171,16 +171,41 @@ export const userGrants = pgTable(
     id: text('id').primaryKey(),
     userId: text('user_id').notNull(),
     projectId: text('project_id').notNull(),
-    /** The grant's owner: the project's org. */
+    /** The grant's owner: the project's org, or the org the project is granted to (with projectGrantId). */
     orgId: text('org_id').notNull(),
     roleKeys: text('role_keys').array().notNull(),
     /** DeactivateUserGrant: an inactive grant keeps its roles but gives none. */
+    state: text('state').$type<'active' | 'inactive'>().notNull().default('active'),
+    /** The project grant it was given under (AddProjectGrant); null when the project's org gave it. */
+    projectGrantId: text('project_grant_id'),
+    createdAt: timestamptz('created_at').notNull(),
+    changedAt: timestamptz('changed_at').notNull(),
+    sequence: integer('sequence').notNull(),
+  },
+  (t) => [
+    uniqueIndex('user_grants_user_project_key').on(t.userId, t.projectId),
+    index('user_grants_org_id_idx').on(t.orgId),
+    index('user_grants_project_grant_id_idx').on(t.projectGrantId),
+  ],
+);
+
+/** A project granted to another org (project.grant.*): one per project and granted org; a removed grant's row is deleted. */
+export const projectGrants = pgTable(
+  'project_grants',
+  {
+    id: text('id').primaryKey(),
+    projectId: text('project_id').notNull(),
+    /** The project's org (the grant's owner). */
+    orgId: text('org_id').notNull(),
+    grantedOrgId: text('granted_org_id').notNull(),
+    /** Roles of the project the granted org may give its users. */
+    roleKeys: text('role_keys').array().notNull(),
     state: text('state').$type<'active' | 'inactive'>().notNull().default('active'),
     createdAt: timestamptz('created_at').notNull(),
     changedAt: timestamptz('changed_at').notNull(),
     sequence: integer('sequence').notNull(),
   },
-  (t) => [uniqueIndex('user_grants_user_project_key').on(t.userId, t.projectId), index('user_grants_org_id_idx').on(t.orgId)],
+  (t) => [uniqueIndex('project_grants_project_org_key').on(t.projectId, t.grantedOrgId), index('project_grants_granted_org_id_idx').on(t.grantedOrgId)],
 );
 
 export const userMetadata = pgTable(
@@ -539,6 +564,7 @@ export type EventRow = typeof events.$inferSelect;
 export type InstanceRow = typeof instances.$inferSelect;
 export type OrgRow = typeof orgs.$inferSelect;
 export type ProjectRow = typeof projects.$inferSelect;
+export type ProjectGrantRow = typeof projectGrants.$inferSelect;
 /** A user as finders return it: never its password hash (only queries/users.ts findPasswordOf reads that). */
 export type UserRow = Omit<typeof users.$inferSelect, 'passwordHash' | 'passwordChangeRequired'>;
 export type MembershipRow = typeof memberships.$inferSelect;

@@ -1,5 +1,5 @@
 // The console's administration pages in headless Chromium: a project's roles,
-// members, settings and lifecycle; a user's roles (grants), memberships, last
+// members, settings and lifecycle, the organizations it is granted to; a user's roles (grants), memberships, last
 // login and metadata; the organization's login and lockout policies and
 // members; names in the audit log; the console in German; and the account
 // page a user with no roles sees. Data is made through the console and checked
@@ -203,6 +203,50 @@ describe.skipIf(!available)('Keyhold console: administration pages', () => {
     await page.getByRole('heading', { level: 1, name: 'Projects' }).waitFor();
     expect(dialogs.find((m) => m.startsWith('Remove the project'))).toMatch(/Its 1 application\(s\) and their client ids and secrets, its 0 role\(s\), its members and the 0 user grant\(s\)/);
     await expect(mgmt().getProjectByID({ id: projectId })).rejects.toThrow();
+  });
+
+  it('a project granted to another organization: granted with roles, a role key it lacks refused in words, roles changed, deactivated, reactivated, removed', async () => {
+    const { id: projectId } = await mgmt().addProject({ name: 'Shared catalogue' });
+    for (const roleKey of ['reader', 'writer']) await mgmt().addProjectRole({ projectId, roleKey, displayName: roleKey });
+    const { organizationId: partner } = await kh.client(OrganizationService).addOrganization({ name: 'Partner shop' });
+
+    const page = await signedInPage({ hash: `#/projects/${projectId}` });
+    const granted = page.locator('[data-testid=granted-orgs]');
+    await granted.getByRole('heading', { name: 'Granted organizations (0)' }).waitFor();
+    // A role the project lacks: the server's 400 next to the field, nothing granted.
+    await granted.getByLabel('Organization ID').fill(partner);
+    await granted.getByLabel('Granted roles').fill('reader, ghost');
+    await granted.getByRole('button', { name: 'Grant to organization' }).click();
+    await granted.locator('.error-summary, .field-error').first().waitFor();
+    expect(await granted.locator('.error-summary, .field-error').first().textContent()).toMatch(/not a role of the project/);
+    expect((await mgmt().listProjectGrants({ projectId })).result).toEqual([]);
+
+    await granted.getByLabel('Granted roles').fill('reader, writer');
+    await granted.getByRole('button', { name: 'Grant to organization' }).click();
+    await granted.getByRole('heading', { name: 'Granted organizations (1)' }).waitFor();
+    await granted.locator('tr', { hasText: 'Partner shop' }).waitFor();
+    const listed = async () => (await mgmt().listProjectGrants({ projectId })).result.map((g) => [g.grantedOrgId, g.grantedRoleKeys, g.state]);
+    expect(await listed()).toEqual([[partner, ['reader', 'writer'], 1]]);
+
+    // Change the roles.
+    await granted.getByLabel('Granted roles of Partner shop').fill('reader');
+    await granted.getByRole('button', { name: 'Save the roles granted to Partner shop' }).click();
+    await expect.poll(listed).toEqual([[partner, ['reader'], 1]]);
+
+    // Deactivate, reactivate.
+    await granted.getByRole('button', { name: 'Deactivate the grant to Partner shop' }).click();
+    await granted.locator('[data-testid=granted-org-state]', { hasText: 'deactivated' }).waitFor();
+    expect(await listed()).toEqual([[partner, ['reader'], 2]]);
+    await granted.getByRole('button', { name: 'Reactivate the grant to Partner shop' }).click();
+    await granted.locator('[data-testid=granted-org-state]', { hasText: /^active$/ }).waitFor();
+
+    // Remove, after a confirmation naming what goes.
+    const dialogs: string[] = [];
+    page.on('dialog', (d) => dialogs.push(d.message()));
+    await granted.getByRole('button', { name: 'Remove the grant to Partner shop' }).click();
+    await granted.getByRole('heading', { name: 'Granted organizations (0)' }).waitFor();
+    expect(dialogs.find((m) => m.startsWith('Remove the grant to Partner shop'))).toMatch(/lose every role of this project/);
+    expect(await listed()).toEqual([]);
   });
 
   it('the organization: login policy (forceMfa), lockout policy, members; a user page with memberships, last login and metadata', async () => {

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { mayUseProject } from '../../src/queries/login-access.js';
 import type { ClientAppView, GrantedRole } from '../../src/queries/read-model.js';
 
-function reads(app: Partial<ClientAppView> | undefined, userOrg = 'org-1', roles: GrantedRole[] = []) {
+function reads(app: Partial<ClientAppView> | undefined, userOrg = 'org-1', roles: GrantedRole[] = [], grantedTo: string[] = []) {
   const asked: string[] = [];
   const full = app && ({ id: 'app', projectId: 'p', orgId: 'org-1', state: 'active', projectRoleCheck: false, hasProjectCheck: false, ...app } as ClientAppView);
   return {
@@ -14,6 +14,7 @@ function reads(app: Partial<ClientAppView> | undefined, userOrg = 'org-1', roles
       appByClientId: async () => (asked.push('app'), full),
       ownerOfUser: async () => (asked.push('owner'), userOrg),
       projectRolesOfUser: async () => (asked.push('roles'), roles),
+      isProjectGrantedTo: async (_projectId: string, orgId: string) => (asked.push('grant'), grantedTo.includes(orgId)),
     },
   };
 }
@@ -36,6 +37,14 @@ describe('mayUseProject', () => {
     const own = reads({ hasProjectCheck: true });
     expect(await mayUseProject(own.read, 'u', 'c')).toBe(true);
     expect(own.asked).not.toContain('roles');
+    expect(own.asked).not.toContain('grant');
+  });
+
+  it('hasProjectCheck: a user of an org holding an active project grant is admitted, of another org not', async () => {
+    const granted = reads({ hasProjectCheck: true }, 'org-2', [], ['org-2']);
+    expect(await mayUseProject(granted.read, 'u', 'c')).toBe(true);
+    expect(granted.asked).toContain('grant');
+    expect(await mayUseProject(reads({ hasProjectCheck: true }, 'org-3', [], ['org-2']).read, 'u', 'c')).toBe(false);
   });
 
   it('projectRoleCheck: a role is needed', async () => {

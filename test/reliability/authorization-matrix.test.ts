@@ -118,6 +118,21 @@ async function freshProjectMember(): Promise<string> {
   return userId;
 }
 
+/** A new project of org A with the role 'lent' (AddProjectGrant and the grant's lifecycle need one per cell). */
+async function grantableProject(): Promise<string> {
+  const { id } = await adminA().addProject({ name: unique('lent-project') });
+  await adminA().addProjectRole({ projectId: id, roleKey: 'lent', displayName: 'Lent' });
+  return id;
+}
+
+let p1Lent: Promise<string> | undefined;
+/** The project granted to org B with the role 'lent' (made on P1 once, for GetProjectGrantByID). */
+async function lentProject(projectId: string): Promise<{ projectId: string; grantId: string }> {
+  if (projectId === world.p1) await adminA().addProjectRole({ projectId, roleKey: 'lent', displayName: 'Lent' });
+  const { grantId } = await adminA().addProjectGrant({ projectId, grantedOrgId: world.orgB, roleKeys: ['lent'] });
+  return { projectId, grantId };
+}
+
 interface Row {
   rpc: string;
   call: (c: Clients) => Promise<unknown>;
@@ -308,6 +323,57 @@ const ROWS: Row[] = [
     },
     expect: inOrgA(['projectOwner', 'orgOwner', 'instanceOwner']),
   },
+  {
+    rpc: 'management.AddProjectGrant',
+    call: () => Promise.reject(new Error('prepared per cell')),
+    prepare: async () => {
+      const projectId = await grantableProject();
+      return (c) => c.mgmt.addProjectGrant({ projectId, grantedOrgId: world.orgB, roleKeys: ['lent'] });
+    },
+    // project.grant.write: the project's org only (ORG_OWNER, IAM_OWNER); a PROJECT_OWNER does not lend it out.
+    expect: inOrgA(['orgOwner', 'instanceOwner']),
+  },
+  {
+    rpc: 'management.ListProjectGrants',
+    call: (c) => c.mgmt.listProjectGrants({ projectId: world.p1 }),
+    expect: inOrgA(['projectOwner', 'orgOwner', 'instanceOwner']),
+  },
+  {
+    rpc: 'management.GetProjectGrantByID',
+    call: () => Promise.reject(new Error('prepared per cell')),
+    prepare: async () => {
+      const grantId = await (p1Lent ??= lentProject(world.p1).then((g) => g.grantId));
+      return (c) => c.mgmt.getProjectGrantByID({ projectId: world.p1, grantId });
+    },
+    expect: inOrgA(['projectOwner', 'orgOwner', 'instanceOwner']),
+  },
+  {
+    rpc: 'management.ListGrantedProjects',
+    call: (c) => c.mgmt.listGrantedProjects({}),
+    // project.read in the call's org, org-wide (B's owner: the projects granted to B).
+    expect: { ...anyValidToken, otherOrgOwnerNamingA: P, otherProjectOwner: P, projectOwner: P, plainUser: P, self: P },
+  },
+  ...(['UpdateProjectGrant', 'DeactivateProjectGrant', 'ReactivateProjectGrant', 'RemoveProjectGrant'] as const).map(
+    (rpc): Row => ({
+      rpc: `management.${rpc}`,
+      call: () => Promise.reject(new Error('prepared per cell')),
+      prepare: async () => {
+        const { projectId, grantId } = await lentProject(await grantableProject());
+        if (rpc === 'ReactivateProjectGrant') await adminA().deactivateProjectGrant({ projectId, grantId });
+        const ref = { projectId, grantId };
+        return (c) =>
+          rpc === 'UpdateProjectGrant'
+            ? c.mgmt.updateProjectGrant({ ...ref, roleKeys: ['lent'] })
+            : rpc === 'DeactivateProjectGrant'
+              ? c.mgmt.deactivateProjectGrant(ref)
+              : rpc === 'ReactivateProjectGrant'
+                ? c.mgmt.reactivateProjectGrant(ref)
+                : c.mgmt.removeProjectGrant(ref);
+      },
+      // As AddProjectGrant; B's owner in its own context: A's project is not found.
+      expect: inOrgA(['orgOwner', 'instanceOwner']),
+    }),
+  ),
   {
     rpc: 'management.AddProjectMember',
     call: (c) => c.mgmt.addProjectMember({ projectId: world.p1, userId: world.member, roles: ['PROJECT_OWNER'] }),

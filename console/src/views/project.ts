@@ -2,7 +2,7 @@
 // server) with their details, the Keyhold API access switch (../api-access.ts),
 // "Edit", "Regenerate secret", "Deactivate" / "Reactivate" and "Remove", a
 // link to "New application"; then the project's settings, roles, members and
-// user grants (./project-admin.ts).
+// user grants (./project-admin.ts), the organizations it is granted to (./granted-orgs.ts).
 import type { Duration } from '@bufbuild/protobuf/wkt';
 import { AppState, OIDCAuthMethodType, type App } from '../../../gen/keyhold/management/v1/app_pb.js';
 import { TextQueryMethod } from '../../../gen/keyhold/object/v1/object_pb.js';
@@ -17,6 +17,7 @@ import { APP_TYPES, AUTH_METHODS, GRANT_TYPES, labelOf, RESPONSE_TYPES, shortLab
 import { L, locale } from '../i18n.js';
 import { href, tsText, type View } from '../view.js';
 import { projectGrants, projectMembers, rolesSection, settingsSection } from './project-admin.js';
+import { grantedOrgsSection } from './granted-orgs.js';
 
 export function durationText(d: Duration | undefined): string {
   if (!d) return '0 s';
@@ -171,7 +172,7 @@ export async function projectView(projectId: string): Promise<View> {
   const [{ project }, instanceOwner, may] = await Promise.all([
     management.getProjectByID({ id: projectId }),
     isInstanceOwner(),
-    permissions(['project.write', 'project.app.write', 'project.role.write', 'project.member.write'] as const, projectId),
+    permissions(['project.write', 'project.app.write', 'project.role.write', 'project.member.write', 'project.grant.write'] as const, projectId),
   ]);
   const name = project?.name ?? projectId;
   const heading = h('h2', { id: 'apps-title', tabindex: '-1' }, L.applications);
@@ -214,7 +215,7 @@ export async function projectView(projectId: string): Promise<View> {
       grants = g;
     }),
   ]);
-  const [rolesPart, membersPart] = await Promise.all([
+  const [rolesPart, membersPart, grantedPart] = await Promise.all([
     rolesSection(
       projectId,
       (key) => grants.filter((g) => g.roleKeys.includes(key)).length,
@@ -225,6 +226,7 @@ export async function projectView(projectId: string): Promise<View> {
       may['project.role.write'],
     ),
     projectMembers(projectId, may['project.member.write']),
+    grantedOrgsSection(projectId, may['project.grant.write']),
   ]);
   const settings = project ? settingsSection(project, () => ({ apps: appCount, roles: roleCount, grants: grants.length }), reloadPage, may['project.write']) : null;
 
@@ -248,6 +250,7 @@ export async function projectView(projectId: string): Promise<View> {
       rolesPart,
       membersPart,
       grantsPart.element,
+      grantedPart,
       settings,
     ),
   };

@@ -65,7 +65,12 @@ export function projectHandlers({ commands, queries }: ApiDeps): Pick<
     },
 
     async addUserGrant(req, ctx) {
-      const { userGrantId, written } = await commands.addUserGrant(callOf(ctx), { userId: req.userId, projectId: req.projectId, roleKeys: req.roleKeys });
+      const { userGrantId, written } = await commands.addUserGrant(callOf(ctx), {
+        userId: req.userId,
+        projectId: req.projectId,
+        projectGrantId: req.projectGrantId,
+        roleKeys: req.roleKeys,
+      });
       return { userGrantId, details: writeDetails(written, true) };
     },
   };

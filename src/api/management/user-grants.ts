@@ -19,6 +19,7 @@ function userGrantToMessage(g: UserGrantView): MessageInitShape<typeof UserGrant
     userId: g.userId,
     orgId: g.orgId,
     projectId: g.projectId,
+    projectGrantId: g.projectGrantId ?? '',
   };
 }
 

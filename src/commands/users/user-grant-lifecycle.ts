@@ -3,6 +3,7 @@
 // call's org (another org's grant, or one of another user, is 404 as if none
 // existed), a user the caller sees and not removed (404), user.grant.write on the grant's
 // project (403), and the project's roles only (400 at roleKeys[i]).
+// Under a project grant, the roles stay within those it holds (400 at roleKeys[i]).
 // An inactive grant keeps its roles but gives none: the login check and the
 // roles claim read only active grants (store/queries/projects.ts).
 import { invalidRequest, KeyholdError, type FieldViolation } from '../../domain/errors/keyhold-error.js';
@@ -13,7 +14,7 @@ import type { Call, Caller } from '../../access/caller.js';
 import type { Ports } from '../ports.js';
 import { runCommand } from '../run.js';
 import { written, type Written } from '../written.js';
-import { assertProjectRoles, roleKeysViolations } from './grant-roles.js';
+import { assertGrantedRoles, assertProjectRoles, roleKeysViolations } from './grant-roles.js';
 
 export interface UserGrantRef {
   userId: string;
@@ -42,6 +43,13 @@ async function changeGrant(
 export function updateUserGrant(ports: Ports, call: Call, input: UserGrantRef & { roleKeys: readonly string[] }): Promise<{ written: Written }> {
   return changeGrant(ports, call, input, roleKeysViolations(input.roleKeys), async (state, caller) => {
     await assertProjectRoles(ports.lookups, state.projectId, input.roleKeys);
+    if (state.projectGrantId) {
+      // Under a project grant: no more than it holds now (gone or deactivated: nothing more to give).
+      const projectGrant = await ports.lookups.projectGrantFor(state.projectId, state.orgId);
+      if (!projectGrant || projectGrant.id !== state.projectGrantId) throw new KeyholdError('USER_GRANT_NOT_FOUND', { grantId: input.grantId });
+      if (projectGrant.state !== 'active') throw new KeyholdError('PROJECT_GRANT_NOT_ACTIVE', { grantId: projectGrant.id });
+      assertGrantedRoles(projectGrant.roleKeys, input.roleKeys);
+    }
     return { kind: 'change', roleKeys: input.roleKeys, actor: caller.userId };
   });
 }

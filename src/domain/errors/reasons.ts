@@ -402,6 +402,25 @@ export const REASONS = {
     code: GrpcCode.FailedPrecondition,
     messages: { en: 'Application {appId} is not deactivated.', de: 'Die Anwendung {appId} ist nicht deaktiviert.' },
   },
+  PROJECT_GRANT_NOT_FOUND: {
+    code: GrpcCode.NotFound,
+    messages: { en: 'Project grant {grantId} was not found.', de: 'Die Projektberechtigung {grantId} wurde nicht gefunden.' },
+  },
+  PROJECT_GRANT_EXISTS: {
+    code: GrpcCode.AlreadyExists,
+    messages: {
+      en: 'Project {projectId} is already granted to organization {grantedOrgId}; change that grant instead.',
+      de: 'Das Projekt {projectId} ist der Organisation {grantedOrgId} bereits gewährt; ändere stattdessen diese Berechtigung.',
+    },
+  },
+  PROJECT_GRANT_NOT_ACTIVE: {
+    code: GrpcCode.FailedPrecondition,
+    messages: { en: 'Project grant {grantId} is not active.', de: 'Die Projektberechtigung {grantId} ist nicht aktiv.' },
+  },
+  PROJECT_GRANT_NOT_INACTIVE: {
+    code: GrpcCode.FailedPrecondition,
+    messages: { en: 'Project grant {grantId} is not deactivated.', de: 'Die Projektberechtigung {grantId} ist nicht deaktiviert.' },
+  },
   USER_GRANT_NOT_ACTIVE: {
     code: GrpcCode.FailedPrecondition,
     messages: { en: 'User grant {grantId} is not active.', de: 'Die Berechtigung {grantId} ist nicht aktiv.' },

@@ -24,4 +24,17 @@ export interface ProjectEventPayloads {
   'project.role.removed': { roleKey: string };
   'project.member.changed': MemberChangedPayload;
   'project.member.removed': MemberRemovedPayload;
+  /**
+   * AddProjectGrant (ZITADEL's project grant): the project is granted to another org,
+   * whose admins may then grant these roles of it to their own users. A removed
+   * project role leaves every project grant with the role (project.role.removed).
+   */
+  'project.grant.added': { grantId: string; grantedOrgId: string; roleKeys: string[] };
+  /** UpdateProjectGrant: the grant's roles now; the user grants under it lose the dropped ones in the same append. */
+  'project.grant.changed': { grantId: string; roleKeys: string[] };
+  /** DeactivateProjectGrant: the granted org's users are no longer admitted by it, nor given its roles. */
+  'project.grant.deactivated': { grantId: string };
+  'project.grant.reactivated': { grantId: string };
+  /** RemoveProjectGrant: the user grants under it are removed in the same append (usergrant.cascade.removed). */
+  'project.grant.removed': { grantId: string; grantedOrgId: string };
 }

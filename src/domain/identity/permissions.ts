@@ -23,8 +23,8 @@ export const ROLES = {
   ORG_OWNER: { scope: 'org', grants: ['org.*', 'project.*', 'user.*'] },
   ORG_USER_MANAGER: { scope: 'org', grants: ['user.*'] },
   /** ZITADEL's read-only org role: sees what the org holds, changes nothing (not its audit log: that is the owners'). */
-  ORG_OWNER_VIEWER: { scope: 'org', grants: ['org.read', 'org.member.read', 'org.policy.read', 'project.read', 'project.member.read', 'project.app.read', 'user.read', 'user.grant.read'] },
-  PROJECT_OWNER: { scope: 'project', grants: ['project.read', 'project.app.*', 'project.member.read', 'project.member.write', 'project.role.write', 'user.grant.read', 'user.grant.write'] },
+  ORG_OWNER_VIEWER: { scope: 'org', grants: ['org.read', 'org.member.read', 'org.policy.read', 'project.read', 'project.member.read', 'project.app.read', 'project.grant.read', 'user.read', 'user.grant.read'] },
+  PROJECT_OWNER: { scope: 'project', grants: ['project.read', 'project.app.*', 'project.member.read', 'project.member.write', 'project.role.write', 'project.grant.read', 'user.grant.read', 'user.grant.write'] },
 } as const satisfies Record<string, { scope: ScopeType; grants: readonly string[] }>;
 
 export type Role = keyof typeof ROLES;
@@ -68,6 +68,14 @@ export const PERMISSIONS = {
   'project.app.write': ['org', 'project'],
   /** The project's own roles (AddProjectRole), as ZITADEL names it. */
   'project.role.write': ['org', 'project'],
+  /** The project's grants to other orgs (ListProjectGrants, GetProjectGrantByID). */
+  'project.grant.read': ['org', 'project'],
+  /**
+   * Granting the project to another org, changing, deactivating, removing that grant: the
+   * project's org only (ORG_OWNER's project.*, IAM_OWNER), as in ZITADEL — a PROJECT_OWNER
+   * does not lend a project out of its org.
+   */
+  'project.grant.write': ['org'],
   'user.read': ['org'],
   'user.write': ['org'],
   'user.credential.write': ['org'],

@@ -19,9 +19,11 @@ export interface UserGrantState {
   active: boolean;
   userId: string;
   projectId: string;
-  /** The grant's owner: the project's org. */
+  /** The grant's owner: the project's org, or the org the project is granted to. */
   orgId: string;
   roleKeys: readonly string[];
+  /** The project grant it was given under ('' when the project's org gave it). */
+  projectGrantId: string;
 }
 
 export type UserGrantCommand =
@@ -29,15 +31,18 @@ export type UserGrantCommand =
       kind: 'add';
       userId: string;
       projectId: string;
-      /** The project's org: the grant's owner. */
+      /** The grant's owner: the project's org, or the org the project is granted to (with `projectGrantId`). */
       orgId: string;
       roleKeys: readonly string[];
+      projectGrantId?: string;
       actor: string;
     }
   | { kind: 'change'; roleKeys: readonly string[]; actor: string }
   | { kind: 'deactivate' | 'reactivate' | 'remove'; actor: string }
   /** The project's role was removed: the grant loses it (nothing when it does not hold it, or is gone). */
   | { kind: 'cascadeRemoveRole'; roleKey: string; actor: string }
+  /** The project grant it is under now holds only `roleKeys` (UpdateProjectGrant): the grant loses the others, one event each. */
+  | { kind: 'cascadeKeepRoles'; roleKeys: readonly string[]; actor: string }
   /** The grant's project was removed (nothing when the grant is gone already). */
   | { kind: 'cascadeRemove'; actor: string };
 
@@ -45,7 +50,7 @@ const once = (keys: readonly string[]) => [...new Set(keys)];
 
 export function userGrantDecider(grantId: string): Decider<UserGrantState, UserGrantCommand, UserGrantEventType> {
   return {
-    initialState: () => ({ created: false, exists: false, active: false, userId: '', projectId: '', orgId: '', roleKeys: [] }),
+    initialState: () => ({ created: false, exists: false, active: false, userId: '', projectId: '', orgId: '', roleKeys: [], projectGrantId: '' }),
     evolve: (state, event) => {
       switch (event.type) {
         case 'usergrant.added':
@@ -57,6 +62,7 @@ export function userGrantDecider(grantId: string): Decider<UserGrantState, UserG
             projectId: event.payload.projectId,
             orgId: event.resourceOwner,
             roleKeys: event.payload.roleKeys,
+            projectGrantId: event.payload.projectGrantId ?? '',
           };
         case 'usergrant.changed':
           return { ...state, roleKeys: event.payload.roleKeys };
@@ -82,16 +88,30 @@ export function userGrantDecider(grantId: string): Decider<UserGrantState, UserG
             aggregateType: 'usergrant',
             aggregateId: grantId,
             type: 'usergrant.added',
-            payload: { userId: command.userId, projectId: command.projectId, roleKeys: once(command.roleKeys) },
+            payload: {
+              userId: command.userId,
+              projectId: command.projectId,
+              roleKeys: once(command.roleKeys),
+              ...(command.projectGrantId ? { projectGrantId: command.projectGrantId } : {}),
+            },
             resourceOwner: command.orgId,
             creator: command.actor,
           },
         ];
       }
-      if (command.kind === 'cascadeRemoveRole' || command.kind === 'cascadeRemove') {
+      if (command.kind === 'cascadeRemoveRole' || command.kind === 'cascadeRemove' || command.kind === 'cascadeKeepRoles') {
         if (!state.exists) return [];
         const own = { aggregateType: 'usergrant' as const, aggregateId: grantId, resourceOwner: state.orgId, creator: command.actor };
         if (command.kind === 'cascadeRemove') return [{ ...own, type: 'usergrant.cascade.removed', payload: {} }];
+        if (command.kind === 'cascadeKeepRoles') {
+          let roleKeys = [...state.roleKeys];
+          return state.roleKeys
+            .filter((k) => !command.roleKeys.includes(k))
+            .map((removedRoleKey) => {
+              roleKeys = roleKeys.filter((k) => k !== removedRoleKey);
+              return { ...own, type: 'usergrant.cascade.changed' as const, payload: { removedRoleKey, roleKeys } };
+            });
+        }
         if (!state.roleKeys.includes(command.roleKey)) return [];
         const roleKeys = state.roleKeys.filter((k) => k !== command.roleKey);
         return [{ ...own, type: 'usergrant.cascade.changed', payload: { removedRoleKey: command.roleKey, roleKeys } }];

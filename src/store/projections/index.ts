@@ -14,7 +14,7 @@ import { orgsProjection } from './orgs.js';
 import { passkeysProjection, webauthnCredentialsProjection } from './passkeys.js';
 import { personalAccessTokensProjection } from './personal-access-tokens.js';
 import type { Handler, ProjectableEvent, Projection } from './projection.js';
-import { projectRolesProjection, projectsProjection, userGrantsProjection } from './projects.js';
+import { projectGrantsProjection, projectRolesProjection, projectsProjection, userGrantsProjection } from './projects.js';
 import { recoveryCodesProjection } from './recovery-codes.js';
 import { u2fTokensProjection } from './u2f-tokens.js';
 import { userMetadataProjection } from './user-metadata.js';
@@ -26,6 +26,7 @@ export const projections: readonly Projection[] = [
   orgsProjection,
   projectsProjection,
   projectRolesProjection,
+  projectGrantsProjection,
   userGrantsProjection,
   usersProjection,
   membershipsProjection,

@@ -1,7 +1,7 @@
 import { sql } from '../sql.js';
 import type { ProjectableEvent, Projection } from './projection.js';
 
-type ProjectEvent = ProjectableEvent<'project.member.added' | 'project.member.changed' | 'project.member.removed' | 'project.role.added' | 'project.role.changed' | 'project.role.removed' | 'project.deactivated' | 'project.reactivated'>;
+type ProjectEvent = ProjectableEvent<'project.member.added' | 'project.member.changed' | 'project.member.removed' | 'project.role.added' | 'project.role.changed' | 'project.role.removed' | 'project.deactivated' | 'project.reactivated' | `project.grant.${'added' | 'changed' | 'deactivated' | 'reactivated' | 'removed'}`>;
 
 /** The project's version moves on (and its state, when given). */
 const touched = (e: ProjectEvent, state?: 'active' | 'inactive') => sql`
@@ -32,8 +32,41 @@ export const projectsProjection: Projection = {
   // roles and members have no rows of their own elsewhere and go here.
   'project.removed': (e) => sql`
     with roles as (delete from project_roles where project_id = ${e.aggregateId}),
-      members as (delete from memberships where scope_type = 'project' and scope_id = ${e.aggregateId})
+      members as (delete from memberships where scope_type = 'project' and scope_id = ${e.aggregateId}),
+      granted as (delete from project_grants where project_id = ${e.aggregateId})
     delete from projects where id = ${e.aggregateId}`,
+  'project.grant.added': (e) => touched(e),
+  'project.grant.changed': (e) => touched(e),
+  'project.grant.deactivated': (e) => touched(e),
+  'project.grant.reactivated': (e) => touched(e),
+  'project.grant.removed': (e) => touched(e),
+};
+
+const grantTouched = (e: ProjectableEvent<'project.grant.changed' | 'project.grant.deactivated' | 'project.grant.reactivated'>, state?: 'active' | 'inactive') => sql`
+    update project_grants set state = coalesce(${state ?? null}::text, state),
+      changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence}
+    where id = ${e.payload.grantId}`;
+
+// A project grant's row. Listed before userGrantsProjection: on RemoveProjectGrant the grant's
+// row is deleted first (waiting for a user grant being written under it, which holds it for
+// share), and only then, in a later statement that sees that grant, the user grants under it.
+export const projectGrantsProjection: Projection = {
+  'project.grant.added': (e) => sql`
+    insert into project_grants (id, project_id, org_id, granted_org_id, role_keys, state, created_at, changed_at, sequence)
+    values (${e.payload.grantId}, ${e.aggregateId}, ${e.resourceOwner}, ${e.payload.grantedOrgId}, ${e.payload.roleKeys}::text[], 'active',
+            coalesce(${e.createdAt}::text::timestamptz, now()), coalesce(${e.createdAt}::text::timestamptz, now()), ${e.sequence})`,
+  'project.grant.changed': (e) => sql`
+    update project_grants set role_keys = ${e.payload.roleKeys}::text[],
+      changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence}
+    where id = ${e.payload.grantId}`,
+  'project.grant.deactivated': (e) => grantTouched(e, 'inactive'),
+  'project.grant.reactivated': (e) => grantTouched(e, 'active'),
+  'project.grant.removed': (e) => sql`delete from project_grants where id = ${e.payload.grantId}`,
+  'project.role.removed': (e) => sql`
+    update project_grants set role_keys = array_remove(role_keys, ${e.payload.roleKey})
+    where project_id = ${e.aggregateId} and ${e.payload.roleKey} = any(role_keys)`,
+  // A removed org holds no project grants (its users, and their grants, are removed with it).
+  'org.removed': (e) => sql`delete from project_grants where granted_org_id = ${e.aggregateId}`,
 };
 
 // The role's row (the project's version moves on in projectsProjection).
@@ -60,13 +93,21 @@ const withoutKey = (projectId: string, roleKey: string) => sql`
 // A grant's row, until RemoveUserGrant deletes it (the user may then be granted the project again)
 // or its user is removed (a removed user's grants are not listed, and cannot be changed).
 export const userGrantsProjection: Projection = {
+  // Under a project grant (projectGrantId), only keys that grant holds, and only while it exists:
+  // its row is held for share until this commits, so RemoveProjectGrant and UpdateProjectGrant
+  // either wait and then see this row, or committed first and this row is not written (or
+  // without the keys dropped).
   'usergrant.added': (e) => sql`
-    insert into user_grants (id, user_id, project_id, org_id, role_keys, state, created_at, changed_at, sequence)
-    values (${e.aggregateId}, ${e.payload.userId}, ${e.payload.projectId}, ${e.resourceOwner},
+    insert into user_grants (id, user_id, project_id, org_id, role_keys, state, project_grant_id, created_at, changed_at, sequence)
+    select ${e.aggregateId}, ${e.payload.userId}, ${e.payload.projectId}, ${e.resourceOwner},
             array(select k from unnest(${e.payload.roleKeys}::text[]) with ordinality as u(k, n)
                   where exists (select 1 from project_roles r where r.project_id = ${e.payload.projectId} and r.role_key = u.k for share)
-                  order by u.n), 'active',
-            coalesce(${e.createdAt}::text::timestamptz, now()), coalesce(${e.createdAt}::text::timestamptz, now()), ${e.sequence})`,
+                    and (${e.payload.projectGrantId ?? null}::text is null or u.k = any(pg.role_keys))
+                  order by u.n), 'active', ${e.payload.projectGrantId ?? null}::text,
+            coalesce(${e.createdAt}::text::timestamptz, now()), coalesce(${e.createdAt}::text::timestamptz, now()), ${e.sequence}
+    from (select 1) as one
+    left join lateral (select g.role_keys from project_grants g where g.id = ${e.payload.projectGrantId ?? null}::text for share) as pg on true
+    where ${e.payload.projectGrantId ?? null}::text is null or pg.role_keys is not null`,
   'usergrant.cascade.changed': (e) => sql`
     update user_grants set role_keys = ${e.payload.roleKeys}::text[],
       changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence}
@@ -75,6 +116,8 @@ export const userGrantsProjection: Projection = {
   'usergrant.changed': (e) => sql`update user_grants set role_keys =
       array(select k from unnest(${e.payload.roleKeys}::text[]) with ordinality as u(k, n)
             where exists (select 1 from project_roles r where r.project_id = user_grants.project_id and r.role_key = u.k for share)
+              and (user_grants.project_grant_id is null
+                   or exists (select 1 from project_grants g where g.id = user_grants.project_grant_id and u.k = any(g.role_keys) for share))
             order by u.n),
     changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence} where id = ${e.aggregateId}`,
   'usergrant.deactivated': (e) => sql`update user_grants set state = 'inactive', changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence} where id = ${e.aggregateId}`,
@@ -83,4 +126,9 @@ export const userGrantsProjection: Projection = {
   'user.removed': (e) => sql`delete from user_grants where user_id = ${e.aggregateId}`,
   'project.role.removed': (e) => withoutKey(e.aggregateId, e.payload.roleKey),
   'project.role.added': (e) => withoutKey(e.aggregateId, e.payload.roleKey),
+  // After projectGrantsProjection's statements (see there): the user grants under the project grant.
+  'project.grant.removed': (e) => sql`delete from user_grants where project_grant_id = ${e.payload.grantId}`,
+  'project.grant.changed': (e) => sql`
+    update user_grants set role_keys = array(select k from unnest(role_keys) with ordinality as u(k, n) where k = any(${e.payload.roleKeys}::text[]) order by u.n)
+    where project_grant_id = ${e.payload.grantId}`,
 };

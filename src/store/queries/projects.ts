@@ -44,7 +44,8 @@ export async function appIdsOfProject(db: Db, projectId: string): Promise<string
  * The roles a user holds on a project through its active grants, with the
  * granting org and its name (the roles claim). Only roles the project still
  * has: a grant written while its role was being removed names a key that no
- * longer counts.
+ * longer counts. A grant given under a project grant counts while that
+ * project grant is active (DeactivateProjectGrant, RemoveProjectGrant).
  */
 export async function projectRolesOfUser(db: SqlRunner, userId: string, projectId: string): Promise<{ roleKey: string; orgId: string; orgName: string }[]> {
   return db.query<{ roleKey: string; orgId: string; orgName: string }>(sql`
@@ -54,5 +55,7 @@ export async function projectRolesOfUser(db: SqlRunner, userId: string, projectI
     join project_roles r on r.project_id = g.project_id and r.role_key = k.role_key
     join orgs o on o.id = g.org_id
     where g.user_id = ${userId} and g.project_id = ${projectId} and g.state = 'active'
+      and (g.project_grant_id is null
+           or exists (select 1 from project_grants pg where pg.id = g.project_grant_id and pg.state = 'active'))
     order by k.role_key, g.org_id`);
 }

@@ -35,6 +35,8 @@ describe('roles expand to concrete permissions where they are held', () => {
       'org.write',
       'project.app.read',
       'project.app.write',
+      'project.grant.read',
+      'project.grant.write',
       'project.member.read',
       'project.member.write',
       'project.read',
@@ -55,10 +57,14 @@ describe('roles expand to concrete permissions where they are held', () => {
     expect(owner.has('user.id.choose')).toBe(false);
     expect(owner.has('org.member.write')).toBe(true);
     expect(owner.has('project.write')).toBe(true);
+    // Lending a project to another org is the owning org's: ORG_OWNER, never a PROJECT_OWNER.
+    expect(owner.has('project.grant.write')).toBe(true);
+    expect(permissionsOfRole('PROJECT_OWNER', 'project').has('project.grant.write')).toBe(false);
     expect([...permissionsOfRole('ORG_USER_MANAGER', 'org')].sort()).toEqual(['user.credential.write', 'user.grant.read', 'user.grant.write', 'user.read', 'user.write']);
     expect([...permissionsOfRole('PROJECT_OWNER', 'project')].sort()).toEqual([
       'project.app.read',
       'project.app.write',
+      'project.grant.read',
       'project.member.read',
       'project.member.write',
       'project.read',
@@ -72,6 +78,7 @@ describe('roles expand to concrete permissions where they are held', () => {
     expect([...permissionsAt([org('o1', 'ORG_OWNER')], projectScope('p1', 'o1'))].sort()).toEqual([
       'project.app.read',
       'project.app.write',
+      'project.grant.read',
       'project.member.read',
       'project.member.write',
       'project.read',
