@@ -100,7 +100,7 @@ describe('roles expand to concrete permissions where they are held', () => {
 
   it('ORG_OWNER_VIEWER reads what its org holds and writes nothing; only an owner of the org may grant it', () => {
     const held = [...permissionsOfRole('ORG_OWNER_VIEWER', 'org')];
-    expect(held.sort()).toEqual(['org.member.read', 'org.policy.read', 'org.read', 'project.app.read', 'project.member.read', 'project.read', 'user.grant.read', 'user.read']);
+    expect(held.sort()).toEqual(['org.member.read', 'org.policy.read', 'org.read', 'project.app.read', 'project.grant.read', 'project.member.read', 'project.read', 'user.grant.read', 'user.read']);
     expect(held.filter((p) => !p.endsWith('.read'))).toEqual([]);
     expect(hasPermission([org('o1', 'ORG_OWNER_VIEWER')], 'project.read', { orgId: 'o1', projectId: 'p1' })).toBe(true);
     expect(hasPermission([org('o1', 'ORG_OWNER_VIEWER')], 'user.write', { orgId: 'o1' })).toBe(false);
