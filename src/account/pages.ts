@@ -115,7 +115,7 @@ function appsSection(lang: Language, grants: readonly AppGrant[], hidden: string
   const items = grants.map(
     (g) =>
       `<li data-client="${escapeHtml(g.clientId)}">${escapeHtml(g.appName || g.clientId)}` +
-      form(hidden, 'revoke-app', `<input type="hidden" name="grant" value="${escapeHtml(g.grantId)}"><button type="submit" class="secondary">${at(lang, 'revoke')}</button>`) +
+      form(hidden, 'revoke-app', `<input type="hidden" name="client" value="${escapeHtml(g.clientId)}"><button type="submit" class="secondary">${at(lang, 'revoke')}</button>`) +
       `</li>`,
   );
   return `<section id="apps"><h2>${at(lang, 'apps')}</h2>${items.length ? `<ul id="app-list">${items.join('')}</ul>` : `<p>${at(lang, 'noApps')}</p>`}</section>`;

@@ -17,9 +17,8 @@ export interface AccountSession {
   loginTs: number;
 }
 
-/** An app the user signed in to: the provider's grant of it. */
+/** An app the user signed in to: the provider's grants of it (one per sign-in that made one), as one. */
 export interface AppGrant {
-  grantId: string;
   clientId: string;
   appName: string;
 }
@@ -27,10 +26,10 @@ export interface AppGrant {
 export interface SessionPort {
   /** The signed-in session of this browser (the provider's session cookie); undefined: none, or its user is no longer active (the provider ends it then). */
   current(req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse): Promise<AccountSession | undefined>;
-  /** The user's live grants, every browser's. */
+  /** The apps the user holds live grants of, every browser's. */
   grantsOf(accountId: string): Promise<AppGrant[]>;
-  /** Deletes the grant with every token issued under it, when it is this user's: false when it is not (or gone). */
-  revokeGrant(accountId: string, grantId: string): Promise<boolean>;
+  /** Deletes the user's grants of the app with every token issued under them: false when the user holds none. */
+  revokeApp(accountId: string, clientId: string): Promise<boolean>;
 }
 
 /** One second factor as listed. */

@@ -171,7 +171,7 @@ export function registerAccountRoutes(fastify: FastifyInstance, deps: AccountRou
       return { title: at(r.lang, 'codesTitle'), page: codesBody(r.lang, await deps.account.regenerateCodes(r.view.id)) };
     },
     async 'revoke-app'(r) {
-      const revoked = await deps.sessions.revokeGrant(r.view.id, r.field('grant'));
+      const revoked = await deps.sessions.revokeApp(r.view.id, r.field('client'));
       return revoked ? { done: 'revoked' } : { problem: at(r.lang, 'notYours'), status: 404 };
     },
   };
