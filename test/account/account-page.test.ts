@@ -155,6 +155,10 @@ describe.skipIf(skip)('the account page in Chromium', () => {
     // And its access token: userinfo no longer answers it.
     await expect(oidc.fetchUserInfo(config, tokens.access_token, user.userId)).rejects.toBeDefined();
     await context.close();
+
+    // Nothing typed or shown once reached a log line: passwords, codes, the app's key.
+    const logs = kh.logLines.join('\n');
+    for (const secretText of [PASSWORD, NEW_PASSWORD, secret, ...firstCodes, ...newCodes]) expect(logs).not.toContain(secretText);
   }, 90_000);
 
   /** A login with the password and then a recovery code in place of the authenticator app: signed in, or refused. */
