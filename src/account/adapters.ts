@@ -19,7 +19,7 @@ function problemOf(thrown: unknown, lang: Language): Done {
 
 export function accountPorts(
   read: Pick<ReadModel, 'user' | 'u2fTokensOf' | 'passkeysPage' | 'totpOf' | 'unusedRecoveryCodesOf' | 'passwordOf'>,
-  commands: Pick<Commands, 'updateHumanUser' | 'removeU2f' | 'removePasskey' | 'removeTotp' | 'generateRecoveryCodes'>,
+  commands: Pick<Commands, 'updateHumanUser' | 'removeU2f' | 'removePasskey' | 'removeTotp' | 'renameU2f' | 'renamePasskey' | 'generateRecoveryCodes'>,
   forceMfa: (orgId: string) => Promise<boolean>,
 ): AccountPorts {
   const selfCaller = async (userId: string): Promise<Caller> => {
@@ -81,6 +81,12 @@ export function accountPorts(
     async removeFactor(userId, factor, lang) {
       const caller = await selfCaller(userId);
       return attempt(lang, () => REMOVE[factor.kind](caller, userId, factor.id));
+    },
+    async renameFactor(userId, factor, name, lang) {
+      const caller = await selfCaller(userId);
+      if (factor.kind === 'key') return attempt(lang, () => commands.renameU2f({ caller }, { userId, u2fId: factor.id, tokenName: name }));
+      if (factor.kind === 'passkey') return attempt(lang, () => commands.renamePasskey({ caller }, { userId, passkeyId: factor.id, passkeyName: name }));
+      return { ok: false, problem: '' };
     },
     async regenerateCodes(userId) {
       const caller = await selfCaller(userId);

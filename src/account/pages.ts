@@ -69,6 +69,18 @@ function passwordSection(lang: Language, view: AccountView, hidden: string): str
 
 const KIND_TEXT = { key: 'kindKey', passkey: 'kindPasskey', totp: 'kindTotp' } as const;
 
+/** A key's or passkey's new name: no password asked (how the user signs in does not change). */
+const renameForm = (lang: Language, hidden: string, f: Factor) => {
+  const id = `rename_${f.kind}_${escapeHtml(f.id)}`;
+  return form(
+    hidden,
+    'rename-factor',
+    `<input type="hidden" name="kind" value="${f.kind}"><input type="hidden" name="id" value="${escapeHtml(f.id)}">` +
+      `<label for="${id}">${at(lang, 'newName')}</label><input id="${id}" name="name" maxlength="200" required value="${escapeHtml(f.name ?? '')}">` +
+      `<button type="submit" class="secondary">${at(lang, 'rename')}</button>`,
+  );
+};
+
 function factorItem(lang: Language, view: AccountView, hidden: string, f: Factor): string {
   const name = f.name ? escapeHtml(f.name) : at(lang, 'unnamed');
   const created = f.createdAt ? ` · ${at(lang, 'created', { date: f.createdAt.toISOString().slice(0, 10) })}` : '';
@@ -81,6 +93,7 @@ function factorItem(lang: Language, view: AccountView, hidden: string, f: Factor
         currentPassword(lang, view, `remove_${f.kind}_${escapeHtml(f.id)}`) +
         `<button type="submit" class="secondary">${at(lang, 'remove')}</button>`,
     ) +
+    (f.kind === 'totp' ? '' : renameForm(lang, hidden, f)) +
     `</li>`
   );
 }

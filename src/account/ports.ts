@@ -64,6 +64,8 @@ export interface AccountPorts {
   updateProfile(userId: string, profile: { givenName: string; familyName: string; displayName: string }, lang: Language): Promise<Done>;
   /** RemoveU2F / RemovePasskey / RemoveTOTP as the user itself. */
   removeFactor(userId: string, factor: Pick<Factor, 'kind' | 'id'>, lang: Language): Promise<Done>;
+  /** A security key's or passkey's new name, as the user itself. */
+  renameFactor(userId: string, factor: Pick<Factor, 'kind' | 'id'>, name: string, lang: Language): Promise<Done>;
   /** GenerateRecoveryCodes as the user itself: the new set (the old one no longer works). */
   regenerateCodes(userId: string): Promise<string[]>;
 }

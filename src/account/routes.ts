@@ -40,6 +40,7 @@ const NOTICES: Readonly<Record<string, AccountText>> = {
   removed: 'removed',
   added: 'added',
   revoked: 'revoked',
+  renamed: 'renamed',
 };
 
 export interface AccountRoutesDeps {
@@ -129,6 +130,15 @@ export function registerAccountRoutes(fastify: FastifyInstance, deps: AccountRou
       if (refused) return refused;
       const done = await deps.account.removeFactor(r.view.id, factor, r.lang);
       return done.ok ? { done: 'removed' } : { problem: escapeHtml(done.problem), status: 400 };
+    },
+    async 'rename-factor'(r) {
+      const kind = r.field('kind');
+      const id = r.field('id');
+      // A name needs no password (nothing about signing in changes); only the user's own keys and passkeys.
+      const factor = kind === 'key' || kind === 'passkey' ? r.view.factors.find((f) => f.kind === kind && f.id === id) : undefined;
+      if (!factor) return { problem: at(r.lang, 'notYours'), status: 404 };
+      const done = await deps.account.renameFactor(r.view.id, factor, r.field('name'), r.lang);
+      return done.ok ? { done: 'renamed' } : { problem: escapeHtml(done.problem), status: 400 };
     },
     async passkey(r) {
       const refused = await reauth(r);

@@ -3,7 +3,7 @@
 // at the login), adds a passkey with a CDP virtual authenticator (its first
 // recovery codes shown), regenerates the codes (an old one then fails at the
 // login, a new one works), adds an authenticator app with otpauth's codes,
-// removes the passkey, and revokes the app (its refresh token then fails).
+// renames and removes the passkey, and revokes the app (its refresh token then fails).
 // And what nobody else may do: no session → the sign-in; a POST without the
 // form token → 403; another user's factor in the remove form → refused; the
 // last factor under forceMfa → refused with the reason.
@@ -67,7 +67,7 @@ describe.skipIf(skip)('the account page in Chromium', () => {
   const notice = (page: Page) => page.locator('p.notice').textContent();
   const problem = (page: Page) => page.locator('p.error[role=alert]').textContent();
 
-  it('every action: name, password, passkey, recovery codes, authenticator app, remove, revoke', async () => {
+  it('every action: name, password, passkey, rename, recovery codes, authenticator app, remove, revoke', async () => {
     const user = await humanUser(kh, 'acct');
     const { context, page, tokens } = await signedIn(user.username);
     await addPasskeyAuthenticator(page);
@@ -112,6 +112,10 @@ describe.skipIf(skip)('the account page in Chromium', () => {
     await page.locator('#back').click();
     const passkeyItem = page.locator('#factors li[data-kind=passkey]');
     expect(await passkeyItem.locator('.name').textContent()).toBe('Laptop <passkey>');
+    await passkeyItem.locator('input[name=name]').fill('Phone');
+    await passkeyItem.getByRole('button', { name: 'Rename' }).click();
+    expect(await notice(page)).toBe('Renamed.');
+    expect(await passkeyItem.locator('.name').textContent()).toBe('Phone');
 
     // An authenticator app: the QR page, a code from otpauth.
     await page.locator('#totp_current').fill(NEW_PASSWORD);
@@ -215,6 +219,7 @@ describe.skipIf(skip)('the account page in Chromium', () => {
     const theirs = await post('remove-factor', { form_token: token, kind: 'passkey', id: victimKey.passkeyId, current_password: PASSWORD });
     expect(theirs.status).toBe(404);
     expect(await theirs.text()).toContain('No such factor of yours.');
+    expect((await post('rename-factor', { form_token: token, kind: 'passkey', id: victimKey.passkeyId, name: 'Mine now' })).status).toBe(404);
     expect((await kh.rest('POST', `/v2/users/${victim.userId}/passkeys/_search`, {})).body.result?.length ?? 1).toBeGreaterThan(0);
 
     // The last factor under forceMfa: refused with the reason.

@@ -46,6 +46,9 @@ export const ACCOUNT_TEXTS = {
   noFactors: { en: 'You have none yet.', de: 'Du hast noch keine.' },
   remove: { en: 'Remove', de: 'Entfernen' },
   removed: { en: 'Removed.', de: 'Entfernt.' },
+  rename: { en: 'Rename', de: 'Umbenennen' },
+  renamed: { en: 'Renamed.', de: 'Umbenannt.' },
+  newName: { en: 'New name', de: 'Neuer Name' },
   lastFactor: {
     en: 'Your organization requires a second factor: add another one before you remove the last.',
     de: 'Deine Organisation verlangt einen zweiten Faktor: Füge einen weiteren hinzu, bevor du den letzten entfernst.',
