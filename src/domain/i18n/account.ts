@@ -9,7 +9,6 @@ export const ACCOUNT_TEXTS = {
   givenName: { en: 'Given name', de: 'Vorname' },
   familyName: { en: 'Family name', de: 'Nachname' },
   displayName: { en: 'Display name', de: 'Anzeigename' },
-  preferredLanguage: { en: 'Preferred language', de: 'Bevorzugte Sprache' },
   saveProfile: { en: 'Save profile', de: 'Profil speichern' },
   profileSaved: { en: 'Your profile is saved.', de: 'Dein Profil ist gespeichert.' },
   address: { en: 'Email address', de: 'E-Mail-Adresse' },
