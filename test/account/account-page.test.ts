@@ -220,6 +220,10 @@ describe.skipIf(skip)('the account page in Chromium', () => {
     expect(theirs.status).toBe(404);
     expect(await theirs.text()).toContain('No such factor of yours.');
     expect((await post('rename-factor', { form_token: token, kind: 'passkey', id: victimKey.passkeyId, name: 'Mine now' })).status).toBe(404);
+    // Nor does a ceremony's answer naming another user's passkey go through, nor a code without a pending app.
+    const ceremony = await post('passkey-finish', { form_token: token, passkey_id: victimKey.passkeyId, name: 'x', response: JSON.stringify({ id: victimKey.credentialId }) });
+    expect(ceremony.status).toBe(400);
+    expect((await post('totp-finish', { form_token: token, code: '123456' })).status).toBe(400);
     expect((await kh.rest('POST', `/v2/users/${victim.userId}/passkeys/_search`, {})).body.result?.length ?? 1).toBeGreaterThan(0);
 
     // The last factor under forceMfa: refused with the reason.
