@@ -46,11 +46,13 @@ import { endMySessions } from './users/end-my-sessions.js';
 import { keepPasskeyWhilePending } from './passkeys/keep-pending.js';
 import { registerPasskey } from './passkeys/register-passkey.js';
 import { removePasskey } from './passkeys/remove-passkey.js';
+import { renamePasskey } from './passkeys/rename-passkey.js';
 import { usePasskey } from './passkeys/use-passkey.js';
 import { verifyPasskeyRegistration } from './passkeys/verify-passkey.js';
 import { keepWhilePending } from './u2f/keep-pending.js';
 import { registerU2f } from './u2f/register-u2f.js';
 import { removeU2f } from './u2f/remove-u2f.js';
+import { renameU2f } from './u2f/rename-u2f.js';
 import { removeAllU2f } from './u2f/remove-all-u2f.js';
 import { generateRecoveryCodes, useRecoveryCode } from './users/recovery-codes.js';
 import { verifyU2fRegistration, type VerifyU2fInput } from './u2f/verify-u2f.js';
@@ -136,6 +138,7 @@ export function createCommands(ports: Ports) {
     registerU2f: bind(u2f, registerU2f),
     verifyU2fRegistration: bind(u2f, verifyU2fRegistration),
     removeU2f: bind(u2f, removeU2f),
+    renameU2f: bind(u2f, renameU2f),
     // Machine users' client secrets and apps' keys.
     generateMachineSecret: bind(ports, generateMachineSecret),
     removeMachineSecret: bind(ports, removeMachineSecret),
@@ -146,6 +149,7 @@ export function createCommands(ports: Ports) {
     registerPasskey: bind(passkey, registerPasskey),
     verifyPasskeyRegistration: bind(passkey, verifyPasskeyRegistration),
     removePasskey: bind(passkey, removePasskey),
+    renamePasskey: bind(passkey, renamePasskey),
     /** The passkey login (no caller: nobody is authenticated yet; the passkey's user is the actor). */
     usePasskey: (input: Parameters<typeof usePasskey>[1]) => usePasskey(ports, input),
     // A lost key.

@@ -11,12 +11,12 @@
 // CSRF: every step needs the interaction cookie oidc-provider set (SameSite=Lax,
 // so not sent on a cross-site POST; the interaction is not found without it)
 // and a form token bound to the interaction (HMAC under the cookie key).
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { negotiateLanguage, type Language } from '../domain/i18n/language.js';
 import type { LoginObserver } from './observer.js';
 import { knownBrowsers } from './known-browser.js';
 import { loginUrl } from './login-url.js';
+import { fieldOf, formTokens, parseForms } from './form-token.js';
 import { next, type LoginOutcome } from './flow.js';
 import { BASE, errorBody, nativeDoneBody } from './pages/forms.js';
 import { keyStepScript } from './pages/key-script.js';
@@ -26,9 +26,6 @@ import type { LoginState } from './state.js';
 import { stepOf } from './steps.js';
 import type { Page, Problem, StepContext } from './steps/step.js';
 
-/** The longest text field read from a form; the whole form is at most BODY_LIMIT. */
-const MAX_FIELD = 1024;
-const BODY_LIMIT = 16 * 1024;
 /** How many states one request may pass through while rendering (a page that moves the state on, e.g. a consent nobody needs to see). */
 const MAX_MOVES = 4;
 
@@ -60,13 +57,9 @@ const wantsRecovery = (req: FastifyRequest): boolean => (req.query as Record<str
 export function registerLoginRoutes(fastify: FastifyInstance, deps: LoginRoutesDeps): void {
   const { ports, interactions } = deps;
   const now = deps.now ?? Date.now;
-  const formToken = (uid: string) => createHmac('sha256', deps.cookieKey()).update(`keyhold login form ${uid}`).digest('base64url');
-  const tokenOk = (uid: string, sent: unknown) => {
-    if (typeof sent !== 'string') return false;
-    const a = Buffer.from(formToken(uid));
-    const b = Buffer.from(sent);
-    return a.length === b.length && timingSafeEqual(a, b);
-  };
+  const tokens = formTokens(deps.cookieKey, 'keyhold login form');
+  const formToken = tokens.tokenOf;
+  const tokenOk = tokens.ok;
   const browsers = knownBrowsers({ cookieKey: deps.cookieKey, secure: () => interactions.secure() });
 
   const html = (reply: FastifyReply, body: string, status = 200) => reply.code(status).headers(LOGIN_HEADERS).type('text/html; charset=utf-8').send(body);
@@ -90,10 +83,7 @@ export function registerLoginRoutes(fastify: FastifyInstance, deps: LoginRoutesD
       ports,
       hidden: `<input type="hidden" name="form_token" value="${escapeHtml(formToken(interaction.uid))}">`,
       body,
-      field: (name) => {
-        const v = body[name];
-        return typeof v === 'string' ? v.slice(0, MAX_FIELD) : '';
-      },
+      field: (name) => fieldOf(body, name),
       guessClient: (userId) => ({ address: req.ip ?? '', knownBrowser: userId ? browsers.idFor(req, userId) : undefined }),
       knownTo: (userId) => Boolean(userId && browsers.idFor(req, userId)),
       async apply(outcome: LoginOutcome, opts = {}) {
@@ -161,9 +151,7 @@ export function registerLoginRoutes(fastify: FastifyInstance, deps: LoginRoutesD
       if (!deps.unavailable.is(err)) throw err;
       return html(reply.header('retry-after', String(deps.unavailable.retryAfterSeconds)), unavailablePage(negotiateLanguage(req.headers['accept-language'])), 503);
     });
-    app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (_req, body, done) => {
-      done(null, Object.fromEntries(new URLSearchParams(body as string)));
-    });
+    parseForms(app);
 
     // The key steps' script, by its content-hashed name (pages/key-script.ts).
     app.get<{ Params: { file: string } }>(`${BASE}/assets/:file`, async (req, reply) => {

@@ -36,6 +36,7 @@ import { openControlSocket, type ControlSocket } from './control-socket.js';
 import { createIdempotentAnswers } from '../store/idempotent-answers.js';
 import { withIdempotency } from './rpc/idempotency.js';
 import { loginPorts } from '../login/adapters.js';
+import { accountPorts } from '../account/adapters.js';
 import { loginAccess, mayUseProject, rolesClaim } from '../queries/login-access.js';
 import { readyKeysByRpId } from '../store/queries/u2f-tokens.js';
 import { relyingPartyWarnings } from '../login/relying-parties.js';
@@ -209,6 +210,7 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
           { webauthn: ports.webauthn, forceMfa: accounts.forceMfaOf },
           metrics.identity,
         ),
+        account: accountPorts({ ...readModel, user: accounts.user }, commands, accounts.forceMfaOf),
         attempts,
         identity: metrics.identity,
       },

@@ -80,6 +80,8 @@ export interface OidcStateStore {
    * resolves with the grant this call deleted (undefined: it was gone already).
    */
   revokeGrant(grantId: string): Promise<OidcPayload | undefined>;
+  /** The user's unexpired grants (every browser's), by id: the apps the account page lists. */
+  grantsOf(accountId: string): Promise<Array<{ grantId: string; clientId: string }>>;
   /**
    * When the user's sessions last ended (ms since epoch; projections/oidc-sessions.ts),
    * or undefined: what a JWT access token, which is not stored, is checked against.
@@ -302,6 +304,13 @@ export function createOidcStateStore({ db, sql: client, kind }: Pick<Database, '
         delete from oidc_payloads where grant_id = ${grantId} or (model = 'Grant' and key = ${grantId})
         returning model, payload`)) as { model: string; payload: unknown }[];
       return gone.find((r) => r.model === 'Grant')?.payload as OidcPayload | undefined;
+    },
+    async grantsOf(accountId) {
+      const rows = await client.query<{ key: string; client_id: unknown }>(sql`
+        select key, payload->>'clientId' as client_id from oidc_payloads
+        where account_id = ${accountId} and model = 'Grant' and (expires_at is null or expires_at > now())
+        order by key`);
+      return rows.flatMap((r) => (typeof r.client_id === 'string' ? [{ grantId: r.key, clientId: r.client_id }] : []));
     },
     async sessionsEndedAt(accountId) {
       const [row] = await client.query<{ at: unknown }>(sql`select payload->'at' as at from oidc_payloads where model = ${SESSIONS_ENDED_MODEL} and key = ${accountId}`);

@@ -16,8 +16,9 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   store: ['commands', 'access', 'queries', 'domain'],
   mail: ['domain'],
   login: ['mail', 'commands', 'queries', 'access', 'domain'],
+  account: ['login', 'mail', 'commands', 'queries', 'access', 'domain'],
   api: ['mail', 'commands', 'queries', 'access', 'domain'],
-  server: ['login', 'api', 'mail', 'commands', 'queries', 'access', 'store', 'domain'],
+  server: ['account', 'login', 'api', 'mail', 'commands', 'queries', 'access', 'store', 'domain'],
 };
 
 function files(dir: string): string[] {

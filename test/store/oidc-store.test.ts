@@ -35,6 +35,21 @@ for (const [engine, fresh, skip] of [
       expect(await store.find('AccessToken', 'secret-token-value')).toBeUndefined();
     });
 
+    it("a user's grants: its own live ones only, by id and app", async () => {
+      await store.upsert('Grant', 'grant-a1', { jti: 'grant-a1', accountId: 'acct-a', clientId: 'app-1' }, 60);
+      await store.upsert('Grant', 'grant-a2', { jti: 'grant-a2', accountId: 'acct-a', clientId: 'app-2' }, 60);
+      await store.upsert('Grant', 'grant-a0', { jti: 'grant-a0', accountId: 'acct-a', clientId: 'app-0' }, -1);
+      await store.upsert('Grant', 'grant-b1', { jti: 'grant-b1', accountId: 'acct-b', clientId: 'app-1' }, 60);
+      await store.upsert('Session', 'session-a', { jti: 'session-a', accountId: 'acct-a' }, 60);
+      expect(await store.grantsOf('acct-a')).toEqual([
+        { grantId: 'grant-a1', clientId: 'app-1' },
+        { grantId: 'grant-a2', clientId: 'app-2' },
+      ]);
+      await store.revokeGrant('grant-a1');
+      expect(await store.grantsOf('acct-a')).toEqual([{ grantId: 'grant-a2', clientId: 'app-2' }]);
+      expect(await store.grantsOf('acct-b')).toEqual([{ grantId: 'grant-b1', clientId: 'app-1' }]);
+    });
+
     it('writes arriving together share transactions; one the database refuses fails alone and the rest are stored', async () => {
       const ids = Array.from({ length: 40 }, (_, i) => `shared-${i}`);
       // PostgreSQL's jsonb refuses \u0000 in a string: one bad member of the shared transaction.

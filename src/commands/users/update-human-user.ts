@@ -2,6 +2,8 @@
 // rules of AddHumanUser; what the request leaves out stays. user.write in the
 // user's org and containment, as every lifecycle call (./user-lifecycle.ts).
 // A username another user of the org holds is 409 USERNAME_TAKEN.
+// A user's own profile alone (no username, no address) needs no permission,
+// as ZITADEL's UpdateMyProfile: the account page's profile form.
 import { invalidRequest, KeyholdError } from '../../domain/errors/keyhold-error.js';
 import { checkDisplayName, checkUsername } from '../../domain/identity/identifiers.js';
 import { emailRule, optionalName, requiredText, usernameRule } from '../../domain/identity/text-rules.js';
@@ -11,6 +13,7 @@ import type { Ports } from '../ports.js';
 import { runCommand } from '../run.js';
 import { written, type Written } from '../written.js';
 import { userForWrite } from './user-lifecycle.js';
+import { visibleUser } from '../../access/access.js';
 
 export interface UpdateHumanUserInput {
   userId: string;
@@ -29,7 +32,9 @@ export async function updateHumanUser(ports: Ports, call: Call, input: UpdateHum
     ...(input.email !== undefined ? emailRule('email.email', input.email) : []),
   ];
   if (violations.length) throw invalidRequest(violations);
-  await userForWrite(ports, caller, input.userId);
+  const ownProfile = input.userId === caller.userId && input.username === undefined && input.email === undefined;
+  if (ownProfile) await visibleUser(ports.lookups, caller, input.userId);
+  else await userForWrite(ports, caller, input.userId);
   const current = await ports.lookups.userFacts(input.userId);
   if (!current) throw new KeyholdError('USER_NOT_FOUND', { userId: input.userId });
   const name = (text: string) => checkDisplayName(text, 200).value;

@@ -25,6 +25,8 @@ export interface PasskeyEventPayloads {
     rpId: string;
   };
   'passkey.removed': { userId: string };
+  /** The user (or an administrator) gave the passkey another name. */
+  'passkey.renamed': { userId: string; passkeyName: string };
   /**
    * The passkey answered a login (use-passkey): its counter now stands at
    * `signCount`; `challenge` is the login's, so the same assertion cannot be

@@ -24,6 +24,8 @@ export interface U2fEventPayloads {
     rpId: string;
   };
   'u2f.removed': { userId: string };
+  /** The user (or an administrator) gave the key another name. */
+  'u2f.renamed': { userId: string; tokenName: string };
   /** The key answered a login (use-u2f): its signature counter now stands at `signCount`. */
   'u2f.used': { userId: string; signCount: number; clientId: string };
   /**

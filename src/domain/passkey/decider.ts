@@ -21,6 +21,8 @@ import type { VerifiedCredential } from '../webauthn/index.js';
 type PasskeyEventType = EventTypeOf<'passkey'>;
 
 export interface PasskeyState {
+  /** The passkey's name (verified or renamed). */
+  name?: string;
   passkeyId: string;
   /** Ever started (an id is never used twice). */
   started: boolean;
@@ -45,7 +47,9 @@ export type PasskeyCommand =
   | { kind: 'verify'; credential: VerifiedCredential; passkeyName: string; actor: string }
   | { kind: 'remove'; actor: string; ifPresent?: boolean }
   /** A login answered by this passkey: the assertion verified (with UV), its counter `signCount`, for `challenge`. */
-  | { kind: 'use'; signCount: number; challenge: string; clientId: string; actor: string };
+  | { kind: 'use'; signCount: number; challenge: string; clientId: string; actor: string }
+  /** A ready passkey's new name (the same name: nothing written). */
+  | { kind: 'rename'; passkeyName: string; actor: string };
 
 /** Why a registration can no longer be verified, checked before any WebAuthn work. */
 export function assertPasskeyVerifiable(state: PasskeyState, userId: string, now: number): void {
@@ -90,11 +94,13 @@ export function passkeyDecider(passkeyId: string, userId: string, now: () => num
         case 'passkey.registration.replaced':
           return { ...state, replaced: true };
         case 'passkey.verified':
-          return { ...state, verified: true, credentialId: event.payload.credentialId, publicKey: event.payload.publicKey, signCount: event.payload.signCount };
+          return { ...state, verified: true, name: event.payload.passkeyName, credentialId: event.payload.credentialId, publicKey: event.payload.publicKey, signCount: event.payload.signCount };
         case 'passkey.used':
           return { ...state, signCount: event.payload.signCount, spentChallenges: new Set([...state.spentChallenges, event.payload.challenge]) };
         case 'passkey.removed':
           return { ...state, exists: false };
+        case 'passkey.renamed':
+          return { ...state, name: event.payload.passkeyName };
         default:
           return state;
       }
@@ -142,6 +148,9 @@ export function passkeyDecider(passkeyId: string, userId: string, now: () => num
             throw new KeyholdError('PASSKEY_NOT_FOUND', { passkeyId });
           }
           return [{ ...base, type: 'passkey.removed', payload: { userId } }];
+        case 'rename':
+          if (!state.exists || state.replaced || !state.verified || state.userId !== userId) throw new KeyholdError('PASSKEY_NOT_FOUND', { passkeyId });
+          return state.name === command.passkeyName ? [] : [{ ...base, type: 'passkey.renamed', payload: { userId, passkeyName: command.passkeyName } }];
         case 'use': {
           if (!state.exists || !state.verified || state.userId !== userId) throw new KeyholdError('PASSKEY_LOGIN_UNKNOWN_CREDENTIAL', { passkeyId });
           // An assertion for a challenge already answered (a counter of 0 would not tell).

@@ -10,6 +10,8 @@ import type { VerifiedCredential } from '../webauthn/index.js';
 type U2fEventType = EventTypeOf<'u2f'>;
 
 export interface U2fState {
+  /** The key's name (verified or renamed). */
+  name?: string;
   u2fId: string;
   /** Ever started (an id is never used twice). */
   started: boolean;
@@ -38,7 +40,9 @@ export type U2fCommand =
   /** `ifPresent` (RemoveAllU2F): a key removed or replaced meanwhile is nothing to do, not U2F_NOT_FOUND. */
   | { kind: 'remove'; actor: string; ifPresent?: boolean }
   /** A login answered by this key (use-u2f): the assertion verified, with the authenticator's counter `signCount`. */
-  | { kind: 'use'; signCount: number; clientId: string; actor: string };
+  | { kind: 'use'; signCount: number; clientId: string; actor: string }
+  /** A ready key's new name (the same name: nothing written). */
+  | { kind: 'rename'; tokenName: string; actor: string };
 
 /**
  * WebAuthn §6.1.1: a counter that does not increase, where the key reports
@@ -77,11 +81,13 @@ export function u2fDecider(u2fId: string, userId: string, now: () => number = Da
         case 'u2f.registration.replaced':
           return { ...state, replaced: true };
         case 'u2f.verified':
-          return { ...state, verified: true, credentialId: event.payload.credentialId, publicKey: event.payload.publicKey, signCount: event.payload.signCount };
+          return { ...state, verified: true, name: event.payload.tokenName, credentialId: event.payload.credentialId, publicKey: event.payload.publicKey, signCount: event.payload.signCount };
         case 'u2f.used':
           return { ...state, signCount: event.payload.signCount };
         case 'u2f.removed':
           return { ...state, exists: false };
+        case 'u2f.renamed':
+          return { ...state, name: event.payload.tokenName };
         default:
           return state;
       }
@@ -130,6 +136,9 @@ export function u2fDecider(u2fId: string, userId: string, now: () => number = Da
             throw new KeyholdError('U2F_NOT_FOUND', { u2fId });
           }
           return [{ ...base, type: 'u2f.removed', payload: { userId } }];
+        case 'rename':
+          if (!state.exists || state.replaced || !state.verified || state.userId !== userId) throw new KeyholdError('U2F_NOT_FOUND', { u2fId });
+          return state.name === command.tokenName ? [] : [{ ...base, type: 'u2f.renamed', payload: { userId, tokenName: command.tokenName } }];
         case 'use': {
           // A removed key, a pending registration, another user's key: none answers a login.
           if (!state.exists || !state.verified || state.userId !== userId) throw new KeyholdError('U2F_LOGIN_UNKNOWN_CREDENTIAL', { u2fId });

@@ -30,6 +30,10 @@ import { clientSecretThrottle } from './throttle.js';
 import { registerLoginRoutes } from '../../login/routes.js';
 import type { LoginPorts } from '../../login/ports.js';
 import { interactionPort } from './interactions.js';
+import { registerAccountRoutes } from '../../account/routes.js';
+import type { AccountPorts } from '../../account/ports.js';
+import { consoleRedirectUri } from '../../commands/instance/add-console-app.js';
+import { accountSessionPort } from './account-session.js';
 import { jwtCredentials, jwtUserinfo } from './jwt-userinfo.js';
 import type { ClientReads } from './adapter.js';
 import { verifyMachineJwt } from './machine-clients.js';
@@ -57,6 +61,8 @@ export interface OidcDeps {
   /** Whether the user may log in to the project's apps (projectRoleCheck / hasProjectCheck). */
   mayUseClient: (userId: string, clientId: string) => Promise<boolean>;
   login: LoginPorts;
+  /** The account page's adapters (src/account/); none: no account page. */
+  account?: AccountPorts;
   log: Logger;
   errors: RepeatedErrorLog;
   /** Signing-key rotation (config KEYHOLD_SIGNING_KEY_*); none: keys are never rotated. */
@@ -190,6 +196,19 @@ export function mountOidc(fastify: FastifyInstance, deps: OidcDeps): OidcMount {
     observer: deps.identity,
     unavailable: { is: isStoreUnavailable, retryAfterSeconds: RETRY_AFTER_SECONDS },
   });
+
+  if (deps.account) {
+    registerAccountRoutes(fastify, {
+      sessions: speak(accountSessionPort({ provider: getProvider, store: deps.store, audit: deps.audit })),
+      account: speak(deps.account),
+      login: speak(deps.login),
+      cookieKey: () => current?.keys.cookieKeys[0] ?? '',
+      issuer: () => issuer,
+      // The console signs in through the login; its session is then this page's.
+      signInUrl: () => consoleRedirectUri(issuer),
+      unavailable: { is: isStoreUnavailable, retryAfterSeconds: RETRY_AFTER_SECONDS },
+    });
+  }
 
   async function build(keys: KeySet): Promise<void> {
     const sealKey = stateSealKey(master!);

@@ -21,6 +21,9 @@ export const passkeysProjection: Projection = {
     where id = ${e.aggregateId}`,
   'passkey.registration.replaced': (e) => sql`delete from passkeys where id = ${e.aggregateId}`,
   'passkey.removed': (e) => sql`delete from passkeys where id = ${e.aggregateId}`,
+  'passkey.renamed': (e) => sql`
+    update passkeys set name = ${e.payload.passkeyName}, changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence}
+    where id = ${e.aggregateId}`,
   // A removed user's passkeys go with it (its events stay).
   'user.removed': (e) => sql`delete from passkeys where user_id = ${e.aggregateId}`,
   'passkey.used': (e) => sql`

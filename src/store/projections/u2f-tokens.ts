@@ -21,6 +21,9 @@ export const u2fTokensProjection: Projection = {
     where id = ${e.aggregateId}`,
   'u2f.registration.replaced': (e) => sql`delete from u2f_tokens where id = ${e.aggregateId}`,
   'u2f.removed': (e) => sql`delete from u2f_tokens where id = ${e.aggregateId}`,
+  'u2f.renamed': (e) => sql`
+    update u2f_tokens set name = ${e.payload.tokenName}, changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence}
+    where id = ${e.aggregateId}`,
   'u2f.used': (e) => sql`
     update u2f_tokens set sign_count = ${e.payload.signCount}, changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence}
     where id = ${e.aggregateId}`,

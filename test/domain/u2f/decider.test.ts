@@ -29,6 +29,17 @@ const started = (command: U2fCommand = start) => decide(decider, [], command);
 const then = (history: NewEvent[], command: U2fCommand) => [...history, ...decide(decider, history, command)];
 
 describe('u2f decider', () => {
+  it('renaming: a ready key of the user gets its new name once; a pending, removed or foreign one is not found', () => {
+    const rename = (tokenName: string): U2fCommand => ({ kind: 'rename', tokenName, actor: 'u1' });
+    const verified = then(started(), verify);
+    expect(decide(decider, verified, rename('Desk'))).toEqual([{ ...own, type: 'u2f.renamed', payload: { userId: 'u1', tokenName: 'Desk' }, creator: 'u1' }]);
+    expect(decide(decider, then(verified, rename('Desk')), rename('Desk'))).toEqual([]);
+    expect(decide(decider, verified, rename('Key'))).toEqual([]);
+    expect(refusal(decider, started(), rename('Desk'))).toMatchObject({ reason: 'U2F_NOT_FOUND' });
+    expect(refusal(decider, then(verified, { kind: 'remove', actor: 'u1' }), rename('Desk'))).toMatchObject({ reason: 'U2F_NOT_FOUND' });
+    expect(refusal(u2fDecider('k1', 'someone else', () => NOW), verified, rename('Desk'))).toMatchObject({ reason: 'U2F_NOT_FOUND' });
+  });
+
   it('RegisterU2F: a pending registration of the user, with its challenge and expiry', () => {
     expect(started()).toEqual([
       { ...own, type: 'u2f.registration.started', payload: { userId: 'u1', rpId: 'localhost', challenge: 'c', expiresAt: start.kind === 'start' ? start.expiresAt : '' }, creator: 'u1' },
