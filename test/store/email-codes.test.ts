@@ -49,7 +49,9 @@ for (const [name, open, available] of backends) {
       await db.database.sql.query({ text: `update email_codes set expires_at = now() - interval '1 second' where code_hash = 'old'`, params: [] });
       expect(await codes.peek('reset', 'old')).toBeUndefined();
       expect(await codes.use('reset', 'old')).toBeUndefined();
+      expect(await codes.countExpired(100)).toBeGreaterThanOrEqual(1);
       expect(await codes.deleteExpired(100)).toBeGreaterThanOrEqual(1);
+      expect(await codes.countExpired(100)).toBe(0);
       const [row] = await db.database.sql.query<{ n: number }>({ text: `select count(*)::int as n from email_codes where code_hash = 'old'`, params: [] });
       expect(Number(row?.n)).toBe(0);
     });
