@@ -24,6 +24,7 @@ import { escapeHtml, LOGIN_HEADERS, page, SCRIPT_CSP, t, unavailablePage } from 
 import type { InteractionPort, LoginInteraction, LoginPorts } from './ports.js';
 import type { LoginState } from './state.js';
 import { stepOf } from './steps.js';
+import { registerResetRoutes } from './reset-routes.js';
 import type { Page, Problem, StepContext } from './steps/step.js';
 
 /** How many states one request may pass through while rendering (a page that moves the state on, e.g. a consent nobody needs to see). */
@@ -152,6 +153,9 @@ export function registerLoginRoutes(fastify: FastifyInstance, deps: LoginRoutesD
       return html(reply.header('retry-after', String(deps.unavailable.retryAfterSeconds)), unavailablePage(negotiateLanguage(req.headers['accept-language'])), 503);
     });
     parseForms(app);
+
+    // The forgotten password's link (reset-routes.ts): a page of its own, outside any sign-in.
+    registerResetRoutes(app, ports);
 
     // The key steps' script, by its content-hashed name (pages/key-script.ts).
     app.get<{ Params: { file: string } }>(`${BASE}/assets/:file`, async (req, reply) => {

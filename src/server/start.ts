@@ -40,6 +40,10 @@ import { accountPorts } from '../account/adapters.js';
 import { loginAccess, mayUseProject, rolesClaim } from '../queries/login-access.js';
 import { readyKeysByRpId } from '../store/queries/u2f-tokens.js';
 import { relyingPartyWarnings } from '../login/relying-parties.js';
+import { NO_MAIL, smtpMailer } from '../mail/smtp.js';
+import { createEmailCodes } from '../store/email-codes.js';
+import { passwordResetPorts } from '../login/password-reset.js';
+import type { Mailer } from '../mail/mailer.js';
 import { CONSOLE_CLIENT_ID, consoleRedirectUri } from '../commands/instance/add-console-app.js';
 
 export interface RunningKeyhold {
@@ -64,6 +68,8 @@ export interface RunningKeyhold {
   housekeeping: Housekeeping;
   /** Keyhold's instruments (GET /metrics renders them). */
   metrics: Metrics;
+  /** KEYHOLD_SMTP_*'s transport, or NO_MAIL (configured false) without it. */
+  mailer: Mailer;
   stop(): Promise<void>;
 }
 
@@ -157,6 +163,24 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
     const clients = cachedClientLookups(readModel, { onAppended });
     // Known once the port is (below); no request arrives before.
     let issuer = '';
+    // KEYHOLD_SMTP_*: the one mail transport (pooled); without it every flow that mails says so.
+    const smtp = config.smtp ? smtpMailer(config.smtp) : undefined;
+    const mailer: Mailer = smtp ?? NO_MAIL;
+    // One-time codes sent by mail (store/email-codes.ts): the forgotten password's link.
+    const emailCodes = reportingFailures(createEmailCodes(database), metrics.store);
+    const withPasswordReset = (base: ReturnType<typeof loginPorts>) => ({
+      ...base,
+      ...passwordResetPorts({
+        codes: emailCodes,
+        mailer,
+        issuer: () => issuer,
+        read: { user: accounts.user },
+        commands,
+        findLoginUser: base.findLoginUser,
+        // After the answer: logged without the code or the link (MailUnavailable carries codes of the server only).
+        failed: (err) => log.warn({ reason: err instanceof Error ? err.message : 'unknown' }, 'a password reset link was not sent'),
+      }),
+    });
     // Set once every surface serves: the OpenID Provider and the console app start after the listener.
     let serving = false;
     const app = await buildApp({
@@ -202,13 +226,15 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
         rolesOf: async (userId, projectId) => rolesClaim(await readModel.projectRolesOfUser(userId, projectId)),
         // The project's facts come with the cached client lookup (queries/client-cache.ts).
         mayUseClient: (userId, clientId) => mayUseProject({ ...readModel, ...clients }, userId, clientId),
-        login: loginPorts(
+        login: withPasswordReset(
+          loginPorts(
           { ...readModel, user: accounts.user },
           commands,
           (userId, projectId) => loginAccess(readModel, userId, projectId).then((a) => a.allowed),
           attempts,
           { webauthn: ports.webauthn, forceMfa: accounts.forceMfaOf },
           metrics.identity,
+        ),
         ),
         account: accountPorts({ ...readModel, user: accounts.user }, commands, accounts.forceMfaOf),
         attempts,
@@ -239,6 +265,7 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
         { table: 'oidc_payloads', deleteExpired: (limit) => oidcState.deleteExpired(new Date(), limit), countExpired: (limit) => oidcState.countExpired(new Date(), limit) },
         { table: 'attempt_budgets', deleteExpired: (limit) => attempts.deleteExpired(limit), countExpired: (limit) => attempts.countExpired(limit) },
         { table: 'idempotent_answers', deleteExpired: (limit) => idempotentAnswers.deleteExpired(limit), countExpired: (limit) => idempotentAnswers.countExpired(limit) },
+        { table: 'email_codes', deleteExpired: (limit) => emailCodes.deleteExpired(limit), countExpired: (limit) => emailCodes.countExpired(limit) },
       ],
       log,
       errors,
@@ -268,6 +295,7 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
       log,
       housekeeping,
       metrics,
+      mailer,
       stop: () =>
         (stopping ??= (async () => {
           // No backup starts once stopping; one under way ends with the database (its reader sees it break).
@@ -281,6 +309,7 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
           await housekeeping.stop();
           await app.oidc?.stop();
           errors.flush();
+          smtp?.close();
           await Promise.all([database.close(), threads?.close()]);
         })()),
     };
