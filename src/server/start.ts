@@ -2,6 +2,7 @@
 // bootstrap, build the HTTP stack and listen. Returns a handle that stops it
 // gracefully. Used by main.ts, by tests and by the benchmark.
 import { MailUnavailable, type Mailer } from '../mail/mailer.js';
+import { invitePagePorts } from '../login/invite-ports.js';
 import { KEYHOLD_VERSION } from './version.js';
 import pino, { type Logger } from 'pino';
 import { createServices } from '../api/services.js';
@@ -166,6 +167,14 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
     let issuer = '';
     // Set once every surface serves: the OpenID Provider and the console app start after the listener.
     let serving = false;
+    const login = loginPorts(
+      { ...readModel, user: accounts.user },
+      commands,
+      (userId, projectId) => loginAccess(readModel, userId, projectId).then((a) => a.allowed),
+      attempts,
+      { webauthn: ports.webauthn, forceMfa: accounts.forceMfaOf },
+      metrics.identity,
+    );
     const app = await buildApp({
       config,
       log,
@@ -209,14 +218,8 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
         rolesOf: async (userId, projectId) => rolesClaim(await readModel.projectRolesOfUser(userId, projectId)),
         // The project's facts come with the cached client lookup (queries/client-cache.ts).
         mayUseClient: (userId, clientId) => mayUseProject({ ...readModel, ...clients }, userId, clientId),
-        login: loginPorts(
-          { ...readModel, user: accounts.user },
-          commands,
-          (userId, projectId) => loginAccess(readModel, userId, projectId).then((a) => a.allowed),
-          attempts,
-          { webauthn: ports.webauthn, forceMfa: accounts.forceMfaOf },
-          metrics.identity,
-        ),
+        login,
+        invite: invitePagePorts(commands, readModel, login),
         attempts,
         identity: metrics.identity,
       },

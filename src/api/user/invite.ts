@@ -54,16 +54,14 @@ export function inviteHandlers({ commands, invite }: ApiDeps): Pick<Impl, 'creat
         throw invalidRequest([violation('sendCode.urlTemplate', { en: 'is not supported: every link Keyhold sends is built from its issuer', de: 'wird nicht unterstützt: Jeder Link, den Keyhold sendet, wird aus seinem Issuer gebaut' })]);
       }
       const appName = (send?.applicationName ?? '').trim().slice(0, 200) || 'Keyhold';
-      const mailer = mailerOf();
-      const created = await commands.createInviteCode(call, { userId: req.userId, delivery: 'mail' });
-      await mail(created, languageOf(ctx), appName, mailer);
+      const created = await commands.createInviteCode(call, { userId: req.userId, delivery: 'mail', ready: mailerOf });
+      await mail(created, languageOf(ctx), appName, mailerOf());
       return { details: writeDetails(created.written, false) };
     },
 
     async resendInviteCode(req, ctx) {
-      const mailer = mailerOf();
-      const created = await commands.createInviteCode(callOf(ctx), { userId: req.userId, delivery: 'mail', resend: true });
-      await mail(created, languageOf(ctx), 'Keyhold', mailer);
+      const created = await commands.createInviteCode(callOf(ctx), { userId: req.userId, delivery: 'mail', resend: true, ready: mailerOf });
+      await mail(created, languageOf(ctx), 'Keyhold', mailerOf());
       return { details: writeDetails(created.written, false) };
     },
 

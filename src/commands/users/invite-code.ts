@@ -18,6 +18,7 @@ import { invalidRequest, KeyholdError, violation } from '../../domain/errors/key
 import { generateInviteCode, hashInviteCode, inviteCodeMatches, INVITE_LIFETIME_MS, normalizeInviteCode } from '../../domain/invite/codes.js';
 import { inviteDecider, openInvite, type InviteDelivery, type InvitePurpose, type InviteState } from '../../domain/invite/decider.js';
 import { inviteBuckets } from '../../domain/identity/guess-buckets.js';
+import { passwordRule } from '../../domain/identity/passwords.js';
 import { requiredId } from '../../domain/identity/text-rules.js';
 import { userForCredentialWrite } from '../../access/access.js';
 import type { Call } from '../../access/caller.js';
@@ -62,10 +63,15 @@ async function purposeOf(ports: Ports, user: UserFacts): Promise<InvitePurpose> 
 }
 
 /** CreateInviteCode / ResendInviteCode: a new code (any earlier one stops working). `resend`: only where an invitation was made before. */
-export async function createInviteCode(ports: Ports, { caller }: Call, input: CreateInviteCodeInput & { resend?: boolean }): Promise<CreatedInvite> {
+export async function createInviteCode(
+  ports: Ports,
+  { caller }: Call,
+  input: CreateInviteCodeInput & { resend?: boolean; /** The composition's own precondition (mail configured), checked once the caller may ask. */ ready?: () => void },
+): Promise<CreatedInvite> {
   const violations = requiredId('userId', input.userId);
   if (violations.length) throw invalidRequest(violations);
   await userForCredentialWrite(ports.lookups, caller, input.userId);
+  input.ready?.();
   const user = await ports.lookups.userFacts(input.userId);
   if (!user) throw new KeyholdError('USER_NOT_FOUND', { userId: input.userId });
   if (user.kind !== 'human') throw new KeyholdError('USER_NOT_HUMAN', { userId: user.id });
@@ -101,7 +107,7 @@ export type InviteUse =
  */
 export async function useInviteCode(
   ports: Ports,
-  input: { userId: string; code: string; purpose?: InvitePurpose; passwordHash?: string; actor: string },
+  input: { userId: string; code: string; purpose?: InvitePurpose; passwordHash?: () => Promise<string>; actor: string },
   client: InviteClient,
 ): Promise<InviteUse> {
   if (!normalizeInviteCode(input.code)) return { ok: false, reason: 'INVITE_CODE_MALFORMED' };
@@ -110,6 +116,8 @@ export async function useInviteCode(
   const { result } = await spend(held, async (counts): Promise<InviteUse> => {
     let purpose: InvitePurpose | undefined;
     let events;
+    // Hashed only once the attempt holds its place: a guesser beyond the budget costs no argon2 run.
+    const passwordHash = input.passwordHash ? await input.passwordHash() : undefined;
     try {
       events = await runCommand(ports.events, { type: 'user', id: input.userId }, inviteDecider(input.userId), async (state) => {
         purpose = state.code?.purpose;
@@ -118,7 +126,7 @@ export async function useInviteCode(
           typed: input.code,
           now: ports.clock.now(),
           ...(input.purpose ? { purpose: input.purpose } : {}),
-          ...(input.passwordHash ? { password: { passwordHash: input.passwordHash } } : {}),
+          ...(passwordHash ? { password: { passwordHash } } : {}),
           actor: input.actor,
         };
       });
@@ -161,4 +169,20 @@ export async function verifyInviteCode(ports: Ports, { caller }: Call, input: { 
   const used = await useInviteCode(ports, { userId: input.userId, code: input.verificationCode, actor: caller.userId }, { callerId: caller.userId });
   if (!used.ok) throw new KeyholdError(used.reason, { userId: input.userId, ...(used.retryAfterSeconds ? { seconds: String(used.retryAfterSeconds) } : {}) });
   return { written: used.written };
+}
+
+/**
+ * The invitation page's first password: the password rules first (a 400
+ * naming the field, nothing spent), then the code spent and the password set
+ * in one append. Only for an invitation to set a first credential.
+ */
+export async function acceptInvitePassword(ports: Ports, input: { userId: string; code: string; password: string }, client: InviteClient): Promise<InviteUse> {
+  const user = await ports.lookups.userFacts(input.userId);
+  const violations = passwordRule('password', input.password, user?.username ?? '');
+  if (violations.length) throw invalidRequest(violations);
+  return useInviteCode(
+    ports,
+    { userId: input.userId, code: input.code, purpose: 'credential', passwordHash: () => ports.secrets.passwordHash(input.password), actor: input.userId },
+    client,
+  );
 }

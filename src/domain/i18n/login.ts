@@ -140,6 +140,31 @@ export const LOGIN_TEXTS = {
   },
   enrolTotpSecret: { en: 'Key to type in', de: 'Schlüssel zum Eintippen' },
   enrolTotpUse: { en: 'Add the app and sign in', de: 'App hinzufügen und anmelden' },
+  inviteTitle: { en: 'Set up your account', de: 'Konto einrichten' },
+  invitePrompt: {
+    en: 'Welcome, {name}. Choose how you will sign in as {username}: a password, or a passkey on this device or a security key.',
+    de: 'Willkommen, {name}. Wähle, wie du dich als {username} anmeldest: mit einem Passwort oder mit einem Passkey auf diesem Gerät oder einem Sicherheitsschlüssel.',
+  },
+  invitePasswordSave: { en: 'Set the password', de: 'Passwort festlegen' },
+  invitePasskeyUse: { en: 'Register a passkey instead', de: 'Stattdessen einen Passkey registrieren' },
+  invitePasskeyName: { en: 'Passkey (added from an invitation)', de: 'Passkey (aus einer Einladung hinzugefügt)' },
+  inviteKeyTitle: { en: 'Add your security key', de: 'Sicherheitsschlüssel hinzufügen' },
+  inviteKeyPrompt: {
+    en: 'Add a security key to {username}. Enter your password to show it is you, then touch your key.',
+    de: 'Füge {username} einen Sicherheitsschlüssel hinzu. Gib dein Passwort ein, um zu zeigen, dass du es bist, und berühre dann deinen Schlüssel.',
+  },
+  inviteKeyUse: { en: 'Add the key', de: 'Schlüssel hinzufügen' },
+  inviteKeyName: { en: 'Security key (added from an invitation)', de: 'Sicherheitsschlüssel (aus einer Einladung hinzugefügt)' },
+  inviteDoneTitle: { en: 'All set', de: 'Fertig' },
+  inviteDone: { en: 'Your account {username} is ready. Sign in to continue.', de: 'Dein Konto {username} ist bereit. Melde dich an, um fortzufahren.' },
+  inviteKeyDone: { en: 'Your security key was added to {username}.', de: 'Dein Sicherheitsschlüssel wurde {username} hinzugefügt.' },
+  inviteSignIn: { en: 'Sign in', de: 'Anmelden' },
+  inviteSpent: {
+    en: 'The invitation was used, but the key could not be registered: {problem} Ask for a new invitation.',
+    de: 'Die Einladung wurde verwendet, aber der Schlüssel konnte nicht registriert werden: {problem} Bitte um eine neue Einladung.',
+  },
+  inviteFormExpired: { en: 'This form has expired. Open the link from your invitation again.', de: 'Dieses Formular ist abgelaufen. Öffne den Link aus deiner Einladung erneut.' },
+  inviteWrongPassword: { en: 'The password is wrong.', de: 'Das Passwort ist falsch.' },
 } as const satisfies Record<string, Texts>;
 
 export type LoginText = keyof typeof LOGIN_TEXTS;

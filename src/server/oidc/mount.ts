@@ -28,6 +28,8 @@ import { checkPushedRequests } from './pushed-requests.js';
 import { keySetMaxAge, loadKeySet, PUBLIC_MAX_AGE_SECONDS, rotateKeys, stateSealKey, type KeySet, type RotationPolicy } from './keys.js';
 import { clientSecretThrottle } from './throttle.js';
 import { registerLoginRoutes } from '../../login/routes.js';
+import { registerInviteRoutes } from '../../login/invite-routes.js';
+import type { InvitePagePorts } from '../../login/invite-ports.js';
 import type { LoginPorts } from '../../login/ports.js';
 import { interactionPort } from './interactions.js';
 import { jwtCredentials, jwtUserinfo } from './jwt-userinfo.js';
@@ -57,6 +59,8 @@ export interface OidcDeps {
   /** Whether the user may log in to the project's apps (projectRoleCheck / hasProjectCheck). */
   mayUseClient: (userId: string, clientId: string) => Promise<boolean>;
   login: LoginPorts;
+  /** The invitation page's ports (src/login/invite-ports.ts); none: no invitation page. */
+  invite?: InvitePagePorts;
   log: Logger;
   errors: RepeatedErrorLog;
   /** Signing-key rotation (config KEYHOLD_SIGNING_KEY_*); none: keys are never rotated. */
@@ -190,6 +194,14 @@ export function mountOidc(fastify: FastifyInstance, deps: OidcDeps): OidcMount {
     observer: deps.identity,
     unavailable: { is: isStoreUnavailable, retryAfterSeconds: RETRY_AFTER_SECONDS },
   });
+  if (deps.invite) {
+    registerInviteRoutes(fastify, {
+      ports: speak(deps.invite),
+      cookieKey: () => current?.keys.cookieKeys[0] ?? '',
+      issuer: () => issuer,
+      unavailable: { is: isStoreUnavailable, retryAfterSeconds: RETRY_AFTER_SECONDS },
+    });
+  }
 
   async function build(keys: KeySet): Promise<void> {
     const sealKey = stateSealKey(master!);
