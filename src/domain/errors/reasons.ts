@@ -869,6 +869,41 @@ export const REASONS = {
       de: 'Zu viele falsche Wiederherstellungscodes. Warte {seconds} Sekunden und versuche es dann erneut.',
     },
   },
+  REGISTRATION_NOT_ALLOWED: {
+    code: GrpcCode.FailedPrecondition,
+    messages: {
+      en: 'This organization does not allow registration. Ask an administrator for an invitation.',
+      de: 'Diese Organisation erlaubt keine Registrierung. Bitte eine Administratorin oder einen Administrator um eine Einladung.',
+    },
+  },
+  REGISTRATION_DOMAIN_NOT_ALLOWED: {
+    code: GrpcCode.InvalidArgument,
+    messages: {
+      en: 'Registration here is open only to addresses of {domains}.',
+      de: 'Die Registrierung steht hier nur Adressen von {domains} offen.',
+    },
+  },
+  REGISTRATION_ADDRESS_AMBIGUOUS: {
+    code: GrpcCode.InvalidArgument,
+    messages: {
+      en: 'This address cannot be registered as written: use plain letters and digits (an internationalized domain in its xn-- form).',
+      de: 'Diese Adresse kann so nicht registriert werden: Verwende einfache Buchstaben und Ziffern (eine internationalisierte Domain in ihrer xn---Form).',
+    },
+  },
+  REGISTRATION_SLOW_DOWN: {
+    code: GrpcCode.ResourceExhausted,
+    messages: {
+      en: 'Too many registrations from this network. Wait {seconds} seconds, then try again.',
+      de: 'Zu viele Registrierungen aus diesem Netz. Warte {seconds} Sekunden und versuche es dann erneut.',
+    },
+  },
+  REGISTRATION_UNVERIFIED: {
+    code: GrpcCode.FailedPrecondition,
+    messages: {
+      en: 'Verify your address first: open the mail Keyhold sent when you registered.',
+      de: 'Bestätige zuerst deine Adresse: Öffne die Mail, die Keyhold bei der Registrierung geschickt hat.',
+    },
+  },
   INVITE_CODE_WRONG: {
     code: GrpcCode.InvalidArgument,
     messages: {

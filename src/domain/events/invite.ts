@@ -1,4 +1,4 @@
-// Events of a user's invitation (on the user's aggregate): a code handed out
+// Events of a user's invitation and self-registration (on the user's aggregate): a code handed out
 // (only its hash, never the code), the code used, a wrong code tried. An
 // invitation asks the user to set a first credential (a password or a
 // passkey), or, for a user who already signs in with a password, to enrol a
@@ -15,4 +15,9 @@ export interface InviteEventPayloads {
   'user.invite.code.used': Record<string, never>;
   /** A wrong, spent or expired code was tried for the user: the audit trail of guessing. */
   'user.invite.code.check.failed': Record<string, never>;
+  /**
+   * The person registered themselves at an app's login (in the same write as
+   * user.human.added); `verificationRequired`: no login until the address is verified.
+   */
+  'user.self.registered': { verificationRequired: boolean };
 }

@@ -165,6 +165,19 @@ export const LOGIN_TEXTS = {
   },
   inviteFormExpired: { en: 'This form has expired. Open the link from your invitation again.', de: 'Dieses Formular ist abgelaufen. Öffne den Link aus deiner Einladung erneut.' },
   inviteWrongPassword: { en: 'The password is wrong.', de: 'Das Passwort ist falsch.' },
+  registerLink: { en: 'No account yet? Register', de: 'Noch kein Konto? Registrieren' },
+  registerTitle: { en: 'Create your account at {app}', de: 'Konto bei {app} anlegen' },
+  registerDomains: { en: 'Open to addresses of {domains}.', de: 'Offen für Adressen von {domains}.' },
+  givenName: { en: 'Given name', de: 'Vorname' },
+  familyName: { en: 'Family name', de: 'Nachname' },
+  emailAddress: { en: 'E-mail address', de: 'E-Mail-Adresse' },
+  registerSubmit: { en: 'Register', de: 'Registrieren' },
+  registeredTitle: { en: 'Verify your address', de: 'Adresse bestätigen' },
+  registered: {
+    en: 'Your account {username} was created. Verify your address with the mail Keyhold sent, then sign in.',
+    de: 'Dein Konto {username} wurde angelegt. Bestätige deine Adresse mit der Mail von Keyhold und melde dich dann an.',
+  },
+  registeredSignIn: { en: 'Sign in', de: 'Anmelden' },
 } as const satisfies Record<string, Texts>;
 
 export type LoginText = keyof typeof LOGIN_TEXTS;

@@ -76,6 +76,7 @@ const SAMPLES: { [K in EventTypeName]: EventPayloads[K] } = {
   'user.invite.code.added': { codeHash: 'h', expiresAt: '2030-01-01T00:00:00.000Z', purpose: 'credential', delivery: 'mail' },
   'user.invite.code.used': {},
   'user.invite.code.check.failed': {},
+  'user.self.registered': { verificationRequired: true },
   'app.added': { projectId: 'p', name: 'App' },
   'app.oidc.config.added': {
     clientId: 'c',
