@@ -195,3 +195,26 @@ describe('the invitation page', () => {
     expect((await kh.readModel.passwordOf(userId))?.passwordHash ?? null).toBeNull();
   });
 });
+
+describe('self-registration in the login policy', () => {
+  it('REST: allowRegister, allowedDomains (normalized) and verification; a malformed domain named by index; left out on update: off', async () => {
+    const orgId = await addOrg(kh, `reg-${Date.now()}`);
+    const org = { ...bearer(kh.adminToken), 'x-service-orgid': orgId };
+    const before = await kh.rest('GET', '/management/v1/policies/login', undefined, org);
+    expect(before.body.policy.allowRegister ?? false).toBe(false);
+    expect(before.body.policy.registerVerificationRequired).toBe(true);
+    const bad = await kh.rest('POST', '/management/v1/policies/login', { forceMfa: false, allowRegister: true, allowedDomains: ['example.com', 'münchen.de'] }, org);
+    expect([bad.status, restFields(bad.body)]).toEqual([400, ['allowedDomains[1]']]);
+    const added = await kh.rest('POST', '/management/v1/policies/login', { forceMfa: false, allowRegister: true, allowedDomains: ['Example.COM', 'xn--mnchen-3ya.de'], registerVerificationRequired: false }, org);
+    expect(added.status).toBe(200);
+    const read = (await kh.rest('GET', '/management/v1/policies/login', undefined, org)).body.policy;
+    expect(read).toMatchObject({ allowRegister: true, allowedDomains: ['example.com', 'xn--mnchen-3ya.de'] });
+    expect(read.registerVerificationRequired ?? false).toBe(false);
+    const updated = await kh.rest('PUT', '/management/v1/policies/login', { forceMfa: false, passwordlessType: 'PASSWORDLESS_TYPE_ALLOWED', allowUsernamePassword: true }, org);
+    expect(updated.status).toBe(200);
+    const after = (await kh.rest('GET', '/management/v1/policies/login', undefined, org)).body.policy;
+    expect(after.allowRegister ?? false).toBe(false);
+    expect(after.allowedDomains ?? []).toEqual([]);
+    expect(after.registerVerificationRequired).toBe(true);
+  });
+});
