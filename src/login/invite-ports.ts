@@ -15,7 +15,7 @@ import type { LoginPorts } from './ports.js';
 export type InviteAnswer = { ok: true } | { ok: false; problem: string; again: boolean; retryAfterSeconds?: number };
 
 export type InviteCheck =
-  | { ok: true; purpose: InvitePurpose; username: string; name: string }
+  | { ok: true; purpose: InvitePurpose; username: string; name: string; offers: { password: boolean; passkey: boolean } }
   | { ok: false; problem: string; retryAfterSeconds?: number };
 
 export interface InvitePagePorts {
@@ -32,7 +32,7 @@ const text = (lang: Language, code: keyof typeof LOGIN_TEXTS, params: Record<str
 export function invitePagePorts(
   commands: Pick<Commands, 'checkInviteCode' | 'useInviteCode' | 'acceptInvitePassword'>,
   read: { user(userId: string): Promise<{ username: string; displayName?: string | null; givenName?: string | null } | undefined> },
-  login: Pick<LoginPorts, 'startPasskeyEnrollment' | 'finishPasskeyEnrollment' | 'startEnrollment' | 'finishEnrollment' | 'verifyPassword' | 'webauthn'>,
+  login: Pick<LoginPorts, 'startPasskeyEnrollment' | 'finishPasskeyEnrollment' | 'startEnrollment' | 'finishEnrollment' | 'verifyPassword' | 'webauthn' | 'userLoginFactors'>,
 ): InvitePagePorts {
   const refusal = (reason: Parameters<typeof renderMessage>[0], lang: Language, retryAfterSeconds?: number) => ({
     ok: false as const,
@@ -52,7 +52,10 @@ export function invitePagePorts(
       if (!checked.ok) return refusal(checked.reason, lang, checked.retryAfterSeconds);
       const user = await read.user(userId);
       if (!user) return refusal('INVITE_CODE_WRONG', lang);
-      return { ok: true, purpose: checked.purpose, username: user.username, name: user.displayName || user.givenName || user.username };
+      // Only what the user's org lets sign in (its login policy's first factors).
+      const factors = await login.userLoginFactors(userId);
+      const offers = { password: factors?.passwordAllowed ?? true, passkey: factors?.passkeyAllowed ?? true };
+      return { ok: true, purpose: checked.purpose, username: user.username, name: user.displayName || user.givenName || user.username, offers };
     },
     async acceptPassword(userId, code, password, address, lang) {
       try {

@@ -58,7 +58,8 @@ export function registerInviteRoutes(fastify: FastifyInstance, deps: InviteRoute
     const l = lang(req);
     const checked = await ports.check(userId, code, req.ip ?? '', l);
     if (!checked.ok) return failed(reply, l, checked.problem, checked.retryAfterSeconds);
-    const started = checked.purpose === 'key' ? await ports.startKey(userId) : await ports.startPasskey(userId);
+    // A registration for the page's ceremony: the key's, or the passkey's where the org lets passkeys sign in.
+    const started = checked.purpose === 'key' ? await ports.startKey(userId) : checked.offers.passkey ? await ports.startPasskey(userId) : { id: '', options: {} };
     const view: InviteView = {
       userId,
       code,
@@ -67,6 +68,7 @@ export function registerInviteRoutes(fastify: FastifyInstance, deps: InviteRoute
       token: `<input type="hidden" name="form_token" value="${escapeHtml(formToken(userId))}">`,
       options: started.options,
       enrolmentId: started.id,
+      offers: checked.offers,
     };
     const body = checked.purpose === 'key' ? inviteKeyBody(l, view, problem) : inviteCredentialBody(l, view, problem);
     return send(reply, l, t(l, checked.purpose === 'key' ? 'inviteKeyTitle' : 'inviteTitle'), body, status, true);
@@ -100,6 +102,8 @@ export function registerInviteRoutes(fastify: FastifyInstance, deps: InviteRoute
       const action = req.params.action;
       let answer;
       if (action === 'password') {
+        const checked = await ports.check(userId, code, address, l);
+        if (checked.ok && !checked.offers.password) return show(req, reply, userId, code, undefined, 400);
         const chosen = field('new_password');
         if (chosen !== field('confirm_password')) return show(req, reply, userId, code, t(l, 'passwordsDiffer'), 400);
         answer = await ports.acceptPassword(userId, code, chosen, address, l);

@@ -15,6 +15,8 @@ export interface InviteView {
   token: string;
   options: unknown;
   enrolmentId: string;
+  /** What the user's org lets sign in. */
+  offers: { password: boolean; passkey: boolean };
 }
 
 const errorLine = (problem?: string) => (problem ? `<p class="error" role="alert">${escapeHtml(problem)}</p>` : '');
@@ -33,16 +35,19 @@ const ceremony = (v: InviteView, action: string, inner: string, button: string, 
 
 /** A first credential: a password, or a passkey. */
 export function inviteCredentialBody(lang: Language, v: InviteView, problem?: string): string {
+  const password = !v.offers.password
+    ? ''
+    : `<form id="invite-password" method="post" action="${INVITE_PATH}/password">${carried(v)}` +
+      `<input type="text" name="username" autocomplete="username" value="${escapeHtml(v.username)}" hidden readonly>` +
+      `<label for="new_password">${t(lang, 'newPassword')}</label>` +
+      `<input id="new_password" name="new_password" type="password" autocomplete="new-password" required autofocus>` +
+      `<label for="confirm_password">${t(lang, 'confirmPassword')}</label>` +
+      `<input id="confirm_password" name="confirm_password" type="password" autocomplete="new-password" required>` +
+      `<button type="submit">${t(lang, 'invitePasswordSave')}</button></form>`;
   return (
     `<h1>${t(lang, 'inviteTitle')}</h1><p>${t(lang, 'invitePrompt', { name: v.name, username: v.username })}</p>${errorLine(problem)}` +
-    `<form id="invite-password" method="post" action="${INVITE_PATH}/password">${carried(v)}` +
-    `<input type="text" name="username" autocomplete="username" value="${escapeHtml(v.username)}" hidden readonly>` +
-    `<label for="new_password">${t(lang, 'newPassword')}</label>` +
-    `<input id="new_password" name="new_password" type="password" autocomplete="new-password" required autofocus>` +
-    `<label for="confirm_password">${t(lang, 'confirmPassword')}</label>` +
-    `<input id="confirm_password" name="confirm_password" type="password" autocomplete="new-password" required>` +
-    `<button type="submit">${t(lang, 'invitePasswordSave')}</button></form>` +
-    ceremony(v, 'passkey', '', t(lang, 'invitePasskeyUse'))
+    password +
+    (v.offers.passkey ? ceremony(v, 'passkey', '', t(lang, 'invitePasskeyUse')) : '')
   );
 }
 

@@ -196,6 +196,23 @@ describe('the invitation page', () => {
   });
 });
 
+describe('the invitation page and the org\u2019s first factors', () => {
+  it('an org without passwords: the page offers only the passkey, and a posted password is not set', async () => {
+    const orgId = await addOrg(kh, `nopw-${Date.now()}`);
+    const policy = await kh.rest('POST', '/management/v1/policies/login', { forceMfa: false, allowUsernamePassword: false }, { ...bearer(kh.adminToken), 'x-service-orgid': orgId });
+    expect(policy.status).toBe(200);
+    const userId = await human(orgId);
+    const { inviteUrl } = await kh.client(UserService, 'grpc', kh.adminToken).createInviteCode({ userId, verification: { case: 'returnCode', value: {} } });
+    const page = await openPage(inviteUrl!);
+    expect(page.status).toBe(200);
+    expect(page.html).not.toContain('name="new_password"');
+    expect(page.html).toContain('Register a passkey instead');
+    const posted = await postPassword(page.html, 'a long enough passphrase 5');
+    expect(posted.status).toBe(400);
+    expect((await kh.readModel.passwordOf(userId))?.passwordHash ?? null).toBeNull();
+  });
+});
+
 describe('self-registration in the login policy', () => {
   it('REST: allowRegister, allowedDomains (normalized) and verification; a malformed domain named by index; left out on update: off', async () => {
     const orgId = await addOrg(kh, `reg-${Date.now()}`);
