@@ -137,6 +137,30 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
     default: '`3600`',
     summary: 'how long before use a new signing key is published at `/oauth/v2/keys` (less than the rotation)',
   },
+  {
+    names: ['KEYHOLD_SMTP_URL'],
+    default: '—',
+    summary: '`smtp://[user@]host[:port]` (STARTTLS, port 587) or `smtps://[user@]host[:port]` (TLS from the start, port 465): the server Keyhold sends mail through',
+    more: '. Without it nothing is mailed: what needs mail says so and the console offers the link to hand over instead. A password in the URL stops the start: give it in `KEYHOLD_SMTP_PASSWORD_FILE`',
+  },
+  {
+    names: ['KEYHOLD_SMTP_PASSWORD'],
+    default: '—',
+    summary: "the SMTP user's password (the user is the URL's)",
+    secret: 'whole',
+  },
+  fileRow('KEYHOLD_SMTP_PASSWORD'),
+  {
+    names: ['KEYHOLD_SMTP_FROM'],
+    default: '—',
+    summary: 'the sender of every mail, `Keyhold <login@example.com>` or an address; required with `KEYHOLD_SMTP_URL`',
+  },
+  {
+    names: ['KEYHOLD_SMTP_TLS'],
+    default: "the URL's scheme",
+    summary: '`starttls` (required, never falls back to plaintext), `implicit` (`smtps://`), or `none`: plaintext, only to a loopback address',
+    more: '. The server\'s certificate is checked against the system\'s CAs (`NODE_EXTRA_CA_CERTS` adds one)',
+  },
   { names: ['KEYHOLD_CORS_ORIGINS'], default: '—', summary: 'comma-separated browser origins allowed to call the API (`*` for any)' },
   { names: ['KEYHOLD_TLS_CERT', 'KEYHOLD_TLS_KEY'], default: '—', summary: 'PEM files; with both set, the port speaks TLS (h2 and http/1.1 by ALPN)' },
   {

@@ -1,5 +1,6 @@
 // Configuration from the environment (docs/configuration.md). Parsed once at
 // start; a bad value stops the process with a message naming the variable.
+import type { SmtpSettings, SmtpTls } from '../mail/smtp.js';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { isIP } from 'node:net';
@@ -37,6 +38,8 @@ export interface Config {
     expiredKeptMs: number;
   };
   corsOrigins: string[];
+  /** KEYHOLD_SMTP_*: undefined without KEYHOLD_SMTP_URL (nothing is mailed; mail/smtp.ts NO_MAIL). */
+  smtp?: SmtpSettings;
   /** KEYHOLD_TRUSTED_PROXIES: the only peers whose X-Forwarded-For is believed (trusted-proxies.ts); none by default. */
   trustedProxies: ProxyRange[];
   tls?: { certFile: string; keyFile: string };
@@ -275,6 +278,7 @@ function configFrom(env: Env): Config {
       expiredKeptMs: integer(env, 'KEYHOLD_WEBAUTHN_EXPIRED_KEPT_MS', 3_600_000, 0, 30 * 86_400_000),
     },
     corsOrigins,
+    smtp: smtpSettings(env),
     trustedProxies,
     tls: certFile && keyFile ? { certFile, keyFile } : undefined,
     logLevel,
@@ -329,4 +333,58 @@ function relyingParties(rpIds: string[], origins: string[], issuer: string | und
     }
   }
   return { rpIds: ids, origins: allowed, originsDefaulted: origins.length === 0 && !issuerDomain };
+}
+
+const SMTP_DEFAULT_PORTS = { smtp: 587, smtps: 465 } as const;
+
+/**
+ * KEYHOLD_SMTP_*. The password never rides in the URL (URLs end up in logs,
+ * process listings and `keyhold config`), the TLS mode follows the scheme unless
+ * set, and plaintext is allowed only to a relay on this host: anything else
+ * would carry reset links readable on the wire.
+ */
+function smtpSettings(env: Env): SmtpSettings | undefined {
+  const raw = env.KEYHOLD_SMTP_URL || undefined;
+  const password = env.KEYHOLD_SMTP_PASSWORD || undefined;
+  const from = env.KEYHOLD_SMTP_FROM?.trim() || undefined;
+  const tlsSetting = env.KEYHOLD_SMTP_TLS?.trim().toLowerCase() || undefined;
+  if (!raw) {
+    for (const name of ['KEYHOLD_SMTP_PASSWORD', 'KEYHOLD_SMTP_FROM', 'KEYHOLD_SMTP_TLS'] as const) {
+      if (env[name]) throw new ConfigError(name, 'is set but KEYHOLD_SMTP_URL is not: set the URL of the mail server too');
+    }
+    return undefined;
+  }
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('KEYHOLD_SMTP_URL', 'is not a URL like smtp://user@mail.example.com:587 or smtps://mail.example.com');
+  }
+  const scheme = url.protocol.replace(/:$/, '');
+  if (scheme !== 'smtp' && scheme !== 'smtps') throw new ConfigError('KEYHOLD_SMTP_URL', `must start with smtp:// or smtps://, got ${scheme}://`);
+  if (url.password) throw new ConfigError('KEYHOLD_SMTP_URL', 'holds a password: remove it from the URL and put it in the file named by KEYHOLD_SMTP_PASSWORD_FILE');
+  if ((url.pathname && url.pathname !== '/') || url.search || url.hash) throw new ConfigError('KEYHOLD_SMTP_URL', 'must be only scheme, user, host and port (no path or query)');
+  if (!url.hostname) throw new ConfigError('KEYHOLD_SMTP_URL', 'has no host');
+  if (!from) throw new ConfigError('KEYHOLD_SMTP_FROM', 'is required with KEYHOLD_SMTP_URL: the sender of every mail, e.g. "Keyhold <login@example.com>"');
+  if (!/^[^<>@\s]+@[^<>@\s]+$|^[^<>\r\n]*<[^<>@\s]+@[^<>@\s]+>$/.test(from)) {
+    throw new ConfigError('KEYHOLD_SMTP_FROM', `"${from}" is not an address like login@example.com or Keyhold <login@example.com>`);
+  }
+  const user = url.username ? decodeURIComponent(url.username) : undefined;
+  if (password && !user) throw new ConfigError('KEYHOLD_SMTP_PASSWORD', 'is set but KEYHOLD_SMTP_URL names no user (smtp://user@host)');
+  const defaultTls: SmtpTls = scheme === 'smtps' ? 'implicit' : 'starttls';
+  const tls = (tlsSetting ?? defaultTls) as SmtpTls;
+  if (!['starttls', 'implicit', 'none'].includes(tls)) throw new ConfigError('KEYHOLD_SMTP_TLS', `must be starttls, implicit or none, got "${env.KEYHOLD_SMTP_TLS}"`);
+  if ((tls === 'implicit') !== (scheme === 'smtps')) {
+    throw new ConfigError('KEYHOLD_SMTP_TLS', tls === 'implicit' ? 'implicit TLS goes with smtps://' : `${tls} goes with smtp://, not smtps://`);
+  }
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (tls === 'none' && !isLoopback(host)) {
+    throw new ConfigError('KEYHOLD_SMTP_TLS', `none (plaintext) is only for a relay on this host (localhost, 127.0.0.1, ::1), not ${host}: reset links would cross the network readable`);
+  }
+  const port = url.port ? Number(url.port) : SMTP_DEFAULT_PORTS[scheme];
+  return { host, port, user, password, from, tls };
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }

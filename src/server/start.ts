@@ -41,6 +41,8 @@ import { loginPorts } from '../login/adapters.js';
 import { loginAccess, mayUseProject, rolesClaim } from '../queries/login-access.js';
 import { readyKeysByRpId } from '../store/queries/u2f-tokens.js';
 import { relyingPartyWarnings } from '../login/relying-parties.js';
+import { NO_MAIL, smtpMailer } from '../mail/smtp.js';
+import type { Mailer } from '../mail/mailer.js';
 import { CONSOLE_CLIENT_ID, consoleRedirectUri } from '../commands/instance/add-console-app.js';
 
 export interface RunningKeyhold {
@@ -65,6 +67,8 @@ export interface RunningKeyhold {
   housekeeping: Housekeeping;
   /** Keyhold's instruments (GET /metrics renders them). */
   metrics: Metrics;
+  /** KEYHOLD_SMTP_*'s transport, or NO_MAIL (configured false) without it. */
+  mailer: Mailer;
   stop(): Promise<void>;
 }
 
@@ -165,6 +169,9 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
     const clients = cachedClientLookups(readModel, { onAppended });
     // Known once the port is (below); no request arrives before.
     let issuer = '';
+    // KEYHOLD_SMTP_*: the one mail transport (pooled); without it every flow that mails says so.
+    const smtp = config.smtp ? smtpMailer(config.smtp) : undefined;
+    const mailer: Mailer = smtp ?? NO_MAIL;
     // Set once every surface serves: the OpenID Provider and the console app start after the listener.
     let serving = false;
     const login = loginPorts(
@@ -277,6 +284,7 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
       log,
       housekeeping,
       metrics,
+      mailer,
       stop: () =>
         (stopping ??= (async () => {
           // No backup starts once stopping; one under way ends with the database (its reader sees it break).
@@ -290,6 +298,7 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
           await housekeeping.stop();
           await app.oidc?.stop();
           errors.flush();
+          smtp?.close();
           await Promise.all([database.close(), threads?.close()]);
         })()),
     };

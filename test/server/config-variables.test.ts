@@ -40,7 +40,7 @@ describe('the table of environment variables', () => {
 
   it('gives every secret-bearing variable a _FILE row, and every setting an effective value for keyhold config', () => {
     const secret = CONFIG_VARIABLES.filter((v) => v.secret).flatMap((v) => v.names);
-    expect(secret.sort()).toEqual(['DATABASE_URL', 'KEYHOLD_MASTERKEY']);
+    expect(secret.sort()).toEqual(['DATABASE_URL', 'KEYHOLD_MASTERKEY', 'KEYHOLD_SMTP_PASSWORD']);
     expect([...SECRET_FILE_VARIABLES].sort()).toEqual(secret);
     for (const name of secret) expect(CONFIG_VARIABLES.some((v) => v.names.includes(`${name}_FILE`) && v.fileOf === name), name).toBe(true);
     const settings = CONFIG_VARIABLES.filter((v) => !v.fileOf).flatMap((v) => v.names);
