@@ -1,8 +1,6 @@
 // Starts a Keyhold: open the database (PGlite or PostgreSQL), migrate,
 // bootstrap, build the HTTP stack and listen. Returns a handle that stops it
 // gracefully. Used by main.ts, by tests and by the benchmark.
-import { MailUnavailable, type Mailer } from '../mail/mailer.js';
-import { invitePagePorts } from '../login/invite-ports.js';
 import { KEYHOLD_VERSION } from './version.js';
 import pino, { type Logger } from 'pino';
 import { createServices } from '../api/services.js';
@@ -38,6 +36,7 @@ import { openControlSocket, type ControlSocket } from './control-socket.js';
 import { createIdempotentAnswers } from '../store/idempotent-answers.js';
 import { withIdempotency } from './rpc/idempotency.js';
 import { loginPorts } from '../login/adapters.js';
+import { invitePagePorts } from '../login/invite-ports.js';
 import { loginAccess, mayUseProject, rolesClaim } from '../queries/login-access.js';
 import { readyKeysByRpId } from '../store/queries/u2f-tokens.js';
 import { relyingPartyWarnings } from '../login/relying-parties.js';
@@ -109,12 +108,6 @@ export async function warnOfStaleConsoleApp(read: Pick<ReadModel, 'appByClientId
   );
 }
 
-/** Until a mail server is configured: what needs mail says so (INVITE_MAIL_NOT_CONFIGURED). */
-const NO_MAILER: Mailer = {
-  configured: false,
-  send: () => Promise.reject(new MailUnavailable('no mail server is configured')),
-};
-
 export async function startKeyhold(config: Config, log: Logger = pino(loggerOptions(config))): Promise<RunningKeyhold> {
   // Keyhold's own registry (metrics.ts); the store reports to it through its observer port.
   const metrics = createMetrics();
@@ -185,7 +178,7 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
     const app = await buildApp({
       config,
       log,
-      services: createServices({ commands, queries: createQueries(readModel, systemClock), invite: { mailer: NO_MAILER, issuer: () => issuer } }).map(withIdempotency(idempotentAnswers, idempotencyKeys(masterKey))),
+      services: createServices({ commands, queries: createQueries(readModel, systemClock), invite: { mailer, issuer: () => issuer } }).map(withIdempotency(idempotentAnswers, idempotencyKeys(masterKey))),
       // Users, apps and machines through the same 1 s caches as the provider's (queries/callers.ts).
       resolveToken: withOidcAccessTokens(tokenResolver(readModel, { onAppended }), {
         findAccessToken: (token) => oidcState.find('AccessToken', token),

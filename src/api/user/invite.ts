@@ -7,7 +7,8 @@ import type { CreatedInvite } from '../../commands/users/invite-code.js';
 import { invalidRequest, KeyholdError, violation } from '../../domain/errors/keyhold-error.js';
 import { inviteLink } from '../../domain/invite/link.js';
 import { MailUnavailable, type Mailer } from '../../mail/mailer.js';
-import { inviteMail } from '../../mail/templates/invite.js';
+import { render } from '../../mail/templates/render.js';
+import { INVITE, INVITE_KEY } from '../../mail/templates/invite.js';
 import { callOf, languageOf, type ApiDeps } from '../context.js';
 import { writeDetails } from '../details.js';
 
@@ -26,13 +27,11 @@ export function inviteHandlers({ commands, invite }: ApiDeps): Pick<Impl, 'creat
   };
   async function mail(created: CreatedInvite, lang: ReturnType<typeof languageOf>, appName: string, mailer: Mailer): Promise<void> {
     const { user } = created;
-    const message = inviteMail(lang, {
-      to: user.email ?? '',
+    const message = render(created.purpose === 'key' ? INVITE_KEY : INVITE, lang, user.email ?? '', {
       name: user.displayName || [user.givenName, user.familyName].filter(Boolean).join(' ') || user.username,
-      appName,
+      app: appName,
       link: inviteLink(invite!.issuer(), user.id, created.code),
-      purpose: created.purpose,
-      expiresAt: created.expiresAt,
+      expires: created.expiresAt.toISOString().slice(0, 16).replace('T', ' '),
     });
     try {
       await mailer.send(message);

@@ -1,59 +1,45 @@
-// The invitation mail: who invites to what, the link (built from
-// KEYHOLD_ISSUER by domain/invite/link.ts), and how long it works. English and
-// German, text and HTML. Nothing in it but the one link lets anyone in, and
-// the link works once.
-import type { Language } from '../../domain/i18n/language.js';
-import type { OutgoingMail } from '../mailer.js';
+// The invitation mails: to set up an account (a password or a passkey), and
+// to add a security key in one's own browser. The link is built from
+// KEYHOLD_ISSUER by the flow (domain/invite/link.ts) and works once; nothing
+// else in the mail lets anyone in.
+import { htmlLink, type MailTemplate } from './render.js';
 
-export interface InviteMailInput {
-  to: string;
-  /** The invited person's name as the administrator wrote it. */
-  name: string;
-  /** The app the person is invited to (the request's applicationName), or Keyhold. */
-  appName: string;
-  link: string;
-  purpose: 'credential' | 'key';
-  expiresAt: Date;
-}
+export type InviteValues = 'name' | 'app' | 'link' | 'expires';
 
-const TEXTS = {
-  en: {
-    subject: { credential: 'Your invitation to {app}', key: 'Add your security key to {app}' },
-    greeting: 'Hello {name},',
-    body: {
-      credential: 'you have been invited to {app}. Open the link below to choose a password or register a passkey; then you can sign in.',
-      key: 'your administrator asks you to add a security key to your account at {app}. Open the link below in your own browser, with your key at hand; you will be asked for your password.',
-    },
-    expiry: 'The link works once, until {date} (UTC).',
-    ignore: 'If you did not expect this mail, ignore it: nothing happens without the link.',
-    button: { credential: 'Set up your account', key: 'Add your security key' },
+export const INVITE: MailTemplate<InviteValues> = {
+  subject: {
+    en: (v) => `Your invitation to ${v.app.text}`,
+    de: (v) => `Ihre Einladung zu ${v.app.text}`,
   },
-  de: {
-    subject: { credential: 'Ihre Einladung zu {app}', key: 'Fügen Sie Ihren Sicherheitsschlüssel zu {app} hinzu' },
-    greeting: 'Hallo {name},',
-    body: {
-      credential: 'Sie wurden zu {app} eingeladen. Öffnen Sie den Link unten, um ein Passwort zu wählen oder einen Passkey zu registrieren; danach können Sie sich anmelden.',
-      key: 'Ihr Administrator bittet Sie, Ihrem Konto bei {app} einen Sicherheitsschlüssel hinzuzufügen. Öffnen Sie den Link unten in Ihrem eigenen Browser und halten Sie den Schlüssel bereit; Sie werden nach Ihrem Passwort gefragt.',
-    },
-    expiry: 'Der Link funktioniert einmal, bis {date} (UTC).',
-    ignore: 'Falls Sie diese Mail nicht erwartet haben, ignorieren Sie sie: Ohne den Link geschieht nichts.',
-    button: { credential: 'Konto einrichten', key: 'Sicherheitsschlüssel hinzufügen' },
+  text: {
+    en: (v) =>
+      `Hello ${v.name.text},\n\nyou have been invited to ${v.app.text}. Open this link to choose a password or register a passkey; then you can sign in:\n\n${v.link.text}\n\nThe link works once, until ${v.expires.text} (UTC). If you did not expect this mail, ignore it: nothing happens without the link.\n`,
+    de: (v) =>
+      `Hallo ${v.name.text},\n\nSie wurden zu ${v.app.text} eingeladen. Öffnen Sie diesen Link, um ein Passwort zu wählen oder einen Passkey zu registrieren; danach können Sie sich anmelden:\n\n${v.link.text}\n\nDer Link funktioniert einmal, bis ${v.expires.text} (UTC). Falls Sie diese Mail nicht erwartet haben, ignorieren Sie sie: Ohne den Link geschieht nichts.\n`,
   },
-} as const;
+  html: {
+    en: (v) =>
+      `<p>Hello ${v.name.html},</p><p>you have been invited to ${v.app.html}. Open this link to choose a password or register a passkey; then you can sign in:</p>${htmlLink(v.link, 'Set up your account')}<p>The link works once, until ${v.expires.html} (UTC). If you did not expect this mail, ignore it: nothing happens without the link.</p>`,
+    de: (v) =>
+      `<p>Hallo ${v.name.html},</p><p>Sie wurden zu ${v.app.html} eingeladen. Öffnen Sie diesen Link, um ein Passwort zu wählen oder einen Passkey zu registrieren; danach können Sie sich anmelden:</p>${htmlLink(v.link, 'Konto einrichten')}<p>Der Link funktioniert einmal, bis ${v.expires.html} (UTC). Falls Sie diese Mail nicht erwartet haben, ignorieren Sie sie: Ohne den Link geschieht nichts.</p>`,
+  },
+};
 
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
-export function inviteMail(lang: Language, input: InviteMailInput): OutgoingMail {
-  const t = TEXTS[lang === 'de' ? 'de' : 'en'];
-  const date = input.expiresAt.toISOString().slice(0, 16).replace('T', ' ');
-  const fill = (text: string) => text.replaceAll('{app}', input.appName).replaceAll('{name}', input.name).replaceAll('{date}', date);
-  const lines = [fill(t.greeting), '', fill(t.body[input.purpose]), '', input.link, '', fill(t.expiry), fill(t.ignore)];
-  const html = [
-    `<p>${escapeHtml(fill(t.greeting))}</p>`,
-    `<p>${escapeHtml(fill(t.body[input.purpose]))}</p>`,
-    `<p><a href="${escapeHtml(input.link)}">${escapeHtml(t.button[input.purpose])}</a></p>`,
-    `<p>${escapeHtml(input.link)}</p>`,
-    `<p>${escapeHtml(fill(t.expiry))}<br>${escapeHtml(fill(t.ignore))}</p>`,
-  ].join('\n');
-  return { to: input.to, subject: fill(t.subject[input.purpose]), text: lines.join('\n'), html };
-}
+export const INVITE_KEY: MailTemplate<InviteValues> = {
+  subject: {
+    en: (v) => `Add your security key to ${v.app.text}`,
+    de: (v) => `Fügen Sie Ihren Sicherheitsschlüssel zu ${v.app.text} hinzu`,
+  },
+  text: {
+    en: (v) =>
+      `Hello ${v.name.text},\n\nyour administrator asks you to add a security key to your account at ${v.app.text}. Open this link in your own browser, with your key at hand; you will be asked for your password:\n\n${v.link.text}\n\nThe link works once, until ${v.expires.text} (UTC). If you did not expect this mail, ignore it.\n`,
+    de: (v) =>
+      `Hallo ${v.name.text},\n\nIhr Administrator bittet Sie, Ihrem Konto bei ${v.app.text} einen Sicherheitsschlüssel hinzuzufügen. Öffnen Sie diesen Link in Ihrem eigenen Browser und halten Sie den Schlüssel bereit; Sie werden nach Ihrem Passwort gefragt:\n\n${v.link.text}\n\nDer Link funktioniert einmal, bis ${v.expires.text} (UTC). Falls Sie diese Mail nicht erwartet haben, ignorieren Sie sie.\n`,
+  },
+  html: {
+    en: (v) =>
+      `<p>Hello ${v.name.html},</p><p>your administrator asks you to add a security key to your account at ${v.app.html}. Open this link in your own browser, with your key at hand; you will be asked for your password:</p>${htmlLink(v.link, 'Add your security key')}<p>The link works once, until ${v.expires.html} (UTC). If you did not expect this mail, ignore it.</p>`,
+    de: (v) =>
+      `<p>Hallo ${v.name.html},</p><p>Ihr Administrator bittet Sie, Ihrem Konto bei ${v.app.html} einen Sicherheitsschlüssel hinzuzufügen. Öffnen Sie diesen Link in Ihrem eigenen Browser und halten Sie den Schlüssel bereit; Sie werden nach Ihrem Passwort gefragt:</p>${htmlLink(v.link, 'Sicherheitsschlüssel hinzufügen')}<p>Der Link funktioniert einmal, bis ${v.expires.html} (UTC). Falls Sie diese Mail nicht erwartet haben, ignorieren Sie sie.</p>`,
+  },
+};

@@ -1,10 +1,12 @@
 // Invitations and self-registration in Chromium, ending in real logins at an
-// app (openid-client redeems the code): an invitation's link → a first
-// password → a password login; → a passkey (CDP virtual authenticator) → a
-// passkey login; self-registration where the app's org allows it (an allowed
-// domain signs in at once, another domain is refused on the page, a
-// verification-first org refuses the login until the address is verified),
-// and where it does not (no button; the step refuses).
+// app (openid-client redeems the code), with a real SMTP server process: an
+// invitation mailed (its link read from the mail that arrived) → a first
+// password → a password login; a resent invitation replacing the first, and a
+// key invitation mailed as one; an invitation's link → a passkey (CDP virtual
+// authenticator) → a passkey login; self-registration where the app's org
+// allows it (an allowed domain signs in at once, another domain is refused on
+// the page, a verification-first org refuses the login until the address is
+// verified), and where it does not (no button; the step refuses).
 import * as oidc from 'openid-client';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +16,7 @@ import { addOrg, inOrg } from '../../support/identity.js';
 import { startTestKeyhold, type TestKeyhold } from '../../support/keyhold.js';
 import { authorizationUrl, catchRedirect, redeem, REDIRECT, startApp, stopApp, type AppLogin } from '../../support/key-login.js';
 import { passkeyPage, usePasskey } from '../../support/passkey-login.js';
+import { startSmtpServer, type TestSmtpServer } from '../../support/smtp-server.js';
 
 const skip = !chromiumAvailable();
 announceChromiumSkip('invitations and self-registration in Chromium');
@@ -23,14 +26,17 @@ const NEW_PASSWORD = 'a brand new passphrase 42';
 describe.skipIf(skip)('invitations and self-registration in Chromium', () => {
   let kh: TestKeyhold;
   let chromium: Browser;
+  let smtp: TestSmtpServer;
   let n = 0;
 
   beforeAll(async () => {
-    [kh, chromium] = await Promise.all([startTestKeyhold(), launchChromium(), startApp()]);
+    smtp = await startSmtpServer();
+    [kh, chromium] = await Promise.all([startTestKeyhold({ env: smtp.env }), launchChromium(), startApp()]);
   }, 60_000);
   afterAll(async () => {
     await chromium?.close();
     await kh?.close();
+    await smtp?.close();
     await stopApp();
   });
 
@@ -66,8 +72,20 @@ describe.skipIf(skip)('invitations and self-registration in Chromium', () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
   }
 
-  it('an invitation: the link → a first password → a normal password login at the app', async () => {
-    const { userId, username, link } = await invited();
+  it('an invitation by mail: the link from the mail (from the issuer, in the request\u2019s language) → a first password → a normal password login at the app', async () => {
+    const username = `mailed-${process.pid}-${++n}`;
+    const email = `${username}@example.com`;
+    const users = kh.client(UserService, 'grpc', kh.adminToken, { 'accept-language': 'de' });
+    const { userId } = await users.addHumanUser({ username, profile: { givenName: 'Mia', familyName: 'Mail' }, email: { email } });
+    const created = await users.createInviteCode({ userId, verification: { case: 'sendCode', value: { applicationName: 'Beispiel <App>' } } });
+    expect(created.inviteCode).toBeUndefined();
+    const mail = await smtp.next({ to: email });
+    expect(mail.subject).toBe('Ihre Einladung zu Beispiel <App>');
+    expect(mail.html).toContain('Beispiel &lt;App&gt;');
+    expect(mail.lang).toBe('de');
+    const link = mail.links.find((l) => l.includes('/ui/invite'))!;
+    expect(link).toMatch(new RegExp(`^http://localhost:${kh.port}/ui/invite\\?user=${userId}&code=[0-9a-z-]{23}$`));
+    expect(kh.logLines.join('\n')).not.toContain(new URL(link).searchParams.get('code'));
     const context = await chromium.newContext({ locale: 'en-US' });
     const page = await context.newPage();
     await page.goto(link);
@@ -89,6 +107,31 @@ describe.skipIf(skip)('invitations and self-registration in Chromium', () => {
     await page.goto(link);
     await page.getByText('does not work').waitFor();
     await context.close();
+  }, 60_000);
+
+  it('ResendInviteCode mails a new link and the earlier one stops working; a key invitation is mailed as one', async () => {
+    const username = `resent-${process.pid}-${++n}`;
+    const email = `${username}@example.com`;
+    const users = kh.client(UserService, 'grpc', kh.adminToken);
+    const { userId } = await users.addHumanUser({ username, profile: { givenName: 'Re', familyName: 'Sent' }, email: { email } });
+    await users.createInviteCode({ userId, verification: { case: 'sendCode', value: {} } });
+    const first = (await smtp.next({ to: email })).links.find((l) => l.includes('/ui/invite'))!;
+    await users.resendInviteCode({ userId });
+    const second = await smtp.next({ to: email });
+    expect(second.subject).toBe('Your invitation to Keyhold');
+    const again = second.links.find((l) => l.includes('/ui/invite'))!;
+    expect(again).not.toBe(first);
+    const context = await chromium.newContext({ locale: 'en-US' });
+    const page = await context.newPage();
+    await page.goto(first);
+    await page.getByText('does not work').waitFor();
+    await page.goto(again);
+    await page.getByRole('heading', { name: 'Set up your account' }).waitFor();
+    await context.close();
+    // With a password and no second factor: the invitation is to add a key.
+    await users.setPassword({ userId, newPassword: { password: NEW_PASSWORD, changeRequired: false } });
+    await users.createInviteCode({ userId, verification: { case: 'sendCode', value: {} } });
+    expect((await smtp.next({ to: email })).subject).toBe('Add your security key to Keyhold');
   }, 60_000);
 
   it('an invitation: the link → a passkey in the person\u2019s own browser → a passkey login at the app', async () => {
