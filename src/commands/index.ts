@@ -38,6 +38,7 @@ import { setPassword, type SetPasswordInput } from './users/set-password.js';
 import { registerHumanUser } from './users/register-human-user.js';
 import { acceptInvitePassword, checkInviteCode, createInviteCode, useInviteCode, verifyInviteCode } from './users/invite-code.js';
 import { recordLogin } from './users/record-login.js';
+import { resetPassword, resetPasswordViolations } from './users/reset-password.js';
 import { recordAnonymousThrottle, recordOidc } from './users/record-oidc.js';
 import { removePersonalAccessToken } from './users/remove-personal-access-token.js';
 import { removeUserMetadata, setUserMetadata } from './users/user-metadata.js';
@@ -124,6 +125,9 @@ export function createCommands(ports: Ports) {
     checkInviteCode: (input: Parameters<typeof checkInviteCode>[1], client: Parameters<typeof checkInviteCode>[2]) => checkInviteCode(ports, input, client),
     /** The login UI's outcomes (no caller: the user logging in is the actor). */
     recordLogin: (input: Parameters<typeof recordLogin>[1]) => recordLogin(ports, input),
+    // The login's reset link: the code is the caller (used before, store/email-codes.ts).
+    resetPassword: (input: Parameters<typeof resetPassword>[1]) => resetPassword(ports, input),
+    resetPasswordViolations: (userId: string, password: string) => resetPasswordViolations(ports, userId, password),
     /** The OpenID Provider's audit trail of a user (no caller: the user concerned is the actor). */
     recordOidc: (userId: string, event: Parameters<typeof recordOidc>[2]) => recordOidc(ports, userId, event),
     recordAnonymousThrottle: (input: Parameters<typeof recordAnonymousThrottle>[1]) => recordAnonymousThrottle(ports, input),

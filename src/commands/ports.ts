@@ -166,3 +166,22 @@ export interface GuessBudgets {
   /** One attempt in every bucket named, or in none: the reservation to finish, or how long to wait. */
   reserve(buckets: readonly BucketRequest[]): Promise<ReserveResult>;
 }
+
+/** What a mailed one-time code is for. */
+export type EmailCodePurpose = 'reset' | 'verify';
+
+/**
+ * One-time codes sent by mail (store/email-codes.ts). Only a hash of the code
+ * reaches it. `use` is one conditional update: of requests racing with the
+ * same code, exactly one gets its owner back.
+ */
+export interface EmailCodes {
+  /** Records a new code; the user's older unused codes for the purpose stop working. False (nothing recorded) when `perWindow` codes were already issued within `windowSeconds`. */
+  issue(input: { purpose: EmailCodePurpose; codeHash: string; userId: string; email: string; ttlSeconds: number; perWindow: number; windowSeconds: number }): Promise<boolean>;
+  /** Whose the code is while it is unused and unexpired, without using it. */
+  peek(purpose: EmailCodePurpose, codeHash: string): Promise<{ userId: string; email: string } | undefined>;
+  /** Uses the code: its owner to exactly one caller, undefined to every other and for an unknown, used or expired code. */
+  use(purpose: EmailCodePurpose, codeHash: string): Promise<{ userId: string; email: string } | undefined>;
+  /** Deletes expired rows, at most `limit`; resolves with how many. */
+  deleteExpired(limit: number): Promise<number>;
+}

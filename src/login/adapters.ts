@@ -18,6 +18,7 @@ import { refusalText } from '../domain/errors/refusal-text.js';
 import { renderMessage } from '../domain/errors/reasons.js';
 import { ConcurrencyConflict } from '../commands/ports.js';
 import type { LoginPorts } from './ports.js';
+import type { PasswordResetPorts } from './password-reset.js';
 import type { LoginObserver } from './observer.js';
 
 const NO_OBSERVER: Pick<LoginObserver, 'loginSucceeded' | 'loginFailed' | 'loginThrottled'> = { loginSucceeded: () => {}, loginFailed: () => {}, loginThrottled: () => {} };
@@ -63,7 +64,7 @@ export function loginPorts(
   },
   /** Each login's outcome, for the operator (metrics.ts). */
   observer: Pick<LoginObserver, 'loginSucceeded' | 'loginFailed' | 'loginThrottled'> = NO_OBSERVER,
-): LoginPorts {
+): Omit<LoginPorts, keyof PasswordResetPorts> {
   /** The user acting on its own keys at login, as RegisterU2F / VerifyU2FRegistration over the API would (self needs no permission). */
   const selfCaller = async (userId: string): Promise<Caller | undefined> => {
     const user = await read.user(userId);

@@ -16,6 +16,10 @@ export type LoginOutcome =
   | { kind: 'passwordRight'; changeRequired: true }
   | { kind: 'passwordRight'; changeRequired: false; secondFactor: SecondFactor; at: number }
   | { kind: 'passwordWrong' }
+  /** The password page's "Forgot password?". */
+  | { kind: 'forgotRequested' }
+  /** A reset link was asked for (whether the name has an account is not known here). */
+  | { kind: 'resetRequested' }
   /** The new password was set; the second factor decided. */
   | { kind: 'passwordChanged'; secondFactor: SecondFactor; at: number }
   /** A second-factor page decided again (a key registered or removed meanwhile, forceMfa changed). */
@@ -148,6 +152,13 @@ export function next(state: LoginState, outcome: LoginOutcome): LoginState {
         const who = { loginName: state.loginName, userId: state.userId };
         return outcome.changeRequired ? { step: 'changePassword', ...who } : afterPassword(who, outcome.secondFactor, outcome.at);
       }
+      // Nothing about the account is carried on: the reset page knows only the typed name.
+      if (outcome.kind === 'forgotRequested') return { step: 'forgotPassword', loginName: state.loginName };
+      return state;
+    case 'forgotPassword':
+      if (outcome.kind === 'resetRequested') return { step: 'resetSent' };
+      return state;
+    case 'resetSent':
       return state;
     case 'changePassword':
       if (outcome.kind === 'passwordChanged') return afterPassword(state, outcome.secondFactor, outcome.at);

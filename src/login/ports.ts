@@ -72,6 +72,14 @@ export interface LoginPorts {
   verifyPassword(attempt: PasswordAttempt): Promise<PasswordVerdict>;
   /** The user's own SetPassword after a changeRequired login; a refusal's text in `lang`. */
   changePassword(userId: string, newPassword: string, lang: Language): Promise<{ ok: true } | { ok: false; problem: string }>;
+  /** Whether Keyhold can send mail (KEYHOLD_SMTP_URL): the forgotten-password link is offered only then. */
+  mailConfigured(): boolean;
+  /** Sends a reset link to the account `loginName` names, if any, after answering: returns at once, the same for every name (password-reset.ts). */
+  requestPasswordReset(loginName: string, orgId: string | undefined, lang: Language): void;
+  /** The user a reset code is for while it works (unused, unexpired, its address still the user's). */
+  resetTarget(code: string): Promise<{ userId: string; username: string } | undefined>;
+  /** Sets the new password with a reset code, using the code (once) and ending every session of the user. */
+  resetPassword(code: string, newPassword: string, lang: Language): Promise<{ ok: true } | { ok: false; expired: true } | { ok: false; expired?: undefined; problem: string }>;
   /** Whether the user may log in to the app's project (projectRoleCheck / hasProjectCheck). */
   mayLogIn(userId: string, projectId: string): Promise<boolean>;
   /** Records a successful login with its amr; false: the user is no longer active, no login; 'unverified': a registered address to verify first. */

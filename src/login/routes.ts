@@ -25,6 +25,7 @@ import { escapeHtml, LOGIN_HEADERS, page, SCRIPT_CSP, t, unavailablePage } from 
 import type { InteractionPort, LoginInteraction, LoginPorts } from './ports.js';
 import type { LoginState } from './state.js';
 import { stepOf } from './steps.js';
+import { registerResetRoutes } from './reset-routes.js';
 import type { Page, Problem, StepContext } from './steps/step.js';
 
 /** The longest text field read from a form; the whole form is at most BODY_LIMIT. */
@@ -168,6 +169,9 @@ export function registerLoginRoutes(fastify: FastifyInstance, deps: LoginRoutesD
     app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (_req, body, done) => {
       done(null, Object.fromEntries(new URLSearchParams(body as string)));
     });
+
+    // The forgotten password's link (reset-routes.ts): a page of its own, outside any sign-in.
+    registerResetRoutes(app, ports);
 
     // The key steps' script, by its content-hashed name (pages/key-script.ts).
     app.get<{ Params: { file: string } }>(`${BASE}/assets/:file`, async (req, reply) => {

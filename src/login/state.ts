@@ -28,6 +28,10 @@ export type LoginState =
   | { step: 'identify' }
   /** A name was typed; `userId` when it named someone (an unknown name is not revealed: its password fails as a wrong one). */
   | { step: 'password'; loginName: string; userId?: string }
+  /** "Forgot password?": the name to send a link for (the password page's, changeable). */
+  | { step: 'forgotPassword'; loginName: string }
+  /** A link was asked for: the same page whether the name has an account or not. */
+  | { step: 'resetSent' }
   /** The password was right and must be changed before going on. */
   | { step: 'changePassword'; loginName: string; userId: string }
   /** One of the user's keys, as the second factor. */
@@ -81,6 +85,8 @@ const SHAPES: { readonly [S in LoginStep]: (stored: Fields) => boolean } = {
   identify: () => true,
   password: (s) => text(s.loginName) && optional(text)(s.userId),
   changePassword: (s) => text(s.loginName) && text(s.userId),
+  forgotPassword: (s) => text(s.loginName),
+  resetSent: () => true,
   securityKey: (s) => passed(s) && ceremony(s),
   enrolKey: (s) => passed(s) && ceremony(s) && optional(text)(s.enrolmentId),
   codesShown: (s) => passed(s) && optional(texts)(s.amr),
@@ -110,7 +116,7 @@ export const SPENT_KEPT = 20;
  * second factor. A name merely typed makes it nobody's.
  */
 export function ownerOf(state: LoginState | undefined): string | undefined {
-  if (!state || state.step === 'identify' || state.step === 'password' || state.step === 'consent' || state.step === 'passkey' || state.step === 'register' || state.step === 'registered') return undefined;
+  if (!state || state.step === 'identify' || state.step === 'password' || state.step === 'forgotPassword' || state.step === 'resetSent' || state.step === 'consent' || state.step === 'passkey' || state.step === 'register' || state.step === 'registered') return undefined;
   if (state.step === 'done') return state.end.kind === 'login' ? state.end.userId : undefined;
   return state.userId;
 }

@@ -10,6 +10,8 @@ import { enrolPasskey } from './steps/enrol-passkey.js';
 import { passkey } from './steps/passkey.js';
 import { enrolTotp } from './steps/enrol-totp.js';
 import { identify } from './steps/identify.js';
+import { forgotPassword } from './steps/forgot-password.js';
+import { resetSent } from './steps/reset-sent.js';
 import { keyElsewhere } from './steps/key-elsewhere.js';
 import { password } from './steps/password.js';
 import { recoveryCode } from './steps/recovery-code.js';
@@ -23,6 +25,8 @@ export const STEPS: StepTable = {
   identify,
   password,
   changePassword,
+  forgotPassword,
+  resetSent,
   securityKey,
   enrolKey,
   codesShown,

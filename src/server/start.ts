@@ -41,6 +41,8 @@ import { loginAccess, mayUseProject, rolesClaim } from '../queries/login-access.
 import { readyKeysByRpId } from '../store/queries/u2f-tokens.js';
 import { relyingPartyWarnings } from '../login/relying-parties.js';
 import { NO_MAIL, smtpMailer } from '../mail/smtp.js';
+import { createEmailCodes } from '../store/email-codes.js';
+import { passwordResetPorts } from '../login/password-reset.js';
 import type { Mailer } from '../mail/mailer.js';
 import { CONSOLE_CLIENT_ID, consoleRedirectUri } from '../commands/instance/add-console-app.js';
 
@@ -165,15 +167,32 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
     // KEYHOLD_SMTP_*: the one mail transport (pooled); without it every flow that mails says so.
     const smtp = config.smtp ? smtpMailer(config.smtp) : undefined;
     const mailer: Mailer = smtp ?? NO_MAIL;
+    // One-time codes sent by mail (store/email-codes.ts): the forgotten password's link.
+    const emailCodes = reportingFailures(createEmailCodes(database), metrics.store);
+    const withPasswordReset = (base: ReturnType<typeof loginPorts>) => ({
+      ...base,
+      ...passwordResetPorts({
+        codes: emailCodes,
+        mailer,
+        issuer: () => issuer,
+        read: { user: accounts.user },
+        commands,
+        findLoginUser: base.findLoginUser,
+        // After the answer: logged without the code or the link (MailUnavailable carries codes of the server only).
+        failed: (err) => log.warn({ reason: err instanceof Error ? err.message : 'unknown' }, 'a password reset link was not sent'),
+      }),
+    });
     // Set once every surface serves: the OpenID Provider and the console app start after the listener.
     let serving = false;
-    const login = loginPorts(
-      { ...readModel, user: accounts.user },
-      commands,
-      (userId, projectId) => loginAccess(readModel, userId, projectId).then((a) => a.allowed),
-      attempts,
-      { webauthn: ports.webauthn, forceMfa: accounts.forceMfaOf },
-      metrics.identity,
+    const login = withPasswordReset(
+      loginPorts(
+        { ...readModel, user: accounts.user },
+        commands,
+        (userId, projectId) => loginAccess(readModel, userId, projectId).then((a) => a.allowed),
+        attempts,
+        { webauthn: ports.webauthn, forceMfa: accounts.forceMfaOf },
+        metrics.identity,
+      ),
     );
     const app = await buildApp({
       config,

@@ -539,6 +539,25 @@ export const idempotentAnswers = pgTable(
   (t) => [index('idempotent_answers_expires_at_idx').on(t.expiresAt)],
 );
 
+/**
+ * One-time codes sent by mail (src/store/email-codes.ts): an HMAC of the code,
+ * what it is for (`reset`, `verify`), whose and for which address. Used once by a
+ * conditional update of `used_at`; not events: deleted after `expires_at`.
+ */
+export const emailCodes = pgTable(
+  'email_codes',
+  {
+    codeHash: text('code_hash').primaryKey(),
+    purpose: text('purpose').notNull(),
+    userId: text('user_id').notNull(),
+    email: text('email').notNull(),
+    expiresAt: timestamptz('expires_at').notNull(),
+    usedAt: timestamptz('used_at'),
+    createdAt: timestamptz('created_at').notNull().defaultNow(),
+  },
+  (t) => [index('email_codes_user_idx').on(t.userId, t.purpose), index('email_codes_expires_at_idx').on(t.expiresAt)],
+);
+
 export type EventRow = typeof events.$inferSelect;
 export type InstanceRow = typeof instances.$inferSelect;
 export type OrgRow = typeof orgs.$inferSelect;

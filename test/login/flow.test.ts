@@ -36,6 +36,9 @@ const S = {
   totpCodesShown: { step: 'codesShown', amr: [...AMR.totp], ...passed },
   register: { step: 'register' },
   registered: { step: 'registered', loginName: 'ada' },
+  forgotPassword: { step: 'forgotPassword', loginName: 'ada' },
+  forgotUnknown: { step: 'forgotPassword', loginName: 'nobody' },
+  resetSent: { step: 'resetSent' },
 } as const satisfies Record<string, LoginState>;
 
 const loggedIn = (amr: readonly string[]): LoginState => ({ step: 'done', end: { kind: 'login', userId: 'u1', amr: [...amr] } });
@@ -167,9 +170,19 @@ const ROWS: Row[] = [
   ['registered, the address to verify first: no login yet', S.register, { kind: 'registered', ...who, verificationRequired: true }, S.registered],
   ['the registration refused (rules, domain, taken, too many)', S.register, { kind: 'refused' }, S.register],
   ['nothing moves the verify-first page but a restart', S.registered, { kind: 'passwordRight', changeRequired: false, secondFactor: 'none', at: AT }, S.registered],
+  // forgotten password
+  ['"Forgot password?" at the password page: the name asked, nothing of the account kept', S.password, { kind: 'forgotRequested' }, S.forgotPassword],
+  ['"Forgot password?" for a name nobody holds: the same page', S.unknownName, { kind: 'forgotRequested' }, S.forgotUnknown],
+  ['a link asked for: one page whatever the name', S.forgotPassword, { kind: 'resetRequested' }, S.resetSent],
+  ['a link asked for a name nobody holds: the same page', S.forgotUnknown, { kind: 'resetRequested' }, S.resetSent],
+  ['an empty name (or no mail configured) is refused', S.forgotPassword, { kind: 'refused' }, S.forgotPassword],
+  ['no password is checked at the reset page', S.forgotPassword, { kind: 'passwordRight', changeRequired: false, secondFactor: 'none', at: AT }, S.forgotPassword],
+  ['the sent page signs nobody in', S.resetSent, { kind: 'passwordRight', changeRequired: false, secondFactor: 'none', at: AT }, S.resetSent],
+  ['the sent page sends nothing again', S.resetSent, { kind: 'resetRequested' }, S.resetSent],
+  ['no forgotten password past the password', S.securityKey, { kind: 'forgotRequested' }, S.securityKey],
 ];
 
-const RESTARTABLE = [S.identify, S.password, S.changePassword, S.securityKeyC1, S.enrolKeyC1, S.codesShown, S.recoveryCode, S.keyElsewhere, S.passkeyC1, S.passkeyOnly, S.enrolPasskeyC1, S.totp, S.enrolTotp, S.register, S.registered];
+const RESTARTABLE = [S.identify, S.password, S.forgotPassword, S.resetSent, S.changePassword, S.securityKeyC1, S.enrolKeyC1, S.codesShown, S.recoveryCode, S.keyElsewhere, S.passkeyC1, S.passkeyOnly, S.enrolPasskeyC1, S.totp, S.enrolTotp, S.register, S.registered];
 
 describe('the login flow (state × outcome → state)', () => {
   it.each(ROWS)('%s', (_name, from, outcome, to) => {
@@ -224,6 +237,9 @@ describe('the stored state', () => {
   it('belongs to a user once the password was right, never for a name merely typed', () => {
     expect(ownerOf(S.identify)).toBeUndefined();
     expect(ownerOf(S.password)).toBeUndefined();
+    // Asking for a reset link makes the sign-in nobody's: nothing was proven.
+    expect(ownerOf(S.forgotPassword)).toBeUndefined();
+    expect(ownerOf(S.resetSent)).toBeUndefined();
     for (const s of [S.changePassword, S.securityKey, S.enrolKey, S.codesShown, S.recoveryCode, S.keyElsewhere]) expect(ownerOf(s)).toBe('u1');
     // A passkey page belongs to nobody until a passkey named its user; its enrolment is past the password.
     expect(ownerOf(S.passkeyOnly)).toBeUndefined();

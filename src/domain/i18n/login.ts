@@ -22,6 +22,31 @@ export const LOGIN_TEXTS = {
   changeRequired: { en: 'Your password must be changed before you continue.', de: 'Dein Passwort muss geändert werden, bevor du fortfährst.' },
   newPassword: { en: 'New password', de: 'Neues Passwort' },
   confirmPassword: { en: 'Repeat the new password', de: 'Neues Passwort wiederholen' },
+  forgotPassword: { en: 'Forgot password?', de: 'Passwort vergessen?' },
+  forgotTitle: { en: 'Set a new password', de: 'Neues Passwort festlegen' },
+  forgotIntro: {
+    en: 'Enter your username. If it has an account with an email address, we send a link there to set a new password.',
+    de: 'Geben Sie Ihren Benutzernamen ein. Gehört er zu einem Konto mit E-Mail-Adresse, senden wir dorthin einen Link, mit dem Sie ein neues Passwort festlegen.',
+  },
+  sendLink: { en: 'Send the link', de: 'Link senden' },
+  noMail: {
+    en: 'This Keyhold cannot send mail. Ask your administrator to set a new password for you.',
+    de: 'Dieses Keyhold kann keine E-Mails senden. Bitten Sie Ihre Administration, ein neues Passwort für Sie festzulegen.',
+  },
+  resetSent: {
+    en: 'If the name has an account with an email address, a link to set a new password is on its way. It works once and for one hour.',
+    de: 'Gehört der Name zu einem Konto mit E-Mail-Adresse, ist ein Link zum Festlegen eines neuen Passworts unterwegs. Er gilt einmal und eine Stunde lang.',
+  },
+  backToSignIn: { en: 'Back to sign-in', de: 'Zurück zur Anmeldung' },
+  resetFor: { en: 'A new password for {username}', de: 'Ein neues Passwort für {username}' },
+  resetExpired: {
+    en: 'This link has expired or was already used. Ask for a new one on the sign-in page.',
+    de: 'Dieser Link ist abgelaufen oder wurde schon benutzt. Fordern Sie auf der Anmeldeseite einen neuen an.',
+  },
+  resetDone: {
+    en: 'Your new password is set, and your account was signed out everywhere. Sign in with the new password where you were signing in.',
+    de: 'Ihr neues Passwort ist festgelegt, und Ihr Konto wurde überall abgemeldet. Melden Sie sich dort, wo Sie sich anmelden wollten, mit dem neuen Passwort an.',
+  },
   passwordsDiffer: { en: 'The two passwords differ.', de: 'Die beiden Passwörter stimmen nicht überein.' },
   save: { en: 'Save and continue', de: 'Speichern und weiter' },
   consentTitle: { en: '{app} asks for access', de: '{app} bittet um Zugriff' },

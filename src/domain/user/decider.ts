@@ -103,6 +103,8 @@ export type UserCommand =
   | { kind: 'removeMachineSecret'; actor: string }
   | ({ kind: 'addPat'; actor: string } & TokenFacts)
   | ({ kind: 'setPassword'; actor: string } & PasswordFacts)
+  /** A forgotten password set through a mailed link: the new password, and every session of the user ends with it. */
+  | { kind: 'resetPassword'; passwordHash: string; actor: string }
   /** A login's outcome at the login UI: recorded for active human users (USER_NOT_ACTIVE otherwise). */
   | { kind: 'recordLogin'; clientId: string; amr: string[]; actor: string }
   /**
@@ -224,6 +226,16 @@ export function userDecider(userId: string): Decider<UserState, UserCommand, Use
           if (command.actor === userId && state.state !== 'active') throw new KeyholdError('USER_NOT_ACTIVE', { userId });
           const { passwordHash, changeRequired } = command;
           return [{ ...own(state.orgId), type: 'user.password.changed', payload: { passwordHash, changeRequired } }];
+        }
+        case 'resetPassword': {
+          assertPasswordHolder(state, userId);
+          // A locked or deactivated account is not reopened by a mail: an administrator unlocks it.
+          if (state.state !== 'active') throw new KeyholdError('USER_NOT_ACTIVE', { userId });
+          return [
+            { ...own(state.orgId), type: 'user.password.changed', payload: { passwordHash: command.passwordHash, changeRequired: false } },
+            // Whoever knew the old password and signed in with it is signed out (the link's holder is not signed in either).
+            { ...own(state.orgId), type: 'user.sessions.ended', payload: {} },
+          ];
         }
         case 'recordLogin': {
           assertPasswordHolder(state, userId);

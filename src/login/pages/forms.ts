@@ -35,7 +35,42 @@ export function passwordForm(lang: Language, uid: string, hidden: string, app: s
     `<label for="password">${t(lang, 'password')}</label>` +
     `<input id="password" name="password" type="password" autocomplete="current-password" required autofocus>` +
     `<button type="submit">${t(lang, 'signIn')}</button></form>` +
+    // "Forgot password?" is a form (the login moves only by its form token), dressed as a link.
+    `<form method="post" action="${actionOf(uid, 'forgot')}">${hidden}<button type="submit" class="secondary" id="forgot">${t(lang, 'forgotPassword')}</button></form>` +
     restartForm(lang, uid, hidden, loginName)
+  );
+}
+
+/** The name to send a reset link for; without mail, a sentence saying to ask an administrator. */
+export function forgotForm(lang: Language, uid: string, hidden: string, loginName: string, mail: boolean): string {
+  const back = `<form method="post" action="${actionOf(uid, 'restart')}">${hidden}<button type="submit" class="secondary">${t(lang, 'backToSignIn')}</button></form>`;
+  if (!mail) return `<h1>${t(lang, 'forgotTitle')}</h1><p role="alert">${t(lang, 'noMail')}</p>${back}`;
+  return (
+    `<h1>${t(lang, 'forgotTitle')}</h1><p>${t(lang, 'forgotIntro')}</p>` +
+    `<form method="post" action="${actionOf(uid, 'send')}">${hidden}` +
+    `<label for="username">${t(lang, 'username')}</label>` +
+    `<input id="username" name="username" autocomplete="username" autocapitalize="none" spellcheck="false" required autofocus value="${escapeHtml(loginName)}">` +
+    `<button type="submit">${t(lang, 'sendLink')}</button></form>` +
+    back
+  );
+}
+
+/** What asking for a link answers, whatever the name: no name, nothing about an account. */
+export function resetSentBody(lang: Language, uid: string, hidden: string): string {
+  return `<h1>${t(lang, 'forgotTitle')}</h1><p role="status">${t(lang, 'resetSent')}</p><form method="post" action="${actionOf(uid, 'restart')}">${hidden}<button type="submit">${t(lang, 'backToSignIn')}</button></form>`;
+}
+
+/** The reset link's page: a new password, the code carried in the form (not the URL of the POST). */
+export function resetForm(lang: Language, code: string, username: string, error?: string): string {
+  return (
+    `<h1>${t(lang, 'forgotTitle')}</h1><p>${t(lang, 'resetFor', { username: escapeHtml(username) })}</p>${errorLine(error)}` +
+    `<form method="post" action="${BASE}/reset"><input type="hidden" name="code" value="${escapeHtml(code)}">` +
+    `<input type="text" name="username" autocomplete="username" value="${escapeHtml(username)}" hidden readonly>` +
+    `<label for="new_password">${t(lang, 'newPassword')}</label>` +
+    `<input id="new_password" name="new_password" type="password" autocomplete="new-password" required autofocus>` +
+    `<label for="confirm_password">${t(lang, 'confirmPassword')}</label>` +
+    `<input id="confirm_password" name="confirm_password" type="password" autocomplete="new-password" required>` +
+    `<button type="submit">${t(lang, 'save')}</button></form>`
   );
 }
 

@@ -23,13 +23,14 @@ function refusal(ctx: StepContext, userId: string | undefined, verdict: Extract<
 
 export const password: Step<StateOf<'password'>> = {
   // A name typed again (the username page in another tab, or after going back) starts from it.
-  actions: ['password', 'username'],
+  actions: ['password', 'username', 'forgot'],
   async render(ctx, state, problem) {
     const { lang, interaction } = ctx;
     return { page: { title: t(lang, 'title'), body: passwordForm(lang, interaction.uid, ctx.hidden, interaction.app.name, state.loginName, problem?.text) } };
   },
   async submit(ctx, state, action) {
     if (action === 'username') return identify.submit(ctx, { step: 'identify' }, action);
+    if (action === 'forgot') return { outcome: { kind: 'forgotRequested' } };
     const verdict = await ctx.ports.verifyPassword({
       userId: state.userId,
       loginName: state.loginName,
