@@ -900,8 +900,8 @@ export const REASONS = {
   REGISTRATION_UNVERIFIED: {
     code: GrpcCode.FailedPrecondition,
     messages: {
-      en: 'Verify your address first: open the mail Keyhold sent when you registered.',
-      de: 'Bestätige zuerst deine Adresse: Öffne die Mail, die Keyhold bei der Registrierung geschickt hat.',
+      en: 'Verify your address first: this organization requires a verified address before the first sign-in.',
+      de: 'Bestätige zuerst deine Adresse: Diese Organisation verlangt vor der ersten Anmeldung eine bestätigte Adresse.',
     },
   },
   INVITE_CODE_WRONG: {

@@ -199,8 +199,8 @@ export const LOGIN_TEXTS = {
   registerSubmit: { en: 'Register', de: 'Registrieren' },
   registeredTitle: { en: 'Verify your address', de: 'Adresse bestätigen' },
   registered: {
-    en: 'Your account {username} was created. Verify your address with the mail Keyhold sent, then sign in.',
-    de: 'Dein Konto {username} wurde angelegt. Bestätige deine Adresse mit der Mail von Keyhold und melde dich dann an.',
+    en: 'Your account {username} was created. This organization requires a verified address before the first sign-in: sign in once your address is verified.',
+    de: 'Dein Konto {username} wurde angelegt. Diese Organisation verlangt vor der ersten Anmeldung eine bestätigte Adresse: Melde dich an, sobald deine Adresse bestätigt ist.',
   },
   registeredSignIn: { en: 'Sign in', de: 'Anmelden' },
 } as const satisfies Record<string, Texts>;
