@@ -1,8 +1,8 @@
 // Invitation codes on a real store, on PGlite and PostgreSQL: a code used by
 // many at once — with and without the first password in the same append, from
 // two command sets over two event stores (as two processes sharing the
-// database) — is spent by exactly one; the expiry; and the code never in an
-// event or the read model.
+// database) — is spent by exactly one; the expiry; the code never in an
+// event or the read model; and self-registration's taken address and address budget.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Caller } from '../../src/access/caller.js';
 import { createCommands } from '../../src/commands/index.js';
@@ -101,6 +101,20 @@ for (const backend of ['PGlite', 'PostgreSQL'] as const) {
         expect(stored).not.toContain(code.replaceAll('-', ''));
       }
     }, 60_000);
+
+    it('self-registration: a taken address is USERNAME_TAKEN; every registration from an address counts, the sixth waits', async () => {
+      const rules = { domains: [], verification: false };
+      const address = { address: `198.18.${backend === 'PGlite' ? 1 : 2}.7` };
+      const email = `self-${backend}-${Date.now()}@example.com`;
+      const input = { orgId: ORG, givenName: 'Self', familyName: 'Reg', email, password: 'a long enough passphrase', rules };
+      const first = await w.a.registerHumanUser(input, address);
+      expect((await w.events.load('user', first.userId)).map((e) => e.type)).toEqual(['user.human.added', 'user.password.changed', 'user.self.registered']);
+      expect(await w.a.registerHumanUser(input, address).catch((e) => e.reason)).toBe('USERNAME_TAKEN');
+      for (let i = 0; i < 3; i++) await w.b.registerHumanUser({ ...input, email: `${i}-${email}` }, address);
+      // Five registrations from this address (one of them refused as taken): the next one waits.
+      expect(await w.a.registerHumanUser({ ...input, email: `late-${email}` }, address).catch((e) => e.reason)).toBe('REGISTRATION_SLOW_DOWN');
+      expect(await w.a.registerHumanUser({ ...input, email: `other-${email}` }, { address: '198.18.9.9' }).then((r) => r.verificationRequired)).toBe(false);
+    }, 30_000);
 
     it('a code expires after 72 hours; a later code replaces it; a wrong code counts for the user until the budget says wait', async () => {
       const userId = await w.human();
