@@ -184,4 +184,6 @@ export interface EmailCodes {
   use(purpose: EmailCodePurpose, codeHash: string): Promise<{ userId: string; email: string } | undefined>;
   /** Deletes expired rows, at most `limit`; resolves with how many. */
   deleteExpired(limit: number): Promise<number>;
+  /** Counts them, at most `limit` (the housekeeping sweep's backlog). */
+  countExpired(limit: number): Promise<number>;
 }

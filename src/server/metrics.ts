@@ -39,7 +39,7 @@ export type AppType = (typeof APP_TYPES)[number];
 export const REUSED_TOKENS = ['refresh_token', 'authorization_code', 'device_code'] as const;
 export type ReusedToken = (typeof REUSED_TOKENS)[number];
 /** The tables the housekeeping sweep deletes expired rows from. */
-export const SWEPT_TABLES = ['oidc_payloads', 'attempt_budgets', 'idempotent_answers', 'u2f_tokens'] as const;
+export const SWEPT_TABLES = ['oidc_payloads', 'attempt_budgets', 'idempotent_answers', 'email_codes', 'u2f_tokens'] as const;
 export type SweptTable = (typeof SWEPT_TABLES)[number];
 
 /** What the login (src/login/observer.ts) and the OpenID Provider report. */

@@ -267,6 +267,7 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
         { table: 'oidc_payloads', deleteExpired: (limit) => oidcState.deleteExpired(new Date(), limit), countExpired: (limit) => oidcState.countExpired(new Date(), limit) },
         { table: 'attempt_budgets', deleteExpired: (limit) => attempts.deleteExpired(limit), countExpired: (limit) => attempts.countExpired(limit) },
         { table: 'idempotent_answers', deleteExpired: (limit) => idempotentAnswers.deleteExpired(limit), countExpired: (limit) => idempotentAnswers.countExpired(limit) },
+        { table: 'email_codes', deleteExpired: (limit) => emailCodes.deleteExpired(limit), countExpired: (limit) => emailCodes.countExpired(limit) },
       ],
       log,
       errors,

@@ -64,7 +64,7 @@ export interface Database {
 }
 
 /** The tables `reclaim` vacuums: names are spliced into SQL, so only these. */
-const RECLAIMABLE = new Set(['u2f_tokens', 'oidc_payloads', 'attempt_budgets', 'idempotent_answers']);
+const RECLAIMABLE = new Set(['u2f_tokens', 'oidc_payloads', 'attempt_budgets', 'idempotent_answers', 'email_codes']);
 
 export interface OpenDatabaseOptions {
   /** postgres://… — when set, PostgreSQL is used and `dataDir` only holds files. */

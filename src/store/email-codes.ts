@@ -57,5 +57,10 @@ export function createEmailCodes({ sql: client }: Pick<Database, 'sql'>): EmailC
         ) select count(*)::int as n from gone`);
       return Number(rows[0]?.n ?? 0);
     }),
+    countExpired: mapped(async (limit: number) => {
+      const rows = await client.query<{ n: number }>(sql`
+        select count(*)::int as n from (select 1 from email_codes where expires_at <= now() limit ${limit}) expired`);
+      return Number(rows[0]?.n ?? 0);
+    }),
   };
 }

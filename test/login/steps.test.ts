@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { STEPS } from '../../src/login/steps.js';
 import type { StepTable } from '../../src/login/steps/step.js';
 import { LOGIN_STEPS } from '../../src/login/state.js';
+import type { StepContext } from '../../src/login/steps/step.js';
 
 describe('the step table', () => {
   it('has a step for every state, and nothing else', () => {
@@ -31,5 +32,21 @@ describe('the step table', () => {
 
   it('a done sign-in takes no form: it is ended, never shown', () => {
     expect(STEPS.done.actions).toEqual([]);
+  });
+
+  it('without mail configured, "Forgot password?" says to ask an administrator and sends nothing', async () => {
+    const asked: string[] = [];
+    const ctx = {
+      lang: 'en',
+      interaction: { uid: 'uid-1' },
+      hidden: '',
+      field: () => 'ada',
+      ports: { mailConfigured: () => false, requestPasswordReset: (name: string) => void asked.push(name) },
+    } as unknown as StepContext;
+    const shown = await STEPS.forgotPassword.render(ctx, { step: 'forgotPassword', loginName: 'ada' });
+    expect('page' in shown && shown.page.body).toContain('This Keyhold cannot send mail. Ask your administrator');
+    expect('page' in shown && shown.page.body).not.toContain('/send"');
+    expect((await STEPS.forgotPassword.submit(ctx, { step: 'forgotPassword', loginName: 'ada' }, 'send')).outcome).toEqual({ kind: 'refused' });
+    expect(asked).toEqual([]);
   });
 });

@@ -119,4 +119,18 @@ describe('user decider', () => {
     }
     expect(decide(decider, history, set('u1')).map((e) => e.type)).toEqual(['user.password.changed']);
   });
+
+  it('a reset through a mailed link: the new password and the end of every session in one write; never for a locked, deactivated or machine user', () => {
+    const history = decide(decider, [], human);
+    const reset: UserCommand = { kind: 'resetPassword', passwordHash: 'h2', actor: 'u1' };
+    expect(decide(decider, history, reset).map((e) => [e.type, e.payload])).toEqual([
+      ['user.password.changed', { passwordHash: 'h2', changeRequired: false }],
+      ['user.sessions.ended', {}],
+    ]);
+    for (const kind of ['lock', 'deactivate'] as const) {
+      expect(refusal(decider, [...history, ...decide(decider, history, { kind, actor: 'admin' })], reset).reason).toBe('USER_NOT_ACTIVE');
+    }
+    expect(refusal(decider, decide(decider, [], machine), reset).reason).toBe('PASSWORD_ONLY_FOR_HUMAN_USERS');
+    expect(refusal(decider, [], reset).reason).toBe('USER_NOT_FOUND');
+  });
 });

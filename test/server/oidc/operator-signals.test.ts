@@ -347,7 +347,7 @@ describe('GET /metrics', () => {
     seen.mockRestore();
     expect(oidc).toEqual([3, 0]);
     const samples = await scrape(base);
-    for (const table of ['oidc_payloads', 'attempt_budgets', 'idempotent_answers', 'u2f_tokens']) {
+    for (const table of ['oidc_payloads', 'attempt_budgets', 'idempotent_answers', 'email_codes', 'u2f_tokens']) {
       expect(samples.find((s) => s.name === 'keyhold_expired_rows' && s.labels.table === table)?.value, table).toBe(0);
       expect(samples.find((s) => s.name === 'keyhold_sweep_last_success_timestamp_seconds' && s.labels.table === table)?.value, table).toBeGreaterThanOrEqual(Math.floor(start));
     }
@@ -366,7 +366,7 @@ describe('GET /metrics', () => {
       grant_type: ['authorization_code', 'refresh_token', 'client_credentials', 'device_code', 'implicit', 'other'],
       app_type: ['web', 'user_agent', 'native', 'machine', 'other'],
       token: ['refresh_token', 'authorization_code', 'device_code'],
-      table: ['oidc_payloads', 'attempt_budgets', 'idempotent_answers', 'u2f_tokens'],
+      table: ['oidc_payloads', 'attempt_budgets', 'idempotent_answers', 'email_codes', 'u2f_tokens'],
       by: ['address', 'token'],
     };
     for (const s of samples) for (const [label, value] of Object.entries(s.labels)) if (allowed[label]) expect(allowed[label], `${s.name} ${label}`).toContain(value);
