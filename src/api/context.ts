@@ -7,10 +7,13 @@ import type { Commands } from '../commands/index.js';
 import { invalidRequest, KeyholdError, violation } from '../domain/errors/keyhold-error.js';
 import { negotiateLanguage, type Language } from '../domain/i18n/language.js';
 import type { Queries } from '../queries/index.js';
+import type { InviteMailDeps } from './user/invite.js';
 
 export interface ApiDeps {
   commands: Commands;
   queries: Queries;
+  /** Invitations' mail (absent: no mail, as if none were configured). */
+  invite?: InviteMailDeps;
 }
 
 /** The header naming the org a management call acts in (docs/decisions.md). */

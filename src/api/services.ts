@@ -23,6 +23,7 @@ import { lockoutPolicyHandlers } from './management/lockout-policy.js';
 import { memberHandlers } from './management/members.js';
 import { organizationHandlers } from './org/organizations.js';
 import { passkeyHandlers } from './user/passkeys.js';
+import { inviteHandlers } from './user/invite.js';
 import { totpHandlers } from './user/totp.js';
 import { u2fHandlers } from './user/u2f.js';
 import { userHandlers } from './user/users.js';
@@ -54,7 +55,7 @@ export function createServices(deps: ApiDeps): RegisteredService[] {
         ...orgLifecycleHandlers(deps),
       },
     },
-    { desc: UserService, impl: { ...userHandlers(deps), ...u2fHandlers(deps), ...passkeyHandlers(deps), ...totpHandlers(deps) } },
+    { desc: UserService, impl: { ...userHandlers(deps), ...u2fHandlers(deps), ...passkeyHandlers(deps), ...totpHandlers(deps), ...inviteHandlers(deps) } },
     { desc: OrganizationService, impl: organizationHandlers(deps) },
     { desc: AuthService, impl: authHandlers(deps) },
     { desc: AdminService, impl: adminHandlers(deps) },

@@ -36,6 +36,8 @@ import { addMachineUser } from './users/add-machine-user.js';
 import { addPersonalAccessToken } from './users/add-personal-access-token.js';
 import { generateMachineSecret, removeMachineSecret } from './users/machine-secret.js';
 import { setPassword, type SetPasswordInput } from './users/set-password.js';
+import { registerHumanUser } from './users/register-human-user.js';
+import { acceptInvitePassword, checkInviteCode, createInviteCode, useInviteCode, verifyInviteCode } from './users/invite-code.js';
 import { recordLogin } from './users/record-login.js';
 import { resetPassword, resetPasswordViolations } from './users/reset-password.js';
 import { recordAnonymousThrottle, recordOidc } from './users/record-oidc.js';
@@ -121,6 +123,14 @@ export function createCommands(ports: Ports) {
     addMachineUser: bind(ports, addMachineUser),
     addPersonalAccessToken: bind(ports, addPersonalAccessToken),
     setPassword: bind(ports, setPassword),
+    // Invitations: created (and resent) by an administrator, used at the invitation page (no caller: the code is the proof).
+    createInviteCode: bind(ports, createInviteCode),
+    verifyInviteCode: bind(ports, verifyInviteCode),
+    useInviteCode: (input: Parameters<typeof useInviteCode>[1], client: Parameters<typeof useInviteCode>[2]) => useInviteCode(ports, input, client),
+    acceptInvitePassword: (input: Parameters<typeof acceptInvitePassword>[1], client: Parameters<typeof acceptInvitePassword>[2]) => acceptInvitePassword(ports, input, client),
+    /** Self-registration at the login (no caller: the person registering is the actor). */
+    registerHumanUser: (input: Parameters<typeof registerHumanUser>[1], client: Parameters<typeof registerHumanUser>[2]) => registerHumanUser(ports, input, client),
+    checkInviteCode: (input: Parameters<typeof checkInviteCode>[1], client: Parameters<typeof checkInviteCode>[2]) => checkInviteCode(ports, input, client),
     /** The login UI's outcomes (no caller: the user logging in is the actor). */
     recordLogin: (input: Parameters<typeof recordLogin>[1]) => recordLogin(ports, input),
     // The login's reset link: the code is the caller (used before, store/email-codes.ts).

@@ -126,6 +126,11 @@ export interface TotpPorts {
   readonly budgets: GuessBudgets;
 }
 
+/** What the invitation commands need beyond the common ports (the guessing budgets their codes are checked in). */
+export interface InvitePorts {
+  readonly budgets: GuessBudgets;
+}
+
 /** Everything a command may use. */
 export interface Ports {
   events: EventStore;
@@ -138,6 +143,8 @@ export interface Ports {
   webauthn: () => WebAuthnSettings;
   /** Read per call: made when the server listens (src/server/start.ts), then never changes. */
   totp: () => TotpPorts;
+  /** Read per call: made when the server listens (src/server/start.ts). */
+  invite: () => InvitePorts;
 }
 
 /** A counted bucket after its attempt finished: its failures now (the one that reaches the free allowance engages the delays). */

@@ -34,10 +34,11 @@ function problemText(thrown: unknown, lang: Language): string {
 }
 
 export function loginPorts(
-  read: Pick<ReadModel, 'usersByLoginName' | 'passwordOf' | 'user' | 'u2fTokensOf' | 'maxPasswordAttemptsOf' | 'loginPolicyOf' | 'defaultOrgId' | 'totpOf'>,
+  read: Pick<ReadModel, 'usersByLoginName' | 'passwordOf' | 'user' | 'u2fTokensOf' | 'maxPasswordAttemptsOf' | 'loginPolicyOf' | 'defaultOrgId' | 'totpOf' | 'ownerOfProject'>,
   commands: Pick<
     Commands,
     | 'setPassword'
+    | 'registerHumanUser'
     | 'recordLogin'
     | 'recordOidc'
     | 'recordAnonymousThrottle'
@@ -98,6 +99,7 @@ export function loginPorts(
         observer.loginSucceeded();
         return true;
       } catch (e) {
+        if (e instanceof KeyholdError && e.reason === 'REGISTRATION_UNVERIFIED') return 'unverified';
         if (e instanceof KeyholdError && (e.reason === 'USER_NOT_ACTIVE' || e.reason === 'USER_NOT_FOUND')) {
           observer.loginFailed(e.reason === 'USER_NOT_FOUND' ? 'unknown_user' : 'inactive');
           return false;
@@ -151,6 +153,20 @@ export function loginPorts(
       try {
         const { recoveryCodes } = await commands.verifyPasskeyRegistration({ caller }, { userId, passkeyId, credential, passkeyName: name });
         return { ok: true, recoveryCodes };
+      } catch (e) {
+        return { ok: false, problem: problemText(e, lang) };
+      }
+    },
+    async registration(interaction) {
+      const orgId = interaction.orgId ?? (interaction.app.projectId ? await read.ownerOfProject(interaction.app.projectId) : undefined);
+      if (!orgId) return undefined;
+      const rules = (await loginFactorsOf(read, orgId)).registration;
+      return rules ? { orgId, ...rules } : undefined;
+    },
+    async register(input, client, lang) {
+      try {
+        const { userId } = await commands.registerHumanUser(input, client);
+        return { ok: true, userId, username: input.email.trim() };
       } catch (e) {
         return { ok: false, problem: problemText(e, lang) };
       }

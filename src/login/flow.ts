@@ -53,7 +53,12 @@ export type LoginOutcome =
   /** At a forced enrolment, another method of ENROLMENT_METHODS chosen. */
   | { kind: 'enrolmentChosen'; method: EnrolmentMethod }
   /** The passkey was registered; `codesShown` when it was the user's first strong factor and brought recovery codes. */
-  | { kind: 'passkeyEnrolled'; codesShown: boolean };
+  | { kind: 'passkeyEnrolled'; codesShown: boolean }
+  /** The username page's "Register" (the org of the app allows it). */
+  | { kind: 'registerRequested' }
+  /** Registered with a password: signed in as with a right password (the second factor decided), or first the address to verify. */
+  | { kind: 'registered'; loginName: string; userId: string; verificationRequired: false; secondFactor: SecondFactor; at: number }
+  | { kind: 'registered'; loginName: string; userId: string; verificationRequired: true };
 
 export type OutcomeKind = LoginOutcome['kind'];
 
@@ -133,6 +138,8 @@ export function next(state: LoginState, outcome: LoginOutcome): LoginState {
   // A sign-in in the login prompt may start over, or with a newly typed name, from any of its steps.
   const inLogin = state.step !== 'consent' && state.step !== 'done';
   if (inLogin && outcome.kind === 'restart') return IDENTIFY;
+  // "Register" is on the username page (with or without a passkey offered there).
+  if (outcome.kind === 'registerRequested' && (state.step === 'identify' || (state.step === 'passkey' && state.loginName === undefined))) return { step: 'register' };
   if (inLogin && outcome.kind === 'passkeyRequired') return { step: 'passkey', loginName: outcome.loginName, spent: 'spent' in state ? spend(state) : [] };
   if (inLogin && outcome.kind === 'nameFound') return { step: 'password', loginName: outcome.loginName, ...(outcome.userId ? { userId: outcome.userId } : {}) };
   switch (state.step) {
@@ -193,6 +200,14 @@ export function next(state: LoginState, outcome: LoginOutcome): LoginState {
       return state;
     case 'keyElsewhere':
       if (outcome.kind === 'secondFactorDecided') return redecided(state, outcome.secondFactor);
+      return state;
+    case 'register':
+      if (outcome.kind === 'registered') {
+        const who = { loginName: outcome.loginName, userId: outcome.userId };
+        return outcome.verificationRequired ? { step: 'registered', loginName: outcome.loginName } : afterPassword(who, outcome.secondFactor, outcome.at);
+      }
+      return state;
+    case 'registered':
       return state;
     case 'consent':
       if (outcome.kind === 'consentDecided') return { step: 'done', end: { kind: 'consent', allowed: outcome.allowed } };

@@ -82,8 +82,8 @@ export interface LoginPorts {
   resetPassword(code: string, newPassword: string, lang: Language): Promise<{ ok: true } | { ok: false; expired: true } | { ok: false; expired?: undefined; problem: string }>;
   /** Whether the user may log in to the app's project (projectRoleCheck / hasProjectCheck). */
   mayLogIn(userId: string, projectId: string): Promise<boolean>;
-  /** Records a successful login with its amr; false: the user is no longer active, no login. */
-  loggedIn(userId: string, clientId: string, clientIp: string, amr: string[]): Promise<boolean>;
+  /** Records a successful login with its amr; false: the user is no longer active, no login; 'unverified': a registered address to verify first. */
+  loggedIn(userId: string, clientId: string, clientIp: string, amr: string[]): Promise<boolean | 'unverified'>;
   /** Every ready key of the user, under whichever RP id it was registered. */
   keysOf(userId: string): Promise<ReadyKey[]>;
   /** The check of a key's answer (the use-u2f command). */
@@ -108,6 +108,14 @@ export interface LoginPorts {
   startPasskeyEnrollment(userId: string, rpId: string): Promise<{ passkeyId: string; options: unknown }>;
   /** VerifyPasskeyRegistration as the user (with the recovery codes a first strong factor brings); a refusal's text in `lang`. */
   finishPasskeyEnrollment(userId: string, passkeyId: string, credential: unknown, name: string, lang: Language): Promise<{ ok: true; recoveryCodes: string[] } | { ok: false; problem: string }>;
+  /** Whether people may register themselves at this sign-in: the org of the org scope, else the app's org, and its rules; undefined: not allowed. */
+  registration(interaction: Pick<LoginInteraction, 'orgId' | 'app'>): Promise<{ orgId: string; domains: readonly string[]; verification: boolean } | undefined>;
+  /** The register-human-user command; a refusal's text in `lang`. */
+  register(
+    input: { orgId: string; givenName: string; familyName: string; email: string; password: string; rules: { domains: readonly string[]; verification: boolean } },
+    client: { address: string },
+    lang: Language,
+  ): Promise<{ ok: true; userId: string; username: string } | { ok: false; problem: string }>;
   /** Whether the user has a ready authenticator app (src/queries/totp.ts). */
   hasTotp(userId: string): Promise<boolean>;
   /** The login's check of a code from the app (the use-totp command: budgets, ±1 step, the step claimed once). */

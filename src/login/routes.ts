@@ -12,6 +12,7 @@
 // so not sent on a cross-site POST; the interaction is not found without it)
 // and a form token bound to the interaction (HMAC under the cookie key).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { renderMessage } from '../domain/errors/reasons.js';
 import { negotiateLanguage, type Language } from '../domain/i18n/language.js';
 import type { LoginObserver } from './observer.js';
 import { knownBrowsers } from './known-browser.js';
@@ -132,8 +133,11 @@ export function registerLoginRoutes(fastify: FastifyInstance, deps: LoginRoutesD
     if (state.end.kind === 'login') {
       const { userId, amr } = state.end;
       // The user decider refuses a user no longer active (locked, deactivated or removed while this login ran).
-      if (!(await ports.loggedIn(userId, interaction.clientId, req.ip ?? '', amr))) {
+      const logged = await ports.loggedIn(userId, interaction.clientId, req.ip ?? '', amr);
+      if (logged !== true) {
         await ctx.apply({ kind: 'loginRefused' });
+        // A registered address not verified yet: said to whoever passed the credential (it proved the account is theirs).
+        if (logged === 'unverified') return show(req, reply, held, { text: escapeHtml(renderMessage('REGISTRATION_UNVERIFIED', lang, {})) });
         return show(req, reply, held, { text: t(lang, ctx.knownTo(userId) ? 'locked' : 'unknownOrWrong') });
       }
       browsers.remember(req, reply, userId);

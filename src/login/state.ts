@@ -52,6 +52,10 @@ export type LoginState =
   | ({ step: 'passkey'; loginName?: string } & Ceremony)
   /** forceMfa and no second factor yet, a passkey chosen (ENROLMENT_METHODS): a passkey is registered (RegisterPasskey `enrolmentId`), and is then the factor. */
   | ({ step: 'enrolPasskey'; enrolmentId?: string } & PasswordPassed & Ceremony)
+  /** The registration form (the org of the app allows self-registration). */
+  | { step: 'register' }
+  /** Registered; the address is to be verified before the first login: the page says so. */
+  | { step: 'registered'; loginName: string }
   /** Signed in; the app's consent (the provider's consent prompt). */
   | { step: 'consent' }
   /** The interaction ends: a login with its amr, or the consent's decision. */
@@ -92,6 +96,8 @@ const SHAPES: { readonly [S in LoginStep]: (stored: Fields) => boolean } = {
   enrolPasskey: (s) => passed(s) && ceremony(s) && optional(text)(s.enrolmentId),
   totp: passed,
   enrolTotp: passed,
+  register: () => true,
+  registered: (s) => text(s.loginName),
   consent: () => true,
   done: () => false,
 };
@@ -110,7 +116,7 @@ export const SPENT_KEPT = 20;
  * second factor. A name merely typed makes it nobody's.
  */
 export function ownerOf(state: LoginState | undefined): string | undefined {
-  if (!state || state.step === 'identify' || state.step === 'password' || state.step === 'forgotPassword' || state.step === 'resetSent' || state.step === 'consent' || state.step === 'passkey') return undefined;
+  if (!state || state.step === 'identify' || state.step === 'password' || state.step === 'forgotPassword' || state.step === 'resetSent' || state.step === 'consent' || state.step === 'passkey' || state.step === 'register' || state.step === 'registered') return undefined;
   if (state.step === 'done') return state.end.kind === 'login' ? state.end.userId : undefined;
   return state.userId;
 }

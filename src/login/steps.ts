@@ -15,6 +15,7 @@ import { resetSent } from './steps/reset-sent.js';
 import { keyElsewhere } from './steps/key-elsewhere.js';
 import { password } from './steps/password.js';
 import { recoveryCode } from './steps/recovery-code.js';
+import { register, registered } from './steps/register.js';
 import { securityKey } from './steps/security-key.js';
 import { totp } from './steps/totp.js';
 import type { Step, StepTable } from './steps/step.js';
@@ -37,6 +38,8 @@ export const STEPS: StepTable = {
   enrolPasskey,
   totp,
   enrolTotp,
+  register,
+  registered,
 };
 
 /** The step of a state. */

@@ -3,13 +3,16 @@
 import { authorize, orgContext } from '../access/access.js';
 import type { Call } from '../access/caller.js';
 import { KeyholdError } from '../domain/errors/keyhold-error.js';
-import { allowedFirstFactors, DEFAULT_LOGIN_POLICY } from '../domain/org/decider.js';
+import { allowedFirstFactors, DEFAULT_LOGIN_POLICY, type LoginPolicy } from '../domain/org/decider.js';
 import type { ReadModel, Versioned } from './read-model.js';
 
 export interface LoginPolicyAnswer {
   forceMfa: boolean;
   passwordlessAllowed: boolean;
   allowUsernamePassword: boolean;
+  allowRegister: boolean;
+  registerDomains: readonly string[];
+  registerVerification: boolean;
   isDefault: boolean;
   version: Versioned;
 }
@@ -18,7 +21,7 @@ export async function getLoginPolicy(read: ReadModel, call: Call): Promise<Login
   const { caller, orgId } = await orgContext(read, call);
   authorize(caller, 'org.policy.read', { orgId });
   const own = await read.loginPolicyOf(orgId);
-  if (own) return { forceMfa: own.forceMfa, passwordlessAllowed: own.passwordlessAllowed, allowUsernamePassword: own.allowUsernamePassword, isDefault: false, version: own };
+  if (own) return { ...policyOfRow(own), isDefault: false, version: own };
   const org = await read.org(orgId);
   if (!org) throw new KeyholdError('ORG_NOT_FOUND', { orgId });
   return { ...DEFAULT_LOGIN_POLICY, isDefault: true, version: { ...org, orgId } };
@@ -36,15 +39,30 @@ export interface LoginFactors {
   passkeyAllowed: boolean;
   passwordAllowed: boolean;
   forceMfa: boolean;
+  /** Self-registration, when the org allows it: its address domains (empty: any), and whether the address is verified before the first login. */
+  registration?: { domains: readonly string[]; verification: boolean };
 }
 
 export async function loginFactorsOf(read: Pick<ReadModel, 'loginPolicyOf'>, orgId: string): Promise<LoginFactors> {
   const own = await read.loginPolicyOf(orgId);
-  const policy = own ? { forceMfa: own.forceMfa, passwordlessAllowed: own.passwordlessAllowed, allowUsernamePassword: own.allowUsernamePassword } : DEFAULT_LOGIN_POLICY;
+  const policy = own ? policyOfRow(own) : DEFAULT_LOGIN_POLICY;
   return {
     firstFactors: allowedFirstFactors(policy),
     passkeyAllowed: policy.passwordlessAllowed,
     passwordAllowed: policy.allowUsernamePassword,
     forceMfa: policy.forceMfa,
+    registration: policy.allowRegister ? { domains: policy.registerDomains, verification: policy.registerVerification } : undefined,
+  };
+}
+
+/** A stored policy row as the domain's policy. */
+function policyOfRow(row: NonNullable<Awaited<ReturnType<ReadModel['loginPolicyOf']>>>): LoginPolicy {
+  return {
+    forceMfa: row.forceMfa,
+    passwordlessAllowed: row.passwordlessAllowed,
+    allowUsernamePassword: row.allowUsernamePassword,
+    allowRegister: row.allowRegister,
+    registerDomains: row.registerDomains.split(' ').filter(Boolean),
+    registerVerification: row.registerVerification,
   };
 }

@@ -105,6 +105,10 @@ export interface LoginPolicyView extends Versioned {
   forceMfa: boolean;
   passwordlessAllowed: boolean;
   allowUsernamePassword: boolean;
+  allowRegister: boolean;
+  /** Space-separated lower-case domains; empty: any. */
+  registerDomains: string;
+  registerVerification: boolean;
 }
 
 export interface LockoutPolicyView extends Versioned {

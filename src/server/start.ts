@@ -37,6 +37,7 @@ import { createIdempotentAnswers } from '../store/idempotent-answers.js';
 import { withIdempotency } from './rpc/idempotency.js';
 import { loginPorts } from '../login/adapters.js';
 import { accountPorts } from '../account/adapters.js';
+import { invitePagePorts } from '../login/invite-ports.js';
 import { loginAccess, mayUseProject, rolesClaim } from '../queries/login-access.js';
 import { readyKeysByRpId } from '../store/queries/u2f-tokens.js';
 import { relyingPartyWarnings } from '../login/relying-parties.js';
@@ -148,6 +149,7 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
         if (!totp) throw new Error('the TOTP ports are made when the server listens');
         return totp;
       },
+      invite: () => ({ budgets: attempts }),
     };
     const errors = repeatedErrorLog(log);
     const commands = createCommands(ports);
@@ -183,10 +185,20 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
     });
     // Set once every surface serves: the OpenID Provider and the console app start after the listener.
     let serving = false;
+    const login = withPasswordReset(
+      loginPorts(
+        { ...readModel, user: accounts.user },
+        commands,
+        (userId, projectId) => loginAccess(readModel, userId, projectId).then((a) => a.allowed),
+        attempts,
+        { webauthn: ports.webauthn, forceMfa: accounts.forceMfaOf },
+        metrics.identity,
+      ),
+    );
     const app = await buildApp({
       config,
       log,
-      services: createServices({ commands, queries: createQueries(readModel, systemClock) }).map(withIdempotency(idempotentAnswers, idempotencyKeys(masterKey))),
+      services: createServices({ commands, queries: createQueries(readModel, systemClock), invite: { mailer, issuer: () => issuer } }).map(withIdempotency(idempotentAnswers, idempotencyKeys(masterKey))),
       // Users, apps and machines through the same 1 s caches as the provider's (queries/callers.ts).
       resolveToken: withOidcAccessTokens(tokenResolver(readModel, { onAppended }), {
         findAccessToken: (token) => oidcState.find('AccessToken', token),
@@ -226,16 +238,8 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
         rolesOf: async (userId, projectId) => rolesClaim(await readModel.projectRolesOfUser(userId, projectId)),
         // The project's facts come with the cached client lookup (queries/client-cache.ts).
         mayUseClient: (userId, clientId) => mayUseProject({ ...readModel, ...clients }, userId, clientId),
-        login: withPasswordReset(
-          loginPorts(
-          { ...readModel, user: accounts.user },
-          commands,
-          (userId, projectId) => loginAccess(readModel, userId, projectId).then((a) => a.allowed),
-          attempts,
-          { webauthn: ports.webauthn, forceMfa: accounts.forceMfaOf },
-          metrics.identity,
-        ),
-        ),
+        login,
+        invite: invitePagePorts(commands, readModel, login),
         account: accountPorts({ ...readModel, user: accounts.user }, commands, accounts.forceMfaOf),
         attempts,
         identity: metrics.identity,

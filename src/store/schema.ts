@@ -76,6 +76,10 @@ export const loginPolicies = pgTable('login_policies', {
   /** ZITADEL's passwordlessType: PASSWORDLESS_TYPE_ALLOWED (true) or _NOT_ALLOWED. */
   passwordlessAllowed: boolean('passwordless_allowed').notNull().default(true),
   allowUsernamePassword: boolean('allow_username_password').notNull().default(true),
+  /** Self-registration (ZITADEL's allowRegister), its address domains (space-separated; empty: any), and verification before the first login. */
+  allowRegister: boolean('allow_register').notNull().default(false),
+  registerDomains: text('register_domains').notNull().default(''),
+  registerVerification: boolean('register_verification').notNull().default(true),
   createdAt: timestamptz('created_at').notNull(),
   changedAt: timestamptz('changed_at').notNull(),
   sequence: integer('sequence').notNull(),

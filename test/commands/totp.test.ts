@@ -43,6 +43,7 @@ function setup(fixture: FreshDatabase) {
     verifyRegistration: undefined as never,
     webauthn: () => ({ rpIds: ['login.example.com'], rpName: 'x', origins: ['https://login.example.com'], attestation: 'none', timeoutMs: 60_000, maxPendingPerUser: 5 }),
     totp: () => totp,
+    invite: () => ({ budgets: totp.budgets }),
   };
   const commands = createCommands(ports);
   return {

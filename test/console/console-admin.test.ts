@@ -249,7 +249,7 @@ describe.skipIf(!available)('Keyhold console: administration pages', () => {
     expect(await listed()).toEqual([]);
   });
 
-  it('the organization: login policy (forceMfa), lockout policy, members; a user page with memberships, last login and metadata', async () => {
+  it('the organization: login policy (forceMfa, self-registration), lockout policy, members; a user page with memberships, last login and metadata', async () => {
     const linusId = await human('linus');
     const page = await signedInPage({ hash: '#/organization' });
     await page.getByRole('heading', { level: 1, name: /^Organization / }).waitFor();
@@ -260,6 +260,23 @@ describe.skipIf(!available)('Keyhold console: administration pages', () => {
     await login.getByLabel('Require a second factor at login').uncheck();
     await login.getByRole('button', { name: 'Save login policy' }).click();
     await expect.poll(async () => (await mgmt().getLoginPolicy({})).policy?.forceMfa).toBe(false);
+    // Self-registration: on for two domains, kept as set when forceMfa is saved again.
+    await login.getByLabel('Allow people to register themselves').check();
+    await login.getByLabel('Address domains that may register').fill('Example.com corp.example');
+    await login.getByLabel('Verify the address before the first sign-in').uncheck();
+    await login.getByRole('button', { name: 'Save login policy' }).click();
+    await expect.poll(async () => (await mgmt().getLoginPolicy({})).policy?.allowedDomains).toEqual(['example.com', 'corp.example']);
+    const saved = (await mgmt().getLoginPolicy({})).policy!;
+    expect([saved.allowRegister, saved.registerVerificationRequired]).toEqual([true, false]);
+    await page.reload();
+    await login.getByLabel('Require a second factor at login').check();
+    await login.getByRole('button', { name: 'Save login policy' }).click();
+    await expect.poll(async () => (await mgmt().getLoginPolicy({})).policy?.forceMfa).toBe(true);
+    expect((await mgmt().getLoginPolicy({})).policy).toMatchObject({ allowRegister: true, allowedDomains: ['example.com', 'corp.example'], registerVerificationRequired: false });
+    await login.getByLabel('Require a second factor at login').uncheck();
+    await login.getByLabel('Allow people to register themselves').uncheck();
+    await login.getByRole('button', { name: 'Save login policy' }).click();
+    await expect.poll(async () => (await mgmt().getLoginPolicy({})).policy?.allowRegister).toBe(false);
 
     const lockout = page.locator('[data-testid=lockout-policy]');
     await lockout.getByLabel('Maximum password attempts').fill('5');

@@ -34,6 +34,8 @@ const S = {
   totp: { step: 'totp', ...passed },
   enrolTotp: { step: 'enrolTotp', ...passed },
   totpCodesShown: { step: 'codesShown', amr: [...AMR.totp], ...passed },
+  register: { step: 'register' },
+  registered: { step: 'registered', loginName: 'ada' },
   forgotPassword: { step: 'forgotPassword', loginName: 'ada' },
   forgotUnknown: { step: 'forgotPassword', loginName: 'nobody' },
   resetSent: { step: 'resetSent' },
@@ -158,6 +160,16 @@ const ROWS: Row[] = [
   ['decided again: an app became ready during key enrolment', S.enrolKey, { kind: 'secondFactorDecided', secondFactor: 'totp' }, S.totp],
   ['no app accepted at enrolment without its registration', S.enrolTotp, { kind: 'totpAccepted' }, S.enrolTotp],
   ['no enrolment chosen at the app page', S.totp, { kind: 'enrolmentChosen', method: 'key' }, S.totp],
+  // register (self-registration, where the app's org allows it)
+  ['"Register" on the username page', S.identify, { kind: 'registerRequested' }, S.register],
+  ['"Register" on the username page offering a passkey', S.passkeyC1, { kind: 'registerRequested' }, S.register],
+  ['no "Register" at a passkey-only prompt (a name was typed)', S.passkeyOnly, { kind: 'registerRequested' }, S.passkeyOnly],
+  ['no "Register" past the password', S.securityKey, { kind: 'registerRequested' }, S.securityKey],
+  ['registered, nothing more: logged in with pwd', S.register, { kind: 'registered', ...who, verificationRequired: false, secondFactor: 'none', at: AT }, loggedIn(AMR.password)],
+  ['registered under forceMfa: a second factor to register first', S.register, { kind: 'registered', ...who, verificationRequired: false, secondFactor: 'enrol', at: AT }, S.enrolKey],
+  ['registered, the address to verify first: no login yet', S.register, { kind: 'registered', ...who, verificationRequired: true }, S.registered],
+  ['the registration refused (rules, domain, taken, too many)', S.register, { kind: 'refused' }, S.register],
+  ['nothing moves the verify-first page but a restart', S.registered, { kind: 'passwordRight', changeRequired: false, secondFactor: 'none', at: AT }, S.registered],
   // forgotten password
   ['"Forgot password?" at the password page: the name asked, nothing of the account kept', S.password, { kind: 'forgotRequested' }, S.forgotPassword],
   ['"Forgot password?" for a name nobody holds: the same page', S.unknownName, { kind: 'forgotRequested' }, S.forgotUnknown],
@@ -170,7 +182,7 @@ const ROWS: Row[] = [
   ['no forgotten password past the password', S.securityKey, { kind: 'forgotRequested' }, S.securityKey],
 ];
 
-const RESTARTABLE = [S.identify, S.password, S.forgotPassword, S.resetSent, S.changePassword, S.securityKeyC1, S.enrolKeyC1, S.codesShown, S.recoveryCode, S.keyElsewhere, S.passkeyC1, S.passkeyOnly, S.enrolPasskeyC1, S.totp, S.enrolTotp];
+const RESTARTABLE = [S.identify, S.password, S.forgotPassword, S.resetSent, S.changePassword, S.securityKeyC1, S.enrolKeyC1, S.codesShown, S.recoveryCode, S.keyElsewhere, S.passkeyC1, S.passkeyOnly, S.enrolPasskeyC1, S.totp, S.enrolTotp, S.register, S.registered];
 
 describe('the login flow (state × outcome → state)', () => {
   it.each(ROWS)('%s', (_name, from, outcome, to) => {

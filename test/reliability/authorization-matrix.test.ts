@@ -665,6 +665,24 @@ const ROWS: Row[] = [
     call: (c) => c.user.removeTOTP({ userId: world.target.userId }),
     expect: onUserTAnswering('NOT_FOUND', ['self', 'orgOwner', 'instanceOwner']),
   },
+  // Invitations: the credential writes' rule; the target is a machine user, so where the rule lets
+  // the caller through, it has no invitation (USER_NOT_HUMAN), and mail is not configured here.
+  {
+    rpc: 'user.CreateInviteCode',
+    call: (c) => c.user.createInviteCode({ userId: world.target.userId, verification: { case: 'returnCode', value: {} } }),
+    expect: onUserTAnswering('FAILED_PRECONDITION', ['self', 'orgOwner', 'instanceOwner']),
+  },
+  {
+    rpc: 'user.ResendInviteCode',
+    call: (c) => c.user.resendInviteCode({ userId: world.target.userId }),
+    expect: onUserTAnswering('FAILED_PRECONDITION', ['self', 'orgOwner', 'instanceOwner']),
+  },
+  {
+    rpc: 'user.VerifyInviteCode',
+    // Let through, the code is wrong (a machine never has one).
+    call: (c) => c.user.verifyInviteCode({ userId: world.target.userId, verificationCode: 'aaaaa-aaaaa-aaaaa-aaaaa' }),
+    expect: onUserTAnswering('INVALID_ARGUMENT', ['self', 'orgOwner', 'instanceOwner']),
+  },
   {
     rpc: 'user.RemovePasskey',
     // Let through, the call finds no passkey to remove (a machine never has one).

@@ -1,5 +1,5 @@
 // #/organization: the organization the console acts in — its login policy
-// (forceMfa), its lockout policy (max password attempts) and its members.
+// (forceMfa, self-registration), its lockout policy (max password attempts) and its members.
 // A policy still the instance's default is saved as the org's own
 // (AddCustom…), afterwards changed (UpdateCustom…), as ZITADEL's console does.
 import { PasswordlessType } from '../../../gen/keyhold/management/v1/management_pb.js';
@@ -26,16 +26,27 @@ async function loginPolicyForm(mayWrite: boolean): Promise<HTMLElement> {
   // The page edits forceMfa only; the first factors are sent back as read.
   const firstFactors = { passwordlessType: answer.policy?.passwordlessType ?? PasswordlessType.ALLOWED, allowUsernamePassword: answer.policy?.allowUsernamePassword ?? true };
   const forceMfa = checkField(L.forceMfa, 'forceMfa', answer.policy?.forceMfa ?? false, L.forceMfaHint);
+  // Self-registration: sent with every save (an update that leaves it out switches it off).
+  const allowRegister = checkField(L.allowRegister, 'allowRegister', answer.policy?.allowRegister ?? false, L.allowRegisterHint);
+  const domains = textField({ label: L.allowedDomains, name: 'allowedDomains', hint: L.allowedDomainsHint, value: (answer.policy?.allowedDomains ?? []).join(' ') });
+  const verification = checkField(L.registerVerification, 'registerVerificationRequired', answer.policy?.registerVerificationRequired ?? true, L.registerVerificationHint);
   const save = h('button', { type: 'submit' }, L.saveLoginPolicy);
-  form.append(note, forceMfa.wrapper);
+  form.append(note, forceMfa.wrapper, allowRegister.wrapper, domains.wrapper, verification.wrapper);
   if (mayWrite) form.append(h('div', { class: 'actions' }, save));
-  forceMfa.input.disabled = !mayWrite;
+  for (const field of [forceMfa, allowRegister, domains, verification]) field.input.disabled = !mayWrite;
   form.addEventListener('submit', async (ev) => {
     ev.preventDefault();
     await busy(save, L.saving, async () => {
       try {
         // Both first factors as they are: an update must name them (an absent one is refused).
-        const policy = { forceMfa: forceMfa.input.checked, passwordlessType: firstFactors.passwordlessType, allowUsernamePassword: firstFactors.allowUsernamePassword };
+        const policy = {
+          forceMfa: forceMfa.input.checked,
+          passwordlessType: firstFactors.passwordlessType,
+          allowUsernamePassword: firstFactors.allowUsernamePassword,
+          allowRegister: allowRegister.input.checked,
+          allowedDomains: domains.input.value.split(/[\s,]+/).filter(Boolean),
+          registerVerificationRequired: verification.input.checked,
+        };
         if (isDefault) await management.addCustomLoginPolicy(policy);
         else await management.updateCustomLoginPolicy(policy);
         isDefault = false;

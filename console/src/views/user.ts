@@ -1,15 +1,14 @@
 // #/users/<id>: the user, its state and lifecycle actions (./user-lifecycle.ts),
 // a human's profile (./user-profile.ts),
 // a machine user's access tokens (./user-pats.ts), its roles, memberships,
-// last login and metadata (./user-access.ts), and the security keys. "Add security key" runs
-// RegisterU2F → @simplewebauthn/browser startRegistration → name the key →
-// VerifyU2FRegistration, and says what went wrong in plain words.
-import type { JsonObject } from '@bufbuild/protobuf';
-import { startRegistration, type PublicKeyCredentialCreationOptionsJSON, type RegistrationResponseJSON } from '@simplewebauthn/browser';
+// last login and metadata (./user-access.ts), and the security keys. A key
+// is added by the user, in the user's own browser, from an invitation
+// (./invite.ts): the console never runs the ceremony for someone else, so the
+// administrator never holds the user's key.
 import { U2FState, type U2FToken } from '../../../gen/keyhold/user/v2/user_pb.js';
-import { describeError, management, users, type Problem } from '../api.js';
-import { announce, h, textField } from '../dom.js';
-import { busy, clearProblems, showProblems } from '../forms.js';
+import { describeError, management, users } from '../api.js';
+import { announce, h } from '../dom.js';
+import { busy } from '../forms.js';
 import { tsText, type View } from '../view.js';
 import { L } from '../i18n.js';
 import { canSomewhere, permissions } from '../my-roles.js';
@@ -17,72 +16,12 @@ import { grantsSection, lastLogin, membershipsSection, metadataSection } from '.
 import { lifecycle } from './user-lifecycle.js';
 import { patSection } from './user-pats.js';
 import { profileForm } from './user-profile.js';
+import { invite, invitedCard } from './invite.js';
 
 export interface Trouble {
   kind: 'already-registered' | 'cancelled' | 'expired' | 'wrong-origin' | 'unsupported' | 'other';
   title: string;
   advice: string;
-}
-
-const ALREADY_REGISTERED = (): Trouble => ({ kind: 'already-registered', title: L.keyAlreadyRegistered, advice: L.keyAlreadyRegisteredAdvice });
-
-/** Words for a failure of the browser's part (navigator.credentials.create via startRegistration). */
-export function browserTrouble(e: unknown): Trouble {
-  const err = e as { name?: string; code?: string; message?: string };
-  if (err?.name === 'InvalidStateError' || err?.code === 'ERROR_AUTHENTICATOR_PREVIOUSLY_REGISTERED') return ALREADY_REGISTERED();
-  if (err?.name === 'NotAllowedError' || err?.name === 'AbortError' || err?.code === 'ERROR_CEREMONY_ABORTED') {
-    return {
-      kind: 'cancelled',
-      title: L.keyCancelled,
-      advice: L.keyCancelledAdvice,
-    };
-  }
-  if (err?.name === 'SecurityError') {
-    return {
-      kind: 'wrong-origin',
-      title: L.keyWrongOrigin,
-      advice: L.keyWrongOriginAdvice(window.location.origin),
-    };
-  }
-  if (err?.name === 'NotSupportedError' || /not supported/i.test(err?.message ?? '')) {
-    return {
-      kind: 'unsupported',
-      title: L.keyUnsupported,
-      advice: L.keyUnsupportedAdvice,
-    };
-  }
-  return { kind: 'other', title: L.keyBrowserFailed, advice: err?.message ?? String(e) };
-}
-
-/** Words for a failure reported by Keyhold (RegisterU2F or VerifyU2FRegistration). */
-export function serverTrouble(problem: Problem): Trouble {
-  switch (problem.reason) {
-    case 'CREDENTIAL_ALREADY_REGISTERED':
-      return ALREADY_REGISTERED();
-    case 'U2F_REGISTRATION_EXPIRED':
-      return {
-        kind: 'expired',
-        title: L.keyExpired,
-        advice: L.keyExpiredAdvice,
-      };
-    case 'U2F_REGISTRATION_REPLACED':
-      return {
-        kind: 'expired',
-        title: L.keyReplaced,
-        advice: L.keyReplacedAdvice,
-      };
-    case 'U2F_ALREADY_VERIFIED':
-      return { kind: 'other', title: L.keyAlreadyVerified, advice: L.keyAlreadyVerifiedAdvice };
-    case 'ORIGIN_NOT_ALLOWED':
-    case 'RP_ID_MISMATCH':
-      return {
-        kind: 'wrong-origin',
-        title: L.keyOriginRefused,
-        advice: L.keyOriginRefusedAdvice(window.location.origin),
-      };
-    default:
-      return { kind: 'other', title: L.keyRefused, advice: problem.message };
-  }
 }
 
 function keysTable(userId: string, tokens: U2FToken[], reload: () => Promise<void>, showError: (t: Trouble) => void, mayWrite: boolean): HTMLElement {
@@ -184,100 +123,25 @@ export async function userView(userId: string): Promise<View> {
   };
   keys.replaceChildren(keysTable(userId, tokens.result, reload, showError, may['user.credential.write']));
 
+  // An invitation to add a key, opened by the user in the user's own browser (the page asks for the password).
   const add: HTMLButtonElement = h(
     'button',
     {
       type: 'button',
-      onclick: async () => {
-        alert.replaceChildren();
-        naming.replaceChildren();
-        add.disabled = true;
-        try {
-          status.textContent = L.keyStarting;
-          let registration;
+      onclick: () =>
+        busy(add, L.saving, async () => {
+          alert.replaceChildren();
+          naming.replaceChildren();
           try {
-            registration = await users.registerU2F({ userId });
+            naming.replaceChildren(invitedCard(await invite(userId), displayName, true));
+            status.textContent = '';
           } catch (e) {
-            showError(serverTrouble(describeError(e)));
-            return;
+            showError({ kind: 'other', title: L.keyRefused, advice: describeError(e).message });
           }
-          status.textContent = L.keyInsert;
-          let credential: RegistrationResponseJSON;
-          try {
-            credential = await startRegistration({
-              optionsJSON: registration.publicKeyCredentialCreationOptions as unknown as PublicKeyCredentialCreationOptionsJSON,
-            });
-          } catch (e) {
-            showError(browserTrouble(e));
-            return;
-          }
-          status.textContent = L.keyAnswered;
-          askName(registration.u2fId, credential);
-        } finally {
-          add.disabled = false;
-        }
-      },
+        }),
     },
-    L.addKey,
+    L.inviteKey,
   );
-
-  const askName = (u2fId: string, credential: RegistrationResponseJSON) => {
-    const name = textField({ label: L.keyName, name: 'tokenName', value: L.keyDefaultName, required: true, hint: L.keyNameHint });
-    const save = h('button', { type: 'submit' }, L.saveKey);
-    const cancel = h(
-      'button',
-      {
-        type: 'button',
-        class: 'secondary',
-        onclick: () => {
-          naming.replaceChildren();
-          status.textContent = L.keyNamingCancelled;
-          add.focus();
-        },
-      },
-      L.cancel,
-    );
-    const form = h(
-      'form',
-      { method: 'post', novalidate: true, class: 'card narrow', 'aria-labelledby': 'name-key-title' },
-      h('h3', { id: 'name-key-title' }, L.nameThisKey),
-      name.wrapper,
-      h('div', { class: 'actions' }, save, cancel),
-    );
-    form.addEventListener('submit', async (ev) => {
-      ev.preventDefault();
-      await busy(save, L.saving, async () => {
-        try {
-          const answer = await users.verifyU2FRegistration({
-            userId,
-            u2fId,
-            tokenName: name.input.value,
-            // Struct: plain JSON (no undefined members).
-            publicKeyCredential: JSON.parse(JSON.stringify(credential)) as JsonObject,
-          });
-          clearProblems(form);
-          naming.replaceChildren();
-          status.textContent = L.keyAdded(name.input.value.trim());
-          await reload();
-          // The user's first key: its recovery codes (for a lost key), in this answer only — shown here once.
-          if (answer.recoveryCodes.length) naming.replaceChildren(recoveryCodesCard(answer.recoveryCodes));
-          add.focus();
-        } catch (e) {
-          const problem = describeError(e);
-          if (problem.violations.some((v) => v.field === 'tokenName')) {
-            showProblems(form, { ...problem, violations: problem.violations.filter((v) => v.field === 'tokenName') });
-            return;
-          }
-          naming.replaceChildren();
-          showError(serverTrouble(problem));
-          add.focus();
-        }
-      });
-    });
-    naming.replaceChildren(form);
-    name.input.focus();
-    name.input.select();
-  };
 
   return {
     title: displayName,
@@ -310,7 +174,7 @@ export async function userView(userId: string): Promise<View> {
         'section',
         { 'aria-labelledby': 'keys-title', class: 'keys' },
         h('h2', { id: 'keys-title' }, L.keys),
-        h('p', null, L.keysIntro),
+        h('p', null, L.keysInviteIntro),
         keys,
         may['user.credential.write'] ? h('div', { class: 'actions' }, add) : null,
         status,
@@ -319,15 +183,4 @@ export async function userView(userId: string): Promise<View> {
       ),
     ),
   };
-}
-
-/** The recovery codes a first key brought (for a lost key): shown once, never fetched again. */
-function recoveryCodesCard(codes: readonly string[]): HTMLElement {
-  return h(
-    'section',
-    { class: 'card narrow', 'aria-labelledby': 'recovery-codes-title', 'data-testid': 'recovery-codes' },
-    h('h3', { id: 'recovery-codes-title' }, L.recoveryTitle),
-    h('p', null, L.recoveryIntro),
-    h('ol', { class: 'mono' }, codes.map((c) => h('li', null, c))),
-  );
 }

@@ -7,12 +7,13 @@ import { AccessTokenType } from '../../../gen/keyhold/management/v1/management_p
 import { TextQueryMethod } from '../../../gen/keyhold/object/v1/object_pb.js';
 import { type SearchQuerySchema, Type, type User, UserState } from '../../../gen/keyhold/user/v2/user_pb.js';
 import { describeError, management, orgContext, users } from '../api.js';
-import { announce, h, textField } from '../dom.js';
+import { announce, h, textField, uid } from '../dom.js';
 import { busy, clearProblems, showProblems } from '../forms.js';
 import { L } from '../i18n.js';
 import { can } from '../my-roles.js';
 import { filterSelect, searchList } from '../paging.js';
 import { href, tsText, type View } from '../view.js';
+import { invite, invitedCard } from './invite.js';
 import { lifecycleButtons, userState } from './user-lifecycle.js';
 
 type Query = MessageInitShape<typeof SearchQuerySchema>;
@@ -66,6 +67,18 @@ function humanForm(): HTMLFormElement {
   const family = textField({ label: L.familyName, name: 'familyName', field: 'profile.familyName', required: true });
   const display = textField({ label: L.displayName, name: 'displayName', field: 'profile.displayName', hint: L.displayNameHint });
   const email = textField({ label: L.email, name: 'email', field: 'email.email', type: 'email', required: true });
+  // The first sign-in: an invitation (the person chooses a password or a passkey), or a password set here.
+  const choice = (value: string, label: string, checked: boolean) => {
+    const id = uid(`first-${value}`);
+    const input = h('input', { type: 'radio', name: 'firstCredential', value, id, checked: checked || undefined });
+    return { input, element: h('div', { class: 'choice' }, input, ' ', h('label', { for: id }, label)) };
+  };
+  const byInvite = choice('invite', L.inviteChoice, true);
+  const byPassword = choice('password', L.passwordChoice, false);
+  const password = textField({ label: L.initialPassword, name: 'password', field: 'password.password', type: 'password', hint: L.initialPasswordHint, autocomplete: 'new-password' });
+  password.wrapper.hidden = true;
+  for (const c of [byInvite, byPassword]) c.input.addEventListener('change', () => (password.wrapper.hidden = !byPassword.input.checked));
+  const result = h('div');
   const create = h('button', { type: 'submit' }, L.createUser);
   const form = h(
     'form',
@@ -76,22 +89,38 @@ function humanForm(): HTMLFormElement {
     family.wrapper,
     display.wrapper,
     email.wrapper,
+    h('fieldset', { class: 'group', 'data-testid': 'first-credential' }, h('legend', null, L.firstCredential), byInvite.element, byPassword.element, password.wrapper),
     h('div', { class: 'actions' }, create),
+    result,
   );
   form.addEventListener('submit', async (ev) => {
     ev.preventDefault();
     await busy(create, L.creating, async () => {
+      result.replaceChildren();
       try {
         const org = orgContext.current;
+        const withPassword = byPassword.input.checked;
         const res = await users.addHumanUser({
           username: username.input.value,
           organization: org ? { orgId: org.id } : undefined,
           profile: { givenName: given.input.value, familyName: family.input.value, displayName: display.input.value },
           email: { email: email.input.value },
+          ...(withPassword ? { password: { password: password.input.value, changeRequired: true } } : {}),
         });
         clearProblems(form);
-        announce(L.userCreated(username.input.value.trim()));
-        window.location.hash = href('users', res.userId);
+        const name = username.input.value.trim();
+        announce(L.userCreated(name));
+        if (withPassword) {
+          window.location.hash = href('users', res.userId);
+          return;
+        }
+        // The user exists; its invitation is mailed, or its link shown here once.
+        try {
+          const invited = await invite(res.userId);
+          result.replaceChildren(invitedCard(invited, name, false), h('p', null, h('a', { href: href('users', res.userId), 'data-testid': 'open-new-user' }, L.openUser(name))));
+        } catch (e) {
+          result.replaceChildren(h('p', { class: 'error', role: 'alert' }, describeError(e).message), h('p', null, h('a', { href: href('users', res.userId) }, L.openUser(name))));
+        }
       } catch (e) {
         showProblems(form, describeError(e));
       }

@@ -8,7 +8,14 @@ import { readDetails, writeDetails } from '../details.js';
 type Impl = ServiceImpl<typeof ManagementService>;
 
 /** The request's fields; an enum value the proto does not know is passed on as is, for the command to refuse by name. */
-function policyInput(req: { forceMfa: boolean; passwordlessType?: PasswordlessType; allowUsernamePassword?: boolean }) {
+function policyInput(req: {
+  forceMfa: boolean;
+  passwordlessType?: PasswordlessType;
+  allowUsernamePassword?: boolean;
+  allowRegister?: boolean;
+  allowedDomains: string[];
+  registerVerificationRequired?: boolean;
+}) {
   const passwordlessAllowed =
     req.passwordlessType === undefined
       ? undefined
@@ -17,7 +24,14 @@ function policyInput(req: { forceMfa: boolean; passwordlessType?: PasswordlessTy
         : req.passwordlessType === PasswordlessType.NOT_ALLOWED
           ? false
           : req.passwordlessType;
-  return { forceMfa: req.forceMfa, passwordlessAllowed, allowUsernamePassword: req.allowUsernamePassword };
+  return {
+    forceMfa: req.forceMfa,
+    passwordlessAllowed,
+    allowUsernamePassword: req.allowUsernamePassword,
+    allowRegister: req.allowRegister,
+    allowedDomains: req.allowedDomains,
+    registerVerificationRequired: req.registerVerificationRequired,
+  };
 }
 
 export function loginPolicyHandlers({ commands, queries }: ApiDeps): Pick<Impl, 'getLoginPolicy' | 'addCustomLoginPolicy' | 'updateCustomLoginPolicy'> {
@@ -31,6 +45,9 @@ export function loginPolicyHandlers({ commands, queries }: ApiDeps): Pick<Impl, 
           isDefault: policy.isDefault,
           allowUsernamePassword: policy.allowUsernamePassword,
           passwordlessType: policy.passwordlessAllowed ? PasswordlessType.ALLOWED : PasswordlessType.NOT_ALLOWED,
+          allowRegister: policy.allowRegister,
+          allowedDomains: [...policy.registerDomains],
+          registerVerificationRequired: policy.registerVerification,
         },
         isDefault: policy.isDefault,
       };

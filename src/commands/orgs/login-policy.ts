@@ -3,6 +3,7 @@
 // org.policy.write. Load the org's events, decide (org decider), append.
 // Add may leave the first factors out (their defaults); Update must name both.
 import { invalidRequest, violation } from '../../domain/errors/keyhold-error.js';
+import { registerDomainsRule } from '../../domain/identity/registration.js';
 import { orgDecider, type LoginPolicyChange } from '../../domain/org/decider.js';
 import { authorize, orgContext } from '../../access/access.js';
 import type { Call } from '../../access/caller.js';
@@ -16,6 +17,12 @@ export interface LoginPolicyInput {
   passwordlessAllowed?: unknown;
   /** Absent: the default (add only; update requires it). */
   allowUsernamePassword?: unknown;
+  /** Self-registration; absent: off. */
+  allowRegister?: unknown;
+  /** Its address domains; empty: any. */
+  allowedDomains?: readonly string[];
+  /** Verification before the first login; absent: required. */
+  registerVerificationRequired?: unknown;
 }
 
 const REQUIRED = { en: 'is required', de: 'ist erforderlich' };
@@ -43,10 +50,18 @@ function policyOf(input: LoginPolicyInput, requireFirstFactors: boolean): LoginP
       ? [violation('passwordlessType', { en: 'must be PASSWORDLESS_TYPE_ALLOWED or PASSWORDLESS_TYPE_NOT_ALLOWED', de: 'muss PASSWORDLESS_TYPE_ALLOWED oder PASSWORDLESS_TYPE_NOT_ALLOWED sein' })]
       : []),
     ...(input.allowUsernamePassword !== undefined && typeof input.allowUsernamePassword !== 'boolean' ? [violation('allowUsernamePassword', BOOLEAN)] : []),
+    ...(input.allowRegister !== undefined && typeof input.allowRegister !== 'boolean' ? [violation('allowRegister', BOOLEAN)] : []),
+    ...(input.registerVerificationRequired !== undefined && typeof input.registerVerificationRequired !== 'boolean' ? [violation('registerVerificationRequired', BOOLEAN)] : []),
   ];
+  const domains = registerDomainsRule('allowedDomains', input.allowedDomains ?? []);
+  violations.push(...domains.violations);
   if (violations.length) throw invalidRequest(violations);
   return {
     forceMfa: input.forceMfa as boolean,
+    // Left out: the safe defaults (no registration, any domain, verification required) — an update replaces them.
+    allowRegister: (input.allowRegister as boolean | undefined) ?? false,
+    registerDomains: domains.domains,
+    registerVerification: (input.registerVerificationRequired as boolean | undefined) ?? true,
     ...(input.passwordlessAllowed !== undefined ? { passwordlessAllowed: input.passwordlessAllowed as boolean } : {}),
     ...(input.allowUsernamePassword !== undefined ? { allowUsernamePassword: input.allowUsernamePassword as boolean } : {}),
   };

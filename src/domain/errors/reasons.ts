@@ -888,6 +888,97 @@ export const REASONS = {
       de: 'Zu viele falsche Wiederherstellungscodes. Warte {seconds} Sekunden und versuche es dann erneut.',
     },
   },
+  REGISTRATION_NOT_ALLOWED: {
+    code: GrpcCode.FailedPrecondition,
+    messages: {
+      en: 'This organization does not allow registration. Ask an administrator for an invitation.',
+      de: 'Diese Organisation erlaubt keine Registrierung. Bitte eine Administratorin oder einen Administrator um eine Einladung.',
+    },
+  },
+  REGISTRATION_DOMAIN_NOT_ALLOWED: {
+    code: GrpcCode.InvalidArgument,
+    messages: {
+      en: 'Registration here is open only to addresses of {domains}.',
+      de: 'Die Registrierung steht hier nur Adressen von {domains} offen.',
+    },
+  },
+  REGISTRATION_ADDRESS_AMBIGUOUS: {
+    code: GrpcCode.InvalidArgument,
+    messages: {
+      en: 'This address cannot be registered as written: use plain letters and digits (an internationalized domain in its xn-- form).',
+      de: 'Diese Adresse kann so nicht registriert werden: Verwende einfache Buchstaben und Ziffern (eine internationalisierte Domain in ihrer xn---Form).',
+    },
+  },
+  REGISTRATION_SLOW_DOWN: {
+    code: GrpcCode.ResourceExhausted,
+    messages: {
+      en: 'Too many registrations from this network. Wait {seconds} seconds, then try again.',
+      de: 'Zu viele Registrierungen aus diesem Netz. Warte {seconds} Sekunden und versuche es dann erneut.',
+    },
+  },
+  REGISTRATION_UNVERIFIED: {
+    code: GrpcCode.FailedPrecondition,
+    messages: {
+      en: 'Verify your address first: this organization requires a verified address before the first sign-in.',
+      de: 'Bestätige zuerst deine Adresse: Diese Organisation verlangt vor der ersten Anmeldung eine bestätigte Adresse.',
+    },
+  },
+  INVITE_CODE_WRONG: {
+    code: GrpcCode.InvalidArgument,
+    messages: {
+      en: 'That invitation code does not work: it is wrong, was already used or has expired. Ask for a new invitation.',
+      de: 'Dieser Einladungscode funktioniert nicht: Er ist falsch, wurde schon verwendet oder ist abgelaufen. Bitte um eine neue Einladung.',
+    },
+  },
+  INVITE_CODE_MALFORMED: {
+    code: GrpcCode.InvalidArgument,
+    messages: {
+      en: 'That is not an invitation code. A code has 20 letters and digits, like 4f7k2-q9xm3-bd8c1-7hjkz.',
+      de: 'Das ist kein Einladungscode. Ein Code hat 20 Buchstaben und Ziffern, etwa 4f7k2-q9xm3-bd8c1-7hjkz.',
+    },
+  },
+  INVITE_CODE_SLOW_DOWN: {
+    code: GrpcCode.ResourceExhausted,
+    messages: {
+      en: 'Too many wrong invitation codes. Wait {seconds} seconds, then try again.',
+      de: 'Zu viele falsche Einladungscodes. Warte {seconds} Sekunden und versuche es dann erneut.',
+    },
+  },
+  INVITE_NOT_FOUND: {
+    code: GrpcCode.FailedPrecondition,
+    messages: {
+      en: 'User {userId} has no invitation that still works. Create one (CreateInviteCode).',
+      de: 'Der Benutzer {userId} hat keine gültige Einladung. Erstelle eine (CreateInviteCode).',
+    },
+  },
+  INVITE_KEY_NEEDS_PASSWORD: {
+    code: GrpcCode.FailedPrecondition,
+    messages: {
+      en: 'User {userId} signs in without a password: an invitation to add a key needs the password to prove it is the user. The user adds further keys after signing in.',
+      de: 'Der Benutzer {userId} meldet sich ohne Passwort an: Eine Einladung zum Hinzufügen eines Schlüssels braucht das Passwort als Nachweis. Weitere Schlüssel fügt der Benutzer nach der Anmeldung selbst hinzu.',
+    },
+  },
+  INVITE_USER_HAS_SECOND_FACTOR: {
+    code: GrpcCode.FailedPrecondition,
+    messages: {
+      en: 'User {userId} already has a second factor. The user adds further keys after signing in with it; an invitation would let the password alone add one.',
+      de: 'Der Benutzer {userId} hat bereits einen zweiten Faktor. Weitere Schlüssel fügt der Benutzer nach der Anmeldung damit hinzu; eine Einladung ließe das Passwort allein einen hinzufügen.',
+    },
+  },
+  INVITE_MAIL_NOT_CONFIGURED: {
+    code: GrpcCode.FailedPrecondition,
+    messages: {
+      en: 'Keyhold cannot send mail: no mail server is configured (KEYHOLD_SMTP_URL). Ask for the code instead (returnCode) and hand the link over.',
+      de: 'Keyhold kann keine Mail senden: Es ist kein Mailserver konfiguriert (KEYHOLD_SMTP_URL). Fordere stattdessen den Code an (returnCode) und gib den Link weiter.',
+    },
+  },
+  INVITE_MAIL_UNAVAILABLE: {
+    code: GrpcCode.Unavailable,
+    messages: {
+      en: 'The mail server did not take the invitation. Try again shortly; the earlier code was replaced.',
+      de: 'Der Mailserver hat die Einladung nicht angenommen. Versuche es gleich noch einmal; der frühere Code wurde ersetzt.',
+    },
+  },
   INTERNAL: {
     code: GrpcCode.Internal,
     messages: {

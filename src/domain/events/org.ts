@@ -42,4 +42,10 @@ export interface LoginPolicyPayload {
   passwordlessAllowed?: boolean;
   /** ZITADEL's allowUsernamePassword (a field named "password" would be taken for a secret). */
   allowUsernamePw?: boolean;
+  /** ZITADEL's allowRegister (absent in older events: off). */
+  allowRegister?: boolean;
+  /** The address domains a registration may use (absent: any). */
+  registerDomains?: string[];
+  /** A registered address is verified before the first login (absent: required). */
+  registerVerification?: boolean;
 }

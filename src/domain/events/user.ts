@@ -1,8 +1,9 @@
 // Events of a user (human or machine) and of its personal access tokens.
+import type { InviteEventPayloads } from './invite.js';
 import type { TotpEventPayloads } from './totp.js';
 
-/** The user's authenticator app (./totp.ts) is part of the user's aggregate. */
-export interface UserEventPayloads extends TotpEventPayloads {
+/** The user's authenticator app (./totp.ts) and invitation (./invite.ts) are part of the user's aggregate. */
+export interface UserEventPayloads extends TotpEventPayloads, InviteEventPayloads {
   'user.human.added': {
     username: string;
     givenName: string;

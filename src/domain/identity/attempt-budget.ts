@@ -56,6 +56,12 @@ export const BUCKETS = {
   'totp.account': { free: 10, clearedBySuccess: false },
   /** Wrong authenticator-app codes from one address, whatever the account. */
   'totp.address': { free: 20, clearedBySuccess: false },
+  /** Registrations from one address (each one counts, whatever its outcome: registration spam). */
+  'register.address': { free: 5, clearedBySuccess: false },
+  /** Wrong invitation codes for one user, from every client together (a code is 100 random bits: this only keeps the audit trail short). */
+  'invite.user': { free: 10, clearedBySuccess: false },
+  /** Wrong invitation codes from one address, whatever the user. */
+  'invite.address': { free: 20, clearedBySuccess: false },
   /** Unknown user codes typed in one browser session (the device sign-in page). */
   'usercode.session': { free: 5, clearedBySuccess: false },
   /** Unknown user codes typed from one address by browsers known to no account. */

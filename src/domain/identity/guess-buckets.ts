@@ -60,3 +60,16 @@ export function userCodeBuckets(session: string, client: { address: string; know
   const own: BucketRequest = { kind: 'usercode.session', key: session };
   return [own, client.knownTo ? { kind: 'usercode.known', key: `user ${client.knownTo}` } : { kind: 'usercode.address', key: addressBucketKey(client.address) }];
 }
+
+/**
+ * An invitation code: the user's bucket, and the client's — the address of a
+ * browser at the invitation page, or the authenticated caller of VerifyInviteCode
+ * (a login UI of its own, whose users' addresses Keyhold does not see).
+ */
+export function inviteBuckets(userId: string, client: { address: string } | { callerId: string }): BucketRequest[] {
+  const key = 'address' in client ? addressBucketKey(client.address) : `caller ${client.callerId}`;
+  return [
+    { kind: 'invite.user', key: `user ${userId}` },
+    { kind: 'invite.address', key },
+  ];
+}

@@ -41,22 +41,50 @@ export interface LoginPolicy {
   forceMfa: boolean;
   passwordlessAllowed: boolean;
   allowUsernamePassword: boolean;
+  /** ZITADEL's allowRegister: people may register themselves in the org at its apps' login (off by default). */
+  allowRegister: boolean;
+  /** The address domains a registration may use (lower-case ASCII, exact); empty: any. */
+  registerDomains: readonly string[];
+  /** A registered address must be verified before the first login (on by default). */
+  registerVerification: boolean;
 }
 
 /** The policy of an org without its own (ZITADEL's default: no second factor required, passkeys and passwords both allowed). */
-export const DEFAULT_LOGIN_POLICY: LoginPolicy = Object.freeze({ forceMfa: false, passwordlessAllowed: true, allowUsernamePassword: true });
+export const DEFAULT_LOGIN_POLICY: LoginPolicy = Object.freeze({
+  forceMfa: false,
+  passwordlessAllowed: true,
+  allowUsernamePassword: true,
+  allowRegister: false,
+  registerDomains: [],
+  registerVerification: true,
+});
 
 /** A policy from its event; fields an older event lacks take their defaults. */
-export function loginPolicyOfPayload(payload: { forceMfa: boolean; passwordlessAllowed?: boolean; allowUsernamePw?: boolean }): LoginPolicy {
+export function loginPolicyOfPayload(payload: {
+  forceMfa: boolean;
+  passwordlessAllowed?: boolean;
+  allowUsernamePw?: boolean;
+  allowRegister?: boolean;
+  registerDomains?: readonly string[];
+  registerVerification?: boolean;
+}): LoginPolicy {
   return {
     forceMfa: payload.forceMfa,
     passwordlessAllowed: payload.passwordlessAllowed ?? DEFAULT_LOGIN_POLICY.passwordlessAllowed,
     allowUsernamePassword: payload.allowUsernamePw ?? DEFAULT_LOGIN_POLICY.allowUsernamePassword,
+    allowRegister: payload.allowRegister ?? DEFAULT_LOGIN_POLICY.allowRegister,
+    registerDomains: [...(payload.registerDomains ?? DEFAULT_LOGIN_POLICY.registerDomains)],
+    registerVerification: payload.registerVerification ?? DEFAULT_LOGIN_POLICY.registerVerification,
   };
 }
 
-/** What AddCustomLoginPolicy / UpdateCustomLoginPolicy say: forceMfa always, the first factors when given. */
-export type LoginPolicyChange = Pick<LoginPolicy, 'forceMfa'> & Partial<Pick<LoginPolicy, 'passwordlessAllowed' | 'allowUsernamePassword'>>;
+/**
+ * What AddCustomLoginPolicy / UpdateCustomLoginPolicy say: forceMfa and the
+ * registration's rules always (a field left out is its safe default: no
+ * registration, any domain, verification required), the first factors when given.
+ */
+export type LoginPolicyChange = Pick<LoginPolicy, 'forceMfa'> &
+  Partial<Pick<LoginPolicy, 'passwordlessAllowed' | 'allowUsernamePassword' | 'allowRegister' | 'registerDomains' | 'registerVerification'>>;
 
 /**
  * The policy a change makes of `current`; a login needs at least one first
@@ -67,6 +95,9 @@ export function changedLoginPolicy(current: LoginPolicy, change: LoginPolicyChan
     forceMfa: change.forceMfa,
     passwordlessAllowed: change.passwordlessAllowed ?? current.passwordlessAllowed,
     allowUsernamePassword: change.allowUsernamePassword ?? current.allowUsernamePassword,
+    allowRegister: change.allowRegister ?? DEFAULT_LOGIN_POLICY.allowRegister,
+    registerDomains: [...(change.registerDomains ?? DEFAULT_LOGIN_POLICY.registerDomains)],
+    registerVerification: change.registerVerification ?? DEFAULT_LOGIN_POLICY.registerVerification,
   };
   if (!policy.passwordlessAllowed && !policy.allowUsernamePassword) {
     const why = { en: 'a login policy must allow passkeys or the username with password (or both)', de: 'eine Login-Richtlinie muss Passkeys oder Benutzername mit Passwort (oder beides) erlauben' };
@@ -79,10 +110,18 @@ const payloadOfLoginPolicy = (policy: LoginPolicy) => ({
   forceMfa: policy.forceMfa,
   passwordlessAllowed: policy.passwordlessAllowed,
   allowUsernamePw: policy.allowUsernamePassword,
+  allowRegister: policy.allowRegister,
+  registerDomains: [...policy.registerDomains],
+  registerVerification: policy.registerVerification,
 });
 
 const sameLoginPolicy = (a: LoginPolicy, b: LoginPolicy) =>
-  a.forceMfa === b.forceMfa && a.passwordlessAllowed === b.passwordlessAllowed && a.allowUsernamePassword === b.allowUsernamePassword;
+  a.forceMfa === b.forceMfa &&
+  a.passwordlessAllowed === b.passwordlessAllowed &&
+  a.allowUsernamePassword === b.allowUsernamePassword &&
+  a.allowRegister === b.allowRegister &&
+  a.registerVerification === b.registerVerification &&
+  a.registerDomains.join(' ') === b.registerDomains.join(' ');
 
 /** The first factors a login under `policy` offers (never none: a policy allowing neither is refused when written). */
 export function allowedFirstFactors(policy: LoginPolicy): Array<'passkey' | 'password'> {

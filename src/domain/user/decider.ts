@@ -31,6 +31,8 @@ export interface UserState {
   failedPasswordAttempts: number;
   /** The metadata keys the user holds (NFC), at most MAX_METADATA_KEYS. */
   metadataKeys: readonly string[];
+  /** Registered itself under "verification before the first login", and its address is not verified yet: no login. */
+  registrationUnverified?: boolean;
 }
 
 /** A metadata entry to set: its key (NFC), value (base64) and the request field that named it (for a 400). */
@@ -82,6 +84,8 @@ export type UserCommand =
       actor: string;
       /** The initial password, already hashed. */
       password?: PasswordFacts;
+      /** Registered by the person at the login (self-registration): whether the address must be verified before the first login. */
+      registered?: { verificationRequired: boolean };
     }
   | {
       kind: 'addMachine';
@@ -171,6 +175,8 @@ export function userDecider(userId: string): Decider<UserState, UserCommand, Use
           return { ...state, failedPasswordAttempts: foldStreak(state.failedPasswordAttempts, event.type) };
         case 'user.locked':
           return { ...state, state: 'locked' };
+        case 'user.self.registered':
+          return { ...state, registrationUnverified: event.payload.verificationRequired };
         case 'user.machine.secret.set':
           return { ...state, machineClientId: event.payload.clientId };
         case 'user.machine.secret.removed':
@@ -198,6 +204,7 @@ export function userDecider(userId: string): Decider<UserState, UserCommand, Use
             ...(password
               ? [{ ...own(command.orgId), type: 'user.password.changed' as const, payload: { passwordHash: password.passwordHash, changeRequired: password.changeRequired } }]
               : []),
+            ...(command.registered ? [{ ...own(command.orgId), type: 'user.self.registered' as const, payload: { verificationRequired: command.registered.verificationRequired } }] : []),
           ];
         }
         case 'addMachine': {
@@ -235,6 +242,8 @@ export function userDecider(userId: string): Decider<UserState, UserCommand, Use
           // Decided once, here: a user locked or deactivated while the login ran (a wrong password
           // racing the right one reached the lockout policy) gets no login, hence no tokens.
           if (state.state !== 'active') throw new KeyholdError('USER_NOT_ACTIVE', { userId });
+          // A self-registered address not verified yet (the org's rule): no login, whatever credential was right.
+          if (state.registrationUnverified) throw new KeyholdError('REGISTRATION_UNVERIFIED', { userId });
           return [{ ...own(state.orgId), type: 'user.login.succeeded', payload: { clientId: command.clientId, amr: [...command.amr] } }];
         }
         case 'recordPasswordFailure': {

@@ -7,17 +7,20 @@ import { usernameForm } from '../pages/forms.js';
 import { t } from '../pages/layout.js';
 import type { StateOf } from '../state.js';
 import { passkeyPage } from './passkey.js';
+import { withRegisterButton } from './register.js';
 import type { Step } from './step.js';
 
 export const identify: Step<StateOf<'identify'>> = {
-  actions: ['username'],
+  actions: ['username', 'register-start'],
   async render(ctx, state, problem) {
     const withPasskey = await passkeyPage(ctx, state, problem);
     if (withPasskey) return withPasskey;
     const { lang, interaction } = ctx;
-    return { page: { title: t(lang, 'title'), body: usernameForm(lang, interaction.uid, ctx.hidden, interaction.app.name, interaction.loginHint, problem?.text) } };
+    const body = await withRegisterButton(ctx, usernameForm(lang, interaction.uid, ctx.hidden, interaction.app.name, interaction.loginHint, problem?.text));
+    return { page: { title: t(lang, 'title'), body } };
   },
-  async submit(ctx) {
+  async submit(ctx, _state, action) {
+    if (action === 'register-start') return { outcome: { kind: 'registerRequested' } };
     const loginName = ctx.field('username').trim();
     if (!loginName) return { outcome: { kind: 'refused' }, problem: { text: t(ctx.lang, 'unknownOrWrong') } };
     const user = await ctx.ports.findLoginUser(loginName, ctx.interaction.orgId);

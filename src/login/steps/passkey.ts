@@ -19,6 +19,7 @@ import { keyStepScript } from '../pages/key-script.js';
 import { escapeHtml, t } from '../pages/layout.js';
 import type { StateOf } from '../state.js';
 import { identify } from './identify.js';
+import { withRegisterButton } from './register.js';
 import { challengeOf, takeAnswer } from './key-ceremony.js';
 import { loginIds } from './second-factor.js';
 import type { Problem, Shown, Step, StepContext, Submitted } from './step.js';
@@ -56,20 +57,20 @@ export async function passkeyPage(ctx: StepContext, state: StateOf<'identify' | 
   const loginName = state.step === 'passkey' ? state.loginName : undefined;
   const body =
     loginName === undefined
-      ? usernamePasskeyBody(lang, interaction.uid, ctx.hidden, interaction.app.name, interaction.loginHint, offered.options, problem)
+      ? await withRegisterButton(ctx, usernamePasskeyBody(lang, interaction.uid, ctx.hidden, interaction.app.name, interaction.loginHint, offered.options, problem))
       : passkeyOnlyBody(lang, interaction.uid, ctx.hidden, interaction.app.name, loginName, offered.options, problem);
   return { page: { title: t(lang, 'title'), body, script: keyStepScript().path } };
 }
 
 export const passkey: Step<StateOf<'passkey'>> = {
   // The username form stays on the page beside the passkey.
-  actions: ['passkey', 'username'],
+  actions: ['passkey', 'username', 'register-start'],
   async render(ctx, state, problem) {
     // No passkey any more (the policy changed): the username page as it is.
     return (await passkeyPage(ctx, state, problem)) ?? { outcome: { kind: 'restart' } };
   },
   async submit(ctx, state, action) {
-    if (action === 'username') return identify.submit(ctx, { step: 'identify' }, action);
+    if (action === 'username' || action === 'register-start') return identify.submit(ctx, { step: 'identify' }, action);
     const read = await takeAnswer(ctx, state);
     if ('refusal' in read) return refused(ctx, PAGE_REFUSAL[read.refusal] ?? 'PASSKEY_LOGIN_INVALID');
     const used = await ctx.ports.usePasskey({ response: read.answer, expectedChallenge: read.taken.value, clientId: ctx.interaction.clientId, rpIds: loginIds(ctx.issuer, ctx.ports) });

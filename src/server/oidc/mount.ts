@@ -28,6 +28,8 @@ import { checkPushedRequests } from './pushed-requests.js';
 import { keySetMaxAge, loadKeySet, PUBLIC_MAX_AGE_SECONDS, rotateKeys, stateSealKey, type KeySet, type RotationPolicy } from './keys.js';
 import { clientSecretThrottle } from './throttle.js';
 import { registerLoginRoutes } from '../../login/routes.js';
+import { registerInviteRoutes } from '../../login/invite-routes.js';
+import type { InvitePagePorts } from '../../login/invite-ports.js';
 import type { LoginPorts } from '../../login/ports.js';
 import { interactionPort } from './interactions.js';
 import { registerAccountRoutes } from '../../account/routes.js';
@@ -63,6 +65,8 @@ export interface OidcDeps {
   login: LoginPorts;
   /** The account page's adapters (src/account/); none: no account page. */
   account?: AccountPorts;
+  /** The invitation page's ports (src/login/invite-ports.ts); none: no invitation page. */
+  invite?: InvitePagePorts;
   log: Logger;
   errors: RepeatedErrorLog;
   /** Signing-key rotation (config KEYHOLD_SIGNING_KEY_*); none: keys are never rotated. */
@@ -196,6 +200,14 @@ export function mountOidc(fastify: FastifyInstance, deps: OidcDeps): OidcMount {
     observer: deps.identity,
     unavailable: { is: isStoreUnavailable, retryAfterSeconds: RETRY_AFTER_SECONDS },
   });
+  if (deps.invite) {
+    registerInviteRoutes(fastify, {
+      ports: speak(deps.invite),
+      cookieKey: () => current?.keys.cookieKeys[0] ?? '',
+      issuer: () => issuer,
+      unavailable: { is: isStoreUnavailable, retryAfterSeconds: RETRY_AFTER_SECONDS },
+    });
+  }
 
   if (deps.account) {
     registerAccountRoutes(fastify, {

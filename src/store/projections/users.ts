@@ -43,6 +43,12 @@ export const usersProjection: Projection = {
   'user.totp.removed': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
   'user.totp.used': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
   'user.totp.check.failed': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
+  // An invitation lives in the user's events only (its code's hash; domain/invite); here only the user's version moves on.
+  'user.invite.code.added': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
+  'user.invite.code.used': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
+  'user.invite.code.check.failed': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
+  // Registered under "verification before the first login": the login refuses the user until its address is verified.
+  'user.self.registered': (e) => sql`update users set registration_unverified = ${e.payload.verificationRequired}, sequence = ${e.sequence} where id = ${e.aggregateId}`,
   // The token row lives in `personal_access_tokens`; here only the user's version moves on.
   'user.pat.added': (e) => sql`
     update users set changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence}

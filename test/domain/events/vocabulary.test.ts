@@ -78,6 +78,10 @@ const SAMPLES: { [K in EventTypeName]: EventPayloads[K] } = {
   'user.totp.removed': { totpId: 't' },
   'user.totp.used': { totpId: 't', clientId: 'c' },
   'user.totp.check.failed': { totpId: 't', clientId: 'c' },
+  'user.invite.code.added': { codeHash: 'h', expiresAt: '2030-01-01T00:00:00.000Z', purpose: 'credential', delivery: 'mail' },
+  'user.invite.code.used': {},
+  'user.invite.code.check.failed': {},
+  'user.self.registered': { verificationRequired: true },
   'app.added': { projectId: 'p', name: 'App' },
   'app.oidc.config.added': {
     clientId: 'c',

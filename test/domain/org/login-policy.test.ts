@@ -10,7 +10,9 @@ const own = { aggregateType: 'org', aggregateId: 'o1', resourceOwner: 'o1', crea
 const added: NewEvent = { ...own, type: 'org.added', payload: { name: 'Org' } };
 const add = (forceMfa: boolean): OrgCommand => ({ kind: 'addLoginPolicy', policy: { forceMfa }, actor: 'admin' });
 const change = (forceMfa: boolean): OrgCommand => ({ kind: 'changeLoginPolicy', policy: { forceMfa }, actor: 'admin' });
-const policyAdded = (forceMfa: boolean): NewEvent => ({ ...own, type: 'org.login.policy.added', payload: { forceMfa, passwordlessAllowed: true, allowUsernamePw: true } });
+/** The registration's fields at their defaults: off, any domain, verification required. */
+const NO_REGISTRATION = { allowRegister: false, registerDomains: [], registerVerification: true };
+const policyAdded = (forceMfa: boolean): NewEvent => ({ ...own, type: 'org.login.policy.added', payload: { forceMfa, passwordlessAllowed: true, allowUsernamePw: true, ...NO_REGISTRATION } });
 
 describe('org decider: login policy', () => {
   it('AddCustomLoginPolicy: the org’s own policy, once', () => {
@@ -21,7 +23,7 @@ describe('org decider: login policy', () => {
 
   it('UpdateCustomLoginPolicy: a change is an event; the same values again are none', () => {
     expect(decide(decider, [added, policyAdded(false)], change(true))).toEqual([
-      { ...own, type: 'org.login.policy.changed', payload: { forceMfa: true, passwordlessAllowed: true, allowUsernamePw: true } },
+      { ...own, type: 'org.login.policy.changed', payload: { forceMfa: true, passwordlessAllowed: true, allowUsernamePw: true, ...NO_REGISTRATION } },
     ]);
     // An event written before the first-factor fields existed: their defaults.
     const changed: NewEvent = { ...own, type: 'org.login.policy.changed', payload: { forceMfa: true } };
@@ -36,14 +38,24 @@ describe('org decider: login policy', () => {
   it('first factors: defaults when left out, kept on update when left out; a policy allowing neither is refused naming both fields', () => {
     const passkeysOnly: OrgCommand = { kind: 'addLoginPolicy', policy: { forceMfa: false, allowUsernamePassword: false }, actor: 'admin' };
     const [event] = decide(decider, [added], passkeysOnly);
-    expect(event!.payload).toEqual({ forceMfa: false, passwordlessAllowed: true, allowUsernamePw: false });
+    expect(event!.payload).toEqual({ forceMfa: false, passwordlessAllowed: true, allowUsernamePw: false, ...NO_REGISTRATION });
     // Only forceMfa changes: the first factors stay as they are.
-    expect(decide(decider, [added, event!], change(true))[0]!.payload).toEqual({ forceMfa: true, passwordlessAllowed: true, allowUsernamePw: false });
+    expect(decide(decider, [added, event!], change(true))[0]!.payload).toEqual({ forceMfa: true, passwordlessAllowed: true, allowUsernamePw: false, ...NO_REGISTRATION });
     // Passkeys off too: neither would be left.
     const neither = refusal(decider, [added, event!], { kind: 'changeLoginPolicy', policy: { forceMfa: false, passwordlessAllowed: false }, actor: 'admin' });
     expect(neither).toEqual({ reason: 'INVALID_REQUEST', metadata: { fields: 'passwordlessType, allowUsernamePassword' } });
     expect(refusal(decider, [added], { kind: 'addLoginPolicy', policy: { forceMfa: false, passwordlessAllowed: false, allowUsernamePassword: false }, actor: 'admin' }).reason).toBe(
       'INVALID_REQUEST',
     );
+  });
+
+  it('registration: its rules are written with the policy; left out on an update, they fall back to off (not kept)', () => {
+    const open: OrgCommand = { kind: 'addLoginPolicy', policy: { forceMfa: false, allowRegister: true, registerDomains: ['example.com'], registerVerification: false }, actor: 'admin' };
+    const [event] = decide(decider, [added], open);
+    expect(event!.payload).toMatchObject({ allowRegister: true, registerDomains: ['example.com'], registerVerification: false });
+    expect(decide(decider, [added, event!], change(false))[0]!.payload).toMatchObject(NO_REGISTRATION);
+    // An event from before registration existed: off.
+    const old: NewEvent = { ...own, type: 'org.login.policy.added', payload: { forceMfa: false } };
+    expect(decide(decider, [added, old], change(false))).toEqual([]);
   });
 });
