@@ -123,7 +123,6 @@ export interface TotpPorts {
   /** The otpauth:// label's issuer: the instance's host (KEYHOLD_ISSUER's), never a request header. */
   readonly issuer: string;
   readonly secrets: TotpSecretStore;
-  readonly budgets: GuessBudgets;
 }
 
 /** Everything a command may use. */

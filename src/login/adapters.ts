@@ -14,6 +14,7 @@ import type { ReadModel } from '../queries/read-model.js';
 import type { GuessBudgets } from '../commands/ports.js';
 import { checkLoginPassword } from '../commands/login/check-password.js';
 import { checkRecoveryCode } from '../commands/login/check-recovery-code.js';
+import { checkTotp } from '../commands/login/check-totp.js';
 import { refusalText } from '../domain/errors/refusal-text.js';
 import { renderMessage } from '../domain/errors/reasons.js';
 import { ConcurrencyConflict } from '../commands/ports.js';
@@ -155,7 +156,7 @@ export function loginPorts(
       }
     },
     hasTotp: (userId) => hasReadyTotp(read, userId),
-    useTotp: (input) => commands.useTotp(input),
+    useTotp: (input) => checkTotp({ commands, budgets }, input),
     async startTotpEnrolment(userId, again) {
       const caller = (await selfCaller(userId))!;
       const pending = again ? await commands.pendingTotp({ caller }, { userId }) : undefined;

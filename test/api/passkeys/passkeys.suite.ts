@@ -3,6 +3,7 @@
 // gRPC with its error cases and cross-org access, the passkey login
 // (usePasskey) with each refusal, and N concurrent uses of one assertion.
 import { announcePostgresSkip, postgresAvailable } from '../../support/databases.js';
+import * as OTPAuth from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManagementService } from '../../../gen/keyhold/management/v1/management_pb.js';
 import { UserService } from '../../../gen/keyhold/user/v2/user_pb.js';
@@ -347,6 +348,24 @@ export function passkeySuite(name: string, opts: { postgres?: boolean }) {
           const answers = await Promise.all(
             regs.map((r, i) => users(user.token).verifyPasskeyRegistration({ userId: user.userId, passkeyId: r.passkeyId, publicKeyCredential: createSoftPasskey().register(r.options, ORIGIN) as never, passkeyName: `k${i}` })),
           );
+          const withCodes = answers.filter((a) => a.recoveryCodes.length > 0);
+          expect(withCodes, `round ${round}`).toHaveLength(1);
+          const generated = (await createEventStore(kh.database).load('user', user.userId)).filter((e) => e.type === 'user.recovery.codes.generated');
+          expect(generated).toHaveLength(1);
+          expect((generated[0]!.payload as { codeHashes: string[] }).codeHashes).toEqual(withCodes[0]!.recoveryCodes.map((c) => hashRecoveryCode(user.userId, c)));
+        }
+      });
+
+      it('an authenticator app confirmed at the same moment as two first passkeys: one of the three answers recovery codes, the set that works (3 rounds)', async () => {
+        for (let round = 0; round < 3; round++) {
+          const user = await humanUser();
+          const { secret } = await users(user.token).registerTOTP({ userId: user.userId });
+          const code = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 }).generate();
+          const regs = await Promise.all([register(user.userId, user.token), register(user.userId, user.token)]);
+          const answers = await Promise.all([
+            users(user.token).verifyTOTPRegistration({ userId: user.userId, code }),
+            ...regs.map((r, i) => users(user.token).verifyPasskeyRegistration({ userId: user.userId, passkeyId: r.passkeyId, publicKeyCredential: createSoftPasskey().register(r.options, ORIGIN) as never, passkeyName: `k${i}` })),
+          ]);
           const withCodes = answers.filter((a) => a.recoveryCodes.length > 0);
           expect(withCodes, `round ${round}`).toHaveLength(1);
           const generated = (await createEventStore(kh.database).load('user', user.userId)).filter((e) => e.type === 'user.recovery.codes.generated');
