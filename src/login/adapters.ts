@@ -139,7 +139,8 @@ export function loginPorts(
       // A machine user never signs in at the login, whatever credential names it.
       return user?.kind === 'human' ? loginFactorsOf(read, user.orgId) : undefined;
     },
-    usePasskey: (input) => commands.usePasskey(input),
+    // The user's org decides whether passkeys sign in, inside the check: a refused passkey records no use.
+    usePasskey: (input) => commands.usePasskey({ ...input, passkeysAllowed: async (orgId) => (await loginFactorsOf(read, orgId)).passkeyAllowed }),
     async startPasskeyEnrollment(userId, rpId) {
       const caller = (await selfCaller(userId))!;
       const started = await commands.registerPasskey({ caller }, { userId, domain: rpId });

@@ -165,18 +165,22 @@ export function passkeyDecider(passkeyId: string, userId: string, now: () => num
 /**
  * The user side of a passkey login, decided in the same runCommands as the
  * passkey's use: the user's own events (not the read model) say whether it
- * may sign in. Only a human, existing, active user; it writes nothing.
+ * may sign in. Only a human, existing, active user, whose org's login policy
+ * allows passkeys (`passkeysAllowed`, read by the command for the org the
+ * events name): a refusal here refuses the whole run, so a passkey that may not
+ * sign in records no use. It writes nothing.
  */
-export function passkeyUserDecider(userId: string, passkeyId: string): Decider<UserState, { kind: 'signIn' }, EventTypeOf<'user'>> {
+export function passkeyUserDecider(userId: string, passkeyId: string): Decider<UserState, { kind: 'signIn'; passkeysAllowed?: boolean }, EventTypeOf<'user'>> {
   const user = userDecider(userId);
   return {
     foldKey: user.foldKey,
     initialState: user.initialState,
     evolve: user.evolve,
-    decide: (_command, state) => {
+    decide: (command, state) => {
       // A machine user's passkey (registered before machines were refused) is no passkey to sign in with.
       if (!state.exists || state.kind !== 'human') throw new KeyholdError('PASSKEY_LOGIN_UNKNOWN_CREDENTIAL', { passkeyId });
       if (state.state !== 'active') throw new KeyholdError('PASSKEY_LOGIN_USER_INACTIVE', { passkeyId });
+      if (command.passkeysAllowed === false) throw new KeyholdError('PASSKEY_LOGIN_NOT_ALLOWED', { passkeyId });
       return [];
     },
   };

@@ -294,6 +294,20 @@ export function passkeySuite(name: string, opts: { postgres?: boolean }) {
         expect((await login(key.assert(c, ORIGIN, RP_ID), c)).ok).toBe(true);
       });
 
+      it('a passkey the user\u2019s org forbids is refused before anything is recorded: no passkey.used, the counter unspent', async () => {
+        const { user, key, passkeyId } = await withPasskey();
+        const orgs: string[] = [];
+        const forbidding = { passkeysAllowed: async (orgId: string) => (orgs.push(orgId), false) };
+        const c = challenge();
+        const answer = key.assert(c, ORIGIN, RP_ID, { signCount: 5 });
+        expect(await login(answer, c, forbidding)).toEqual({ ok: false, reason: 'PASSKEY_LOGIN_NOT_ALLOWED' });
+        // Asked for the org the user's events name.
+        expect(orgs).toEqual([(await kh.rest('GET', `/v2/users/${user.userId}`)).body.details.resourceOwner]);
+        expect((await createEventStore(kh.database).load('passkey', passkeyId)).map((e) => e.type)).not.toContain('passkey.used');
+        // The same answer, once the policy allows passkeys, still signs in: neither its challenge nor its counter was spent.
+        expect((await login(answer, c, { passkeysAllowed: async () => true })).ok).toBe(true);
+      });
+
       it('a removed passkey signs nobody in', async () => {
         const { user, key, passkeyId } = await withPasskey();
         await users(user.token).removePasskey({ userId: user.userId, passkeyId });
