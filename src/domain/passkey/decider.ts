@@ -17,21 +17,13 @@ import type { EventTypeOf, NewEvent } from '../events/index.js';
 import { isClonedCounter } from '../u2f/decider.js';
 import { userDecider, type UserState } from '../user/decider.js';
 import type { VerifiedCredential } from '../webauthn/index.js';
+import { assertRegistrationVerifiable, NOT_STARTED, started, startPayload, stillPending, type PendingRegistration } from '../webauthn/registration.js';
 
 type PasskeyEventType = EventTypeOf<'passkey'>;
 
-export interface PasskeyState {
+/** The registration's pending part (../webauthn/registration.ts, as a security key's), then the passkey. */
+export interface PasskeyState extends PendingRegistration {
   passkeyId: string;
-  /** Ever started (an id is never used twice). */
-  started: boolean;
-  exists: boolean;
-  userId: string;
-  orgId: string;
-  rpId: string;
-  challenge: string;
-  expiresAt: number;
-  verified: boolean;
-  replaced: boolean;
   credentialId: string;
   publicKey: string;
   signCount: number;
@@ -49,26 +41,16 @@ export type PasskeyCommand =
 
 /** Why a registration can no longer be verified, checked before any WebAuthn work. */
 export function assertPasskeyVerifiable(state: PasskeyState, userId: string, now: number): void {
-  if (!state.exists || state.userId !== userId) throw new KeyholdError('PASSKEY_NOT_FOUND', { passkeyId: state.passkeyId });
-  if (state.verified) throw new KeyholdError('PASSKEY_ALREADY_VERIFIED', { passkeyId: state.passkeyId });
-  if (state.replaced) throw new KeyholdError('PASSKEY_REGISTRATION_REPLACED', { passkeyId: state.passkeyId });
-  if (now >= state.expiresAt) throw new KeyholdError('PASSKEY_REGISTRATION_EXPIRED', { passkeyId: state.passkeyId });
+  const reasons = { notFound: 'PASSKEY_NOT_FOUND', verified: 'PASSKEY_ALREADY_VERIFIED', replaced: 'PASSKEY_REGISTRATION_REPLACED', expired: 'PASSKEY_REGISTRATION_EXPIRED' } as const;
+  assertRegistrationVerifiable(state, userId, now, reasons, { passkeyId: state.passkeyId });
 }
 
 /** The decider of passkey `passkeyId` of user `userId` (another user's passkey is "not found"). */
 export function passkeyDecider(passkeyId: string, userId: string, now: () => number = Date.now): Decider<PasskeyState, PasskeyCommand, PasskeyEventType> {
   return {
     initialState: () => ({
+      ...NOT_STARTED,
       passkeyId,
-      started: false,
-      exists: false,
-      userId: '',
-      orgId: '',
-      rpId: '',
-      challenge: '',
-      expiresAt: 0,
-      verified: false,
-      replaced: false,
       credentialId: '',
       publicKey: '',
       signCount: 0,
@@ -77,16 +59,7 @@ export function passkeyDecider(passkeyId: string, userId: string, now: () => num
     evolve: (state, event) => {
       switch (event.type) {
         case 'passkey.registration.started':
-          return {
-            ...state,
-            started: true,
-            exists: true,
-            userId: event.payload.userId,
-            orgId: event.resourceOwner,
-            rpId: event.payload.rpId,
-            challenge: event.payload.challenge,
-            expiresAt: Date.parse(event.payload.expiresAt),
-          };
+          return started(state, event);
         case 'passkey.registration.replaced':
           return { ...state, replaced: true };
         case 'passkey.verified':
@@ -102,13 +75,10 @@ export function passkeyDecider(passkeyId: string, userId: string, now: () => num
     decide: (command, state): NewEvent<PasskeyEventType>[] => {
       const base = { aggregateType: 'passkey' as const, aggregateId: passkeyId, resourceOwner: state.orgId, creator: command.actor };
       switch (command.kind) {
-        case 'start': {
-          if (state.started) throw new KeyholdError('ID_TAKEN', { id: passkeyId });
-          const { rpId, challenge, expiresAt } = command;
-          return [{ ...base, resourceOwner: command.orgId, type: 'passkey.registration.started', payload: { userId, rpId, challenge, expiresAt } }];
-        }
+        case 'start':
+          return [{ ...base, resourceOwner: command.orgId, type: 'passkey.registration.started', payload: startPayload(state, passkeyId, userId, command) }];
         case 'replace':
-          if (!state.exists || state.userId !== userId || state.verified || state.replaced) return [];
+          if (!stillPending(state, userId)) return [];
           return [{ ...base, type: 'passkey.registration.replaced', payload: { userId, by: command.by } }];
         case 'verify': {
           assertPasskeyVerifiable(state, userId, now());
