@@ -17,7 +17,7 @@ import { createEventStore } from '../../src/store/event-store.js';
 import { createReadModel } from '../../src/store/read-model.js';
 import { createTotpSecrets } from '../../src/store/totp-secrets.js';
 import { totpSealing, totpSecretKey } from '../../src/server/oidc/keys.js';
-import { announcePostgresSkip, freshPglite, freshPostgres, postgresAvailable, type FreshDatabase } from '../support/databases.js';
+import { announcePostgresSkip, freshPglite, freshPostgres, knownOrgs, postgresAvailable, type FreshDatabase } from '../support/databases.js';
 
 announcePostgresSkip('TOTP commands on PostgreSQL');
 
@@ -86,6 +86,7 @@ for (const backend of ['PGlite', 'PostgreSQL'] as const) {
     let w: World;
     beforeAll(async () => {
       fixture = backend === 'PGlite' ? await freshPglite() : await freshPostgres();
+      await knownOrgs(fixture.database, ORG);
       w = setup(fixture);
     }, 60_000);
     afterAll(async () => fixture?.cleanup());

@@ -37,7 +37,7 @@ import { containmentExcess, holdsEverything, type Membership } from '../../domai
 import { authorize, orgContext } from '../../access/access.js';
 import type { Call, Caller } from '../../access/caller.js';
 import { CONSOLE_PROJECT_ID } from '../instance/add-console-app.js';
-import type { Lookups, Ports } from '../ports.js';
+import { ConcurrencyConflict, ReferenceViolation, type Lookups, type Ports } from '../ports.js';
 import { assertCascadeBounded } from '../projects/cascade-bound.js';
 import { runCommand, runCommands, target } from '../run.js';
 import { written, type Written } from '../written.js';
@@ -126,11 +126,28 @@ async function setActive(ports: Ports, call: Call, kind: 'deactivate' | 'reactiv
 export const deactivateOrg = (ports: Ports, call: Call) => setActive(ports, call, 'deactivate');
 export const reactivateOrg = (ports: Ports, call: Call) => setActive(ports, call, 'reactivate');
 
+/** How often RemoveOrg reads the org's contents again when a project or user was created in it meanwhile. */
+const REMOVE_ORG_ROUNDS = 5;
+
 export async function removeOrg(ports: Ports, call: Call): Promise<{ written: Written }> {
   const { lookups } = ports;
   const { caller, orgId } = await orgContext(lookups, call);
   authorize(caller, 'org.delete', { orgId });
   await assertNotConsoleOrg(lookups, orgId);
+  // The org's projects and users are read before the append; one created meanwhile is refused by the
+  // read model's reference (migration 0027) in the append that deletes the org: read again, decided again.
+  for (let round = 1; ; round++) {
+    try {
+      return await removeOrgOnce(ports, caller, orgId);
+    } catch (e) {
+      if (!(e instanceof ReferenceViolation && e.removing)) throw e;
+      if (round >= REMOVE_ORG_ROUNDS) throw new ConcurrencyConflict();
+    }
+  }
+}
+
+async function removeOrgOnce(ports: Ports, caller: Caller, orgId: string): Promise<{ written: Written }> {
+  const { lookups } = ports;
   const [userIds, projectIds] = await Promise.all([lookups.userIdsOfOrg(orgId), lookups.projectIdsOfOrg(orgId)]);
   const projects = await Promise.all(projectIds.map(async (id) => ({ id, appIds: await lookups.appIdsOfProject(id), grantIds: await lookups.grantIdsOfProject(id) })));
   const projectEvents = projects.reduce((n, p) => n + 1 + p.appIds.length + p.grantIds.length, 0);
