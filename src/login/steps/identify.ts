@@ -9,7 +9,7 @@ import type { StateOf } from '../state.js';
 import { passkeyPage } from './passkey.js';
 import type { Step } from './step.js';
 
-export const identify: Step<StateOf<'identify'>> = {
+export const identify: Step<StateOf<'identify'>, 'username'> = {
   actions: ['username'],
   async render(ctx, state, problem) {
     const withPasskey = await passkeyPage(ctx, state, problem);

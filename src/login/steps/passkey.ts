@@ -63,7 +63,7 @@ export async function passkeyPage(ctx: StepContext, state: StateOf<'identify' | 
   return { page: { title: t(lang, 'title'), body, script: keyStepScript().path } };
 }
 
-export const passkey: Step<StateOf<'passkey'>> = {
+export const passkey: Step<StateOf<'passkey'>, 'passkey' | 'username'> = {
   // The username form stays on the page beside the passkey.
   actions: ['passkey', 'username'],
   async render(ctx, state, problem) {
