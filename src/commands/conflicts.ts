@@ -5,7 +5,7 @@
 // every name. The runner (./run.ts) turns a refusal into its 409.
 import { KeyholdError } from '../domain/errors/keyhold-error.js';
 import type { Reason } from '../domain/errors/reasons.js';
-import type { UniqueViolation } from './ports.js';
+import type { ReferenceViolation, UniqueViolation } from './ports.js';
 
 const CONFLICT_BY_CONSTRAINT: Readonly<Record<string, Reason>> = {
   apps_project_name_key: 'APP_NAME_TAKEN',
@@ -24,4 +24,16 @@ const CONFLICT_BY_CONSTRAINT: Readonly<Record<string, Reason>> = {
 export function conflictError(violation: UniqueViolation, metadata: Record<string, string> = {}): Error {
   const reason = Object.hasOwn(CONFLICT_BY_CONSTRAINT, violation.constraint) ? CONFLICT_BY_CONSTRAINT[violation.constraint] : undefined;
   return reason ? new KeyholdError(reason, metadata) : violation;
+}
+
+/** The new row's org, by the reference that names it (migration 0027). */
+const ORG_REFERENCES = new Set(['projects_org_fk', 'users_org_fk']);
+
+/**
+ * A new project or user whose org was removed while it was decided: that org
+ * is not found, as it would be a moment later. A removal that met rows created
+ * meanwhile stays what it is, for RemoveOrg to decide again.
+ */
+export function referenceError(violation: ReferenceViolation): Error {
+  return !violation.removing && ORG_REFERENCES.has(violation.constraint) ? new KeyholdError('ORG_NOT_FOUND', { orgId: violation.key }) : violation;
 }

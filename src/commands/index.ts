@@ -61,6 +61,7 @@ import { generateRecoveryCodes, useRecoveryCode } from './users/recovery-codes.j
 import { verifyU2fRegistration, type VerifyU2fInput } from './u2f/verify-u2f.js';
 import { useU2f } from './u2f/use-u2f.js';
 import { pendingTotp, registerTotp, removeTotp, useTotp, verifyTotpRegistration, type UseTotpInput, type UseTotpResult } from './totp/totp.js';
+import type { AttemptOutcome } from '../domain/identity/attempt-budget.js';
 
 export type { Call, Caller } from '../access/caller.js';
 export type { AddHumanUserInput, AddOidcAppInput, SetPasswordInput, UpdateHumanUserInput, UpdateOidcConfigInput, VerifyU2fInput };
@@ -176,8 +177,8 @@ export function createCommands(ports: Ports) {
     pendingTotp: bind(ports, pendingTotp),
     verifyTotpRegistration: bind(ports, verifyTotpRegistration),
     removeTotp: bind(ports, removeTotp),
-    /** The login's code check (no caller: the user logging in is the actor); reserves in the guessing budgets itself. */
-    useTotp: (input: UseTotpInput): Promise<UseTotpResult> => useTotp(ports, input),
+    /** The login's code check (no caller: the user logging in is the actor); its guessing budgets are reserved by ./login/check-totp.ts. */
+    useTotp: (input: Omit<UseTotpInput, 'client'>, counts?: (outcome: AttemptOutcome) => void): Promise<UseTotpResult> => useTotp(ports, input, counts),
   };
 }
 

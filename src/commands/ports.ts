@@ -65,6 +65,19 @@ export class UniqueViolation extends Error {
   }
 }
 
+/**
+ * A read-model reference refused the append (foreign key `constraint`):
+ * `removing` — the referenced row (an org) still has rows created meanwhile;
+ * else the new row names one that is gone (removed meanwhile).
+ */
+export class ReferenceViolation extends Error {
+  override readonly name = 'ReferenceViolation';
+  /** `key`: the referenced row's id (the org's), as the database names it. */
+  constructor(readonly constraint: string, readonly removing: boolean, readonly key = '') {
+    super(`reference ${constraint} violated`);
+  }
+}
+
 
 export interface Ids {
   /** A fresh object id (domain/ids.ts). */
@@ -123,7 +136,6 @@ export interface TotpPorts {
   /** The otpauth:// label's issuer: the instance's host (KEYHOLD_ISSUER's), never a request header. */
   readonly issuer: string;
   readonly secrets: TotpSecretStore;
-  readonly budgets: GuessBudgets;
 }
 
 /** What the invitation commands need beyond the common ports (the guessing budgets their codes are checked in). */

@@ -25,9 +25,9 @@
 //   folding a history that grows without end.
 import type { Decider } from '../domain/decider.js';
 import { aggregateKey, lastSequence, type AggregateType, type NewEvent, type StoredEvent } from '../domain/events/index.js';
-import { conflictError } from './conflicts.js';
+import { conflictError, referenceError } from './conflicts.js';
 import { foldedStates, type FoldedStates } from './folded-states.js';
-import { ConcurrencyConflict, UniqueViolation, type CopyingEventStore, type EventStore } from './ports.js';
+import { ConcurrencyConflict, ReferenceViolation, UniqueViolation, type CopyingEventStore, type EventStore } from './ports.js';
 
 export const MAX_ATTEMPTS = 10;
 
@@ -233,6 +233,7 @@ async function attempts(store: EventStore, targets: readonly Target[], options: 
       return appended;
     } catch (e) {
       if (e instanceof UniqueViolation) throw conflictError(e, options.conflictMetadata);
+      if (e instanceof ReferenceViolation) throw referenceError(e);
       if (!(e instanceof ConcurrencyConflict) || attempt >= MAX_ATTEMPTS) throw e;
       // An assumption that was behind: decide again on loads at once. Otherwise
       // another process won a race: back off (exponential, jittered, capped) so

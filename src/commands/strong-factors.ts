@@ -1,12 +1,14 @@
-// A user's strong factors: ready security keys and passkeys. The first one a
-// user verifies themself brings recovery codes (u2f/verify-u2f.ts,
-// passkeys/verify-passkey.ts), whichever kind it is.
+// A user's strong factors: ready security keys, passkeys and authenticator
+// apps. The first one a user verifies themself brings recovery codes
+// (u2f/verify-u2f.ts, passkeys/verify-passkey.ts, totp/totp.ts), whichever
+// kind it is; a later one leaves the set the user already keeps.
 import type { Ports } from './ports.js';
 
-/** Whether the user has a ready security key or passkey other than `exceptId`. */
+/** Whether the user has a ready security key, passkey or authenticator app other than `exceptId`. */
 export async function hasOtherStrongFactor(ports: Pick<Ports, 'lookups'>, userId: string, exceptId: string): Promise<boolean> {
-  const [keys, tokens] = await Promise.all([ports.lookups.passkeysOf(userId), ports.lookups.u2fOf(userId)]);
-  return [...keys, ...tokens].some((t) => t.state === 'ready' && t.id !== exceptId);
+  const [keys, tokens, totp] = await Promise.all([ports.lookups.passkeysOf(userId), ports.lookups.u2fOf(userId), ports.lookups.totpOf(userId)]);
+  const app = totp?.state === 'ready' ? [{ id: totp.totpId, state: totp.state }] : [];
+  return [...keys, ...tokens, ...app].some((t) => t.state === 'ready' && t.id !== exceptId);
 }
 
 /**

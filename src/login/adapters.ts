@@ -14,6 +14,7 @@ import type { ReadModel } from '../queries/read-model.js';
 import type { GuessBudgets } from '../commands/ports.js';
 import { checkLoginPassword } from '../commands/login/check-password.js';
 import { checkRecoveryCode } from '../commands/login/check-recovery-code.js';
+import { checkTotp } from '../commands/login/check-totp.js';
 import { refusalText } from '../domain/errors/refusal-text.js';
 import { renderMessage } from '../domain/errors/reasons.js';
 import { ConcurrencyConflict } from '../commands/ports.js';
@@ -141,7 +142,8 @@ export function loginPorts(
       // A machine user never signs in at the login, whatever credential names it.
       return user?.kind === 'human' ? loginFactorsOf(read, user.orgId) : undefined;
     },
-    usePasskey: (input) => commands.usePasskey(input),
+    // The user's org decides whether passkeys sign in, inside the check: a refused passkey records no use.
+    usePasskey: (input) => commands.usePasskey({ ...input, passkeysAllowed: async (orgId) => (await loginFactorsOf(read, orgId)).passkeyAllowed }),
     async startPasskeyEnrollment(userId, rpId) {
       const caller = (await selfCaller(userId))!;
       const started = await commands.registerPasskey({ caller }, { userId, domain: rpId });
@@ -172,7 +174,7 @@ export function loginPorts(
       }
     },
     hasTotp: (userId) => hasReadyTotp(read, userId),
-    useTotp: (input) => commands.useTotp(input),
+    useTotp: (input) => checkTotp({ commands, budgets }, input),
     async startTotpEnrolment(userId, again) {
       const caller = (await selfCaller(userId))!;
       const pending = again ? await commands.pendingTotp({ caller }, { userId }) : undefined;

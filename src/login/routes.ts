@@ -92,8 +92,13 @@ export function registerLoginRoutes(fastify: FastifyInstance, deps: LoginRoutesD
         const from = held.state;
         const to = next(from, outcome);
         if (to === from) return to;
-        // A done sign-in is ended, never stored; the consent prompt's state is the provider's own.
-        if (to.step !== 'done' && to.step !== 'consent') {
+        // A finished login is stored as done before it is recorded, and only while the stored state is
+        // still the one it finishes: of two requests finishing one sign-in (a form posted twice), one
+        // records the login and ends it; the other finds it moved on. Read back, a done state is none.
+        if (to.step === 'done' && to.end.kind === 'login') {
+          if (!(await interactions.saveIfStill(interaction, from, to))) return undefined;
+        } else if (to.step !== 'done' && to.step !== 'consent') {
+          // The consent's decision is ended at once, never stored; the consent prompt's state is the provider's own.
           if (opts.ifStill) {
             if (!(await interactions.saveIfStill(interaction, from, to))) return undefined;
           } else {
@@ -120,7 +125,8 @@ export function registerLoginRoutes(fastify: FastifyInstance, deps: LoginRoutesD
       const shown = await stepOf(state).render(ctx, state, problem);
       if ('page' in shown) return void (await send(reply, ctx.lang, shown.page));
       if ('again' in shown) return void (await again(reply, ctx.interaction.uid));
-      await ctx.apply(shown.outcome);
+      // Another request of this sign-in moved it first (it finished the login): its page as it is now.
+      if (!(await ctx.apply(shown.outcome))) return void (await again(reply, ctx.interaction.uid));
     }
     return void (await again(reply, ctx.interaction.uid));
   }
@@ -200,7 +206,8 @@ export function registerLoginRoutes(fastify: FastifyInstance, deps: LoginRoutesD
       // A form of another step (posted late, or twice): the login's page as it is now.
       if (!step.actions.includes(action)) return again(reply, uid);
       const submitted = await step.submit(held.ctx, state, action);
-      await held.ctx.apply(submitted.outcome);
+      // Another request of this sign-in finished it first: the login's page as it is now.
+      if (!(await held.ctx.apply(submitted.outcome))) return again(reply, uid);
       if (held.held.state.step === 'done') return end(req, reply, held, held.held.state);
       if (submitted.page) return send(reply, lang, submitted.page);
       if (submitted.problem) return show(req, reply, held, submitted.problem);

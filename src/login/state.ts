@@ -72,7 +72,8 @@ export type LoginStep = LoginState['step'];
  * What a stored state of each step must hold to be read back: a state of
  * another version's shape (or a damaged one) is no state, and the sign-in
  * starts over rather than failing on a missing field. Keyed by every step, so
- * a new step without its shape does not compile; `done` is never stored.
+ * a new step without its shape does not compile; `done` is never read back
+ * (it is stored only to mark a login finished, once: routes.ts `apply`).
  */
 type Fields = Record<string, unknown>;
 const text = (v: unknown) => typeof v === 'string';

@@ -254,7 +254,6 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
     totp = Object.freeze({
       issuer: new URL(issuer).host,
       secrets: reportingFailures(createTotpSecrets(database, totpSealing(totpSecretKey(masterKey))), metrics.store),
-      budgets: attempts,
     });
     await app.oidc?.start(issuer, masterKey);
     // Security keys the login cannot take, said once at start (src/login/relying-parties.ts): counts and RP ids only.

@@ -3,8 +3,8 @@
 
 // The two refusals of an append the commands act on are declared with the
 // event store's port (src/commands/ports.ts); the store raises them.
-import { ConcurrencyConflict, UniqueViolation } from '../commands/ports.js';
-export { ConcurrencyConflict, UniqueViolation };
+import { ConcurrencyConflict, ReferenceViolation, UniqueViolation } from '../commands/ports.js';
+export { ConcurrencyConflict, ReferenceViolation, UniqueViolation };
 
 /** The database cannot be reached or refuses connections. */
 export class DatabaseUnavailable extends Error {
@@ -68,6 +68,7 @@ interface DriverError {
   severity?: unknown; // postgres.js and PGlite: ERROR, FATAL, PANIC
   constraint?: unknown; // PGlite
   constraint_name?: unknown; // postgres.js
+  detail?: unknown; // both: e.g. Key (org_id)=(…) is not present in table "orgs".
   cause?: unknown;
 }
 
@@ -223,6 +224,13 @@ export function toStoreError(err: unknown): unknown {
   if (e.code === '23505') {
     const constraint = String(e.constraint_name ?? e.constraint ?? '');
     return constraint === EVENTS_SEQUENCE_KEY ? new ConcurrencyConflict() : new UniqueViolation(constraint);
+  }
+  // A foreign key (migration 0027): on the referenced table (the row was being deleted) or on a new row.
+  // Both drivers name the referring table; the detail tells a delete ("is still referenced from") from a new row ("is not present in").
+  if (e.code === '23503') {
+    const detail = String(e.detail ?? '');
+    const key = /\)=\(([^)]*)\)/.exec(detail)?.[1] ?? '';
+    return new ReferenceViolation(String(e.constraint_name ?? e.constraint ?? ''), detail.includes('still referenced'), key);
   }
   if (e.code === '40001' || e.code === '40P01') return new ConcurrencyConflict();
   if (isUnavailable(e)) return databaseUnavailable(err);

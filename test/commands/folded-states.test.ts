@@ -10,7 +10,7 @@ import { runCommand } from '../../src/commands/run.js';
 import type { NewEvent, StoredEvent } from '../../src/domain/events/index.js';
 import { userDecider, type UserCommand, type UserState } from '../../src/domain/user/decider.js';
 import { createEventStore, type EventStore } from '../../src/store/event-store.js';
-import { announcePostgresSkip, freshPglite, freshPostgres, postgresAvailable, type FreshDatabase } from '../support/databases.js';
+import { announcePostgresSkip, freshPglite, freshPostgres, postgresAvailable, type FreshDatabase, knownOrgs } from '../support/databases.js';
 
 /** A process's event store, counting the events its loads and tails read. */
 function counting(store: EventStore) {
@@ -51,6 +51,7 @@ function foldedStatesContract(driver: string, open: () => Promise<FreshDatabase>
     let fixture: FreshDatabase;
     beforeAll(async () => {
       fixture = await open();
+      await knownOrgs(fixture.database, 'org');
     });
     afterAll(async () => {
       await fixture?.cleanup();

@@ -13,7 +13,7 @@ import { KeyholdError } from '../../src/domain/errors/keyhold-error.js';
 import { projectDecider } from '../../src/domain/project/decider.js';
 import { createEventStore, type EventStore } from '../../src/store/event-store.js';
 import { verifiedPayload } from '../support/events.js';
-import { announcePostgresSkip, freshPglite, freshPostgres, postgresAvailable, type FreshDatabase } from '../support/databases.js';
+import { announcePostgresSkip, freshPglite, freshPostgres, postgresAvailable, type FreshDatabase, knownOrgs } from '../support/databases.js';
 
 /** A process's event store: its loads counted, with copies of every U2F history (the decorator the U2F commands use). */
 function counting(store: EventStore): { store: EventStore; loads: () => number } {
@@ -79,6 +79,8 @@ function runCommandContract(driver: string, open: () => Promise<FreshDatabase>):
     let fixture: FreshDatabase;
     beforeAll(async () => {
       fixture = await open();
+      // The users and projects below name this org (the read model refers each to its org).
+      await knownOrgs(fixture.database, 'org');
     });
     afterAll(async () => {
       await fixture?.cleanup();

@@ -7,7 +7,9 @@ import * as OTPAuth from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Caller } from '../../src/access/caller.js';
 import { createCommands } from '../../src/commands/index.js';
-import type { Ports, TotpPorts } from '../../src/commands/ports.js';
+import { checkTotp } from '../../src/commands/login/check-totp.js';
+import type { GuessBudgets, Ports, TotpPorts } from '../../src/commands/ports.js';
+import type { UseTotpInput } from '../../src/commands/totp/totp.js';
 import { hotp, timeStep } from '../../src/domain/totp/totp.js';
 import { hasReadyTotp } from '../../src/queries/totp.js';
 import { createAttemptBudgets } from '../../src/store/attempt-budgets.js';
@@ -15,7 +17,7 @@ import { createEventStore } from '../../src/store/event-store.js';
 import { createReadModel } from '../../src/store/read-model.js';
 import { createTotpSecrets } from '../../src/store/totp-secrets.js';
 import { totpSealing, totpSecretKey } from '../../src/server/oidc/keys.js';
-import { announcePostgresSkip, freshPglite, freshPostgres, postgresAvailable, type FreshDatabase } from '../support/databases.js';
+import { announcePostgresSkip, freshPglite, freshPostgres, knownOrgs, postgresAvailable, type FreshDatabase } from '../support/databases.js';
 
 announcePostgresSkip('TOTP commands on PostgreSQL');
 
@@ -32,8 +34,8 @@ function setup(fixture: FreshDatabase) {
   const totp: TotpPorts = {
     issuer: 'login.example.com',
     secrets: createTotpSecrets(fixture.database, totpSealing(key)),
-    budgets: createAttemptBudgets(fixture.database, Buffer.alloc(32, 9)),
   };
+  const budgets = createAttemptBudgets(fixture.database, Buffer.alloc(32, 9));
   const ports: Ports = {
     events,
     lookups: readModel,
@@ -43,7 +45,7 @@ function setup(fixture: FreshDatabase) {
     verifyRegistration: undefined as never,
     webauthn: () => ({ rpIds: ['login.example.com'], rpName: 'x', origins: ['https://login.example.com'], attestation: 'none', timeoutMs: 60_000, maxPendingPerUser: 5 }),
     totp: () => totp,
-    invite: () => ({ budgets: totp.budgets }),
+    invite: () => ({ budgets }),
   };
   const commands = createCommands(ports);
   return {
@@ -52,6 +54,9 @@ function setup(fixture: FreshDatabase) {
     events,
     readModel,
     commands,
+    budgets,
+    /** The login's check of a code: its budgets reserved, then the use-totp command. */
+    useTotp: (input: UseTotpInput) => checkTotp({ commands, budgets }, input),
     setNow: (ms: number) => (now = ms),
     getNow: () => now,
     async human(): Promise<Caller> {
@@ -82,6 +87,7 @@ for (const backend of ['PGlite', 'PostgreSQL'] as const) {
     let w: World;
     beforeAll(async () => {
       fixture = backend === 'PGlite' ? await freshPglite() : await freshPostgres();
+      await knownOrgs(fixture.database, ORG);
       w = setup(fixture);
     }, 60_000);
     afterAll(async () => fixture?.cleanup());
@@ -120,12 +126,12 @@ for (const backend of ['PGlite', 'PostgreSQL'] as const) {
         const code = hotp(secret, timeStep(w.getNow()));
         const results = await Promise.all(
           Array.from({ length: CONCURRENT }, (_, i) =>
-            w.commands.useTotp({ userId: caller.userId, clientId: 'app', code, client: { address: '192.0.2.1', knownBrowser: `kb-${round}-${i}` } }),
+            w.useTotp({ userId: caller.userId, clientId: 'app', code, client: { address: '192.0.2.1', knownBrowser: `kb-${round}-${i}` } }),
           ),
         );
         expect(results.filter((r) => r.ok), JSON.stringify(results)).toHaveLength(1);
         expect(results.filter((r) => !r.ok).map((r) => !r.ok && r.reason)).toEqual(Array(CONCURRENT - 1).fill('TOTP_CODE_WRONG'));
-        const replay = await w.commands.useTotp({ userId: caller.userId, clientId: 'app', code, client: { address: '192.0.2.1', knownBrowser: `kb-${round}-replay` } });
+        const replay = await w.useTotp({ userId: caller.userId, clientId: 'app', code, client: { address: '192.0.2.1', knownBrowser: `kb-${round}-replay` } });
         expect(replay).toEqual({ ok: false, reason: 'TOTP_CODE_WRONG' });
         const history = await w.events.load('user', caller.userId);
         expect(history.filter((e) => e.type === 'user.totp.used')).toHaveLength(1);
@@ -135,7 +141,7 @@ for (const backend of ['PGlite', 'PostgreSQL'] as const) {
 
     it('codes of step−1 and step+1 are accepted, ±2 refused; an older step after a newer one is refused', async () => {
       const { caller, secret } = await readyUser(w);
-      const use = (code: string, kb: string) => w.commands.useTotp({ userId: caller.userId, clientId: 'app', code, client: { address: '192.0.2.2', knownBrowser: kb } });
+      const use = (code: string, kb: string) => w.useTotp({ userId: caller.userId, clientId: 'app', code, client: { address: '192.0.2.2', knownBrowser: kb } });
       w.setNow(w.getNow() + 10 * 30_000);
       const now = timeStep(w.getNow());
       const inWindow = new Set([now - 1, now, now + 1].map((s) => hotp(secret, s)));
@@ -151,32 +157,31 @@ for (const backend of ['PGlite', 'PostgreSQL'] as const) {
     it('a right code whose event cannot be written gives its budget place back uncounted: no streak is cleared by a login that did not happen', async () => {
       const { caller, secret } = await readyUser(w);
       const finished: string[] = [];
-      const budgets: TotpPorts['budgets'] = {
+      const budgets: GuessBudgets = {
         async reserve(buckets) {
-          const held = await w.totp.budgets.reserve(buckets);
+          const held = await w.budgets.reserve(buckets);
           return held.ok ? { ...held, finish: (o) => (finished.push(o), held.finish(o)) } : held;
         },
       };
       const failing = createCommands({
         ...w.ports,
         events: { ...w.events, append: async () => Promise.reject(new Error('the disk is gone')) },
-        totp: () => ({ ...w.totp, budgets }),
       });
       const code = hotp(secret, timeStep(w.getNow()) + 1);
-      await expect(failing.useTotp({ userId: caller.userId, clientId: 'app', code, client: { address: '203.0.113.7' } })).rejects.toThrow('the disk is gone');
+      await expect(checkTotp({ commands: failing, budgets }, { userId: caller.userId, clientId: 'app', code, client: { address: '203.0.113.7' } })).rejects.toThrow('the disk is gone');
       expect(finished).toEqual(['none']);
       // A wrong code counts even so.
       const wrong = hotp(secret, timeStep(w.getNow()) + 5);
-      await expect(failing.useTotp({ userId: caller.userId, clientId: 'app', code: wrong, client: { address: '203.0.113.7' } })).rejects.toThrow('the disk is gone');
+      await expect(checkTotp({ commands: failing, budgets }, { userId: caller.userId, clientId: 'app', code: wrong, client: { address: '203.0.113.7' } })).rejects.toThrow('the disk is gone');
       expect(finished).toEqual(['none', 'failure']);
     });
 
     it('malformed input tries nothing; no TOTP is not registered; the budget slows a guesser down', async () => {
       const { caller } = await readyUser(w);
-      const use = (code: string, address = '198.51.100.7') => w.commands.useTotp({ userId: caller.userId, clientId: 'app', code, client: { address } });
+      const use = (code: string, address = '198.51.100.7') => w.useTotp({ userId: caller.userId, clientId: 'app', code, client: { address } });
       expect(await use('12a456')).toEqual({ ok: false, reason: 'TOTP_CODE_MALFORMED' });
       const none = await w.human();
-      expect(await w.commands.useTotp({ userId: none.userId, clientId: 'app', code: '123456', client: { address: '198.51.100.8' } })).toEqual({ ok: false, reason: 'TOTP_NOT_REGISTERED' });
+      expect(await w.useTotp({ userId: none.userId, clientId: 'app', code: '123456', client: { address: '198.51.100.8' } })).toEqual({ ok: false, reason: 'TOTP_NOT_REGISTERED' });
       const answers = [];
       for (let i = 0; i < 8; i++) answers.push(await use(String(i).padStart(6, '9')));
       expect(answers.some((a) => !a.ok && a.reason === 'TOTP_SLOW_DOWN')).toBe(true);
@@ -184,7 +189,7 @@ for (const backend of ['PGlite', 'PostgreSQL'] as const) {
 
     it('neither the secrets table nor any event holds the plaintext secret (base32, hex or base64)', async () => {
       const { caller, secret, reg } = await readyUser(w);
-      await w.commands.useTotp({ userId: caller.userId, clientId: 'app', code: '000000', client: { address: '192.0.2.9' } });
+      await w.useTotp({ userId: caller.userId, clientId: 'app', code: '000000', client: { address: '192.0.2.9' } });
       const rows = await fixture.database.sql.query({ text: 'select * from totp_secrets where user_id = $1', params: [caller.userId] });
       const totpRow = await fixture.database.sql.query({ text: 'select * from user_totp where user_id = $1', params: [caller.userId] });
       const events = await w.events.load('user', caller.userId);

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/store/database.js';
 import { DatabaseUnavailable, isUnavailable } from '../../src/store/errors.js';
 import { createEventStore } from '../../src/store/event-store.js';
-import { announcePostgresSkip, createPostgresDatabase, postgresAvailable, tempDir, testDatabaseUrl, type PostgresDatabase } from '../support/databases.js';
+import { announcePostgresSkip, createPostgresDatabase, knownOrgs, postgresAvailable, tempDir, testDatabaseUrl, type PostgresDatabase } from '../support/databases.js';
 import { rows } from './crash-load.js';
 
 announcePostgresSkip('PostgreSQL driver under a dying backend');
@@ -29,6 +29,8 @@ describe.skipIf(!postgresAvailable)('a backend terminated inside a transaction (
     pg = await createPostgresDatabase();
     dataDir = await tempDir('keyhold-driver-');
     database = await openDatabase({ databaseUrl: pg.url, dataDir, poolSize: 2 });
+    // The projects below name this org (the read model refers each project to its org).
+    await knownOrgs(database, 'org');
     admin = postgres(testDatabaseUrl!, { max: 1, onnotice: () => {} });
   }, 60_000);
   afterAll(async () => {

@@ -15,7 +15,7 @@ import {
 } from '../../src/domain/events/index.js';
 import type { OidcConfig } from '../../src/domain/oidc/types.js';
 import * as q from '../../src/store/queries/index.js';
-import type { FreshDatabase } from '../support/databases.js';
+import { knownOrgs, type FreshDatabase } from '../support/databases.js';
 import { verifiedPayload } from '../support/events.js';
 
 const id = (prefix: string) => `${prefix}-${randomUUID()}`;
@@ -210,6 +210,8 @@ export function eventStoreContract(driver: string, open: () => Promise<FreshData
 
     it('reports a read-model unique violation by constraint name and leaves nothing half-written', async () => {
       const orgId = id('org');
+      // Its projects and users refer to the org in the read model.
+      await knownOrgs(database, orgId);
       const projectId = await addProject(orgId);
       const otherProjectId = await addProject(orgId);
       const [first] = await addApp(orgId, projectId, 'App');
@@ -251,6 +253,8 @@ export function eventStoreContract(driver: string, open: () => Promise<FreshData
 
     it('names every read-model unique constraint it reports', async () => {
       const orgId = id('org');
+      // Its projects and users refer to the org in the read model.
+      await knownOrgs(database, orgId);
       const projectId = await addProject(orgId);
 
       // users: username per org, by its key (case, NFC/NFD and width folded)

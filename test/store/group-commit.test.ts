@@ -12,7 +12,7 @@ import type { Database } from '../../src/store/database.js';
 import { createEventStore, type EventStore } from '../../src/store/event-store.js';
 import { ConcurrencyConflict, DatabaseUnavailable, UniqueViolation } from '../../src/store/errors.js';
 import * as q from '../../src/store/queries/index.js';
-import { announcePostgresSkip, freshPglite, freshPostgres, postgresAvailable, type FreshDatabase } from '../support/databases.js';
+import { announcePostgresSkip, freshPglite, freshPostgres, postgresAvailable, type FreshDatabase, knownOrgs } from '../support/databases.js';
 
 const id = (prefix: string) => `${prefix}-${randomUUID()}`;
 
@@ -29,7 +29,17 @@ function countingStore(database: Database): { store: EventStore; transactions: n
   return { store: createEventStore({ kind: database.kind, sql }), transactions };
 }
 
-function addProject(store: EventStore, orgId: string, projectId = id('project')) {
+/** The orgs the projects below name (the read model refers each project to its org). */
+let fixtureDatabase: Database | undefined;
+const orgsMade = new WeakMap<Database, Map<string, Promise<void>>>();
+
+async function addProject(store: EventStore, orgId: string, projectId = id('project')) {
+  if (fixtureDatabase) {
+    const made = orgsMade.get(fixtureDatabase) ?? new Map<string, Promise<void>>();
+    orgsMade.set(fixtureDatabase, made);
+    if (!made.has(orgId)) made.set(orgId, knownOrgs(fixtureDatabase, orgId));
+    await made.get(orgId);
+  }
   return store.append(
     [{ type: 'project.added', aggregateType: 'project', aggregateId: projectId, payload: { name: 'P' }, resourceOwner: orgId, creator: 'u' }],
     [{ aggregateType: 'project', aggregateId: projectId, sequence: 0 }],
@@ -58,6 +68,7 @@ function groupCommitContract(driver: string, open: () => Promise<FreshDatabase>)
     let fixture: FreshDatabase;
     beforeAll(async () => {
       fixture = await open();
+      fixtureDatabase = fixture.database;
     });
     afterAll(async () => {
       await fixture?.cleanup();
@@ -168,6 +179,7 @@ describe.skipIf(!postgresAvailable)('PostgreSQL', () => {
 
   it('a transaction stuck on a lock does not hold up the appends behind it', async () => {
     const fixture = await freshPostgres();
+    fixtureDatabase = fixture.database;
     const other = postgres(fixture.databaseUrl!, { max: 1, onnotice: () => {} });
     try {
       const store = createEventStore(fixture.database);
@@ -198,6 +210,8 @@ describe.skipIf(!postgresAvailable)('PostgreSQL', () => {
 
   it('an unreachable database fails the waiting appends at once: no re-runs, no second wait behind the first', async () => {
     const fixture = await freshPostgres();
+    // Nothing lands on a closed database: no org rows to make first.
+    fixtureDatabase = undefined;
     try {
       const { store, transactions } = countingStore(fixture.database);
       await fixture.database.close();

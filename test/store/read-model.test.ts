@@ -4,7 +4,7 @@ import { afterEach, expect, it } from 'vitest';
 import type { NewEvent } from '../../src/domain/events/index.js';
 import { createEventStore, type EventStore } from '../../src/store/event-store.js';
 import { createReadModel } from '../../src/store/read-model.js';
-import { freshPglite, type FreshDatabase } from '../support/databases.js';
+import { freshPglite, type FreshDatabase, knownOrgs } from '../support/databases.js';
 
 let opened: FreshDatabase | undefined;
 afterEach(async () => {
@@ -16,6 +16,7 @@ it('answers the owning org of projects and users, and sees ids created after a m
   opened = await freshPglite();
   const read = createReadModel(opened.database);
   const store = createEventStore(opened.database);
+  await knownOrgs(opened.database, 'org-a', 'org-b');
   const appendNew = (s: EventStore, events: NewEvent[]) =>
     s.append(events, [{ aggregateType: events[0]!.aggregateType, aggregateId: events[0]!.aggregateId, sequence: 0 }]);
   const event = (type: 'project.added' | 'user.machine.added', aggregateType: 'project' | 'user', id: string, orgId: string, payload: object) =>

@@ -63,6 +63,8 @@ function legacyStatements(caseTwins: boolean): string[] {
     `insert into apps (id, project_id, org_id, name, created_at, changed_at, sequence)
      values ('${id}', '${project}', 'org-1', '${name}', '${at(n)}', '${at(n)}', 1)`;
   return [
+    // Their orgs: the read model refers each user to its org.
+    `insert into orgs (id, name, created_at, changed_at, sequence) values ('org-1', 'o', '${at(0)}', '${at(0)}', 1), ('org-2', 'o', '${at(0)}', '${at(0)}', 1) on conflict (id) do nothing`,
     user('u-1', 'org-1', 'Café', 1),
     user('u-2', 'org-1', 'Cafe\u0301', 2), // collides with u-1
     user('u-3', 'org-1', 'ro\u200Bot', 3),

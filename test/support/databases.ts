@@ -172,3 +172,13 @@ export function announcePostgresSkip(suite: string): void {
     console.warn(`[skipped] ${suite}: PostgreSQL tests need TEST_DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/postgres)`);
   }
 }
+
+/**
+ * Org rows for a test that appends projects or users of made-up orgs straight
+ * to the event store: the read model refers each to its org (migration 0027).
+ */
+export async function knownOrgs(database: { sql: { query: (s: { text: string; params: unknown[] }) => Promise<unknown> } }, ...orgIds: string[]): Promise<void> {
+  for (const id of orgIds) {
+    await database.sql.query({ text: `insert into orgs (id, name, created_at, changed_at, sequence) values ($1, $1, now(), now(), 1) on conflict (id) do nothing`, params: [id] });
+  }
+}

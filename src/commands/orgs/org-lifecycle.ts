@@ -32,14 +32,16 @@ import { appDecider } from '../../domain/app/decider.js';
 import { orgDecider, type OrgCommand, type OrgState } from '../../domain/org/decider.js';
 import { projectDecider } from '../../domain/project/decider.js';
 import { userDecider } from '../../domain/user/decider.js';
+import { instanceDecider, type InstanceCommand } from '../../domain/instance/decider.js';
+import { INSTANCE_ID } from '../../domain/events/index.js';
 import { userGrantDecider } from '../../domain/usergrant/decider.js';
 import { containmentExcess, holdsEverything, type Membership } from '../../domain/identity/permissions.js';
 import { authorize, orgContext } from '../../access/access.js';
 import type { Call, Caller } from '../../access/caller.js';
 import { CONSOLE_PROJECT_ID } from '../instance/add-console-app.js';
-import type { Lookups, Ports } from '../ports.js';
+import { ConcurrencyConflict, ReferenceViolation, type Lookups, type Ports } from '../ports.js';
 import { assertCascadeBounded } from '../projects/cascade-bound.js';
-import { runCommand, runCommands, target } from '../run.js';
+import { runCommand, runCommands, target, type Target } from '../run.js';
 import { written, type Written } from '../written.js';
 import { goneOwners } from './org-members.js';
 
@@ -76,16 +78,47 @@ async function endableUsers(
     const uncontained = users.find((u) => u.userId !== caller.userId && containmentExcess(caller.memberships, u.memberships));
     if (uncontained) throw new KeyholdError('PRIVILEGE_ESCALATION', { userId: uncontained.userId });
   }
-  const iamOwner = users.find((u) => u.memberships.some((m) => m.scopeType === 'instance' && m.roles.includes('IAM_OWNER')));
-  if (iamOwner) {
-    const inOrg = new Set(userIds);
-    const others = (await lookups.instanceOwnerIds()).filter((id) => !inOrg.has(id));
-    const facts = await Promise.all(others.map((id) => lookups.userFacts(id)));
-    if (!facts.some((f) => f && f.orgId !== orgId && f.state === 'active' && f.orgActive !== false)) {
-      throw new KeyholdError('LAST_IAM_OWNER', { userId: iamOwner.userId, orgId });
-    }
-  }
+  const last = await lastIamOwner(lookups, orgId, users);
+  if (last) throw new KeyholdError('LAST_IAM_OWNER', { userId: last, orgId });
   return users;
+}
+
+/** The org's users holding IAM_OWNER. */
+const iamOwnersIn = (users: ReadonlyArray<{ userId: string; memberships: Membership[] }>) =>
+  users.filter((u) => u.memberships.some((m) => m.scopeType === 'instance' && m.roles.includes('IAM_OWNER'))).map((u) => u.userId);
+
+/** The org's first IAM_OWNER when no active IAM_OWNER of another, active org remains; undefined: one remains (or the org holds none). */
+async function lastIamOwner(
+  lookups: Pick<Lookups, 'instanceOwnerIds' | 'userFacts'>,
+  orgId: string,
+  users: ReadonlyArray<{ userId: string; memberships: Membership[] }>,
+): Promise<string | undefined> {
+  const [iamOwner] = iamOwnersIn(users);
+  if (!iamOwner) return undefined;
+  const inOrg = new Set(users.map((u) => u.userId));
+  const others = (await lookups.instanceOwnerIds()).filter((id) => !inOrg.has(id));
+  const facts = await Promise.all(others.map((id) => lookups.userFacts(id)));
+  return facts.some((f) => f && f.orgId !== orgId && f.state === 'active' && f.orgActive !== false) ? undefined : iamOwner;
+}
+
+/**
+ * The instance's side of ending an org's users, when one of them is an IAM_OWNER: the last-owner
+ * rule decided again on the instance's stream, in the same append (the read model read at the
+ * decision; a concurrent ending of another org's owners meets this one on the instance's version
+ * and is decided again after it, on the read model it wrote).
+ */
+function instanceOwners(lookups: Pick<Lookups, 'instanceOwnerIds' | 'userFacts'>, orgId: string, users: ReadonlyArray<{ userId: string; memberships: Membership[] }>, actor: string): Target[] {
+  const userIds = iamOwnersIn(users);
+  if (!userIds.length) return [];
+  return [
+    target({ type: 'instance', id: INSTANCE_ID }, instanceDecider, async (): Promise<InstanceCommand> => ({
+      kind: 'endOwners',
+      orgId,
+      userIds,
+      lastOwner: await lastIamOwner(lookups, orgId, users),
+      actor,
+    })),
+  ];
 }
 
 /** The other orgs where these users hold ORG_OWNER, each with those users. */
@@ -111,6 +144,7 @@ async function setActive(ports: Ports, call: Call, kind: 'deactivate' | 'reactiv
   // with the others gone, so an org is not left with owners none of whom can sign in.
   const events = await runCommands(ports.events, [
     target({ type: 'org', id: orgId }, orgDecider(orgId), { kind, actor }),
+    ...instanceOwners(lookups, orgId, users, actor),
     ...[...ownedElsewhere(users, orgId)].map(([other, userIds]) =>
       target({ type: 'org', id: other }, orgDecider(other), async (state: OrgState): Promise<OrgCommand> => ({
         kind: 'suspendOwners',
@@ -126,11 +160,28 @@ async function setActive(ports: Ports, call: Call, kind: 'deactivate' | 'reactiv
 export const deactivateOrg = (ports: Ports, call: Call) => setActive(ports, call, 'deactivate');
 export const reactivateOrg = (ports: Ports, call: Call) => setActive(ports, call, 'reactivate');
 
+/** How often RemoveOrg reads the org's contents again when a project or user was created in it meanwhile. */
+const REMOVE_ORG_ROUNDS = 5;
+
 export async function removeOrg(ports: Ports, call: Call): Promise<{ written: Written }> {
   const { lookups } = ports;
   const { caller, orgId } = await orgContext(lookups, call);
   authorize(caller, 'org.delete', { orgId });
   await assertNotConsoleOrg(lookups, orgId);
+  // The org's projects and users are read before the append; one created meanwhile is refused by the
+  // read model's reference (migration 0027) in the append that deletes the org: read again, decided again.
+  for (let round = 1; ; round++) {
+    try {
+      return await removeOrgOnce(ports, caller, orgId);
+    } catch (e) {
+      if (!(e instanceof ReferenceViolation && e.removing)) throw e;
+      if (round >= REMOVE_ORG_ROUNDS) throw new ConcurrencyConflict();
+    }
+  }
+}
+
+async function removeOrgOnce(ports: Ports, caller: Caller, orgId: string): Promise<{ written: Written }> {
+  const { lookups } = ports;
   const [userIds, projectIds] = await Promise.all([lookups.userIdsOfOrg(orgId), lookups.projectIdsOfOrg(orgId)]);
   const projects = await Promise.all(projectIds.map(async (id) => ({ id, appIds: await lookups.appIdsOfProject(id), grantIds: await lookups.grantIdsOfProject(id) })));
   const projectEvents = projects.reduce((n, p) => n + 1 + p.appIds.length + p.grantIds.length, 0);
@@ -160,6 +211,7 @@ export async function removeOrg(ports: Ports, call: Call): Promise<{ written: Wr
       })),
     ),
     target({ type: 'org', id: orgId }, orgDecider(orgId), { kind: 'remove', actor }),
+    ...instanceOwners(lookups, orgId, users, actor),
   ]);
   return { written: written(events, orgId) };
 }

@@ -18,7 +18,7 @@
 //
 // The user's state is decided in the same run, on the user's events (not the
 // read model): a lock, deactivation or removal committed before it refuses
-// the login; in this process it is queued with the user's other commands.
+// the login, and so does the user's org forbidding passkeys (nothing recorded); in this process it is queued with the user's other commands.
 // The append writes nothing to the user, so another process's lock racing
 // the append itself is caught by the login's recordLogin (user.login.succeeded,
 // refused for a user not active), which every login finishes with.
@@ -42,6 +42,8 @@ export interface UsePasskeyInput {
   clientId: string;
   /** The RP ids the login page can use (loginRpIdsOf); a passkey under another is refused as WRONG_ORIGIN. Absent: any configured. */
   rpIds?: readonly string[];
+  /** Whether the login policy of the user's org (`orgId`, as the user's events name it) lets passkeys sign in; refused (PASSKEY_LOGIN_NOT_ALLOWED) before anything is recorded. Absent: allowed. */
+  passkeysAllowed?: (orgId: string) => Promise<boolean>;
 }
 
 export type PasskeyLoginReason = Extract<Reason, `PASSKEY_LOGIN_${string}`>;
@@ -94,8 +96,12 @@ export async function usePasskey(ports: Ports, input: UsePasskeyInput): Promise<
         if (handle !== userId) throw new KeyholdError('PASSKEY_LOGIN_OTHER_USER', { passkeyId });
         return { kind: 'use' as const, signCount: checked.signCount, challenge: input.expectedChallenge, clientId: input.clientId, actor: userId };
       }),
-      // Decided after the passkey (so only for a signed assertion), on the user's events in this same run.
-      target({ type: 'user', id: userId }, passkeyUserDecider(userId, passkeyId), { kind: 'signIn' as const }),
+      // Decided after the passkey (so only for a signed assertion), on the user's events in this same run;
+      // the org's policy too, so a passkey the policy refuses records no use.
+      target({ type: 'user', id: userId }, passkeyUserDecider(userId, passkeyId), async (user: { exists: boolean; orgId: string }) => ({
+        kind: 'signIn' as const,
+        passkeysAllowed: input.passkeysAllowed && user.exists ? await input.passkeysAllowed(user.orgId) : undefined,
+      })),
     ]);
     if (events.some((e) => e.type === 'passkey.signcount.refused')) return { ok: false, reason: 'PASSKEY_LOGIN_CLONED' };
     const orgId = events.find((e) => e.aggregateType === 'passkey')?.resourceOwner;

@@ -12,12 +12,13 @@
 // user.totp.added event, and never written to an event, a log or an error.
 import { invalidRequest, KeyholdError, violation } from '../../domain/errors/keyhold-error.js';
 import { addressBucketKey } from '../../domain/identity/address-key.js';
-import type { BucketRequest } from '../../domain/identity/attempt-budget.js';
+import type { AttemptOutcome, BucketRequest } from '../../domain/identity/attempt-budget.js';
 import { requiredId } from '../../domain/identity/text-rules.js';
 import { randomBytes } from '../../domain/random.js';
-import { totpDecider } from '../../domain/totp/decider.js';
+import { totpDecider, totpStepFree } from '../../domain/totp/decider.js';
 import { base32Encode, normalizeTotpCode, otpauthUri, TOTP_SECRET_BYTES, verifyTotp } from '../../domain/totp/totp.js';
-import { newRecoveryCodeSet } from '../users/recovery-codes.js';
+import { hasOtherStrongFactor } from '../strong-factors.js';
+import { newRecoveryCodeSet, recoveryGenerations } from '../users/recovery-codes.js';
 import { userForCredentialWrite } from '../../access/access.js';
 import type { Call } from '../../access/caller.js';
 import type { Ports } from '../ports.js';
@@ -74,8 +75,10 @@ function codeViolation(detail: string) {
 /**
  * A right code from the app makes the pending registration ready (the code's
  * time step is recorded as used: it does not work again at a login). The
- * user's FIRST second factor (no ready security key) brings a set of recovery
- * codes, as a first security key does — self only (../users/recovery-codes.ts).
+ * user's FIRST strong factor (no ready security key or passkey) brings a set
+ * of recovery codes, as a first key or passkey does — self only
+ * (../users/recovery-codes.ts), and only if no other first factor's set was
+ * written meanwhile (decided in the append).
  * No guessing budget here: whoever may call this was answered the secret.
  */
 export async function verifyTotpRegistration(ports: Ports, { caller }: Call, input: { userId: string; code: string }): Promise<{ written: Written; recoveryCodes: string[] }> {
@@ -86,8 +89,12 @@ export async function verifyTotpRegistration(ports: Ports, { caller }: Call, inp
   const user = await userForCredentialWrite(ports.lookups, caller, input.userId);
   const { secrets } = ports.totp();
   const now = ports.clock.now();
-  const first = user.id === caller.userId && !(await ports.lookups.u2fOf(user.id)).some((t) => t.state === 'ready');
+  // The user's first strong factor, as for keys and passkeys (strong-factors.ts); whether it still is
+  // when written is decided in the append (ifGenerations): of several first factors at once, one brings codes.
+  const first = user.id === caller.userId && !(await hasOtherStrongFactor(ports, user.id, ''));
   const set = first ? newRecoveryCodeSet(user.id, caller.userId) : undefined;
+  // Counted now, with `first`: a set another first factor writes after this is seen in the append.
+  const generations = set ? await recoveryGenerations(ports, user.id) : undefined;
   let step: { totpId: string; step: number } | undefined;
   const events = await runCommand(ports.events, userTarget(user.id), totpDecider(user.id), async (state) => {
     if (!state.exists) throw new KeyholdError('USER_NOT_FOUND', { userId: user.id });
@@ -98,11 +105,13 @@ export async function verifyTotpRegistration(ports: Ports, { caller }: Call, inp
     const checked = verifyTotp(stored.secret, input.code, now);
     if (!checked.ok) throw new KeyholdError('TOTP_CODE_WRONG', { userId: user.id });
     step = { totpId: state.totp.id, step: checked.step };
-    return { kind: 'verify' as const, totpId: state.totp.id, actor: caller.userId, recoveryCodeHashes: set?.command.kind === 'generate' ? set.command.codeHashes : undefined };
+    const codeHashes = set?.command.kind === 'generate' ? set.command.codeHashes : undefined;
+    return { kind: 'verify' as const, totpId: state.totp.id, step: checked.step, actor: caller.userId, recoveryCodeHashes: codeHashes, ifGenerations: generations };
   });
-  // The code that confirmed the app is spent: it cannot also pass a login.
+  // The confirming code's step is spent by its event; the secrets table's floor follows it.
   if (step) await secrets.claimStep(step.totpId, step.step);
-  return { written: written(events, user.id), recoveryCodes: set?.codes ?? [] };
+  const generated = events.some((e) => e.type === 'user.recovery.codes.generated');
+  return { written: written(events, user.id), recoveryCodes: generated ? (set?.codes ?? []) : [] };
 }
 
 /** The user's TOTP (pending or ready) goes, its sealed secret with it (the event's projection). */
@@ -126,6 +135,7 @@ export interface UseTotpInput {
   clientId: string;
   /** What the user typed. */
   code: string;
+  /** Who typed it: the guessing budgets' keys (../login/check-totp.ts). */
   client: TotpClient;
 }
 
@@ -146,39 +156,32 @@ export function totpBuckets(userId: string, client: TotpClient): BucketRequest[]
 
 /**
  * The login's check of a typed code, for the user who has just given the
- * right password (the actor; not caller-authorized). In order: input that is
- * no code at all is refused before anything (it tries nothing); a place is
- * reserved in the guessing budgets (none: TOTP_SLOW_DOWN, nothing checked);
- * the code is checked against now ±1 step; the matched step is claimed by one
- * conditional update — a replayed code, or the second of two concurrent uses
- * of one code, finds it claimed and is refused; the outcome is an event
- * (user.totp.used / user.totp.check.failed).
+ * right password (the actor; not caller-authorized), once its place in the
+ * guessing budgets is reserved (../login/check-totp.ts). Input that is no code
+ * at all is refused before anything. The code is checked against now ±1 step;
+ * whether its step is still free is decided by the decider in the append that
+ * records the outcome (user.totp.used with the step / user.totp.check.failed),
+ * so of two uses of one code at once the second is decided again on the
+ * first's event and refused. `counts` hears how the guess ended: a wrong or
+ * spent code as soon as it is known (it counts even if its event is not
+ * written), a right one only once its use is recorded.
  */
-export async function useTotp(ports: Ports, input: UseTotpInput): Promise<UseTotpResult> {
+export async function useTotp(ports: Ports, input: Omit<UseTotpInput, 'client'>, counts: (outcome: AttemptOutcome) => void = () => {}): Promise<UseTotpResult> {
   if (!normalizeTotpCode(input.code ?? '').ok) return { ok: false, reason: 'TOTP_CODE_MALFORMED' };
-  const { secrets, budgets } = ports.totp();
-  const held = await budgets.reserve(totpBuckets(input.userId, input.client));
-  if (!held.ok) return { ok: false, reason: 'TOTP_SLOW_DOWN', retryAfterSeconds: held.waitSeconds };
-  let outcome: 'success' | 'failure' | 'none' = 'none';
-  try {
-    const totp = await ports.lookups.totpOf(input.userId);
-    const stored = totp?.state === 'ready' ? await secrets.get(totp.totpId) : undefined;
-    if (!totp || !stored) return { ok: false, reason: 'TOTP_NOT_REGISTERED' };
-    const checked = verifyTotp(stored.secret, input.code, ports.clock.now());
-    const accepted = checked.ok && (await secrets.claimStep(totp.totpId, checked.step));
-    // A wrong guess counts whatever follows; a right one clears its streak only once its login is
-    // recorded (an append that fails gives the place back uncounted: nothing was signed in).
-    if (!accepted) outcome = 'failure';
-    await runCommand(ports.events, userTarget(input.userId), totpDecider(input.userId), {
-      kind: 'use',
-      totpId: totp.totpId,
-      accepted,
-      clientId: input.clientId,
-      actor: input.userId,
-    });
-    if (accepted) outcome = 'success';
-    return accepted ? { ok: true, totpId: totp.totpId } : { ok: false, reason: 'TOTP_CODE_WRONG' };
-  } finally {
-    await held.finish(outcome).catch(() => {});
-  }
+  const { secrets } = ports.totp();
+  const totp = await ports.lookups.totpOf(input.userId);
+  const stored = totp?.state === 'ready' ? await secrets.get(totp.totpId) : undefined;
+  if (!totp || !stored) return { ok: false, reason: 'TOTP_NOT_REGISTERED' };
+  const checked = verifyTotp(stored.secret, input.code, ports.clock.now());
+  const step = checked.ok ? checked.step : undefined;
+  const events = await runCommand(ports.events, userTarget(input.userId), totpDecider(input.userId), async (state) => {
+    counts(totpStepFree(state, totp.totpId, step, stored.lastStep) ? 'none' : 'failure');
+    return { kind: 'use' as const, totpId: totp.totpId, step, floor: stored.lastStep, clientId: input.clientId, actor: input.userId };
+  });
+  const accepted = events.some((e) => e.type === 'user.totp.used');
+  if (!accepted) return { ok: false, reason: 'TOTP_CODE_WRONG' };
+  counts('success');
+  // The secrets table's floor follows the events (the step is spent by user.totp.used already).
+  await secrets.claimStep(totp.totpId, step!).catch(() => {});
+  return { ok: true, totpId: totp.totpId };
 }

@@ -4,13 +4,10 @@
 // transaction (u2f.registration.replaced), so a user without any role cannot
 // pile them up without end.
 import { encodeBase64Url } from '../../domain/webauthn/base64url.js';
-import { invalidRequest, KeyholdError, violation } from '../../domain/errors/keyhold-error.js';
-import { requiredId } from '../../domain/identity/text-rules.js';
 import { pendingToReplace, u2fDecider } from '../../domain/u2f/decider.js';
-import { buildCreationOptions } from '../../domain/webauthn/index.js';
-import { userForCredentialWrite } from '../../access/access.js';
 import type { Call } from '../../access/caller.js';
 import type { Ports, U2fFacts } from '../ports.js';
+import { registrationStart, type CreationOptions } from '../registration-start.js';
 import { runCommands, serializedOn, target } from '../run.js';
 import { written, type Written } from '../written.js';
 
@@ -23,21 +20,9 @@ export async function registerU2f(
   ports: Ports,
   { caller }: Call,
   input: { userId: string; domain: string },
-): Promise<{ u2fId: string; written: Written; creationOptions: ReturnType<typeof buildCreationOptions> }> {
-  const webauthn = ports.webauthn();
-  const violations = requiredId('userId', input.userId);
-  const rpId = input.domain.trim() || webauthn.rpIds[0]!;
-  if (!webauthn.rpIds.includes(rpId)) {
-    violations.push(violation('domain', { en: 'is not a configured relying party id', de: 'ist keine konfigurierte Relying-Party-ID' }));
-  }
-  if (violations.length) throw invalidRequest(violations);
-  await userForCredentialWrite(ports.lookups, caller, input.userId);
-  // The whole user: the WebAuthn options carry its names.
-  const user = await ports.lookups.userFacts(input.userId);
-  if (!user) throw new KeyholdError('USER_NOT_FOUND', { userId: input.userId });
-  const challenge = ports.secrets.challenge();
+): Promise<{ u2fId: string; written: Written; creationOptions: CreationOptions }> {
+  const { webauthn, rpId, user, challenge, expiresAt, creationOptions } = await registrationStart(ports, caller, input);
   const u2fId = ports.ids.newId();
-  const expiresAt = new Date(ports.clock.now() + webauthn.timeoutMs).toISOString();
   const now = () => ports.clock.now();
   // One at a time per user in this process, so that parallel calls cannot
   // each find room under the cap. (Processes sharing a PostgreSQL can each
@@ -57,16 +42,5 @@ export async function registerU2f(
       exclude: excludedCredentials(tokens, rpId),
     };
   });
-  const creationOptions = buildCreationOptions({
-    rpId,
-    rpName: webauthn.rpName,
-    userId: user.id,
-    userName: user.username,
-    userDisplayName: user.displayName || user.name || user.username,
-    challenge,
-    timeoutMs: webauthn.timeoutMs,
-    excludeCredentialIds: exclude,
-    attestation: webauthn.attestation,
-  });
-  return { u2fId, written: written(events, u2fId), creationOptions };
+  return { u2fId, written: written(events, u2fId), creationOptions: creationOptions(exclude) };
 }

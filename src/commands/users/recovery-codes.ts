@@ -31,14 +31,19 @@ export function newRecoveryCodeSet(userId: string, actor: string): { codes: stri
  * `codesOf(events)`: the codes to answer, given what the append wrote.
  */
 export async function firstFactorCodes(ports: Pick<Ports, 'events'>, userId: string, actor: string): Promise<{ target: Target; codesOf: (events: readonly { type: string; aggregateId: string }[]) => string[] }> {
-  const history = await ports.events.load('user', userId);
-  const decider = recoveryDecider(userId);
-  const generations = history.reduce((s, e) => decider.evolve(s, e as Parameters<typeof decider.evolve>[1]), decider.initialState()).generations;
+  const generations = await recoveryGenerations(ports, userId);
   const { codes, command } = newRecoveryCodeSet(userId, actor);
   return {
     target: recoveryCodesTarget(userId, { ...command, kind: 'generate', ifGenerations: generations } as RecoveryCommand),
     codesOf: (events) => (events.some((e) => e.type === 'user.recovery.codes.generated' && e.aggregateId === userId) ? codes : []),
   };
+}
+
+/** How many sets the user's events hold as generated: what a first factor's set is decided against in its append (ifGenerations). */
+export async function recoveryGenerations(ports: Pick<Ports, 'events'>, userId: string): Promise<number> {
+  const history = await ports.events.load('user', userId);
+  const decider = recoveryDecider(userId);
+  return history.reduce((s, e) => decider.evolve(s, e as Parameters<typeof decider.evolve>[1]), decider.initialState()).generations;
 }
 
 /** The runner target that writes a new set for `userId` (for a command that writes it together with something else). */

@@ -13,4 +13,9 @@ export interface InstanceEventPayloads {
    * spraying; for a known user it is the user's `user.login.throttled`). Never the password or the name.
    */
   'instance.login.throttled': { clientId: string; clientIp: string; waitSeconds: number };
+  /**
+   * An org holding IAM_OWNERs was deactivated or removed (`userIds`: those owners): recorded on the
+   * instance so that two such endings meet on its version and the last owner rule is decided once.
+   */
+  'instance.owners.ended': { orgId: string; userIds: string[] };
 }

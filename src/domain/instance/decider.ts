@@ -19,7 +19,13 @@ export type InstanceCommand =
   /** An IAM_OWNER added after bootstrap (the human admin, made at start). */
   | { kind: 'addOwner'; userId: string; actor: string }
   /** The login's per-IP throttle engaged for unknown names (the actor: LOGIN_ACTOR). */
-  | { kind: 'recordThrottle'; clientId: string; clientIp: string; waitSeconds: number; actor: string };
+  | { kind: 'recordThrottle'; clientId: string; clientIp: string; waitSeconds: number; actor: string }
+  /**
+   * DeactivateOrg / RemoveOrg of an org holding IAM_OWNERs (`userIds`): refused (LAST_IAM_OWNER,
+   * naming `lastOwner`) when the command found no other active owner, else recorded — on this one
+   * stream, so two orgs' endings at once are decided one after the other.
+   */
+  | { kind: 'endOwners'; orgId: string; userIds: readonly string[]; lastOwner?: string; actor: string };
 
 /** The creator of events the login records where no user is known. */
 export const LOGIN_ACTOR = 'keyhold-login';
@@ -33,6 +39,19 @@ export const instanceDecider: Decider<InstanceState, InstanceCommand, InstanceEv
       const { clientId, clientIp, waitSeconds } = command;
       return [
         { aggregateType: 'instance', aggregateId: INSTANCE_ID, resourceOwner: state.defaultOrgId, creator: command.actor, type: 'instance.login.throttled', payload: { clientId, clientIp, waitSeconds } },
+      ];
+    }
+    if (command.kind === 'endOwners') {
+      if (command.lastOwner) throw new KeyholdError('LAST_IAM_OWNER', { userId: command.lastOwner, orgId: command.orgId });
+      return [
+        {
+          aggregateType: 'instance',
+          aggregateId: INSTANCE_ID,
+          resourceOwner: state.defaultOrgId,
+          creator: command.actor,
+          type: 'instance.owners.ended',
+          payload: { orgId: command.orgId, userIds: [...command.userIds] },
+        },
       ];
     }
     if (command.kind === 'addOwner') {

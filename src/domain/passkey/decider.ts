@@ -17,23 +17,15 @@ import type { EventTypeOf, NewEvent } from '../events/index.js';
 import { isClonedCounter } from '../u2f/decider.js';
 import { userDecider, type UserState } from '../user/decider.js';
 import type { VerifiedCredential } from '../webauthn/index.js';
+import { assertRegistrationVerifiable, NOT_STARTED, started, startPayload, stillPending, type PendingRegistration } from '../webauthn/registration.js';
 
 type PasskeyEventType = EventTypeOf<'passkey'>;
 
-export interface PasskeyState {
+/** The registration's pending part (../webauthn/registration.ts, as a security key's), then the passkey. */
+export interface PasskeyState extends PendingRegistration {
   /** The passkey's name (verified or renamed). */
   name?: string;
   passkeyId: string;
-  /** Ever started (an id is never used twice). */
-  started: boolean;
-  exists: boolean;
-  userId: string;
-  orgId: string;
-  rpId: string;
-  challenge: string;
-  expiresAt: number;
-  verified: boolean;
-  replaced: boolean;
   credentialId: string;
   publicKey: string;
   signCount: number;
@@ -53,26 +45,16 @@ export type PasskeyCommand =
 
 /** Why a registration can no longer be verified, checked before any WebAuthn work. */
 export function assertPasskeyVerifiable(state: PasskeyState, userId: string, now: number): void {
-  if (!state.exists || state.userId !== userId) throw new KeyholdError('PASSKEY_NOT_FOUND', { passkeyId: state.passkeyId });
-  if (state.verified) throw new KeyholdError('PASSKEY_ALREADY_VERIFIED', { passkeyId: state.passkeyId });
-  if (state.replaced) throw new KeyholdError('PASSKEY_REGISTRATION_REPLACED', { passkeyId: state.passkeyId });
-  if (now >= state.expiresAt) throw new KeyholdError('PASSKEY_REGISTRATION_EXPIRED', { passkeyId: state.passkeyId });
+  const reasons = { notFound: 'PASSKEY_NOT_FOUND', verified: 'PASSKEY_ALREADY_VERIFIED', replaced: 'PASSKEY_REGISTRATION_REPLACED', expired: 'PASSKEY_REGISTRATION_EXPIRED' } as const;
+  assertRegistrationVerifiable(state, userId, now, reasons, { passkeyId: state.passkeyId });
 }
 
 /** The decider of passkey `passkeyId` of user `userId` (another user's passkey is "not found"). */
 export function passkeyDecider(passkeyId: string, userId: string, now: () => number = Date.now): Decider<PasskeyState, PasskeyCommand, PasskeyEventType> {
   return {
     initialState: () => ({
+      ...NOT_STARTED,
       passkeyId,
-      started: false,
-      exists: false,
-      userId: '',
-      orgId: '',
-      rpId: '',
-      challenge: '',
-      expiresAt: 0,
-      verified: false,
-      replaced: false,
       credentialId: '',
       publicKey: '',
       signCount: 0,
@@ -81,16 +63,7 @@ export function passkeyDecider(passkeyId: string, userId: string, now: () => num
     evolve: (state, event) => {
       switch (event.type) {
         case 'passkey.registration.started':
-          return {
-            ...state,
-            started: true,
-            exists: true,
-            userId: event.payload.userId,
-            orgId: event.resourceOwner,
-            rpId: event.payload.rpId,
-            challenge: event.payload.challenge,
-            expiresAt: Date.parse(event.payload.expiresAt),
-          };
+          return started(state, event);
         case 'passkey.registration.replaced':
           return { ...state, replaced: true };
         case 'passkey.verified':
@@ -108,13 +81,10 @@ export function passkeyDecider(passkeyId: string, userId: string, now: () => num
     decide: (command, state): NewEvent<PasskeyEventType>[] => {
       const base = { aggregateType: 'passkey' as const, aggregateId: passkeyId, resourceOwner: state.orgId, creator: command.actor };
       switch (command.kind) {
-        case 'start': {
-          if (state.started) throw new KeyholdError('ID_TAKEN', { id: passkeyId });
-          const { rpId, challenge, expiresAt } = command;
-          return [{ ...base, resourceOwner: command.orgId, type: 'passkey.registration.started', payload: { userId, rpId, challenge, expiresAt } }];
-        }
+        case 'start':
+          return [{ ...base, resourceOwner: command.orgId, type: 'passkey.registration.started', payload: startPayload(state, passkeyId, userId, command) }];
         case 'replace':
-          if (!state.exists || state.userId !== userId || state.verified || state.replaced) return [];
+          if (!stillPending(state, userId)) return [];
           return [{ ...base, type: 'passkey.registration.replaced', payload: { userId, by: command.by } }];
         case 'verify': {
           assertPasskeyVerifiable(state, userId, now());
@@ -174,18 +144,22 @@ export function passkeyDecider(passkeyId: string, userId: string, now: () => num
 /**
  * The user side of a passkey login, decided in the same runCommands as the
  * passkey's use: the user's own events (not the read model) say whether it
- * may sign in. Only a human, existing, active user; it writes nothing.
+ * may sign in. Only a human, existing, active user, whose org's login policy
+ * allows passkeys (`passkeysAllowed`, read by the command for the org the
+ * events name): a refusal here refuses the whole run, so a passkey that may not
+ * sign in records no use. It writes nothing.
  */
-export function passkeyUserDecider(userId: string, passkeyId: string): Decider<UserState, { kind: 'signIn' }, EventTypeOf<'user'>> {
+export function passkeyUserDecider(userId: string, passkeyId: string): Decider<UserState, { kind: 'signIn'; passkeysAllowed?: boolean }, EventTypeOf<'user'>> {
   const user = userDecider(userId);
   return {
     foldKey: user.foldKey,
     initialState: user.initialState,
     evolve: user.evolve,
-    decide: (_command, state) => {
+    decide: (command, state) => {
       // A machine user's passkey (registered before machines were refused) is no passkey to sign in with.
       if (!state.exists || state.kind !== 'human') throw new KeyholdError('PASSKEY_LOGIN_UNKNOWN_CREDENTIAL', { passkeyId });
       if (state.state !== 'active') throw new KeyholdError('PASSKEY_LOGIN_USER_INACTIVE', { passkeyId });
+      if (command.passkeysAllowed === false) throw new KeyholdError('PASSKEY_LOGIN_NOT_ALLOWED', { passkeyId });
       return [];
     },
   };

@@ -6,24 +6,15 @@ import type { Decider } from '../decider.js';
 import { KeyholdError } from '../errors/keyhold-error.js';
 import type { EventTypeOf, NewEvent } from '../events/index.js';
 import type { VerifiedCredential } from '../webauthn/index.js';
+import { assertRegistrationVerifiable, NOT_STARTED, started, startPayload, stillPending, type PendingRegistration } from '../webauthn/registration.js';
 
 type U2fEventType = EventTypeOf<'u2f'>;
 
-export interface U2fState {
+/** The registration's pending part (../webauthn/registration.ts), then the key. */
+export interface U2fState extends PendingRegistration {
   /** The key's name (verified or renamed). */
   name?: string;
   u2fId: string;
-  /** Ever started (an id is never used twice). */
-  started: boolean;
-  exists: boolean;
-  userId: string;
-  orgId: string;
-  rpId: string;
-  challenge: string;
-  expiresAt: number;
-  verified: boolean;
-  /** Ended unverified by a newer registration (see pendingToReplace). */
-  replaced: boolean;
   /** Once verified: the credential a login checks an assertion against (base64url). */
   credentialId: string;
   publicKey: string;
@@ -55,29 +46,18 @@ export function isClonedCounter(stored: number, presented: number): boolean {
 
 /** Why a registration can no longer be verified, checked before any WebAuthn work. */
 export function assertVerifiable(state: U2fState, userId: string, now: number): void {
-  if (!state.exists || state.userId !== userId) throw new KeyholdError('U2F_NOT_FOUND', { u2fId: state.u2fId });
-  if (state.verified) throw new KeyholdError('U2F_ALREADY_VERIFIED', { u2fId: state.u2fId });
-  if (state.replaced) throw new KeyholdError('U2F_REGISTRATION_REPLACED', { u2fId: state.u2fId });
-  if (now >= state.expiresAt) throw new KeyholdError('U2F_REGISTRATION_EXPIRED', { u2fId: state.u2fId });
+  const reasons = { notFound: 'U2F_NOT_FOUND', verified: 'U2F_ALREADY_VERIFIED', replaced: 'U2F_REGISTRATION_REPLACED', expired: 'U2F_REGISTRATION_EXPIRED' } as const;
+  assertRegistrationVerifiable(state, userId, now, reasons, { u2fId: state.u2fId });
 }
 
 /** The decider of registration `u2fId` of user `userId` (a registration of another user is "not found"). */
 export function u2fDecider(u2fId: string, userId: string, now: () => number = Date.now): Decider<U2fState, U2fCommand, U2fEventType> {
   return {
-    initialState: () => ({ u2fId, started: false, exists: false, userId: '', orgId: '', rpId: '', challenge: '', expiresAt: 0, verified: false, replaced: false, credentialId: '', publicKey: '', signCount: 0 }),
+    initialState: () => ({ ...NOT_STARTED, u2fId, credentialId: '', publicKey: '', signCount: 0 }),
     evolve: (state, event) => {
       switch (event.type) {
         case 'u2f.registration.started':
-          return {
-            ...state,
-            started: true,
-            exists: true,
-            userId: event.payload.userId,
-            orgId: event.resourceOwner,
-            rpId: event.payload.rpId,
-            challenge: event.payload.challenge,
-            expiresAt: Date.parse(event.payload.expiresAt),
-          };
+          return started(state, event);
         case 'u2f.registration.replaced':
           return { ...state, replaced: true };
         case 'u2f.verified':
@@ -95,14 +75,10 @@ export function u2fDecider(u2fId: string, userId: string, now: () => number = Da
     decide: (command, state): NewEvent<U2fEventType>[] => {
       const base = { aggregateType: 'u2f' as const, aggregateId: u2fId, resourceOwner: state.orgId, creator: command.actor };
       switch (command.kind) {
-        case 'start': {
-          if (state.started) throw new KeyholdError('ID_TAKEN', { id: u2fId });
-          const { rpId, challenge, expiresAt } = command;
-          return [{ ...base, resourceOwner: command.orgId, type: 'u2f.registration.started', payload: { userId, rpId, challenge, expiresAt } }];
-        }
+        case 'start':
+          return [{ ...base, resourceOwner: command.orgId, type: 'u2f.registration.started', payload: startPayload(state, u2fId, userId, command) }];
         case 'replace':
-          // One that ended meanwhile (verified, replaced, removed) no longer counts against the cap: nothing to end.
-          if (!state.exists || state.userId !== userId || state.verified || state.replaced) return [];
+          if (!stillPending(state, userId)) return [];
           return [{ ...base, type: 'u2f.registration.replaced', payload: { userId, by: command.by } }];
         case 'verify': {
           assertVerifiable(state, userId, now());

@@ -6,7 +6,7 @@ import type { StateOf } from '../state.js';
 import { decideSecondFactor } from './second-factor.js';
 import type { Step } from './step.js';
 
-export const changePassword: Step<StateOf<'changePassword'>> = {
+export const changePassword: Step<StateOf<'changePassword'>, 'change'> = {
   actions: ['change'],
   async render(ctx, state, problem) {
     return { page: { title: t(ctx.lang, 'changePassword'), body: changeForm(ctx.lang, ctx.interaction.uid, ctx.hidden, state.loginName, problem?.text) } };

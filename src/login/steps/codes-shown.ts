@@ -6,7 +6,7 @@ import { t } from '../pages/layout.js';
 import type { StateOf } from '../state.js';
 import type { Step } from './step.js';
 
-export const codesShown: Step<StateOf<'codesShown'>> = {
+export const codesShown: Step<StateOf<'codesShown'>, 'key'> = {
   actions: ['key'],
   async render(ctx) {
     return { page: { title: t(ctx.lang, 'codesTitle'), body: codesBody(ctx.lang, ctx.interaction.uid, ctx.hidden, []) } };

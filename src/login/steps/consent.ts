@@ -7,7 +7,7 @@ import { t } from '../pages/layout.js';
 import type { StateOf } from '../state.js';
 import type { Step } from './step.js';
 
-export const consent: Step<StateOf<'consent'>> = {
+export const consent: Step<StateOf<'consent'>, 'consent'> = {
   actions: ['consent'],
   async render(ctx) {
     const { lang, interaction } = ctx;

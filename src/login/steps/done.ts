@@ -3,7 +3,7 @@
 import type { StateOf } from '../state.js';
 import type { Step } from './step.js';
 
-export const done: Step<StateOf<'done'>> = {
+export const done: Step<StateOf<'done'>, never> = {
   actions: [],
   async render() {
     return { again: true };

@@ -13,7 +13,7 @@ import { challengeOf, refused, takeAnswer } from './key-ceremony.js';
 import { decideSecondFactor, loginIds } from './second-factor.js';
 import type { Step } from './step.js';
 
-export const enrolKey: Step<StateOf<'enrolKey'>> = {
+export const enrolKey: Step<StateOf<'enrolKey'>, 'key' | 'enrol-method'> = {
   actions: ['key', 'enrol-method'],
   async render(ctx, state, problem) {
     const decided = await decideSecondFactor(ctx.issuer, ctx.ports, state.userId);

@@ -14,7 +14,7 @@ import { challengeOf, refused, takeAnswer } from './key-ceremony.js';
 import { decideSecondFactor, loginIds } from './second-factor.js';
 import type { Step } from './step.js';
 
-export const enrolPasskey: Step<StateOf<'enrolPasskey'>> = {
+export const enrolPasskey: Step<StateOf<'enrolPasskey'>, 'key' | 'enrol-method'> = {
   actions: ['key', 'enrol-method'],
   async render(ctx, state, problem) {
     const decided = await decideSecondFactor(ctx.issuer, ctx.ports, state.userId);

@@ -18,7 +18,7 @@ import type { StateOf } from '../state.js';
 import { decideSecondFactor, loginIds } from './second-factor.js';
 import type { Step } from './step.js';
 
-export const enrolTotp: Step<StateOf<'enrolTotp'>> = {
+export const enrolTotp: Step<StateOf<'enrolTotp'>, 'totp' | 'enrol-method'> = {
   actions: ['totp', 'enrol-method'],
   async render(ctx, state, problem) {
     const decided = await decideSecondFactor(ctx.issuer, ctx.ports, state.userId);

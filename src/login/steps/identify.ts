@@ -10,7 +10,7 @@ import { passkeyPage } from './passkey.js';
 import { withRegisterButton } from './register.js';
 import type { Step } from './step.js';
 
-export const identify: Step<StateOf<'identify'>> = {
+export const identify: Step<StateOf<'identify'>, 'username' | 'register-start'> = {
   actions: ['username', 'register-start'],
   async render(ctx, state, problem) {
     const withPasskey = await passkeyPage(ctx, state, problem);

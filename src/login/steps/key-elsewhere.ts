@@ -9,7 +9,7 @@ import type { StateOf } from '../state.js';
 import { decideSecondFactor } from './second-factor.js';
 import type { Step } from './step.js';
 
-export const keyElsewhere: Step<StateOf<'keyElsewhere'>> = {
+export const keyElsewhere: Step<StateOf<'keyElsewhere'>, 'key'> = {
   actions: ['key'],
   async render(ctx, state) {
     const decided = await decideSecondFactor(ctx.issuer, ctx.ports, state.userId);

@@ -35,7 +35,9 @@ const PAGE_REFUSAL: Readonly<Partial<Record<U2fLoginReason, PasskeyLoginReason>>
 };
 
 /** What the command's refusals show: only a cloned authenticator is told as itself. */
-export const shownAs = (reason: PasskeyLoginReason): PasskeyLoginReason => (reason === 'PASSKEY_LOGIN_CLONED' ? reason : 'PASSKEY_LOGIN_REFUSED');
+/** Told as themselves, both only after a valid signature of a registered passkey (its holder): a cloned authenticator, and the user's org forbidding passkeys. */
+const TOLD: readonly PasskeyLoginReason[] = ['PASSKEY_LOGIN_CLONED', 'PASSKEY_LOGIN_NOT_ALLOWED'];
+export const shownAs = (reason: PasskeyLoginReason): PasskeyLoginReason => (TOLD.includes(reason) ? reason : 'PASSKEY_LOGIN_REFUSED');
 
 const problemOf = (ctx: StepContext, reason: PasskeyLoginReason): Problem => ({ text: escapeHtml(renderMessage(reason, ctx.lang, {})), reason });
 
@@ -62,7 +64,7 @@ export async function passkeyPage(ctx: StepContext, state: StateOf<'identify' | 
   return { page: { title: t(lang, 'title'), body, script: keyStepScript().path } };
 }
 
-export const passkey: Step<StateOf<'passkey'>> = {
+export const passkey: Step<StateOf<'passkey'>, 'passkey' | 'username' | 'register-start'> = {
   // The username form stays on the page beside the passkey.
   actions: ['passkey', 'username', 'register-start'],
   async render(ctx, state, problem) {
@@ -75,7 +77,7 @@ export const passkey: Step<StateOf<'passkey'>> = {
     if ('refusal' in read) return refused(ctx, PAGE_REFUSAL[read.refusal] ?? 'PASSKEY_LOGIN_INVALID');
     const used = await ctx.ports.usePasskey({ response: read.answer, expectedChallenge: read.taken.value, clientId: ctx.interaction.clientId, rpIds: loginIds(ctx.issuer, ctx.ports) });
     if (!used.ok) return refused(ctx, shownAs(used.reason));
-    // The passkey proved its user: that user's org decides whether passkeys sign in.
+    // The check refused a passkey of an org forbidding passkeys (recording no use); decided here again for a policy read since.
     const factors = await ctx.ports.userLoginFactors(used.userId);
     // A machine user's credential: refused as any other the check refuses.
     if (!factors) return refused(ctx, 'PASSKEY_LOGIN_REFUSED');

@@ -21,7 +21,7 @@ function refusal(ctx: StepContext, userId: string | undefined, verdict: Extract<
   return t(ctx.lang, 'unknownOrWrong');
 }
 
-export const password: Step<StateOf<'password'>> = {
+export const password: Step<StateOf<'password'>, 'password' | 'username' | 'forgot'> = {
   // A name typed again (the username page in another tab, or after going back) starts from it.
   actions: ['password', 'username', 'forgot'],
   async render(ctx, state, problem) {

@@ -9,7 +9,7 @@ import { MAX_CODE, recoveryBody } from '../pages/recovery.js';
 import type { StateOf } from '../state.js';
 import type { Step } from './step.js';
 
-export const recoveryCode: Step<StateOf<'recoveryCode'>> = {
+export const recoveryCode: Step<StateOf<'recoveryCode'>, 'recovery' | 'use-key'> = {
   actions: ['recovery', 'use-key'],
   async render(ctx, state, problem) {
     return { page: { title: t(ctx.lang, 'recoveryTitle'), body: recoveryBody(ctx.lang, ctx.interaction.uid, ctx.hidden, state.loginName, problem) } };

@@ -14,7 +14,7 @@ import { challengeOf, refused, takeAnswer } from './key-ceremony.js';
 import { decideSecondFactor, loginIds } from './second-factor.js';
 import type { Step } from './step.js';
 
-export const securityKey: Step<StateOf<'securityKey'>> = {
+export const securityKey: Step<StateOf<'securityKey'>, 'key' | 'use-recovery' | 'use-totp'> = {
   actions: ['key', 'use-recovery', 'use-totp'],
   async render(ctx, state, problem) {
     const decided = await decideSecondFactor(ctx.issuer, ctx.ports, state.userId);

@@ -55,11 +55,17 @@ export interface StepContext {
   now(): number;
 }
 
-export interface Step<S extends LoginState> {
+/**
+ * A step of state S whose forms post the actions A: each step names its own
+ * union, so a submit that branches on an action it does not take, or a
+ * misspelt one, does not compile. The routes see every step as taking strings
+ * (they check `actions` before calling `submit`).
+ */
+export interface Step<S extends LoginState, A extends string = string> {
   /** The form actions (POST /ui/login/<uid>/<action>) this step takes. */
-  actions: readonly string[];
+  actions: readonly A[];
   render(ctx: StepContext, state: S, problem?: Problem): Promise<Shown>;
-  submit(ctx: StepContext, state: S, action: string): Promise<Submitted>;
+  submit(ctx: StepContext, state: S, action: A): Promise<Submitted>;
 }
 
 /** The step table's type: a step for every state, each taking its own state. */

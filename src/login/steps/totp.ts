@@ -10,7 +10,7 @@ import type { StateOf } from '../state.js';
 import { decideSecondFactor } from './second-factor.js';
 import type { Step } from './step.js';
 
-export const totp: Step<StateOf<'totp'>> = {
+export const totp: Step<StateOf<'totp'>, 'totp' | 'use-key'> = {
   actions: ['totp', 'use-key'],
   async render(ctx, state, problem) {
     // The app removed meanwhile: what the user has now decides.

@@ -35,7 +35,7 @@ export function interactionPort(deps: {
 
   async function save(view: LoginInteraction, state: LoginState): Promise<void> {
     const interaction = of(view);
-    // The start of a sign-in is nothing stored; the consent prompt and a done sign-in are never stored.
+    // The start of a sign-in is nothing stored; the consent prompt is never stored (a done login is, read back as none).
     interaction.result = state.step === 'identify' ? undefined : { keyhold: state };
     await interaction.persist();
     view.state = state;

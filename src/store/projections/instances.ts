@@ -12,4 +12,6 @@ export const instancesProjection: Projection = {
     where id = ${e.aggregateId}`,
   // The login's audit trail: no change of the instance, only its version moves on.
   'instance.login.throttled': (e) => sql`update instances set sequence = ${e.sequence} where id = ${e.aggregateId}`,
+  // The owners' own rows change with their org's events; here only the instance's version moves on.
+  'instance.owners.ended': (e) => sql`update instances set changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence} where id = ${e.aggregateId}`,
 };

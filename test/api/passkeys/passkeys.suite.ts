@@ -3,6 +3,7 @@
 // gRPC with its error cases and cross-org access, the passkey login
 // (usePasskey) with each refusal, and N concurrent uses of one assertion.
 import { announcePostgresSkip, postgresAvailable } from '../../support/databases.js';
+import * as OTPAuth from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManagementService } from '../../../gen/keyhold/management/v1/management_pb.js';
 import { UserService } from '../../../gen/keyhold/user/v2/user_pb.js';
@@ -293,6 +294,20 @@ export function passkeySuite(name: string, opts: { postgres?: boolean }) {
         expect((await login(key.assert(c, ORIGIN, RP_ID), c)).ok).toBe(true);
       });
 
+      it('a passkey the user\u2019s org forbids is refused before anything is recorded: no passkey.used, the counter unspent', async () => {
+        const { user, key, passkeyId } = await withPasskey();
+        const orgs: string[] = [];
+        const forbidding = { passkeysAllowed: async (orgId: string) => (orgs.push(orgId), false) };
+        const c = challenge();
+        const answer = key.assert(c, ORIGIN, RP_ID, { signCount: 5 });
+        expect(await login(answer, c, forbidding)).toEqual({ ok: false, reason: 'PASSKEY_LOGIN_NOT_ALLOWED' });
+        // Asked for the org the user's events name.
+        expect(orgs).toEqual([(await kh.rest('GET', `/v2/users/${user.userId}`)).body.details.resourceOwner]);
+        expect((await createEventStore(kh.database).load('passkey', passkeyId)).map((e) => e.type)).not.toContain('passkey.used');
+        // The same answer, once the policy allows passkeys, still signs in: neither its challenge nor its counter was spent.
+        expect((await login(answer, c, { passkeysAllowed: async () => true })).ok).toBe(true);
+      });
+
       it('a removed passkey signs nobody in', async () => {
         const { user, key, passkeyId } = await withPasskey();
         await users(user.token).removePasskey({ userId: user.userId, passkeyId });
@@ -347,6 +362,24 @@ export function passkeySuite(name: string, opts: { postgres?: boolean }) {
           const answers = await Promise.all(
             regs.map((r, i) => users(user.token).verifyPasskeyRegistration({ userId: user.userId, passkeyId: r.passkeyId, publicKeyCredential: createSoftPasskey().register(r.options, ORIGIN) as never, passkeyName: `k${i}` })),
           );
+          const withCodes = answers.filter((a) => a.recoveryCodes.length > 0);
+          expect(withCodes, `round ${round}`).toHaveLength(1);
+          const generated = (await createEventStore(kh.database).load('user', user.userId)).filter((e) => e.type === 'user.recovery.codes.generated');
+          expect(generated).toHaveLength(1);
+          expect((generated[0]!.payload as { codeHashes: string[] }).codeHashes).toEqual(withCodes[0]!.recoveryCodes.map((c) => hashRecoveryCode(user.userId, c)));
+        }
+      });
+
+      it('an authenticator app confirmed at the same moment as two first passkeys: one of the three answers recovery codes, the set that works (3 rounds)', async () => {
+        for (let round = 0; round < 3; round++) {
+          const user = await humanUser();
+          const { secret } = await users(user.token).registerTOTP({ userId: user.userId });
+          const code = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 }).generate();
+          const regs = await Promise.all([register(user.userId, user.token), register(user.userId, user.token)]);
+          const answers = await Promise.all([
+            users(user.token).verifyTOTPRegistration({ userId: user.userId, code }),
+            ...regs.map((r, i) => users(user.token).verifyPasskeyRegistration({ userId: user.userId, passkeyId: r.passkeyId, publicKeyCredential: createSoftPasskey().register(r.options, ORIGIN) as never, passkeyName: `k${i}` })),
+          ]);
           const withCodes = answers.filter((a) => a.recoveryCodes.length > 0);
           expect(withCodes, `round ${round}`).toHaveLength(1);
           const generated = (await createEventStore(kh.database).load('user', user.userId)).filter((e) => e.type === 'user.recovery.codes.generated');

@@ -18,6 +18,7 @@ const SAMPLES: { [K in EventTypeName]: EventPayloads[K] } = {
   'instance.added': { defaultOrgId: 'org' },
   'instance.member.added': { userId: 'u', roles: ['IAM_OWNER'] },
   'instance.login.throttled': { clientId: 'c', clientIp: '203.0.113.7', waitSeconds: 5 },
+  'instance.owners.ended': { orgId: 'o', userIds: ['u'] },
   'org.added': { name: 'Org' },
   'org.changed': { name: 'Org 2' },
   'org.deactivated': {},

@@ -22,12 +22,12 @@ describe('totpDecider', () => {
   });
 
   it('verify: the pending one becomes ready (with recovery codes when given); none, ready or replaced refuse', () => {
-    const events = decide(d, [human, added('t1')], { kind: 'verify', totpId: 't1', actor: 'a', recoveryCodeHashes: ['h1', 'h2'] });
+    const events = decide(d, [human, added('t1')], { kind: 'verify', totpId: 't1', step: 100, actor: 'a', recoveryCodeHashes: ['h1', 'h2'] });
     expect(events.map((e) => e.type)).toEqual(['user.totp.verified', 'user.recovery.codes.generated']);
-    expect(decide(d, [human, added('t1')], { kind: 'verify', totpId: 't1', actor: 'a' }).map((e) => e.type)).toEqual(['user.totp.verified']);
-    expect(refusal(d, [human], { kind: 'verify', totpId: 't1', actor: 'a' }).reason).toBe('TOTP_NOT_REGISTERED');
-    expect(refusal(d, [human, added('t1'), verified('t1')], { kind: 'verify', totpId: 't1', actor: 'a' }).reason).toBe('TOTP_ALREADY_READY');
-    expect(refusal(d, [human, added('t1'), added('t2')], { kind: 'verify', totpId: 't1', actor: 'a' }).reason).toBe('TOTP_CODE_WRONG');
+    expect(decide(d, [human, added('t1')], { kind: 'verify', totpId: 't1', step: 100, actor: 'a' }).map((e) => e.type)).toEqual(['user.totp.verified']);
+    expect(refusal(d, [human], { kind: 'verify', totpId: 't1', step: 100, actor: 'a' }).reason).toBe('TOTP_NOT_REGISTERED');
+    expect(refusal(d, [human, added('t1'), verified('t1')], { kind: 'verify', totpId: 't1', step: 100, actor: 'a' }).reason).toBe('TOTP_ALREADY_READY');
+    expect(refusal(d, [human, added('t1'), added('t2')], { kind: 'verify', totpId: 't1', step: 100, actor: 'a' }).reason).toBe('TOTP_CODE_WRONG');
   });
 
   it('remove: the current one (pending or ready), then nothing to remove; a removed user has none', () => {
@@ -38,13 +38,33 @@ describe('totpDecider', () => {
     expect(refusal(d, [human, added('t1'), userRemoved], { kind: 'remove', actor: 'a' }).reason).toBe('USER_NOT_FOUND');
   });
 
-  it('use: an accepted code is user.totp.used, a refused one user.totp.check.failed; neither carries a code or secret', () => {
+  it('verify: a first factor\u2019s codes only while no set was generated since the command counted them; the confirming step is spent', () => {
+    const codes: NewEvent = { ...own, type: 'user.recovery.codes.generated', payload: { codeHashes: ['x'] } };
+    const counted = (history: NewEvent[], ifGenerations: number) => decide(d, history, { kind: 'verify', totpId: 't1', step: 100, actor: 'a', recoveryCodeHashes: ['h1'], ifGenerations }).map((e) => e.type);
+    expect(counted([human, added('t1')], 0)).toEqual(['user.totp.verified', 'user.recovery.codes.generated']);
+    // Another first factor's set was written meanwhile: this one brings none.
+    expect(counted([human, codes, added('t1')], 0)).toEqual(['user.totp.verified']);
+    expect(counted([human, codes, added('t1')], 1)).toEqual(['user.totp.verified', 'user.recovery.codes.generated']);
+    const confirmed: NewEvent = { ...own, type: 'user.totp.verified', payload: { totpId: 't1', step: 100 } };
+    expect(decide(d, [human, added('t1'), confirmed], { kind: 'use', totpId: 't1', step: 100, floor: -1, clientId: 'app', actor: U })[0]!.type).toBe('user.totp.check.failed');
+  });
+
+  it('use: a step newer than every spent one is user.totp.used with its step; a wrong, spent or older one user.totp.check.failed; no code or secret in either', () => {
     const history = [human, added('t1'), verified('t1')];
-    const ok = decide(d, history, { kind: 'use', totpId: 't1', accepted: true, clientId: 'app', actor: U });
-    const no = decide(d, history, { kind: 'use', totpId: 't1', accepted: false, clientId: 'app', actor: U });
+    const use = (events: NewEvent[], step: number | undefined, floor = -1) => decide(d, events, { kind: 'use', totpId: 't1', step, floor, clientId: 'app', actor: U });
+    const ok = use(history, 200);
+    const no = use(history, undefined);
     expect([...ok, ...no].map((e) => [e.type, e.payload])).toEqual([
-      ['user.totp.used', { totpId: 't1', clientId: 'app' }],
+      ['user.totp.used', { totpId: 't1', clientId: 'app', step: 200 }],
       ['user.totp.check.failed', { totpId: 't1', clientId: 'app' }],
     ]);
+    const after = [...history, ...ok];
+    // The same step again, an older one, or one at or below the secrets table's floor: refused.
+    expect(use(after, 200)[0]!.type).toBe('user.totp.check.failed');
+    expect(use(after, 199)[0]!.type).toBe('user.totp.check.failed');
+    expect(use(history, 150, 150)[0]!.type).toBe('user.totp.check.failed');
+    expect(use(after, 201)[0]!.type).toBe('user.totp.used');
+    // A replaced or pending app accepts nothing.
+    expect(use([human, added('t1')], 300)[0]!.type).toBe('user.totp.check.failed');
   });
 });

@@ -116,12 +116,15 @@ describe.skipIf(skip)('login with a passkey in Chromium', () => {
     const orgId = await addOrg(kh, `No passkeys ${Date.now()}`);
     const user = await humanUser(kh, 'pk', orgId);
     const second = await passkeyPage(chromium, kh);
-    await registerPasskey(kh, second.page, user.userId);
+    const { passkeyId } = await registerPasskey(kh, second.page, user.userId);
     expect((await kh.rest('POST', '/management/v1/policies/login', { forceMfa: false, passwordlessType: 'PASSWORDLESS_TYPE_NOT_ALLOWED' }, inOrg(orgId))).status).toBe(200);
     const again = await appLogin(kh);
     await second.page.goto(again.url.href);
     await usePasskey(second.page);
     expect((await shownReason(second.page)).reason).toBe('PASSKEY_LOGIN_NOT_ALLOWED');
+    // Refused before anything was recorded: the passkey's audit trail holds no use.
+    const used = await kh.database.sql.query({ text: `select 1 from events where aggregate_id = $1 and type = 'passkey.used'`, params: [passkeyId] });
+    expect(used).toEqual([]);
 
     // With the org scope of that org, the first page offers no passkey at all; the password still signs in.
     const returned = await catchRedirect(second.page);

@@ -7,6 +7,7 @@
 // are refused as a replay, and what a client checks afterwards holds.
 import { request as httpRequest } from 'node:http';
 import * as oidc from 'openid-client';
+import * as OTPAuth from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UserService } from '../../../gen/keyhold/user/v2/user_pb.js';
 import type { TestKeyhold } from '../../support/keyhold.js';
@@ -446,5 +447,44 @@ export function singleUseSuite(label: string, setup: () => Promise<SingleUseServ
         expect(await used()).toBe(before + ROUNDS);
       }, 180_000);
     });
+
+    it(`the recovery codes page of a first factor acknowledged ${AT_ONCE} times at once: one login recorded, one finish`, async () => {
+      const CODES_ROUNDS = 4;
+      const app = await addApp(kh, projectId, { redirectUris: [REDIRECT], authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC', devMode: true });
+      const orgId = (await kh.rest('POST', '/v2/organizations', { name: `Codes once ${process.pid}` })).body.organizationId as string;
+      expect((await kh.rest('POST', '/management/v1/policies/login', { forceMfa: true }, { 'x-service-orgid': orgId })).status).toBe(200);
+      const resumes = (a: Sent) => a.status === 303 && /\/oauth\/v2\/authorize\/[\w-]+$/.test(new URL(a.location ?? '/', base).pathname);
+      for (let round = 0; round < CODES_ROUNDS; round++) {
+        const username = `codes-${round}-${process.pid}`;
+        const added = await kh.rest('POST', '/v2/users/human', { username, organization: { orgId }, profile: { givenName: 'C', familyName: 'O' }, email: { email: `${username}@example.com` }, password: { password: PASSWORD, changeRequired: false } });
+        expect(added.status).toBe(200);
+        const b = browser(base);
+        let step = await b.follow(authorizeUrl(app.clientId, REDIRECT, await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier())));
+        // Name, password, the authenticator app chosen at the forced enrolment, its first code: the codes page.
+        for (const [name, form] of [
+          ['username', { username }],
+          ['password', { password: PASSWORD }],
+          ['enrol-method', { method: 'totp' }],
+        ] as const) {
+          const res = await b.request(new URL(formAction(step.html!, name)!, step.url), { form: { form_token: formToken(step.html!), ...form } });
+          step = await b.follow(new URL(res.headers.get('location')!, step.url));
+        }
+        const secret = /id="totp-secret">([^<]+)</.exec(step.html!)![1]!.replaceAll(' ', '');
+        const code = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 }).generate();
+        const shown = await b.request(new URL(formAction(step.html!, 'totp')!, step.url), { form: { form_token: formToken(step.html!), code } });
+        const codesPage = await shown.text();
+        expect(codesPage).toContain('id="recovery-codes"');
+        const path = formAction(codesPage, 'key')!;
+        const cookie = b.jar.header(new URL(path, base));
+        const answers = await Promise.all(range(AT_ONCE).map((i) => send(at(i), path, { form: { form_token: formToken(codesPage) }, headers: { cookie } })));
+        const { winner, losers } = oneWinner(answers, resumes);
+        // Arriving after the winner stored the login finished: the login's page as it is now.
+        for (const lost of losers) expect(new URL(lost.location ?? '/', base).pathname, `${lost.status} ${lost.text.slice(0, 200)}`).toBe(new URL(path, base).pathname.replace(/\/key$/, ''));
+        const back = await b.follow(new URL(winner.location!, base));
+        expect(back.left?.searchParams.get('code'), back.html?.slice(0, 300)).toBeTruthy();
+        const userId = added.body.userId as string;
+        expect((await audit(userId, ['user.login.succeeded'])).length).toBe(1);
+      }
+    }, 180_000);
   });
 }
