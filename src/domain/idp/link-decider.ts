@@ -20,7 +20,8 @@ export interface LinkState {
 }
 
 export type LinkCommand =
-  | { kind: 'add'; idpId: string; subject: string; userId: string; orgId: string; how: 'creation' | 'login' | 'admin'; actor: string }
+  /** `linkedUserGone`: the command found the user the identity is linked to removed (its link is then free). */
+  | { kind: 'add'; idpId: string; subject: string; userId: string; orgId: string; how: 'creation' | 'login' | 'admin'; actor: string; linkedUserGone?: boolean }
   /** `userId`: the link must be this user's (an administrator or the user naming it). */
   | { kind: 'remove'; idpId: string; subject: string; userId: string; actor: string }
   | { kind: 'use'; idpId: string; userId: string; clientId: string; amr: string[]; actor: string };
@@ -43,7 +44,7 @@ export function linkDecider(linkId: string): Decider<LinkState, LinkCommand, Lin
       switch (command.kind) {
         case 'add':
           if (state.userId === command.userId) return [];
-          if (state.userId) throw new KeyholdError('IDP_LINK_TAKEN', { idpId: command.idpId });
+          if (state.userId && !command.linkedUserGone) throw new KeyholdError('IDP_LINK_TAKEN', { idpId: command.idpId });
           return [{ ...own, resourceOwner: command.orgId, type: 'idplink.added', payload: { idpId: command.idpId, subject: command.subject, userId: command.userId, how: command.how } }];
         case 'remove':
           if (!state.userId || state.userId !== command.userId) throw new KeyholdError('IDP_LINK_NOT_FOUND', { idpId: command.idpId, userId: command.userId });
