@@ -148,6 +148,8 @@ export interface Ports {
   webauthn: () => WebAuthnSettings;
   /** Read per call: made when the server listens (src/server/start.ts), then never changes. */
   totp: () => TotpPorts;
+  /** Identity providers' sealed client secrets; absent where nothing configures providers (then their commands are unavailable). */
+  idpSecrets?: () => IdpSecretStore;
 }
 
 /** A counted bucket after its attempt finished: its failures now (the one that reaches the free allowance engages the delays). */

@@ -18,3 +18,4 @@ export { liveAppKeys, type AppKeyListedRow } from './app-keys.js';
 export { allUserMetadata, findUserMetadata, searchUserMetadata } from './user-metadata.js';
 export { findWebauthnCredential, listPasskeysOfUser } from './passkeys.js';
 export { findUserTotp } from './user-totp.js';
+export { findIdp, findIdpLink, idpsOffered, listIdpLinksOfUser, listIdps, type IdpLinkRow, type IdpRow } from './identity-providers.js';
