@@ -48,6 +48,8 @@ export type LoginState =
   | ({ step: 'passkey'; loginName?: string } & Ceremony)
   /** forceMfa and no second factor yet, a passkey chosen (ENROLMENT_METHODS): a passkey is registered (RegisterPasskey `enrolmentId`), and is then the factor. */
   | ({ step: 'enrolPasskey'; enrolmentId?: string } & PasswordPassed & Ceremony)
+  /** Sent to another identity provider: what its callback must match (`state`, `nonce`) and prove (`verifier`, PKCE), once. */
+  | { step: 'external'; idpId: string; state: string; nonce?: string; verifier: string; startedAt: number }
   /** Signed in; the app's consent (the provider's consent prompt). */
   | { step: 'consent' }
   /** The interaction ends: a login with its amr, or the consent's decision. */
@@ -86,6 +88,7 @@ const SHAPES: { readonly [S in LoginStep]: (stored: Fields) => boolean } = {
   enrolPasskey: (s) => passed(s) && ceremony(s) && optional(text)(s.enrolmentId),
   totp: passed,
   enrolTotp: passed,
+  external: (s) => text(s.idpId) && text(s.state) && optional(text)(s.nonce) && text(s.verifier) && typeof s.startedAt === 'number',
   consent: () => true,
   done: () => false,
 };
@@ -104,7 +107,7 @@ export const SPENT_KEPT = 20;
  * second factor. A name merely typed makes it nobody's.
  */
 export function ownerOf(state: LoginState | undefined): string | undefined {
-  if (!state || state.step === 'identify' || state.step === 'password' || state.step === 'consent' || state.step === 'passkey') return undefined;
+  if (!state || state.step === 'identify' || state.step === 'password' || state.step === 'consent' || state.step === 'passkey' || state.step === 'external') return undefined;
   if (state.step === 'done') return state.end.kind === 'login' ? state.end.userId : undefined;
   return state.userId;
 }

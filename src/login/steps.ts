@@ -9,6 +9,7 @@ import { enrolKey } from './steps/enrol-key.js';
 import { enrolPasskey } from './steps/enrol-passkey.js';
 import { passkey } from './steps/passkey.js';
 import { enrolTotp } from './steps/enrol-totp.js';
+import { external } from './steps/external.js';
 import { identify } from './steps/identify.js';
 import { keyElsewhere } from './steps/key-elsewhere.js';
 import { password } from './steps/password.js';
@@ -33,6 +34,7 @@ export const STEPS: StepTable = {
   enrolPasskey,
   totp,
   enrolTotp,
+  external,
 };
 
 /** The step of a state. */
