@@ -1,0 +1,118 @@
+// Signing in to an app through another identity provider, end to end over
+// HTTP: a real Keyhold (PGlite), a real upstream (a bare oidc-provider) and
+// an app using openid-client. The login page's "Continue with …" button, the
+// upstream's sign-in, the callback at KEYHOLD_ISSUER/ui/login/idp/callback,
+// a user created just in time, and the ID token's amr. Abuse: the callback
+// replayed (its state spent), and one with another sign-in's state.
+import * as oidc from 'openid-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Caller } from '../../../src/access/caller.js';
+import { createCommands } from '../../../src/commands/index.js';
+import { DEFAULT_TRUST } from '../../../src/domain/idp/provider.js';
+import { idpSealing, idpSecretKey, masterKeyOf } from '../../../src/server/oidc/keys.js';
+import { createEventStore } from '../../../src/store/event-store.js';
+import { createIdpSecrets } from '../../../src/store/idp-secrets.js';
+import { TEST_MASTER_KEY } from '../../support/databases.js';
+import { startTestKeyhold, type TestKeyhold } from '../../support/keyhold.js';
+import { addApp, browser, formAction, formToken, type Browser } from '../../support/oidc-login.js';
+import { oidcUpstream, throughUpstream, type Upstream } from '../../support/upstreams.js';
+
+let kh: TestKeyhold;
+let base: string;
+let up: Upstream;
+let config: oidc.Configuration;
+const REDIRECT = 'http://localhost:5173/callback';
+
+beforeAll(async () => {
+  kh = await startTestKeyhold({ env: { KEYHOLD_MASTERKEY: TEST_MASTER_KEY } });
+  base = kh.issuer;
+  up = await oidcUpstream([`${kh.issuer}/ui/login/idp/callback`], { sub: 'nobody' });
+  // The instance's provider, added through the commands the API will call (as an instance owner).
+  const orgId = (await kh.readModel.defaultOrgId())!;
+  const iamOwner: Caller = { userId: 'test-admin', orgId, tokenId: 't', memberships: [{ scopeType: 'instance', scopeId: 'default', orgId, roles: ['IAM_OWNER'] }] };
+  const commands = createCommands({
+    events: createEventStore(kh.database),
+    lookups: kh.readModel,
+    clock: { now: () => Date.now() },
+    ids: { newId: () => `idp${Date.now()}` },
+    secrets: undefined as never,
+    verifyRegistration: undefined as never,
+    webauthn: undefined as never,
+    totp: undefined as never,
+    idpSecrets: () => createIdpSecrets(kh.database, idpSealing(idpSecretKey(masterKeyOf(TEST_MASTER_KEY)))),
+  });
+  await commands.addIdp(
+    { caller: iamOwner },
+    {
+      scope: 'instance',
+      settings: { kind: 'oidc', name: 'Upstream Corp', issuer: up.url, clientId: up.clientId, scopes: ['openid', 'email', 'profile'], options: { isCreationAllowed: true, isAutoCreation: true, isLinkingAllowed: true, isAutoUpdate: false }, trust: { ...DEFAULT_TRUST, upstreamAmr: true } },
+      clientSecret: up.clientSecret,
+    },
+  );
+  const projectId = (await kh.rest('POST', '/management/v1/projects', { name: 'External sign-in' })).body.id;
+  const app = await addApp(kh, projectId, { redirectUris: [REDIRECT], authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE', appType: 'OIDC_APP_TYPE_USER_AGENT', devMode: true });
+  config = await oidc.discovery(new URL(base), app.clientId, undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] });
+}, 60_000);
+afterAll(async () => {
+  await up?.close();
+  await kh?.close();
+});
+
+/** The app's authorization request, followed to Keyhold's first page, and its "Continue with …" button pressed: the upstream's URL. */
+async function toUpstream(b: Browser) {
+  const verifier = oidc.randomPKCECodeVerifier();
+  const url = oidc.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope: 'openid profile', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' });
+  const first = await b.follow(url);
+  expect(first.html).toContain('Continue with Upstream Corp');
+  const action = formAction(first.html!, 'idp')!;
+  const idp = /name="idp" value="([^"]+)"/.exec(first.html!)![1]!;
+  const sent = await b.request(new URL(action, base), { form: { form_token: formToken(first.html!), idp } });
+  expect(sent.status).toBe(303);
+  return { upstreamUrl: sent.headers.get('location')!, verifier };
+}
+
+/** Back at Keyhold with the upstream's answer: followed to the app (a consent page answered). */
+async function backToApp(b: Browser, callback: URL): Promise<URL> {
+  let step = await b.follow(callback);
+  const consent = step.html && formAction(step.html, 'consent');
+  if (consent) {
+    const res = await b.request(new URL(consent, base), { form: { form_token: formToken(step.html!), decision: 'allow' } });
+    step = await b.follow(new URL(res.headers.get('location')!, base));
+  }
+  if (!step.left) throw new Error(`not back at the app: ${step.url} ${step.html?.slice(0, 600)}`);
+  return step.left;
+}
+
+describe('signing in through another provider', () => {
+  it('creates the user just in time and signs it in; the ID token says fed and the upstream’s trusted amr', async () => {
+    up.person = { sub: 'e2e-1', email: 'e2e@example.com', email_verified: true, name: 'Eve Tu', preferred_username: 'eve.e2e', amr: ['pwd', 'otp'] };
+    const b = browser(base);
+    const { upstreamUrl, verifier } = await toUpstream(b);
+    expect(new URL(upstreamUrl).origin).toBe(up.url);
+    expect(new URL(upstreamUrl).searchParams.get('redirect_uri')).toBe(`${kh.issuer}/ui/login/idp/callback`);
+    const callback = await throughUpstream(upstreamUrl, `${kh.issuer}/ui/login/idp/callback`);
+    const back = await backToApp(b, callback);
+    const tokens = await oidc.authorizationCodeGrant(config, back, { pkceCodeVerifier: verifier });
+    const claims = tokens.claims()!;
+    expect(claims.amr).toEqual(['fed', 'pwd', 'otp']);
+    const users = await kh.rest('POST', '/v2/users', { queries: [{ userNameQuery: { userName: 'eve.e2e' } }] });
+    expect(users.body.result?.[0]?.userId ?? users.body.result?.[0]?.id).toBe(claims.sub);
+
+    // The same callback again (a replay): its state was spent by the first, nothing signs in.
+    const again = await b.follow(callback);
+    expect(again.left).toBeUndefined();
+    expect(again.page?.status).toBe(400);
+  });
+
+  it('refuses a callback whose state is not the sign-in’s', async () => {
+    up.person = { sub: 'e2e-2', email: 'e2e2@example.com', preferred_username: 'e2e.two' };
+    const b = browser(base);
+    const { upstreamUrl } = await toUpstream(b);
+    const callback = await throughUpstream(upstreamUrl, `${kh.issuer}/ui/login/idp/callback`);
+    const [uid] = callback.searchParams.get('state')!.split('.');
+    callback.searchParams.set('state', `${uid}.not-the-kept-one`);
+    const answer = await b.follow(callback);
+    expect(answer.left).toBeUndefined();
+    expect(answer.page?.status).toBe(400);
+  });
+});
