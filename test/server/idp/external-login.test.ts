@@ -104,6 +104,20 @@ describe('signing in through another provider', () => {
     expect(again.page?.status).toBe(400);
   });
 
+  it('spends a callback once: 8 concurrent deliveries of one answer × 3 rounds, exactly one signs in', async () => {
+    for (let round = 0; round < 3; round++) {
+      up.person = { sub: `race-${round}`, email: `race${round}@example.com`, preferred_username: `race.${round}` };
+      const b = browser(base);
+      const { upstreamUrl } = await toUpstream(b);
+      const callback = await throughUpstream(upstreamUrl, `${kh.issuer}/ui/login/idp/callback`);
+      const atSignIn = new URL((await b.request(callback)).headers.get('location')!);
+      const answers = await Promise.all(Array.from({ length: 8 }, () => b.request(atSignIn)));
+      // The one that spent it goes on (to the app, or its consent); the others find it spent.
+      expect(answers.filter((r) => r.status === 303).length, answers.map((r) => r.status).join(' ')).toBe(1);
+      expect(answers.filter((r) => r.status === 400)).toHaveLength(7);
+    }
+  });
+
   it('refuses a callback whose state is not the sign-in’s', async () => {
     up.person = { sub: 'e2e-2', email: 'e2e2@example.com', preferred_username: 'e2e.two' };
     const b = browser(base);
