@@ -15,11 +15,13 @@ import { createIdpSecrets } from '../../../src/store/idp-secrets.js';
 import { TEST_MASTER_KEY } from '../../support/databases.js';
 import { startTestKeyhold, type TestKeyhold } from '../../support/keyhold.js';
 import { addApp, browser, formAction, formToken, type Browser } from '../../support/oidc-login.js';
-import { oidcUpstream, throughUpstream, type Upstream } from '../../support/upstreams.js';
+import { gitHubUpstream, oidcUpstream, throughUpstream, type Upstream } from '../../support/upstreams.js';
+import { presetEndpoints } from '../../../src/domain/idp/presets.js';
 
 let kh: TestKeyhold;
 let base: string;
 let up: Upstream;
+let gh: Awaited<ReturnType<typeof gitHubUpstream>>;
 let config: oidc.Configuration;
 const REDIRECT = 'http://localhost:5173/callback';
 
@@ -49,23 +51,36 @@ beforeAll(async () => {
       clientSecret: up.clientSecret,
     },
   );
+  // A GitHub-shaped OAuth 2.0 provider: the GitHub preset's mapping, its endpoints at the test's server.
+  gh = await gitHubUpstream([`${kh.issuer}/ui/login/idp/callback`], { sub: '', id: 4242, preferred_username: 'octo', name: 'Octo Cat', email: 'octo@example.com' });
+  const preset = presetEndpoints('gitHub');
+  if (preset.kind !== 'oauth') throw new Error('GitHub is OAuth 2.0');
+  await commands.addIdp(
+    { caller: iamOwner },
+    {
+      scope: 'instance',
+      settings: { kind: 'oauth', name: 'GitHub', preset: 'gitHub', authorizationEndpoint: `${gh.url}/login/oauth/authorize`, tokenEndpoint: `${gh.url}/login/oauth/access_token`, userinfoEndpoint: `${gh.url}/user`, mapping: preset.mapping, clientId: gh.clientId, scopes: preset.scopes, options: { isCreationAllowed: true, isAutoCreation: true, isLinkingAllowed: false, isAutoUpdate: false }, trust: { emailVerified: true, upstreamAmr: true } },
+      clientSecret: gh.clientSecret,
+    },
+  );
   const projectId = (await kh.rest('POST', '/management/v1/projects', { name: 'External sign-in' })).body.id;
   const app = await addApp(kh, projectId, { redirectUris: [REDIRECT], authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE', appType: 'OIDC_APP_TYPE_USER_AGENT', devMode: true });
   config = await oidc.discovery(new URL(base), app.clientId, undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] });
 }, 60_000);
 afterAll(async () => {
   await up?.close();
+  await gh?.close();
   await kh?.close();
 });
 
 /** The app's authorization request, followed to Keyhold's first page, and its "Continue with …" button pressed: the upstream's URL. */
-async function toUpstream(b: Browser) {
+async function toUpstream(b: Browser, name = 'Upstream Corp') {
   const verifier = oidc.randomPKCECodeVerifier();
   const url = oidc.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope: 'openid profile', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' });
   const first = await b.follow(url);
-  expect(first.html).toContain('Continue with Upstream Corp');
+  expect(first.html).toContain(`Continue with ${name}`);
   const action = formAction(first.html!, 'idp')!;
-  const idp = /name="idp" value="([^"]+)"/.exec(first.html!)![1]!;
+  const idp = new RegExp(`name="idp" value="([^"]+)"><button[^>]*>Continue with ${name}<`).exec(first.html!)![1]!;
   const sent = await b.request(new URL(action, base), { form: { form_token: formToken(first.html!), idp } });
   expect(sent.status).toBe(303);
   return { upstreamUrl: sent.headers.get('location')!, verifier };
@@ -116,6 +131,17 @@ describe('signing in through another provider', () => {
       expect(answers.filter((r) => r.status === 303).length, answers.map((r) => r.status).join(' ')).toBe(1);
       expect(answers.filter((r) => r.status === 400)).toHaveLength(7);
     }
+  });
+
+  it('signs in through a plain OAuth 2.0 provider (GitHub-shaped): the person read from /user, amr fed only', async () => {
+    const b = browser(base);
+    const { upstreamUrl, verifier } = await toUpstream(b, 'GitHub');
+    expect(new URL(upstreamUrl).pathname).toBe('/login/oauth/authorize');
+    const back = await backToApp(b, await throughUpstream(upstreamUrl, `${kh.issuer}/ui/login/idp/callback`));
+    const claims = (await oidc.authorizationCodeGrant(config, back, { pkceCodeVerifier: verifier })).claims()!;
+    expect(claims.amr).toEqual(['fed']);
+    const user = await kh.rest('GET', `/v2/users/${claims.sub}`);
+    expect(user.body.user?.username ?? user.body.user?.userName).toBe('octo');
   });
 
   it('refuses a callback whose state is not the sign-in’s', async () => {
