@@ -23,6 +23,9 @@ let base: string;
 let up: Upstream;
 let gh: Awaited<ReturnType<typeof gitHubUpstream>>;
 let config: oidc.Configuration;
+let commands: ReturnType<typeof createCommands>;
+let iamOwner: Caller;
+let gitHubId: string;
 const REDIRECT = 'http://localhost:5173/callback';
 
 beforeAll(async () => {
@@ -31,8 +34,8 @@ beforeAll(async () => {
   up = await oidcUpstream([`${kh.issuer}/ui/login/idp/callback`], { sub: 'nobody' });
   // The instance's provider, added through the commands the API will call (as an instance owner).
   const orgId = (await kh.readModel.defaultOrgId())!;
-  const iamOwner: Caller = { userId: 'test-admin', orgId, tokenId: 't', memberships: [{ scopeType: 'instance', scopeId: 'default', orgId, roles: ['IAM_OWNER'] }] };
-  const commands = createCommands({
+  iamOwner = { userId: 'test-admin', orgId, tokenId: 't', memberships: [{ scopeType: 'instance', scopeId: 'default', orgId, roles: ['IAM_OWNER'] }] };
+  commands = createCommands({
     events: createEventStore(kh.database),
     lookups: kh.readModel,
     clock: { now: () => Date.now() },
@@ -55,14 +58,14 @@ beforeAll(async () => {
   gh = await gitHubUpstream([`${kh.issuer}/ui/login/idp/callback`], { sub: '', id: 4242, preferred_username: 'octo', name: 'Octo Cat', email: 'octo@example.com' });
   const preset = presetEndpoints('gitHub');
   if (preset.kind !== 'oauth') throw new Error('GitHub is OAuth 2.0');
-  await commands.addIdp(
+  gitHubId = (await commands.addIdp(
     { caller: iamOwner },
     {
       scope: 'instance',
       settings: { kind: 'oauth', name: 'GitHub', preset: 'gitHub', authorizationEndpoint: `${gh.url}/login/oauth/authorize`, tokenEndpoint: `${gh.url}/login/oauth/access_token`, userinfoEndpoint: `${gh.url}/user`, mapping: preset.mapping, clientId: gh.clientId, scopes: preset.scopes, options: { isCreationAllowed: true, isAutoCreation: true, isLinkingAllowed: false, isAutoUpdate: false }, trust: { emailVerified: true, upstreamAmr: true } },
       clientSecret: gh.clientSecret,
     },
-  );
+  )).idpId;
   const projectId = (await kh.rest('POST', '/management/v1/projects', { name: 'External sign-in' })).body.id;
   const app = await addApp(kh, projectId, { redirectUris: [REDIRECT], authMethodType: 'OIDC_AUTH_METHOD_TYPE_NONE', appType: 'OIDC_APP_TYPE_USER_AGENT', devMode: true });
   config = await oidc.discovery(new URL(base), app.clientId, undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] });
@@ -142,6 +145,29 @@ describe('signing in through another provider', () => {
     expect(claims.amr).toEqual(['fed']);
     const user = await kh.rest('GET', `/v2/users/${claims.sub}`);
     expect(user.body.user?.username ?? user.body.user?.userName).toBe('octo');
+  });
+
+  it('tells the person in plain words when the upstream says no, and the upstream’s error to the log', async () => {
+    const b = browser(base);
+    const { upstreamUrl } = await toUpstream(b);
+    const state = new URL(upstreamUrl).searchParams.get('state')!;
+    const denied = new URL(`${kh.issuer}/ui/login/idp/callback`);
+    for (const [k, v] of Object.entries({ error: 'access_denied', error_description: 'The person cancelled', state, iss: up.url })) denied.searchParams.set(k, v);
+    const answer = await b.follow(denied);
+    expect(answer.left).toBeUndefined();
+    expect(answer.html).toContain('Upstream Corp did not sign you in');
+    expect(answer.html).not.toContain('access_denied');
+    expect(kh.logLines.some((l) => l.includes('access_denied: The person cancelled'))).toBe(true);
+  });
+
+  it('a removed provider is no longer offered, and its sign-in in flight signs nobody in', async () => {
+    const b = browser(base);
+    const { upstreamUrl } = await toUpstream(b, 'GitHub');
+    await commands.removeIdp({ caller: iamOwner }, { scope: 'instance', idpId: gitHubId });
+    const answer = await b.follow(await throughUpstream(upstreamUrl, `${kh.issuer}/ui/login/idp/callback`));
+    expect(answer.left).toBeUndefined();
+    expect(answer.html).toContain('could not be accepted');
+    expect(answer.html).not.toContain('Continue with GitHub');
   });
 
   it('refuses a callback whose state is not the sign-in’s', async () => {
