@@ -124,5 +124,5 @@ export interface ExternalStart {
 
 /** The exchange's end as the login shows it: a sign-in, or what to tell the person (its upstream detail goes to the log). */
 export type ExternalFinish =
-  | { kind: 'login'; userId: string; amr: string[]; secondFactor: boolean }
+  | { kind: 'login'; userId: string; amr: string[]; secondFactor: boolean; name: string }
   | { kind: 'problem'; text: 'externalDenied' | 'externalUnavailable' | 'externalRefused' | 'externalNotLinked' | 'externalMfa' | 'locked'; name: string };

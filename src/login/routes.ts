@@ -227,7 +227,7 @@ export function registerLoginRoutes(fastify: FastifyInstance, deps: LoginRoutesD
         if (done?.step === 'done') return end(req, reply, held, done);
       }
       // forceMfa the upstream did not satisfy: no login here; the person signs in with its own factors.
-      const problem = finished.kind === 'login' ? { text: 'externalMfa' as const, name: '' } : finished;
+      const problem = finished.kind === 'login' ? { text: 'externalMfa' as const, name: finished.name } : finished;
       return show(req, reply, held, { text: t(lang, problem.text, { name: problem.name }) });
     });
 

@@ -74,7 +74,7 @@ export function externalLoginPorts(deps: {
         { read: deps.read, commands: deps.commands, mfaRequired: deps.mfaRequired },
         { idpId, orgId: await orgOf(orgId), clientId, claims: vouched.claims, mapping: vouched.mapping },
       );
-      if (result.kind === 'login') return { kind: 'login', userId: result.userId, amr: result.amr, secondFactor: result.secondFactor };
+      if (result.kind === 'login') return { kind: 'login', userId: result.userId, amr: result.amr, secondFactor: result.secondFactor, name };
       if (result.kind === 'choose') return { kind: 'problem', text: 'externalNotLinked', name };
       return { kind: 'problem', text: PROBLEM_OF[result.reason], name };
     },

@@ -181,4 +181,27 @@ describe('signing in through another provider', () => {
     expect(answer.left).toBeUndefined();
     expect(answer.page?.status).toBe(400);
   });
+
+  // Last: it makes the default org require a second factor.
+  it('forceMfa: a trusted upstream that reported a second factor signs in; one that did not gets a sentence, no login', async () => {
+    expect((await kh.rest('POST', '/management/v1/policies/login', { forceMfa: true })).status).toBe(200);
+    const attempt = async (person: Upstream['person']) => {
+      up.person = person;
+      const b = browser(base);
+      const { upstreamUrl } = await toUpstream(b);
+      return b.follow(await throughUpstream(upstreamUrl, `${kh.issuer}/ui/login/idp/callback`));
+    };
+    // The org's policy reaches the login within its cache's second.
+    let refused = await attempt({ sub: 'mfa-e2e-1', email: 'mfa1@example.com', preferred_username: 'mfa.one', amr: ['pwd'] });
+    for (let i = 0; i < 20 && refused.left; i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      refused = await attempt({ sub: 'mfa-e2e-1', email: 'mfa1@example.com', preferred_username: 'mfa.one', amr: ['pwd'] });
+    }
+    expect(refused.left).toBeUndefined();
+    expect(refused.html).toContain('requires a second factor that Upstream Corp did not confirm');
+    const passed = await attempt({ sub: 'mfa-e2e-2', email: 'mfa2@example.com', preferred_username: 'mfa.two', amr: ['pwd', 'hwk'] });
+    // Past the upstream's own second factor: on to the app (or its consent form), never the refusal.
+    expect(passed.html ?? '').not.toContain('requires a second factor');
+    expect(Boolean(passed.left) || formAction(passed.html ?? '', 'consent') !== undefined).toBe(true);
+  });
 });
