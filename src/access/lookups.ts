@@ -2,6 +2,7 @@
 // credentials, memberships and the objects a caller names. src/store implements it
 // (store/read-model.ts); the access checks (./access.ts), the commands and the queries read
 // through it.
+import type { IdpSettings } from '../domain/events/index.js';
 import type { Membership } from '../domain/identity/permissions.js';
 
 /** A user as the commands need it. */
@@ -49,6 +50,14 @@ export interface PasskeyFacts {
  * read models: facts for authorization, ownership and uniqueness, never
  * the rules themselves.
  */
+/** An identity provider as the commands see it. */
+export interface IdpFacts {
+  idpId: string;
+  /** undefined: the instance's, offered to every org. */
+  orgId?: string;
+  settings: IdpSettings;
+}
+
 export interface Lookups {
   /** Whether the org exists. */
   orgExists(orgId: string): Promise<boolean>;
@@ -70,6 +79,10 @@ export interface Lookups {
   webauthnCredential(credentialId: string): Promise<{ kind: 'u2f' | 'passkey'; tokenId: string; userId: string } | undefined>;
   /** The user's authenticator app (TOTP): its id and whether it is ready; undefined: none (one primary-key read). */
   totpOf(userId: string): Promise<{ totpId: string; state: 'pending' | 'ready' } | undefined>;
+  /** An identity provider (its scope and settings, never its secret), or undefined. */
+  identityProvider(idpId: string): Promise<IdpFacts | undefined>;
+  /** The user the upstream identity (provider, subject) is linked to, or undefined. */
+  idpLink(idpId: string, subject: string): Promise<{ userId: string; orgId: string } | undefined>;
   /** Which of `roleKeys` the project has (its own roles, project.role.added). */
   existingRoleKeys(projectId: string, roleKeys: readonly string[]): Promise<string[]>;
   /** The ids of the project's user grants; with `roleKey`, only those holding that role (RemoveProjectRole, RemoveProject). */

@@ -60,6 +60,8 @@ import { removeAllU2f } from './u2f/remove-all-u2f.js';
 import { generateRecoveryCodes, useRecoveryCode } from './users/recovery-codes.js';
 import { verifyU2fRegistration, type VerifyU2fInput } from './u2f/verify-u2f.js';
 import { useU2f } from './u2f/use-u2f.js';
+import { addIdp, authorizeIdpRead, removeIdp, updateIdp } from './idp/providers.js';
+import { addIdpLink, linkAtLogin, removeIdpLink, useIdpLink } from './idp/links.js';
 import { pendingTotp, registerTotp, removeTotp, useTotp, verifyTotpRegistration, type UseTotpInput, type UseTotpResult } from './totp/totp.js';
 import type { AttemptOutcome } from '../domain/identity/attempt-budget.js';
 
@@ -179,6 +181,14 @@ export function createCommands(ports: Ports) {
     removeTotp: bind(ports, removeTotp),
     /** The login's code check (no caller: the user logging in is the actor); its guessing budgets are reserved by ./login/check-totp.ts. */
     useTotp: (input: Omit<UseTotpInput, 'client'>, counts?: (outcome: AttemptOutcome) => void): Promise<UseTotpResult> => useTotp(ports, input, counts),
+    addIdp: bind(ports, addIdp),
+    updateIdp: bind(ports, updateIdp),
+    removeIdp: bind(ports, removeIdp),
+    authorizeIdpRead: bind(ports, authorizeIdpRead),
+    addIdpLink: bind(ports, addIdpLink),
+    removeIdpLink: bind(ports, removeIdpLink),
+    linkAtLogin: (input: Parameters<typeof linkAtLogin>[1]) => linkAtLogin(ports, input),
+    useIdpLink: (input: Parameters<typeof useIdpLink>[1]) => useIdpLink(ports, input),
   };
 }
 

@@ -116,6 +116,16 @@ export interface WebAuthnSettings {
  * derived from the master key, in a table of their own — never in an event,
  * a log line, an error or a cache. Commands hand over and get back plain bytes.
  */
+/** Identity providers' client secrets, sealed (store/idp-secrets.ts); never in an event, never answered by the API. */
+export interface IdpSecretStore {
+  /** Stores (or replaces) the provider's client secret (before its idp.* event: a refused write leaves a row no provider has, deleted by nothing that matters: it opens for no other id). */
+  put(idpId: string, secret: string): Promise<void>;
+  /** The secret, opened, for one exchange with the upstream; undefined: none set. */
+  get(idpId: string): Promise<string | undefined>;
+  /** Whether one is set (what the API answers in its place). */
+  has(idpId: string): Promise<boolean>;
+}
+
 export interface TotpSecretStore {
   /** Stores a new TOTP's secret (before its user.totp.added event: the event's projection then drops the one it replaces). */
   put(totpId: string, userId: string, secret: Uint8Array): Promise<void>;
@@ -157,6 +167,8 @@ export interface Ports {
   totp: () => TotpPorts;
   /** Read per call: made when the server listens (src/server/start.ts). */
   invite: () => InvitePorts;
+  /** Identity providers' sealed client secrets; absent where nothing configures providers (then their commands are unavailable). */
+  idpSecrets?: () => IdpSecretStore;
 }
 
 /** A counted bucket after its attempt finished: its failures now (the one that reaches the free allowance engages the delays). */

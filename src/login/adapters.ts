@@ -22,6 +22,12 @@ import type { LoginPorts } from './ports.js';
 import type { PasswordResetPorts } from './password-reset.js';
 import type { LoginObserver } from './observer.js';
 
+const NO_EXTERNAL: Pick<LoginPorts, 'offeredProviders' | 'startExternal' | 'finishExternal'> = {
+  offeredProviders: async () => [],
+  startExternal: async () => undefined,
+  finishExternal: async () => ({ kind: 'problem', text: 'externalRefused', name: '' }),
+};
+
 const NO_OBSERVER: Pick<LoginObserver, 'loginSucceeded' | 'loginFailed' | 'loginThrottled'> = { loginSucceeded: () => {}, loginFailed: () => {}, loginThrottled: () => {} };
 
 /**
@@ -65,6 +71,8 @@ export function loginPorts(
   },
   /** Each login's outcome, for the operator (metrics.ts). */
   observer: Pick<LoginObserver, 'loginSucceeded' | 'loginFailed' | 'loginThrottled'> = NO_OBSERVER,
+  /** Other identity providers (src/server/idp/login-ports.ts); none: no "Continue with …". */
+  external: Pick<LoginPorts, 'offeredProviders' | 'startExternal' | 'finishExternal'> = NO_EXTERNAL,
 ): Omit<LoginPorts, keyof PasswordResetPorts> {
   /** The user acting on its own keys at login, as RegisterU2F / VerifyU2FRegistration over the API would (self needs no permission). */
   const selfCaller = async (userId: string): Promise<Caller | undefined> => {
@@ -73,6 +81,7 @@ export function loginPorts(
   };
 
   return {
+    ...external,
     async findLoginUser(loginName, orgId) {
       const found = await loginUser(read, loginName, orgId);
       // A name two orgs share logs in only with the org scope (urn:keyhold:iam:org:id:{orgId}).

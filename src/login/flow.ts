@@ -58,7 +58,13 @@ export type LoginOutcome =
   | { kind: 'registerRequested' }
   /** Registered with a password: signed in as with a right password (the second factor decided), or first the address to verify. */
   | { kind: 'registered'; loginName: string; userId: string; verificationRequired: false; secondFactor: SecondFactor; at: number }
-  | { kind: 'registered'; loginName: string; userId: string; verificationRequired: true };
+  | { kind: 'registered'; loginName: string; userId: string; verificationRequired: true }
+  /** A "Continue with …" button: the sign-in goes to that provider, with what its callback must match. */
+  | { kind: 'externalStarted'; idpId: string; state: string; nonce?: string; verifier: string; at: number }
+  /** The provider's callback arrived for this sign-in: what it had to match is spent (whatever the exchange then says). */
+  | { kind: 'externalReturned' }
+  /** The upstream's answer named a linked (or just created) user whose org asks no more of it. */
+  | { kind: 'externalSignedIn'; userId: string; amr: string[] };
 
 export type OutcomeKind = LoginOutcome['kind'];
 
@@ -141,9 +147,15 @@ export function next(state: LoginState, outcome: LoginOutcome): LoginState {
   // "Register" is on the username page (with or without a passkey offered there).
   if (outcome.kind === 'registerRequested' && (state.step === 'identify' || (state.step === 'passkey' && state.loginName === undefined))) return { step: 'register' };
   if (inLogin && outcome.kind === 'passkeyRequired') return { step: 'passkey', loginName: outcome.loginName, spent: 'spent' in state ? spend(state) : [] };
+  // From any step of the login prompt, the person may go to another provider instead (its button on the page).
+  if (inLogin && outcome.kind === 'externalStarted') {
+    return { step: 'external', idpId: outcome.idpId, state: outcome.state, ...(outcome.nonce ? { nonce: outcome.nonce } : {}), verifier: outcome.verifier, startedAt: outcome.at };
+  }
   if (inLogin && outcome.kind === 'nameFound') return { step: 'password', loginName: outcome.loginName, ...(outcome.userId ? { userId: outcome.userId } : {}) };
   switch (state.step) {
     case 'identify':
+      // Only the callback's route says this, right after it spent the external state (above) and the upstream's answer passed.
+      if (outcome.kind === 'externalSignedIn') return login(outcome.userId, outcome.amr);
       // The page offers a passkey: its challenge is handed out with it.
       if (outcome.kind === 'challengeIssued') return { step: 'passkey', challenge: outcome.challenge, spent: [] };
       return state;
@@ -208,6 +220,10 @@ export function next(state: LoginState, outcome: LoginOutcome): LoginState {
       }
       return state;
     case 'registered':
+      return state;
+    case 'external':
+      // Spent by the first callback (the routes save it only while the state is still this one): a replay finds identify.
+      if (outcome.kind === 'externalReturned') return IDENTIFY;
       return state;
     case 'consent':
       if (outcome.kind === 'consentDecided') return { step: 'done', end: { kind: 'consent', allowed: outcome.allowed } };

@@ -124,4 +124,21 @@ export interface LoginPorts {
   startTotpEnrolment(userId: string, again?: boolean): Promise<{ uri: string; secret: string }>;
   /** VerifyTOTPRegistration as the user (with the recovery codes a first second factor brings); a refusal's reason, or its text in `lang`. */
   finishTotpEnrolment(userId: string, code: string, lang: Language): Promise<{ ok: true; recoveryCodes: string[] } | { ok: false; problem: string; reason?: string }>;
+  /** The identity providers an app of the org offers ("Continue with …"); no org: the instance's default org's. */
+  offeredProviders(orgId: string | undefined): Promise<{ idpId: string; name: string }[]>;
+  /** Starts the exchange with a provider the org offers: where to send the browser, and what its callback must match; undefined: no such provider. */
+  startExternal(idpId: string, orgId: string | undefined, state: string, redirectUri: string): Promise<ExternalStart | undefined>;
+  /** Finishes the exchange (the callback's URL against what was kept) and decides the sign-in (src/login/external.ts). */
+  finishExternal(input: { idpId: string; orgId: string | undefined; clientId: string; callback: URL; kept: { state: string; nonce?: string; verifier: string } }): Promise<ExternalFinish>;
 }
+
+export interface ExternalStart {
+  url: string;
+  nonce?: string;
+  verifier: string;
+}
+
+/** The exchange's end as the login shows it: a sign-in, or what to tell the person (its upstream detail goes to the log). */
+export type ExternalFinish =
+  | { kind: 'login'; userId: string; amr: string[]; secondFactor: boolean; name: string }
+  | { kind: 'problem'; text: 'externalDenied' | 'externalUnavailable' | 'externalRefused' | 'externalNotLinked' | 'externalMfa' | 'locked'; name: string };

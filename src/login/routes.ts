@@ -11,6 +11,7 @@
 // CSRF: every step needs the interaction cookie oidc-provider set (SameSite=Lax,
 // so not sent on a cross-site POST; the interaction is not found without it)
 // and a form token bound to the interaction (HMAC under the cookie key).
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { renderMessage } from '../domain/errors/reasons.js';
 import { negotiateLanguage, type Language } from '../domain/i18n/language.js';
@@ -26,6 +27,7 @@ import type { InteractionPort, LoginInteraction, LoginPorts } from './ports.js';
 import type { LoginState } from './state.js';
 import { stepOf } from './steps.js';
 import { registerResetRoutes } from './reset-routes.js';
+import { providerButtons } from './steps/external.js';
 import type { Page, Problem, StepContext } from './steps/step.js';
 
 /** How many states one request may pass through while rendering (a page that moves the state on, e.g. a consent nobody needs to see). */
@@ -123,7 +125,12 @@ export function registerLoginRoutes(fastify: FastifyInstance, deps: LoginRoutesD
       const state = held.state;
       if (state.step === 'done') return end(req, reply, { ctx, held }, state);
       const shown = await stepOf(state).render(ctx, state, problem);
-      if ('page' in shown) return void (await send(reply, ctx.lang, shown.page));
+      if ('page' in shown) {
+        // The first page offers the providers the app's org allows ("Continue with …").
+        const first = state.step === 'identify' || (state.step === 'passkey' && !state.loginName);
+        const buttons = first ? providerButtons(ctx.lang, ctx.interaction.uid, ctx.hidden, await ports.offeredProviders(ctx.interaction.orgId)) : '';
+        return void (await send(reply, ctx.lang, { ...shown.page, body: shown.page.body + buttons }));
+      }
       if ('again' in shown) return void (await again(reply, ctx.interaction.uid));
       // Another request of this sign-in moved it first (it finished the login): its page as it is now.
       if (!(await ctx.apply(shown.outcome))) return void (await again(reply, ctx.interaction.uid));
@@ -155,6 +162,23 @@ export function registerLoginRoutes(fastify: FastifyInstance, deps: LoginRoutesD
     await reply.code(303).header('location', ended.returnTo).headers(LOGIN_HEADERS).send();
   }
 
+  /** The callback URI registered at every upstream: from KEYHOLD_ISSUER, never a request header. */
+  const callbackUri = () => `${deps.issuer()}${BASE}/idp/callback`;
+
+  /** "Continue with …": the exchange started, what its callback must match kept in the sign-in, the browser sent to the upstream. */
+  async function startExternal(req: FastifyRequest, reply: FastifyReply, held: Held): Promise<void> {
+    const { ctx } = held;
+    const state = held.held.state;
+    if (state.step === 'consent' || state.step === 'done') return void (await again(reply, ctx.interaction.uid));
+    const idpId = ctx.field('idp');
+    // The state names the sign-in (the callback's one fixed URI finds it by that) and is unguessable.
+    const value = `${ctx.interaction.uid}.${randomBytes(24).toString('base64url')}`;
+    const started = idpId ? await ports.startExternal(idpId, ctx.interaction.orgId, value, callbackUri()) : undefined;
+    if (!started) return show(req, reply, held, { text: t(ctx.lang, 'externalUnavailable', { name: '' }) });
+    await ctx.apply({ kind: 'externalStarted', idpId, state: value, nonce: started.nonce, verifier: started.verifier, at: now() });
+    await reply.code(303).header('location', started.url).headers(LOGIN_HEADERS).send();
+  }
+
   void fastify.register(async (app) => {
     // While the database cannot answer, every step answers a page saying so (503, Retry-After) in the
     // user's language; other errors go on to the server's handler.
@@ -179,6 +203,37 @@ export function registerLoginRoutes(fastify: FastifyInstance, deps: LoginRoutesD
         .send(script.body);
     });
 
+    // The upstream's callback: one URI for every sign-in, which names its sign-in in `state`; on to that sign-in's own
+    // path, where the browser sends the sign-in's cookie (the address from KEYHOLD_ISSUER, the query as it came).
+    app.get(`${BASE}/idp/callback`, async (req, reply) => {
+      const query = new URL(req.url, 'http://callback').search;
+      const state = (req.query as Record<string, unknown> | undefined)?.state;
+      const uid = typeof state === 'string' ? state.split('.')[0] : '';
+      if (!uid || !/^[A-Za-z0-9_-]{1,128}$/.test(uid)) return expired(reply, negotiateLanguage(req.headers['accept-language']));
+      return reply.code(303).header('location', `${deps.issuer()}${BASE}/${uid}/idp${query}`).headers(LOGIN_HEADERS).send();
+    });
+
+    // The upstream's answer at its sign-in: matched with what was kept, spent at once (only while the sign-in is still
+    // where this request read it: a replay or a concurrent twin finds it spent), then exchanged and decided.
+    app.get<{ Params: { uid: string } }>(`${BASE}/:uid/idp`, async (req, reply) => {
+      const interaction = await interactions.load(req.raw, reply.raw, req.params.uid);
+      const lang = languageOf(req, interaction);
+      if (!interaction || interaction.foreign) return expired(reply, lang);
+      const held = contextOf(req, interaction, lang);
+      const kept = held.held.state;
+      const query = new URL(req.url, 'http://callback').search;
+      if (kept.step !== 'external' || (req.query as Record<string, unknown> | undefined)?.state !== kept.state) return expired(reply, lang);
+      if (!(await held.ctx.apply({ kind: 'externalReturned' }, { ifStill: true }))) return expired(reply, lang);
+      const finished = await ports.finishExternal({ idpId: kept.idpId, orgId: interaction.orgId, clientId: interaction.clientId, callback: new URL(`${callbackUri()}${query}`), kept });
+      if (finished.kind === 'login' && !finished.secondFactor) {
+        const done = await held.ctx.apply({ kind: 'externalSignedIn', userId: finished.userId, amr: finished.amr });
+        if (done?.step === 'done') return end(req, reply, held, done);
+      }
+      // forceMfa the upstream did not satisfy: no login here; the person signs in with its own factors.
+      const problem = finished.kind === 'login' ? { text: 'externalMfa' as const, name: finished.name } : finished;
+      return show(req, reply, held, { text: t(lang, problem.text, { name: problem.name }) });
+    });
+
     app.get<{ Params: { uid: string } }>(`${BASE}/:uid`, async (req, reply) => {
       const interaction = await interactions.load(req.raw, reply.raw, req.params.uid);
       if (!interaction || interaction.foreign) return expired(reply, languageOf(req, interaction));
@@ -201,6 +256,7 @@ export function registerLoginRoutes(fastify: FastifyInstance, deps: LoginRoutesD
         await held.ctx.apply({ kind: 'restart' });
         return again(reply, uid);
       }
+      if (action === 'idp') return startExternal(req, reply, held);
       const state = held.held.state;
       const step = stepOf(state);
       // A form of another step (posted late, or twice): the login's page as it is now.

@@ -56,6 +56,8 @@ export type LoginState =
   | { step: 'register' }
   /** Registered; the address is to be verified before the first login: the page says so. */
   | { step: 'registered'; loginName: string }
+  /** Sent to another identity provider: what its callback must match (`state`, `nonce`) and prove (`verifier`, PKCE), once. */
+  | { step: 'external'; idpId: string; state: string; nonce?: string; verifier: string; startedAt: number }
   /** Signed in; the app's consent (the provider's consent prompt). */
   | { step: 'consent' }
   /** The interaction ends: a login with its amr, or the consent's decision. */
@@ -99,6 +101,7 @@ const SHAPES: { readonly [S in LoginStep]: (stored: Fields) => boolean } = {
   enrolTotp: passed,
   register: () => true,
   registered: (s) => text(s.loginName),
+  external: (s) => text(s.idpId) && text(s.state) && optional(text)(s.nonce) && text(s.verifier) && typeof s.startedAt === 'number',
   consent: () => true,
   done: () => false,
 };
@@ -117,7 +120,20 @@ export const SPENT_KEPT = 20;
  * second factor. A name merely typed makes it nobody's.
  */
 export function ownerOf(state: LoginState | undefined): string | undefined {
-  if (!state || state.step === 'identify' || state.step === 'password' || state.step === 'forgotPassword' || state.step === 'resetSent' || state.step === 'consent' || state.step === 'passkey' || state.step === 'register' || state.step === 'registered') return undefined;
+  if (!state) return undefined;
+  // The steps at which a sign-in belongs to nobody yet (a name typed, a provider chosen, a form shown).
+  switch (state.step) {
+    case 'identify':
+    case 'password':
+    case 'forgotPassword':
+    case 'resetSent':
+    case 'consent':
+    case 'passkey':
+    case 'register':
+    case 'registered':
+    case 'external':
+      return undefined;
+  }
   if (state.step === 'done') return state.end.kind === 'login' ? state.end.userId : undefined;
   return state.userId;
 }

@@ -9,6 +9,7 @@ import { enrolKey } from './steps/enrol-key.js';
 import { enrolPasskey } from './steps/enrol-passkey.js';
 import { passkey } from './steps/passkey.js';
 import { enrolTotp } from './steps/enrol-totp.js';
+import { external } from './steps/external.js';
 import { identify } from './steps/identify.js';
 import { forgotPassword } from './steps/forgot-password.js';
 import { resetSent } from './steps/reset-sent.js';
@@ -40,6 +41,7 @@ export const STEPS: StepTable = {
   enrolTotp,
   register,
   registered,
+  external,
 };
 
 /** The step of a state. */

@@ -2,7 +2,7 @@
 // Lookups, the commands) need. src/store implements it (store/read-model.ts);
 // whether a finder is plain SQL or drizzle, cached or not, is the store's
 // choice and nobody else's.
-import type { Lookups, PasskeyFacts, PasswordFacts, U2fFacts } from '../access/lookups.js';
+import type { IdpFacts, Lookups, PasskeyFacts, PasswordFacts, U2fFacts } from '../access/lookups.js';
 
 export type { PasswordFacts } from '../access/lookups.js';
 import type { Membership } from '../domain/identity/permissions.js';
@@ -243,6 +243,12 @@ export interface AppKeyListed {
 }
 
 export interface ReadModel extends Lookups {
+  /** The identity providers of one scope (orgId undefined: the instance's), oldest first. */
+  identityProviders(orgId: string | undefined): Promise<IdpFacts[]>;
+  /** The providers an app of the org offers at its login: the instance's, then the org's own. */
+  identityProvidersOffered(orgId: string): Promise<IdpFacts[]>;
+  /** The user's links to external identities, oldest first. */
+  idpLinksOf(userId: string): Promise<{ idpId: string; subject: string; userId: string; orgId: string; createdAt: Date }[]>;
   project(projectId: string): Promise<ProjectView | undefined>;
   /** The org's projects, oldest first. */
   projectsOf(orgId: string): Promise<ProjectView[]>;

@@ -30,7 +30,11 @@ import { createOidcKeyStore, createOidcStateStore, DPOP_PROOF_MODEL, sealedKeysE
 import { createAttemptBudgets } from '../store/attempt-budgets.js';
 import { DATABASE_WAIT_BOUNDS, within } from '../store/wait-bounds.js';
 import { KeyholdError } from '../domain/errors/keyhold-error.js';
-import { attemptBudgetKey, idempotencyKeys, loadMasterKey, masterKeyCheck, totpSealing, totpSecretKey } from './oidc/keys.js';
+import { attemptBudgetKey, idempotencyKeys, idpSealing, idpSecretKey, loadMasterKey, masterKeyCheck, totpSealing, totpSecretKey } from './oidc/keys.js';
+import { createIdpSecrets } from '../store/idp-secrets.js';
+import type { IdpSecretStore } from '../commands/ports.js';
+import { externalLoginPorts } from './idp/login-ports.js';
+import { upstreamClient } from './idp/upstream.js';
 import { createTotpSecrets } from '../store/totp-secrets.js';
 import { openControlSocket, type ControlSocket } from './control-socket.js';
 import { createIdempotentAnswers } from '../store/idempotent-answers.js';
@@ -134,6 +138,7 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
     // Set once, when the port is known (below); requests arrive only after that.
     let webauthn: WebAuthnSettings | undefined;
     let totp: TotpPorts | undefined;
+    let idpSecrets: IdpSecretStore | undefined;
     const ports: Ports = {
       events,
       lookups: readModel,
@@ -150,6 +155,10 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
         return totp;
       },
       invite: () => ({ budgets: attempts }),
+      idpSecrets: () => {
+        if (!idpSecrets) throw new Error('the identity providers\' secrets are opened once the master key is loaded');
+        return idpSecrets;
+      },
     };
     const errors = repeatedErrorLog(log);
     const commands = createCommands(ports);
@@ -158,6 +167,7 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
     const masterKey = await loadMasterKey({ ...config.oidc, embedded: database.kind === 'pglite', sealedKeysExist: () => sealedKeysExist(database) });
     // Every guess at the login is reserved here before it is checked (passwords, recovery codes, user codes).
     const attempts = reportingFailures(createAttemptBudgets(database, attemptBudgetKey(masterKey)), metrics.store);
+    idpSecrets = reportingFailures(createIdpSecrets(database, idpSealing(idpSecretKey(masterKey))), metrics.store);
     // Answers of creates sent with an Idempotency-Key, sealed, for repeats (interceptors/idempotency.ts).
     const idempotentAnswers = reportingFailures(createIdempotentAnswers(database), metrics.store);
     const onAppended = (listener: (events: readonly StoredEvent[]) => void) => events.onAppended?.(listener);
@@ -193,6 +203,17 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
         attempts,
         { webauthn: ports.webauthn, forceMfa: accounts.forceMfaOf },
         metrics.identity,
+        externalLoginPorts({
+          read: readModel,
+          commands,
+          secrets: ports.idpSecrets!,
+          upstream: upstreamClient(),
+          mfaRequired: async (userId) => {
+            const user = await readModel.userFacts(userId);
+            return user ? accounts.forceMfaOf(user.orgId) : true;
+          },
+          log,
+        }),
       ),
     );
     const app = await buildApp({

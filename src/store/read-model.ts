@@ -93,6 +93,14 @@ export function createReadModel(database: Pick<Database, 'db' | 'sql'>, observer
     maxPasswordAttemptsOf: async (orgId) => (await q.findLockoutPolicy(sql, orgId))?.maxPasswordAttempts ?? 0,
     unusedRecoveryCodesOf: (userId) => q.unusedRecoveryCodes(sql, userId),
     totpOf: (userId) => q.findUserTotp(sql, userId),
+    identityProvider: (idpId) => q.findIdp(sql, idpId),
+    idpLink: async (idpId, subject) => {
+      const link = await q.findIdpLink(sql, idpId, subject);
+      return link ? { userId: link.userId, orgId: link.orgId } : undefined;
+    },
+    identityProviders: (orgId) => q.listIdps(sql, orgId),
+    identityProvidersOffered: (orgId) => q.idpsOffered(sql, orgId),
+    idpLinksOf: (userId) => q.listIdpLinksOfUser(sql, userId),
     events: (search) => q.searchEvents(db, search),
     machineByClientId: (clientId) => q.findMachineByClientId(sql, clientId),
     liveAppKeys: (appId, now) => q.liveAppKeys(db, appId, now),

@@ -39,6 +39,7 @@ const S = {
   forgotPassword: { step: 'forgotPassword', loginName: 'ada' },
   forgotUnknown: { step: 'forgotPassword', loginName: 'nobody' },
   resetSent: { step: 'resetSent' },
+  external: { step: 'external', idpId: 'i1', state: 'uid.s1', nonce: 'n1', verifier: 'v1', startedAt: AT },
 } as const satisfies Record<string, LoginState>;
 
 const loggedIn = (amr: readonly string[]): LoginState => ({ step: 'done', end: { kind: 'login', userId: 'u1', amr: [...amr] } });
@@ -46,6 +47,16 @@ const loggedIn = (amr: readonly string[]): LoginState => ({ step: 'done', end: {
 type Row = [name: string, from: LoginState, outcome: LoginOutcome, to: LoginState];
 
 const ROWS: Row[] = [
+  // another identity provider
+  ['a "Continue with" button: the sign-in goes to the provider', S.identify, { kind: 'externalStarted', idpId: 'i1', state: 'uid.s1', nonce: 'n1', verifier: 'v1', at: AT }, S.external],
+  ['a "Continue with" button from the password page', S.password, { kind: 'externalStarted', idpId: 'i1', state: 'uid.s1', nonce: 'n1', verifier: 'v1', at: AT }, S.external],
+  ['the callback spends what it had to match', S.external, { kind: 'externalReturned' }, S.identify],
+  ['a replayed callback finds nothing to spend', S.identify, { kind: 'externalReturned' }, S.identify],
+  ['the verified answer of a linked user signs in with its amr', S.identify, { kind: 'externalSignedIn', userId: 'u1', amr: ['fed'] }, loggedIn(['fed'])],
+  ['no external sign-in past another step', S.password, { kind: 'externalSignedIn', userId: 'u1', amr: ['fed'] }, S.password],
+  ['no external sign-in while still at the provider (the callback spends first)', S.external, { kind: 'externalSignedIn', userId: 'u1', amr: ['fed'] }, S.external],
+  ['starting over from the provider', S.external, { kind: 'restart' }, S.identify],
+  ['no provider from the consent', S.consent, { kind: 'externalStarted', idpId: 'i1', state: 'uid.s1', verifier: 'v1', at: AT }, S.consent],
   // identify
   ['a typed name that names someone', S.identify, { kind: 'nameFound', loginName: 'ada', userId: 'u1' }, S.password],
   ['a typed name that names nobody (not revealed)', S.identify, { kind: 'nameFound', loginName: 'nobody' }, S.unknownName],

@@ -846,6 +846,41 @@ export const REASONS = {
       de: 'Das ist kein Wiederherstellungscode. Ein Code hat 12 Buchstaben und Ziffern, etwa 4f7k2q-9xm3bd.',
     },
   },
+  IDP_NOT_FOUND: {
+    code: GrpcCode.NotFound,
+    messages: {
+      en: 'Identity provider {idpId} was not found.',
+      de: 'Der Identitätsanbieter {idpId} wurde nicht gefunden.',
+    },
+  },
+  IDP_ALREADY_EXISTS: {
+    code: GrpcCode.AlreadyExists,
+    messages: {
+      en: 'Identity provider {idpId} already exists.',
+      de: 'Der Identitätsanbieter {idpId} existiert bereits.',
+    },
+  },
+  IDP_LINK_TAKEN: {
+    code: GrpcCode.AlreadyExists,
+    messages: {
+      en: 'This identity of provider {idpId} is already linked to another user. Remove that link first.',
+      de: 'Diese Identität des Anbieters {idpId} ist bereits mit einem anderen Benutzer verknüpft. Entferne zuerst diese Verknüpfung.',
+    },
+  },
+  IDP_LINK_NOT_FOUND: {
+    code: GrpcCode.NotFound,
+    messages: {
+      en: 'User {userId} has no such link to identity provider {idpId}.',
+      de: 'Der Benutzer {userId} hat keine solche Verknüpfung mit dem Identitätsanbieter {idpId}.',
+    },
+  },
+  IDP_LINK_REQUIRED: {
+    code: GrpcCode.FailedPrecondition,
+    messages: {
+      en: 'This identity is not linked to an account, and the provider allows neither creating nor linking one. Ask an administrator to link it.',
+      de: 'Diese Identität ist mit keinem Konto verknüpft, und der Anbieter erlaubt weder, eines anzulegen, noch eines zu verknüpfen. Bitte eine Administratorin oder einen Administrator, sie zu verknüpfen.',
+    },
+  },
   TOTP_ALREADY_READY: {
     code: GrpcCode.FailedPrecondition,
     messages: {

@@ -8,6 +8,7 @@
 // and a projection in src/store/projections if a read model shows it. The
 // compiler then points at every table that must learn the new type.
 import type { AppEventPayloads } from './app.js';
+import type { IdpEventPayloads, IdpLinkEventPayloads } from './idp.js';
 import type { InstanceEventPayloads } from './instance.js';
 import type { OrgEventPayloads } from './org.js';
 import type { ProjectEventPayloads } from './project.js';
@@ -18,7 +19,8 @@ import type { UserGrantEventPayloads } from './usergrant.js';
 
 export { INSTANCE_ID } from './instance.js';
 export type { MemberAddedPayload, MemberChangedPayload, MemberRemovedPayload } from './members.js';
-export type { AppEventPayloads, InstanceEventPayloads, OrgEventPayloads, PasskeyEventPayloads, ProjectEventPayloads, U2fEventPayloads, UserEventPayloads, UserGrantEventPayloads };
+export type { IdpSettings } from './idp.js';
+export type { AppEventPayloads, IdpEventPayloads, IdpLinkEventPayloads, InstanceEventPayloads, OrgEventPayloads, PasskeyEventPayloads, ProjectEventPayloads, U2fEventPayloads, UserEventPayloads, UserGrantEventPayloads };
 
 /** Event payloads by aggregate type: the vocabulary's one source. */
 export interface PayloadsByAggregate {
@@ -30,10 +32,12 @@ export interface PayloadsByAggregate {
   u2f: U2fEventPayloads;
   passkey: PasskeyEventPayloads;
   usergrant: UserGrantEventPayloads;
+  idp: IdpEventPayloads;
+  idplink: IdpLinkEventPayloads;
 }
 
 export type AggregateType = keyof PayloadsByAggregate;
-export const AGGREGATE_TYPES: readonly AggregateType[] = ['instance', 'org', 'project', 'user', 'app', 'u2f', 'passkey', 'usergrant'];
+export const AGGREGATE_TYPES: readonly AggregateType[] = ['instance', 'org', 'project', 'user', 'app', 'u2f', 'passkey', 'usergrant', 'idp', 'idplink'];
 
 /** Event type → payload, over every aggregate. */
 export type EventPayloads = InstanceEventPayloads &
@@ -43,7 +47,9 @@ export type EventPayloads = InstanceEventPayloads &
   AppEventPayloads &
   U2fEventPayloads &
   PasskeyEventPayloads &
-  UserGrantEventPayloads;
+  UserGrantEventPayloads &
+  IdpEventPayloads &
+  IdpLinkEventPayloads;
 
 export type EventTypeName = keyof EventPayloads;
 /** The event types of one aggregate type. */
@@ -153,6 +159,12 @@ export const AGGREGATE_OF: { readonly [K in EventTypeName]: AggregateOfType<K> }
   'usergrant.deactivated': 'usergrant',
   'usergrant.reactivated': 'usergrant',
   'usergrant.removed': 'usergrant',
+  'idp.added': 'idp',
+  'idp.changed': 'idp',
+  'idp.removed': 'idp',
+  'idplink.added': 'idplink',
+  'idplink.removed': 'idplink',
+  'idplink.used': 'idplink',
 };
 
 /**
@@ -266,6 +278,12 @@ export const SECRET_FIELDS: { readonly [K in EventTypeName]: readonly (keyof Eve
   'usergrant.deactivated': [],
   'usergrant.reactivated': [],
   'usergrant.removed': [],
+  'idp.added': [],
+  'idp.changed': [],
+  'idp.removed': [],
+  'idplink.added': [],
+  'idplink.removed': [],
+  'idplink.used': [],
 };
 
 /** An event's payload without its secret fields (SECRET_FIELDS). */

@@ -203,6 +203,21 @@ export const LOGIN_TEXTS = {
     de: 'Dein Konto {username} wurde angelegt. Diese Organisation verlangt vor der ersten Anmeldung eine bestätigte Adresse: Melde dich an, sobald deine Adresse bestätigt ist.',
   },
   registeredSignIn: { en: 'Sign in', de: 'Anmelden' },
+  continueWith: { en: 'Continue with {name}', de: 'Weiter mit {name}' },
+  externalTitle: { en: 'Signing in with another provider', de: 'Anmeldung bei einem anderen Anbieter' },
+  externalPending: { en: 'This sign-in was sent to {name}. Finish it there, or start over.', de: 'Diese Anmeldung wurde an {name} übergeben. Schließe sie dort ab oder beginne neu.' },
+  startOver: { en: 'Start over', de: 'Neu beginnen' },
+  externalDenied: { en: '{name} did not sign you in. You can try again or sign in another way.', de: '{name} hat dich nicht angemeldet. Du kannst es erneut versuchen oder dich anders anmelden.' },
+  externalUnavailable: { en: '{name} cannot be reached right now. Try again in a moment.', de: '{name} ist gerade nicht erreichbar. Versuche es gleich noch einmal.' },
+  externalRefused: { en: 'The answer from {name} could not be accepted. Start the sign-in again.', de: 'Die Antwort von {name} konnte nicht angenommen werden. Beginne die Anmeldung neu.' },
+  externalNotLinked: {
+    en: 'This {name} account is not linked to an account here. Sign in with your username to link it, or ask an administrator.',
+    de: 'Dieses {name}-Konto ist mit keinem Konto hier verknüpft. Melde dich mit deinem Benutzernamen an, um es zu verknüpfen, oder wende dich an eine Administratorin oder einen Administrator.',
+  },
+  externalMfa: {
+    en: 'Your organization requires a second factor that {name} did not confirm. Sign in with your username and second factor.',
+    de: 'Deine Organisation verlangt einen zweiten Faktor, den {name} nicht bestätigt hat. Melde dich mit deinem Benutzernamen und zweiten Faktor an.',
+  },
 } as const satisfies Record<string, Texts>;
 
 export type LoginText = keyof typeof LOGIN_TEXTS;

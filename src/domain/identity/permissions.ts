@@ -91,6 +91,12 @@ export const PERMISSIONS = {
    * instance-wide role decides it — never the app's org or project owners.
    */
   'app.api.access.write': [],
+  /** The org's own identity providers (AddGenericOIDCProvider … on the management API): ORG_OWNER (org.*) and IAM_OWNER, as in ZITADEL. */
+  'org.idp.read': ['org'],
+  'org.idp.write': ['org'],
+  /** The instance's identity providers, offered to every org's apps: instance-wide roles only. */
+  'iam.idp.read': [],
+  'iam.idp.write': [],
 } as const satisfies Record<string, readonly Exclude<ScopeType, 'instance'>[]>;
 
 export type Permission = keyof typeof PERMISSIONS;

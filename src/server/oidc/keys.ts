@@ -123,6 +123,25 @@ export function totpSealing(key: Buffer): { seal(plain: string, boundTo: string)
   };
 }
 
+/** The key identity providers' client secrets are sealed under (store/idp-secrets.ts): derived from the master key, used for nothing else. */
+export function idpSecretKey(master: Buffer): Buffer {
+  return Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), 'keyhold idp client secrets v1', 32));
+}
+
+/** Seals and opens identity providers' client secrets, each bound to its provider's id. */
+export function idpSealing(key: Buffer): { seal(plain: string, boundTo: string): string; unseal(sealed: string, boundTo: string): string } {
+  return {
+    seal: (plain, boundTo) => seal(key, plain, boundTo),
+    unseal: (sealed, boundTo) => {
+      try {
+        return open(key, sealed, boundTo);
+      } catch {
+        throw new MasterKeyError('an identity provider\'s client secret cannot be decrypted: KEYHOLD_MASTERKEY is not the key it was sealed with, or it was sealed for another provider');
+      }
+    },
+  };
+}
+
 /** AES-256-GCM under `key`; with `boundTo`, the text is bound to it (GCM's additional data): it opens only with the same. */
 export function seal(key: Buffer, plain: string, boundTo?: string): string {
   const iv = randomBytes(12);

@@ -4,6 +4,7 @@ import type { EventTypeName } from '../../domain/events/index.js';
 import type { SqlRunner, SqlStatement } from '../sql.js';
 import { appKeysProjection } from './app-keys.js';
 import { appsProjection } from './apps.js';
+import { identityProvidersProjection, idpLinksProjection } from './identity-providers.js';
 import { instancesProjection } from './instances.js';
 import { machineUsersProjection } from './machine-users.js';
 import { oidcSessionsProjection } from './oidc-sessions.js';
@@ -43,6 +44,8 @@ export const projections: readonly Projection[] = [
   recoveryCodesProjection,
   userTotpProjection,
   oidcSessionsProjection,
+  identityProvidersProjection,
+  idpLinksProjection,
 ];
 
 type AnyEvent = { [K in EventTypeName]: ProjectableEvent<K> }[EventTypeName];

@@ -19,3 +19,4 @@ export { allUserMetadata, findUserMetadata, searchUserMetadata } from './user-me
 export { findWebauthnCredential, listPasskeysOfUser } from './passkeys.js';
 export { findUserTotp } from './user-totp.js';
 export { findProjectGrantFor, isProjectGrantedTo, searchProjectGrants, userGrantIdsOfProjectGrant, type ProjectGrantFacts, type ProjectGrantSearch } from './project-grants.js';
+export { findIdp, findIdpLink, idpsOffered, listIdpLinksOfUser, listIdps, type IdpLinkRow, type IdpRow } from './identity-providers.js';

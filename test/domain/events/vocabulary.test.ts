@@ -145,6 +145,12 @@ const SAMPLES: { [K in EventTypeName]: EventPayloads[K] } = {
   'usergrant.deactivated': {},
   'usergrant.reactivated': {},
   'usergrant.removed': { userId: 'u', projectId: 'p' },
+  'idp.added': { orgId: 'o', settings: { kind: 'oidc', name: 'Corp', issuer: 'https://idp.example.com', clientId: 'c', scopes: ['openid'], options: { isLinkingAllowed: true, isCreationAllowed: true, isAutoCreation: false, isAutoUpdate: false }, trust: { emailVerified: false, upstreamAmr: false } } },
+  'idp.changed': { settings: { kind: 'oauth', name: 'GitHub', authorizationEndpoint: 'https://a', tokenEndpoint: 'https://t', userinfoEndpoint: 'https://u', mapping: { id: 'id' }, clientId: 'c', scopes: [], options: { isLinkingAllowed: false, isCreationAllowed: false, isAutoCreation: false, isAutoUpdate: false }, trust: { emailVerified: false, upstreamAmr: false } } },
+  'idp.removed': {},
+  'idplink.added': { idpId: 'i', subject: 's', userId: 'u', how: 'login' },
+  'idplink.removed': { idpId: 'i', subject: 's', userId: 'u' },
+  'idplink.used': { idpId: 'i', userId: 'u', clientId: 'app', amr: ['fed'] },
 };
 
 const types = Object.keys(SAMPLES) as EventTypeName[];

@@ -24,9 +24,13 @@ describe('roles expand to concrete permissions where they are held', () => {
   it("IAM_OWNER's '*' is every permission, instance-only ones included", () => {
     expect([...permissionsOfRole('IAM_OWNER', 'instance')].sort()).toEqual([
       'app.api.access.write',
+      'iam.idp.read',
+      'iam.idp.write',
       'org.create',
       'org.delete',
       'org.events.read',
+      'org.idp.read',
+      'org.idp.write',
       'org.member.read',
       'org.member.write',
       'org.policy.read',

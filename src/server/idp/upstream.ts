@@ -1,0 +1,161 @@
+// The exchange with an upstream provider, done by openid-client (the project's
+// relying-party library: it follows the OAuth 2.0 security BCP and is the one
+// the tests use as Keyhold's own apps). Keyhold is a client of the upstream:
+// authorization code with PKCE (S256), `state`, and for OpenID Connect a
+// `nonce`; the callback's `iss` checked against the provider's issuer (RFC 9207)
+// where it is sent, or required where the upstream's metadata says it sends
+// it; the ID token's signature (the upstream's JWKS), issuer, audience, expiry
+// and nonce checked. A plain OAuth 2.0 provider's person is read from its
+// userinfo endpoint with the access token.
+//
+// Nothing here keeps the secrets: the caller passes the client secret opened
+// for this exchange, and the state, nonce and verifier are kept in the sign-in.
+import * as client from 'openid-client';
+import { OIDC_MAPPING, type FieldMapping, type ProviderConfig } from '../../domain/idp/provider.js';
+
+/** What a started exchange must keep until its callback (in the sign-in, one-time). */
+export interface Started {
+  url: string;
+  state: string;
+  nonce?: string;
+  verifier: string;
+}
+
+/** What the upstream vouched for: its claims, and the mapping that reads them. */
+export interface Vouched {
+  claims: Record<string, unknown>;
+  mapping: FieldMapping;
+}
+
+/** Why an exchange failed: `denied` the person (or the upstream) said no; `refused` the answer failed a check; `unavailable` the upstream could not be reached. */
+export type FailureKind = 'denied' | 'refused' | 'unavailable';
+
+export class UpstreamFailure extends Error {
+  constructor(
+    readonly kind: FailureKind,
+    /** The upstream's error or the failed check, for the log (never the code, tokens or secret). */
+    readonly detail: string,
+  ) {
+    super(`upstream ${kind}: ${detail}`);
+    this.name = 'UpstreamFailure';
+  }
+}
+
+/** http only to the loopback host (a provider on the same machine, and the tests); everything else is https. */
+export const isAllowedEndpoint = (url: string): boolean => {
+  try {
+    const u = new URL(url);
+    if (u.protocol === 'https:') return true;
+    return u.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(u.hostname);
+  } catch {
+    return false;
+  }
+};
+
+const DISCOVERY_KEPT_MS = 10 * 60 * 1000;
+const TIMEOUT_S = 10;
+
+export interface UpstreamClient {
+  start(provider: ProviderConfig, clientSecret: string, redirectUri: string, state: string): Promise<Started>;
+  /** The callback (its whole URL) checked against what `start` kept, and the upstream's answer. */
+  finish(provider: ProviderConfig, clientSecret: string, callback: URL, kept: Omit<Started, 'url'>): Promise<Vouched>;
+}
+
+/** An openid-client error as the log says it: its code and the upstream's `error` / `error_description`. */
+function failureOf(err: unknown): UpstreamFailure {
+  if (err instanceof UpstreamFailure) return err;
+  const e = err as { name?: string; code?: string; error?: string; error_description?: string; message?: string; cause?: unknown };
+  if (e?.name === 'AuthorizationResponseError') return new UpstreamFailure('denied', `${e.error ?? 'error'}${e.error_description ? `: ${e.error_description}` : ''}`);
+  if (e?.name === 'ResponseBodyError') return new UpstreamFailure('refused', `token endpoint: ${e.error ?? 'error'}${e.error_description ? `: ${e.error_description}` : ''}`);
+  if (e?.name === 'TypeError' || e?.name === 'AbortError' || e?.name === 'TimeoutError' || e?.code === 'OAUTH_TIMEOUT') return new UpstreamFailure('unavailable', e.message ?? 'unreachable');
+  // openid-client's error wraps the check that failed (oauth4webapi's, whose message names the claim or
+  // parameter, never its value: a value may be a code or a token).
+  const inner = e?.cause instanceof Error ? `: ${e.cause.message}` : '';
+  return new UpstreamFailure('refused', `${e?.code ?? e?.name ?? 'error'}: ${e?.message ?? ''}${inner}`.slice(0, 300));
+}
+
+export function upstreamClient(opts: { now?: () => number } = {}): UpstreamClient {
+  const now = opts.now ?? Date.now;
+  const discovered = new Map<string, { at: number; config: Promise<client.Configuration> }>();
+
+  /** The provider's configuration: the discovered metadata (kept a while) or the given endpoints. */
+  async function configOf(provider: ProviderConfig, clientSecret: string): Promise<client.Configuration> {
+    if (provider.kind === 'oauth') {
+      // No metadata to discover: the endpoints are the configuration. The issuer is the authorization endpoint's
+      // origin only because openid-client needs one; no `iss` parameter is expected from a plain OAuth 2.0 provider.
+      const config = new client.Configuration(
+        { issuer: new URL(provider.authorizationEndpoint).origin, authorization_endpoint: provider.authorizationEndpoint, token_endpoint: provider.tokenEndpoint },
+        provider.clientId,
+        { client_secret: clientSecret },
+        client.ClientSecretPost(clientSecret),
+      );
+      if (!provider.authorizationEndpoint.startsWith('https:')) client.allowInsecureRequests(config);
+      return config;
+    }
+    const key = `${provider.id} ${provider.issuer} ${provider.clientId}`;
+    const held = discovered.get(key);
+    if (held && now() - held.at < DISCOVERY_KEPT_MS) return withSecret(await held.config, provider, clientSecret);
+    const insecure = provider.issuer.startsWith('http:');
+    const config = client.discovery(new URL(provider.issuer), provider.clientId, clientSecret, undefined, {
+      timeout: TIMEOUT_S,
+      ...(insecure ? { execute: [client.allowInsecureRequests] } : {}),
+    });
+    discovered.set(key, { at: now(), config });
+    config.catch(() => discovered.delete(key));
+    return withSecret(await config, provider, clientSecret);
+  }
+
+  /** A configuration with this exchange's secret (the kept one was discovered with the secret of its time). */
+  function withSecret(config: client.Configuration, provider: ProviderConfig, clientSecret: string): client.Configuration {
+    const fresh = new client.Configuration(config.serverMetadata(), provider.clientId, clientSecret);
+    if (provider.kind === 'oidc' && provider.issuer.startsWith('http:')) client.allowInsecureRequests(fresh);
+    return fresh;
+  }
+
+  return {
+    async start(provider, clientSecret, redirectUri, state) {
+      try {
+        const config = await configOf(provider, clientSecret);
+        const verifier = client.randomPKCECodeVerifier();
+        const params: Record<string, string> = {
+          redirect_uri: redirectUri,
+          scope: provider.scopes.join(' '),
+          code_challenge: await client.calculatePKCECodeChallenge(verifier),
+          code_challenge_method: 'S256',
+          state,
+        };
+        const nonce = provider.kind === 'oidc' ? client.randomNonce() : undefined;
+        if (nonce) params.nonce = nonce;
+        return { url: client.buildAuthorizationUrl(config, params).href, state, nonce, verifier };
+      } catch (err) {
+        throw failureOf(err);
+      }
+    },
+    async finish(provider, clientSecret, callback, kept) {
+      try {
+        const config = await configOf(provider, clientSecret);
+        const tokens = await client.authorizationCodeGrant(config, callback, {
+          pkceCodeVerifier: kept.verifier,
+          expectedState: kept.state,
+          ...(provider.kind === 'oidc' ? { expectedNonce: kept.nonce, idTokenExpected: true } : {}),
+        });
+        if (provider.kind === 'oidc') {
+          const claims = tokens.claims();
+          if (!claims) throw new UpstreamFailure('refused', 'no ID token');
+          // The userinfo adds the profile some upstreams keep out of the ID token; its `sub` must be the token's.
+          let info: Record<string, unknown> = {};
+          if (config.serverMetadata().userinfo_endpoint) info = await client.fetchUserInfo(config, tokens.access_token, claims.sub);
+          // The ID token's claims win: they are signed for this client.
+          return { claims: { ...info, ...claims }, mapping: OIDC_MAPPING };
+        }
+        const answer = await client.fetchProtectedResource(config, tokens.access_token, new URL(provider.userinfoEndpoint), 'GET', undefined, new Headers({ accept: 'application/json', 'user-agent': 'Keyhold' }));
+        if (!answer.ok) throw new UpstreamFailure('refused', `userinfo endpoint answered ${answer.status}`);
+        const claims = (await answer.json()) as unknown;
+        if (typeof claims !== 'object' || claims === null || Array.isArray(claims)) throw new UpstreamFailure('refused', 'userinfo endpoint answered no JSON object');
+        return { claims: claims as Record<string, unknown>, mapping: provider.mapping };
+      } catch (err) {
+        throw failureOf(err);
+      }
+    },
+  };
+}
