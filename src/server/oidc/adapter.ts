@@ -30,7 +30,7 @@ import { noteDeletedGrant } from './revoked-grants.js';
 import { answerReplay, goneAnswer, saveCondition } from './single-use.js';
 import { asPresented, rotate, withRotation } from './refresh-rotation.js';
 import { asLoginState, ownerOf } from '../../login/state.js';
-import { forgetReads, requestReads, TOKEN_MODELS } from './request-reads.js';
+import { forgetReads, lookedUpTogether, requestReads } from './request-reads.js';
 
 /** What the adapter reads: apps, machine users' client credentials and apps' keys. */
 export type ClientReads = Pick<ReadModel, 'appByClientId' | 'machineByClientId' | 'liveAppKeys'>;
@@ -124,18 +124,20 @@ export function adapterClass(store: OidcStateStore, read: ClientReads & Pick<Rea
     const memo = requestReads();
     // Copies: the library's models take a payload's objects as their own.
     if (memo && model === 'Grant' && memo.grants.has(id)) return structuredClone(memo.grants.get(id));
-    if (!memo || !TOKEN_MODELS.includes(model)) return store.find(model, id);
-    let lookup = memo.tokens.get(id);
+    const models = memo && lookedUpTogether(model);
+    if (!memo || !models) return store.find(model, id);
+    const key = `${models[0]}:${id}`;
+    let lookup = memo.tokens.get(key);
     if (!lookup) {
-      lookup = store.findToken(id, TOKEN_MODELS);
-      memo.tokens.set(id, lookup);
+      lookup = store.findToken(id, models);
+      memo.tokens.set(key, lookup);
       // Its grant, for the library's next lookup (a write in between forgets it).
       void lookup.then(
         (rows) => {
-          if (memo.tokens.get(id) !== lookup) return;
+          if (memo.tokens.get(key) !== lookup) return;
           for (const row of rows) if (row.grantId !== undefined) memo.grants.set(row.grantId, row.grant);
         },
-        () => memo.tokens.delete(id),
+        () => memo.tokens.delete(key),
       );
     }
     const rows = await lookup;

@@ -6,7 +6,8 @@
 // tell them apart), then loads the grant of the one it found; userinfo and
 // refresh load the token, then its grant. The adapter answers the first of
 // these with one statement (the store's findToken: the row under any token
-// model, with its grant) and the others from what it returned.
+// model, with its grant) and the others from what it returned. The code
+// exchange likewise: the authorization code with its grant.
 //
 // Scoped to one request (an AsyncLocalStorage entered by provider middleware)
 // and emptied by any write the adapter makes in it, so nothing read is held
@@ -18,9 +19,14 @@ import type { FoundToken, OidcPayload } from '../../store/oidc-store.js';
 
 /** The token models findToken probes together. */
 export const TOKEN_MODELS: readonly string[] = ['AccessToken', 'ClientCredentials', 'RefreshToken'];
+const CODE_MODELS: readonly string[] = ['AuthorizationCode'];
+
+/** The models one lookup of `model` reads together with its grant, or undefined for a model looked up alone. */
+export const lookedUpTogether = (model: string): readonly string[] | undefined =>
+  TOKEN_MODELS.includes(model) ? TOKEN_MODELS : CODE_MODELS.includes(model) ? CODE_MODELS : undefined;
 
 export interface RequestReads {
-  /** Token lookups by id: the pending or settled findToken of this request. */
+  /** Token lookups by the first model looked up and the id: the pending or settled findToken of this request. */
   tokens: Map<string, Promise<FoundToken[]>>;
   /** Grants by id, as the token lookups found them (undefined: gone or expired). */
   grants: Map<string, OidcPayload | undefined>;

@@ -23,7 +23,7 @@ const PASSWORD = 'counted statements 4711';
  * Lower them when a change saves statements; raising one needs a reason.
  */
 const STATEMENT_BOUNDS = {
-  login: { statements: 40, transactions: 13 },
+  login: { statements: 36, transactions: 13 },
   client_credentials: { statements: 1, transactions: 1 },
   refresh: { statements: 4, transactions: 3 },
   introspection: { statements: 1, transactions: 0 },
