@@ -311,6 +311,7 @@ async function runScenario(req: Extract<WorkerRequest, { cmd: 'run' }>): Promise
     };
   }
   const call = op!;
+  const sql = await countedPerOp(scenario, call);
 
   const latencies = new Samples();
   let errors = 0;
@@ -423,6 +424,7 @@ async function runScenario(req: Extract<WorkerRequest, { cmd: 'run' }>): Promise
     serverPeakRssMiB: Math.round((peakRss / 1024 / 1024) * 10) / 10,
     peakRssScope: hwmReset ? 'window' : 'process',
     poolExhausted: limitReached,
+    ...(sql ? { sql } : {}),
     completedTotal,
     // CLOCK_MONOTONIC in µs, the clock of V8's profile timestamps: bench/profile.ts cuts a server profile to this window.
     windowMonotonicUs: [Number(monoStart / 1000n), Number(monoEnd / 1000n)],
@@ -430,6 +432,46 @@ async function runScenario(req: Extract<WorkerRequest, { cmd: 'run' }>): Promise
 }
 
 class PoolExhausted extends Error {}
+
+/** Keyhold's statement and transaction totals (GET /metrics); undefined where there are none (the peer). */
+async function sqlTotals(): Promise<{ statements: number; transactions: number } | undefined> {
+  try {
+    const res = await fetch(new URL('/metrics', baseUrl));
+    if (!res.ok) return undefined;
+    const text = await res.text();
+    const value = (name: string) => Number(new RegExp(`^${name} (\\d+)`, 'm').exec(text)?.[1] ?? NaN);
+    const totals = { statements: value('keyhold_sql_statements_total'), transactions: value('keyhold_sql_transactions_total') };
+    return Number.isFinite(totals.statements) ? totals : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const SQL_RUNS = 5;
+const sqlCounted = new Map<ScenarioName, ScenarioResult['sql']>();
+
+/**
+ * SQL statements and transactions of one operation, before the load: SQL_RUNS
+ * operations one at a time, nothing else running, the fewest counted (a
+ * housekeeping sweep may land in one). Counts, not times: the same on any
+ * machine. Once per scenario (the count does not depend on the concurrency).
+ */
+async function countedPerOp(scenario: ScenarioName, call: (vu: number) => Promise<void>): Promise<ScenarioResult['sql']> {
+  if (sqlCounted.has(scenario)) return sqlCounted.get(scenario);
+  let best: ScenarioResult['sql'];
+  if (await sqlTotals()) {
+    for (let i = 0; i < SQL_RUNS; i++) {
+      const before = await sqlTotals();
+      await call(0);
+      const after = await sqlTotals();
+      if (!before || !after) break;
+      const run = { statementsPerOp: after.statements - before.statements, transactionsPerOp: after.transactions - before.transactions, runs: SQL_RUNS };
+      if (!best || run.statementsPerOp < best.statementsPerOp) best = run;
+    }
+  }
+  sqlCounted.set(scenario, best);
+  return best;
+}
 
 function reply(message: WorkerReply): void {
   process.send!(message);

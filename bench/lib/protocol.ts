@@ -67,6 +67,12 @@ export interface ScenarioResult {
   peakRssScope: 'window' | 'process';
   /** U2F only: the pool of prepared registrations ran out before the time was up. */
   poolExhausted: boolean;
+  /**
+   * SQL per operation, counted by Keyhold (keyhold_sql_statements_total and
+   * keyhold_sql_transactions_total on /metrics) over operations made one at a
+   * time before the load: the fewest of `runs`. Absent for the peer.
+   */
+  sql?: { statementsPerOp: number; transactionsPerOp: number; runs: number };
   completedTotal: number;
   windowMonotonicUs: [number, number];
 }

@@ -260,6 +260,12 @@ export function surfaceTargets(result: BenchResult): TargetCheck[] {
       if (s && p) checks.push({ target: `PostgreSQL: ${LABELS[name]} ≥ 60% of the bare oidc-provider`, measured: `${pct(s.opsPerSecond, p.opsPerSecond)} (${fmt(s.opsPerSecond)} vs ${fmt(p.opsPerSecond)}/s)`, met: atLeast(s.opsPerSecond, p.opsPerSecond, 0.6) });
     }
   }
+  for (const b of [pg, lite]) {
+    const counted = b && b.scenarios.find((s) => s.scenario === 'login' && s.sql)?.sql;
+    if (b && counted) {
+      checks.push({ target: `${b.backend === 'pglite' ? 'PGlite' : 'PostgreSQL'}: SQL statements per password login ≤ ${LOGIN_STATEMENTS_TARGET}`, measured: `${counted.statementsPerOp} (${counted.transactionsPerOp} transactions)`, met: counted.statementsPerOp <= LOGIN_STATEMENTS_TARGET });
+    }
+  }
   if (pg && lite) {
     for (const name of SURFACE) {
       const l = scenario(lite, name, C);
@@ -299,6 +305,33 @@ function peerLoginShare(result: BenchResult, s: ScenarioResult): string {
   const pg = result.backends.find((b) => b.backend === 'postgres' && !b.skipped) ?? result.backends.find((b) => !b.skipped);
   const f = pg && floor(pg, 'argon2', s.concurrency);
   return f ? ` · ${pct(s.opsPerSecond, f.opsPerSecond)} of argon2id` : '';
+}
+
+/** Most SQL statements one password login may send (login through the UI and code exchange, counted by Keyhold). */
+export const LOGIN_STATEMENTS_TARGET = 25;
+
+/**
+ * SQL per operation, one row per scenario and a column per backend: counted by
+ * Keyhold over operations made one at a time (ScenarioResult.sql), so the same
+ * on any machine, unlike every other figure here.
+ */
+function sqlTable(result: BenchResult): string[] {
+  const backends = result.backends.filter((b) => !b.skipped);
+  const counted = (b: BackendResult, name: ScenarioName) => b.scenarios.find((s) => s.scenario === name && s.sql)?.sql;
+  const names = (Object.keys(LABELS) as ScenarioName[]).filter((n) => backends.some((b) => counted(b, n)));
+  if (names.length === 0) return [];
+  const title = (b: BackendResult) => (b.backend === 'pglite' ? 'PGlite' : 'PostgreSQL');
+  const lines = [
+    `| SQL per operation (one at a time) | ${backends.map((b) => `${title(b)}: statements / transactions`).join(' | ')} |`,
+    `|---|${backends.map(() => '--:').join('|')}|`,
+  ];
+  for (const name of names) {
+    lines.push(`| ${LABELS[name]} | ${backends.map((b) => {
+      const c = counted(b, name);
+      return c ? `${c.statementsPerOp} / ${c.transactionsPerOp}` : '–';
+    }).join(' | ')} |`);
+  }
+  return lines;
 }
 
 const README_START = '<!-- bench:login-surface:start (written by npm run bench) -->';
@@ -342,6 +375,7 @@ export function surfaceReadme(readme: string, result: BenchResult, file: string)
     '',
     ...surfaceTable(result),
     '',
+    ...(sqlTable(result).length ? [...sqlTable(result), ''] : []),
     '| target (login surface, c=64) | measured | |',
     '|---|---|---|',
     ...targetRows(surfaceTargets(result)),
@@ -386,6 +420,7 @@ export function toMarkdown(result: BenchResult): string {
     out.push('## Bare oidc-provider 9.13.3, in-memory adapter (the peer)', '', ...backendTable({ backend: 'postgres', setup: {}, scenarios: result.peer.scenarios, floors: [] }).map((l) => l.replace(/\| \(floor\) \||\| [^|]* of (peer|argon2id) \|/, '| (peer) |')), '');
   }
   out.push('## Login surface', '', ...surfaceTable(result), '');
+  if (sqlTable(result).length) out.push('## SQL per operation (counted by Keyhold, one operation at a time)', '', ...sqlTable(result), '');
   out.push('## Targets (the seed operations, also as ratios; start-up and memory)', '', '| target | measured | |', '|---|---|---|');
   out.push(...targetRows(targets(result)), '');
   out.push('## Targets (login surface)', '', '| target | measured | |', '|---|---|---|');

@@ -21,6 +21,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import { LOGIN_FAILURES, type LoginFailure } from '../commands/login/check-password.js';
 import { SECOND_FACTORS, type LoginObserver, type SecondFactorKind, type SecondFactorOutcome } from '../login/observer.js';
 import type { DatabaseErrorKind, StoreObserver } from '../store/observer.js';
+import type { StatementCount } from '../store/statement-count.js';
 
 /** How a call arrived: the `protocol` label. */
 export type Protocol = 'grpc' | 'grpc_web' | 'connect' | 'rest';
@@ -75,6 +76,8 @@ export interface Metrics {
   rateLimited(by: 'address' | 'token'): void;
   /** Where the verification threads' queue depth is read at each scrape. */
   watchVerificationQueue(depth: () => number): void;
+  /** Where the database's statement and transaction totals are read at each scrape. */
+  watchStatements(count: Readonly<StatementCount>): void;
   /** The text exposition format and its content type. */
   render(): Promise<{ contentType: string; body: string }>;
 }
@@ -134,6 +137,30 @@ export function createMetrics(): Metrics {
     },
   });
 
+  // Totals the store counts itself (two increments per statement, no label):
+  // copied into the counters at each scrape rather than counted through prom-client on the hot path.
+  let statementCount: Readonly<StatementCount> = { statements: 0, transactions: 0 };
+  const total = (counter: Counter, value: number) => {
+    counter.reset();
+    counter.inc(value);
+  };
+  new Counter({
+    name: 'keyhold_sql_statements_total',
+    help: 'SQL statements sent to the database (reads and writes; BEGIN and COMMIT not counted)',
+    registers,
+    collect() {
+      total(this, statementCount.statements);
+    },
+  });
+  new Counter({
+    name: 'keyhold_sql_transactions_total',
+    help: 'Explicit database transactions begun (each a durable commit when it writes)',
+    registers,
+    collect() {
+      total(this, statementCount.transactions);
+    },
+  });
+
   const limited = new Counter({
     name: 'keyhold_rate_limited_total',
     help: 'RPCs refused by KEYHOLD_RATE_LIMIT_PER_SECOND (RESOURCE_EXHAUSTED), by the bucket that was empty: address or token',
@@ -180,6 +207,9 @@ export function createMetrics(): Metrics {
     },
     watchVerificationQueue(depth) {
       queueDepth = depth;
+    },
+    watchStatements(count) {
+      statementCount = count;
     },
     async render() {
       return { contentType: registry.contentType, body: await registry.metrics() };

@@ -128,6 +128,7 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
     onMigrated: (run) => log.info({ migration: run.number, name: run.name, ms: run.ms }, `migration ${run.number} ${run.name} applied in ${run.ms} ms`),
   });
   logRekey(database, log);
+  metrics.watchStatements(database.counted);
   const threads = config.webauthn.verifyThreads > 0 ? verificationThreads(config.webauthn.verifyThreads) : undefined;
   if (threads) metrics.watchVerificationQueue(() => threads.queueDepth());
   try {

@@ -179,24 +179,27 @@ export function createAttemptBudgets({ db, sql: client }: Pick<Database, 'db' | 
 
   function reservation(named: readonly (readonly [string, BucketRequest])[], epochs: readonly number[]): Reservation {
     let finished: Promise<FinishedBucket[]> | undefined;
-    // One transaction, its rows in key order as a reservation takes them.
+    // One statement for every bucket: its rows locked in key order, as a reservation takes them
+    // (the CTE's FOR UPDATE locks rows as they leave the sort), so two finishes never wait in a cycle.
     const finishOnce = async (outcome: AttemptOutcome): Promise<FinishedBucket[]> => {
-      const statements = named.map(([key, request], i) => {
-        const counted = request.kind !== 'lockout';
-        const fail = counted && outcome === 'failure';
-        const clear = counted && outcome === 'success' && BUCKETS[request.kind as CountedBucket].clearedBySuccess;
-        return sql`
-          update attempt_budgets set
-            in_flight = case when epoch = ${epochs[i]} then greatest(in_flight - 1, 0) else in_flight end,
-            failures = case when ${fail}::boolean then failures + 1 when ${clear}::boolean then 0 else failures end,
-            last_failure_at = case when ${fail}::boolean then now() when ${clear}::boolean then null else last_failure_at end,
-            expires_at = greatest(expires_at, now() + make_interval(secs => ${WINDOW_SECONDS}))
-          where key = ${key} returning failures`;
-      });
-      const results = await client.atomic(statements);
-      return named.flatMap(([, request], i) =>
-        request.kind === 'lockout' ? [] : [{ kind: request.kind, failures: Number((results[i]?.[0] as { failures?: number } | undefined)?.failures ?? 0) }],
-      );
+      const fail = named.map(([, request]) => request.kind !== 'lockout' && outcome === 'failure');
+      const clear = named.map(([, request]) => request.kind !== 'lockout' && outcome === 'success' && BUCKETS[request.kind as CountedBucket].clearedBySuccess);
+      const rows = await client.query<{ key: string; failures: number }>(sql`
+        with v as (
+          select * from unnest(${arrayLiteral(named.map(([key]) => key))}::text::text[], ${arrayLiteral(epochs)}::text::int[],
+            ${arrayLiteral(fail.map(String))}::text::boolean[], ${arrayLiteral(clear.map(String))}::text::boolean[]) as v(key, epoch, fail, clear)
+        ), locked as (
+          select b.key from attempt_budgets b join v on v.key = b.key order by b.key for update of b
+        )
+        update attempt_budgets as b set
+          in_flight = case when b.epoch = v.epoch then greatest(b.in_flight - 1, 0) else b.in_flight end,
+          failures = case when v.fail then b.failures + 1 when v.clear then 0 else b.failures end,
+          last_failure_at = case when v.fail then now() when v.clear then null else b.last_failure_at end,
+          expires_at = greatest(b.expires_at, now() + make_interval(secs => ${WINDOW_SECONDS}))
+        from v join locked on locked.key = v.key
+        where b.key = v.key returning b.key, b.failures`);
+      const failures = new Map(rows.map((r) => [r.key, Number(r.failures)]));
+      return named.flatMap(([key, request]) => (request.kind === 'lockout' ? [] : [{ kind: request.kind, failures: failures.get(key) ?? 0 }]));
     };
     return { ok: true, finish: mapped((outcome: AttemptOutcome) => (finished ??= finishOnce(outcome))) };
   }

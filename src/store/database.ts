@@ -25,6 +25,7 @@ import { assertPostgresRepaired } from './postgres-repairs.js';
 import { postgresTarget } from './postgres-url.js';
 import { rekeyIdentifiers, type RekeyReport } from './rekey-identifiers.js';
 import { pgliteSqlClient, postgresSqlClient, type SqlClient } from './sql.js';
+import { newStatementCount, type StatementCount } from './statement-count.js';
 import { beginWithin, boundedQuery, DATABASE_WAIT_BOUNDS, SERVER_TIMEOUTS } from './wait-bounds.js';
 
 export type Schema = typeof schema;
@@ -42,6 +43,8 @@ export interface Database {
   ping(): Promise<void>;
   /** Whether the storage takes writes (storage-health.ts); the event store reports its appends to it. */
   storage: StorageHealth;
+  /** Statements and transactions sent so far, over drizzle and `sql` alike (./statement-count.ts). */
+  readonly counted: Readonly<StatementCount>;
   /**
    * Resolves when this database can no longer be used by this process (PGlite
    * after a PANIC, pglite-guard.ts): the process should stop, to be restarted.
@@ -142,11 +145,13 @@ async function openPostgres(databaseUrl: string, poolSize: number, observer: Sto
   const { url, host } = postgresTarget(databaseUrl);
   // Every wait on the serving pool is bounded (./wait-bounds.ts); the migration connection's are not.
   const client = postgres(url, { max: poolSize, onnotice: () => {}, ...POSTGRES_CONNECTION_OPTIONS, connection: SERVER_TIMEOUTS, ...(host ? { host } : {}) });
-  const db: Db = drizzlePostgres(preparingStatements(client, DATABASE_WAIT_BOUNDS.waitMs), { schema });
+  const counted = newStatementCount();
+  const db: Db = drizzlePostgres(preparingStatements(client, counted, DATABASE_WAIT_BOUNDS.waitMs), { schema });
   return {
     kind: 'postgres',
     db,
-    sql: postgresSqlClient(client, DATABASE_WAIT_BOUNDS.waitMs),
+    sql: postgresSqlClient(client, DATABASE_WAIT_BOUNDS.waitMs, counted),
+    counted,
     rekey,
     ping: () => ping(db, observer),
     storage: storageHealth({ probe: () => probePostgres(client) }),
@@ -169,11 +174,12 @@ async function openPostgres(databaseUrl: string, poolSize: number, observer: Sto
  * texts are a fixed set (drizzle builds them from code, values are parameters),
  * so the per-connection statement cache stays small.
  */
-function preparingStatements(sql: postgres.Sql, waitMs?: number): postgres.Sql {
+function preparingStatements(sql: postgres.Sql, counted: StatementCount, waitMs?: number): postgres.Sql {
   return new Proxy(sql, {
     get(target, property, receiver) {
       if (property === 'unsafe') {
         return (query: string, params?: never[], options?: postgres.UnsafeQueryOptions) => {
+          counted.statements++;
           const pending = target.unsafe(query, params, { ...options, prepare: true });
           return waitMs === undefined ? pending : boundedQuery(pending, waitMs);
         };
@@ -183,7 +189,8 @@ function preparingStatements(sql: postgres.Sql, waitMs?: number): postgres.Sql {
           const callback = args.pop() as (tx: postgres.Sql) => unknown;
           const open = Reflect.get(target, property) as (...a: unknown[]) => Promise<unknown>;
           // Inside a transaction (no waitMs) statements are bounded by the server alone (./wait-bounds.ts).
-          const body = (tx: postgres.Sql) => callback(preparingStatements(tx));
+          const body = (tx: postgres.Sql) => callback(preparingStatements(tx, counted));
+          if (property === 'begin') counted.transactions++;
           if (waitMs === undefined || property === 'savepoint') return open.call(target, ...args, body);
           return beginWithin((inner) => open.call(target, ...args, inner), body, waitMs);
         };
@@ -230,7 +237,8 @@ async function openPglite(dataDir: string, sharedBuffers: string | undefined, ob
   try {
     client = await openPgliteEngine(dir, pgdata, sharedBuffers);
     const engine = guardEngine(client);
-    const pglite = drizzlePglite(client, { schema });
+    const counted = newStatementCount();
+    const pglite = drizzlePglite(countingPglite(client, counted), { schema });
     const opened = client;
     const transaction: MigrationTransaction = (work) =>
       opened.transaction((tx) => work(async (text, params) => (await tx.query<Record<string, unknown>>(text, params)).rows));
@@ -243,7 +251,8 @@ async function openPglite(dataDir: string, sharedBuffers: string | undefined, ob
     return {
       kind: 'pglite',
       db,
-      sql: pgliteSqlClient(opened),
+      sql: pgliteSqlClient(opened, counted),
+      counted,
       rekey,
       ping: () => ping(db, observer),
       storage,
@@ -271,6 +280,34 @@ async function openPglite(dataDir: string, sharedBuffers: string | undefined, ob
     lock.release();
     throw err;
   }
+}
+
+/**
+ * The PGlite drizzle is given: the same engine, its query() calls counted, and
+ * those of the transactions it opens (drizzle's PGlite session calls nothing else).
+ */
+function countingPglite(client: PGlite, counted: StatementCount): PGlite {
+  const counting = <T extends object>(target: T, inTransaction: boolean): T =>
+    new Proxy(target, {
+      get(on, property) {
+        const value = Reflect.get(on, property, on) as unknown;
+        if (typeof value !== 'function') return value;
+        if (property === 'query') {
+          return (...args: unknown[]) => {
+            counted.statements++;
+            return (value as (...a: unknown[]) => unknown).apply(on, args);
+          };
+        }
+        if (property === 'transaction' && !inTransaction) {
+          return (callback: (tx: object) => unknown) => {
+            counted.transactions++;
+            return (value as (cb: (tx: object) => unknown) => unknown).call(on, (tx: object) => callback(counting(tx, true)));
+          };
+        }
+        return (value as (...a: unknown[]) => unknown).bind(on);
+      },
+    });
+  return counting(client, false);
 }
 
 async function ping(db: Db, observer: StoreObserver): Promise<void> {

@@ -48,6 +48,12 @@ export interface OidcStateStore {
    */
   insertNew(model: string, id: string, payload: OidcPayload, expiresInSeconds: number): Promise<boolean>;
   find(model: string, id: string): Promise<OidcPayload | undefined>;
+  /**
+   * A bearer token by its id under any of `models` (its kind not known
+   * beforehand, as at introspection), each row found with the grant it names,
+   * in one statement: what `find` would answer for each model and for that Grant.
+   */
+  findToken(id: string, models: readonly string[]): Promise<FoundToken[]>;
   findByUid(model: string, uid: string): Promise<OidcPayload | undefined>;
   findByUserCode(model: string, userCode: string): Promise<OidcPayload | undefined>;
   /**
@@ -101,6 +107,14 @@ export interface OidcStateStore {
 }
 
 /** One field of a stored payload (its path of names) and the text it must hold; null: absent. */
+/** A row findToken found: its model, its payload as `find` answers it, and its grant's (undefined when gone, expired or named by none). */
+export interface FoundToken {
+  model: string;
+  payload: OidcPayload;
+  grantId?: string;
+  grant?: OidcPayload;
+}
+
 export interface StoredExpectation {
   path: readonly string[];
   equals: string | null;
@@ -234,6 +248,22 @@ export function createOidcStateStore({ db, sql: client, kind }: Pick<Database, '
         select payload, floor(extract(epoch from consumed_at))::float8 as consumed from oidc_payloads
         where model = ${model} and key = ${keyOf(model, id)} and (expires_at is null or expires_at > now())`);
       return revived(model, id, rows);
+    },
+    async findToken(id, models) {
+      if (models.some((m) => !BEARER_MODELS.has(m))) throw new Error(`findToken finds bearer tokens only, not ${models.join(', ')}`);
+      // Every bearer model is keyed by the same hash of the id; the primary key (model, key) answers each model probed.
+      const rows = await client.query<{ model: string; payload: unknown; consumed: number | null; grantId: string | null; grant: unknown; grantConsumed: number | null }>(sql`
+        select t.model, t.payload, floor(extract(epoch from t.consumed_at))::float8 as consumed, t.grant_id as "grantId",
+          g.payload as grant, floor(extract(epoch from g.consumed_at))::float8 as "grantConsumed"
+        from oidc_payloads t
+        left join oidc_payloads g on g.model = 'Grant' and g.key = t.grant_id and (g.expires_at is null or g.expires_at > now())
+        where t.model = any(${models}::text[]) and t.key = ${sha256(id)} and (t.expires_at is null or t.expires_at > now())`);
+      return rows.map((row) => ({
+        model: row.model,
+        payload: revived(row.model, id, [row])!,
+        ...(row.grantId !== null ? { grantId: row.grantId } : {}),
+        ...(row.grant !== null ? { grant: revived('Grant', row.grantId!, [{ payload: row.grant, consumed: row.grantConsumed }]) } : {}),
+      }));
     },
     async findByUid(model, uid) {
       const rows = await client.query<StoredRow>(sql`

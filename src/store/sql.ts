@@ -10,6 +10,7 @@
 // drizzle still owns the schema, the migrations and the cold queries.
 import { parse, protocol, type PGlite } from '@electric-sql/pglite';
 import type postgres from 'postgres';
+import type { StatementCount } from './statement-count.js';
 import { reserveWithin, within } from './wait-bounds.js';
 
 /** One statement: SQL text with $1…$n and its values, not yet sent. */
@@ -101,9 +102,10 @@ export function withDates<Row extends { createdAt: Date; changedAt: Date }>(row:
 }
 
 /** postgres.js: named prepared statements (see above), rows as objects. */
-export function postgresSqlClient(client: postgres.Sql, waitMs?: number): SqlClient {
+export function postgresSqlClient(client: postgres.Sql, waitMs?: number, count?: StatementCount): SqlClient {
   const runner = (on: Pick<postgres.Sql, 'unsafe'>, bound?: number): SqlRunner => ({
     query<Row>(statement: SqlStatement) {
+      if (count && statement !== BEGIN && statement !== COMMIT) count.statements++;
       // postgres.js queries are lazy; execute() sends it now, in call order.
       const pending = on.unsafe(statement.text, statement.params as postgres.ParameterOrJSON<never>[], { prepare: true });
       pending.execute();
@@ -127,6 +129,7 @@ export function postgresSqlClient(client: postgres.Sql, waitMs?: number): SqlCli
      */
     async atomic(statements) {
       const connection = waitMs === undefined ? await client.reserve() : await reserveWithin(client, waitMs);
+      if (count) count.transactions++;
       let settled: PromiseSettledResult<unknown[]>[];
       try {
         const on = runner(connection);
@@ -179,7 +182,7 @@ export function assertPgliteInternals(client: object): void {
  * error rolls all of them back and the engine skips the rest up to the Sync.
  * Held under PGlite's own transaction and query locks, so nothing interleaves.
  */
-export function pgliteSqlClient(client: PGlite): SqlClient {
+export function pgliteSqlClient(client: PGlite, count?: StatementCount): SqlClient {
   assertPgliteInternals(client);
   // Statement text → the name it is prepared under in this PGlite. Each text is
   // parsed once, like postgres.js' named statements, instead of at every call:
@@ -210,6 +213,7 @@ export function pgliteSqlClient(client: PGlite): SqlClient {
   async function batch(statements: readonly SqlStatement[]): Promise<unknown[][]> {
     // As query() does: a closed PGlite says so ("PGlite is closed") instead of failing inside the engine.
     await client._checkReady();
+    if (count) count.statements += statements.length;
     const { messages } = await client._runExclusiveTransaction(() =>
       client._runExclusiveQuery(async () => {
         await prepareNew(statements);
@@ -238,6 +242,9 @@ export function pgliteSqlClient(client: PGlite): SqlClient {
     async query<Row>(statement: SqlStatement) {
       return (await batch([statement]))[0] as Row[];
     },
-    atomic: batch,
+    async atomic(statements) {
+      if (count) count.transactions++;
+      return batch(statements);
+    },
   };
 }

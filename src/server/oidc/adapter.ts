@@ -30,6 +30,7 @@ import { noteDeletedGrant } from './revoked-grants.js';
 import { answerReplay, goneAnswer, saveCondition } from './single-use.js';
 import { asPresented, rotate, withRotation } from './refresh-rotation.js';
 import { asLoginState, ownerOf } from '../../login/state.js';
+import { forgetReads, lookedUpTogether, requestReads } from './request-reads.js';
 
 /** What the adapter reads: apps, machine users' client credentials and apps' keys. */
 export type ClientReads = Pick<ReadModel, 'appByClientId' | 'machineByClientId' | 'liveAppKeys'>;
@@ -114,11 +115,42 @@ export function adapterClass(store: OidcStateStore, read: ClientReads & Pick<Rea
     return activeHuman(user) && (endedAt === undefined || signedInAt >= Math.floor(endedAt / 1000));
   };
 
+  /**
+   * A stored row as `store.find` would answer it, from this request's reads
+   * when it has them (request-reads.ts): a token under any token model with its
+   * grant in one statement, that grant without one.
+   */
+  const stored = async (model: string, id: string): Promise<OidcPayload | undefined> => {
+    const memo = requestReads();
+    // Copies: the library's models take a payload's objects as their own.
+    if (memo && model === 'Grant' && memo.grants.has(id)) return structuredClone(memo.grants.get(id));
+    const models = memo && lookedUpTogether(model);
+    if (!memo || !models) return store.find(model, id);
+    const key = `${models[0]}:${id}`;
+    let lookup = memo.tokens.get(key);
+    if (!lookup) {
+      lookup = store.findToken(id, models);
+      memo.tokens.set(key, lookup);
+      // Its grant, for the library's next lookup (a write in between forgets it).
+      void lookup.then(
+        (rows) => {
+          if (memo.tokens.get(key) !== lookup) return;
+          for (const row of rows) if (row.grantId !== undefined) memo.grants.set(row.grantId, row.grant);
+        },
+        () => memo.tokens.delete(key),
+      );
+    }
+    const rows = await lookup;
+    const row = rows.find((r) => r.model === model);
+    return row && structuredClone(row.payload);
+  };
+
   return class KeyholdAdapter {
     constructor(readonly model: string) {}
 
     async upsert(id: string, payload: OidcPayload, expiresIn?: number): Promise<void> {
       if (this.model === 'Client') return;
+      forgetReads();
       // A client assertion's jti (private_key_jwt): the library looks it up and then
       // saves it; two processes could both find nothing, so the save itself refuses a live one.
       if (this.model === 'ReplayDetection') {
@@ -166,7 +198,7 @@ export function adapterClass(store: OidcStateStore, read: ClientReads & Pick<Rea
           throw e;
         }
       }
-      const found = opened(await store.find(this.model, id));
+      const found = opened(await stored(this.model, id));
       if (this.model === 'RefreshToken') return asPresented(id, found);
       if (this.model === 'Session' && typeof found?.accountId === 'string' && !(await sessionMayStay(found.accountId, found.loginTs))) {
         // The library would carry the account on without its grant (a 500 at every authorization
@@ -187,12 +219,14 @@ export function adapterClass(store: OidcStateStore, read: ClientReads & Pick<Rea
 
     /** Exactly one request consumes a record; any other is its replay (single-use.ts answerReplay throws). */
     async consume(id: string): Promise<void> {
+      forgetReads();
       // A refresh token's rotation may redo one a fault left unfinished (refresh-rotation.ts).
       const taken = this.model === 'RefreshToken' ? await rotate(store, id) : await store.consume(this.model, id);
       if (!taken) await answerReplay(store, this.model, id);
     }
 
     async destroy(id: string): Promise<void> {
+      forgetReads();
       const deleted = await store.destroy(this.model, id);
       // Whose grant this was, for the audit of its revocation (revoked-grants.ts).
       if (deleted && this.model === 'Grant') noteDeletedGrant(id, deleted);
@@ -202,6 +236,7 @@ export function adapterClass(store: OidcStateStore, read: ClientReads & Pick<Rea
     }
 
     revokeByGrantId(grantId: string) {
+      forgetReads();
       return store.revokeByGrantId(grantId);
     }
   };

@@ -10,6 +10,7 @@
 // and made again when the key set in the database changes (keys.ts; checked
 // every KEY_RELOAD_MS): its state is all in the database, so a new instance
 // serves the logins the old one started.
+import { applyRequestReads } from './request-reads.js';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { ReadModel } from '../../queries/read-model.js';
@@ -237,6 +238,7 @@ export function mountOidc(fastify: FastifyInstance, deps: OidcDeps): OidcMount {
       attempts: speak(deps.attempts),
     });
     provider.use(unavailableAnswers(renderErrorPage));
+    applyRequestReads(provider);
     const secret = generateClientSecret();
     await checkExtensions(provider, hashClientSecret(secret), secret);
     checkRedirectUris(provider);
