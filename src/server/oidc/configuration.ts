@@ -31,6 +31,7 @@ import { providerCookies } from './cookies.js';
 import { deviceAsksApiAudience, PROVIDER_SCOPES } from './api-audience.js';
 import { DPOP_ALGS } from '../../domain/oidc/dpop-proof.js';
 import { introspectionPolicy, revocationPolicy } from './introspection.js';
+import { backChannelFetch } from './backchannel-fetch.js';
 
 /** ZITADEL's endpoint paths, so its users feel at home. */
 export const OIDC_ROUTES = {
@@ -168,6 +169,7 @@ export function createProvider(deps: ProviderDeps): Any {
       properties: [...KEYHOLD_CLIENT_PROPERTIES],
       validator: () => undefined,
     },
+    fetch: backChannelFetch,
     pkce: { required: (_ctx: Any, client: Any) => client.clientAuthMethod === 'none' },
     features: {
       devInteractions: { enabled: false },
@@ -190,6 +192,9 @@ export function createProvider(deps: ProviderDeps): Any {
       // Machine users' client credentials (machine-clients.ts); apps are never offered this grant (clients.ts).
       clientCredentials: { enabled: true },
       userinfo: { enabled: true },
+      // Back-Channel Logout 1.0: an app with a registered URI hears when a session it signed in with ends
+      // (at end_session here, the others from backchannel-logout.ts). Outbound: backChannelFetch.
+      backchannelLogout: { enabled: true },
       rpInitiatedLogout: {
         enabled: true,
         logoutSource: renderLogoutPage,
