@@ -10,7 +10,7 @@ import type { OidcStateStore } from '../../store/oidc-store.js';
 import type { AttemptBudgets } from '../../store/attempt-budgets.js';
 import { userCodeBuckets } from '../../domain/identity/guess-buckets.js';
 import { knownBrowsers } from '../../login/known-browser.js';
-import { adapterClass, DEVICE_CODE_GRACE_SECONDS } from './adapter.js';
+import { adapterClass, DEVICE_CODE_GRACE_SECONDS, type AdapterOptions } from './adapter.js';
 import { KEYHOLD_CLIENT_PROPERTIES, RESPONSE_TYPES } from './clients.js';
 import { applyDeviceFlowExtension, applyExtensions, applyIssuerRequests, clockSkewOf } from './extensions.js';
 import { applyRedirectUris } from './redirect-uris.js';
@@ -102,6 +102,8 @@ export interface ProviderDeps {
   sealKey: Buffer;
   /** The guessing budgets a user code typed on the device sign-in page spends (domain/identity/guess-buckets.ts). */
   attempts: Pick<AttemptBudgets, 'reserve'>;
+  /** Who sent a request (address through the trusted proxies, User-Agent): what a session is recognised by (adapter.ts). */
+  clientOf?: AdapterOptions['clientOf'];
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -117,7 +119,7 @@ export function createProvider(deps: ProviderDeps): Any {
   const lifetimes = deps.lifetimes ?? LIFETIMES;
   const provider = new Provider(issuer, {
     // A pushed request is kept as long as a login started with it may run: used once (pushed-requests.ts).
-    adapter: adapterClass(store, read, deps.sealKey, { pushedRequestGraceSeconds: lifetimes.interaction }),
+    adapter: adapterClass(store, read, deps.sealKey, { pushedRequestGraceSeconds: lifetimes.interaction, clientOf: deps.clientOf }),
     clients: [],
     jwks: { keys: keys.signing },
     // Secure and prefixed when the issuer is https (cookies.ts).

@@ -31,7 +31,7 @@ import { registerLoginRoutes } from '../../login/routes.js';
 import type { LoginPorts } from '../../login/ports.js';
 import { interactionPort } from './interactions.js';
 import { jwtCredentials, jwtUserinfo } from './jwt-userinfo.js';
-import type { ClientReads } from './adapter.js';
+import type { AdapterOptions, ClientReads } from './adapter.js';
 import { verifyMachineJwt } from './machine-clients.js';
 import { auditProvider, type RecordOidc } from './audit.js';
 import { checkSingleUse } from './single-use.js';
@@ -77,6 +77,8 @@ export interface OidcDeps {
    * app's client id. None: not limited.
    */
   pushLimit?: (address: string) => TakeResult;
+  /** Who sent a request (http/app.ts): a login session's address and device (adapter.ts). */
+  clientOf?: AdapterOptions['clientOf'];
 }
 
 /** A predecessor key stays published this long after its successor took over: the longest token it signed, and a margin. */
@@ -204,6 +206,7 @@ export function mountOidc(fastify: FastifyInstance, deps: OidcDeps): OidcMount {
       lifetimes,
       sealKey,
       attempts: speak(deps.attempts),
+      clientOf: deps.clientOf,
     });
     provider.use(unavailableAnswers(renderErrorPage));
     const secret = generateClientSecret();

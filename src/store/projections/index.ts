@@ -19,6 +19,7 @@ import { recoveryCodesProjection } from './recovery-codes.js';
 import { u2fTokensProjection } from './u2f-tokens.js';
 import { userMetadataProjection } from './user-metadata.js';
 import { userTotpProjection } from './user-totp.js';
+import { userSessionsProjection } from './user-sessions.js';
 import { usersProjection } from './users.js';
 
 export const projections: readonly Projection[] = [
@@ -42,6 +43,7 @@ export const projections: readonly Projection[] = [
   recoveryCodesProjection,
   userTotpProjection,
   oidcSessionsProjection,
+  userSessionsProjection,
 ];
 
 type AnyEvent = { [K in EventTypeName]: ProjectableEvent<K> }[EventTypeName];
