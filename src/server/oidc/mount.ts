@@ -30,6 +30,7 @@ import { clientSecretThrottle } from './throttle.js';
 import { registerLoginRoutes } from '../../login/routes.js';
 import type { LoginPorts } from '../../login/ports.js';
 import { interactionPort } from './interactions.js';
+import { backchannelLoop } from './backchannel-logout.js';
 import { jwtCredentials, jwtUserinfo } from './jwt-userinfo.js';
 import type { AdapterOptions, ClientReads } from './adapter.js';
 import { verifyMachineJwt } from './machine-clients.js';
@@ -250,6 +251,8 @@ export function mountOidc(fastify: FastifyInstance, deps: OidcDeps): OidcMount {
         setInterval(() => {
           reloadKeys().catch((err: unknown) => deps.errors.error(err, { task: 'oidc keys' }, 'reloading the OpenID keys failed'));
         }, reloadMs).unref(),
+        // Logout tokens for the sessions Keyhold ended (backchannel-logout.ts).
+        backchannelLoop(deps.store, () => current?.provider, deps.log, (err) => deps.errors.error(err, { task: 'back-channel logout' }, 'sending logout tokens failed')),
       );
     },
     reloadKeys,

@@ -18,3 +18,4 @@ export { liveAppKeys, type AppKeyListedRow } from './app-keys.js';
 export { allUserMetadata, findUserMetadata, searchUserMetadata } from './user-metadata.js';
 export { findWebauthnCredential, listPasskeysOfUser } from './passkeys.js';
 export { findUserTotp } from './user-totp.js';
+export { listUserSessions } from './user-sessions.js';
