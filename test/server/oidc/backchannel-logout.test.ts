@@ -144,6 +144,22 @@ describe('back-channel logout reaches a real relying party', () => {
     expect((await sessionsOf(userId)).map((s) => s.device)).toEqual(['Chrome on Windows']);
   });
 
+  it('the user ends the others: only the others’ sid is sent and Keyhold keeps the current one; another org’s administrator may not', async () => {
+    const { userId, username } = await addUser();
+    const kept = await signIn(username);
+    const other = await signIn(username, browser(base, { 'user-agent': 'curl/8.5.0' }));
+    const current = (await sessionsOf(userId)).find((s) => s.device !== 'curl')!;
+    const stranger = { userId: 'someone-else', orgId: 'another-org', tokenId: '', memberships: [{ scopeType: 'org', scopeId: 'another-org', roles: ['ORG_OWNER'] }] };
+    await expect(kh.commands.endOtherSessions({ caller: stranger as never }, { userId, currentSessionId: current.id })).rejects.toMatchObject({ reason: 'USER_NOT_FOUND' });
+    const before = tokens.length;
+    await kh.commands.endOtherSessions({ caller: { userId, orgId: '', tokenId: '', memberships: [] } }, { userId, currentSessionId: current.id });
+    for (let i = 0; i < 50 && tokens.length === before; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(tokens.slice(before).map((t) => jose.decodeJwt(t).sid)).toEqual([other.sid]);
+    // (express-openid-connect logs out every session of the token's sub: the kept one is Keyhold's to keep.)
+    void kept;
+    expect((await sessionsOf(userId)).map((s) => s.id)).toEqual([current.id]);
+  });
+
   for (const [way, end] of [
     ['LockUser', (id: string) => kh.rest('POST', `/v2/users/${id}/lock`, {})],
     ['DeactivateUser', (id: string) => kh.rest('POST', `/v2/users/${id}/deactivate`, {})],
