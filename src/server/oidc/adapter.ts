@@ -77,6 +77,12 @@ export function interactionOwner(payload: OidcPayload): string | undefined {
   return named.find((id): id is string => typeof id === 'string');
 }
 
+/** Whether this request is the sign-out at end_session destroying its session whole (not an old id of it). */
+function signedOutHere(id: string): boolean {
+  const ctx = (Provider as unknown as { ctx?: { oidc?: { route?: string; session?: { id?: string } } } }).ctx;
+  return String(ctx?.oidc?.route ?? '').startsWith('end_session') && ctx?.oidc?.session?.id === id;
+}
+
 /** Whether a session's user may still be signed in: a human user, active (account.ts findAccount's rule). */
 const activeHuman = (user: UserView | undefined) => user?.kind === 'human' && userIsLive(user);
 
@@ -234,8 +240,10 @@ export function adapterClass(store: OidcStateStore, read: ClientReads & Pick<Rea
 
     async destroy(id: string): Promise<void> {
       const deleted = await store.destroy(this.model, id);
-      // A session the provider ended (end_session): it told the apps itself.
-      if (deleted && this.model === 'Session' && typeof deleted.uid === 'string') await store.sessionLoggedOut(deleted.uid);
+      // A session the provider ended at the sign-out (end_session): it told the apps itself. Not a
+      // session saved under a new id (at a login, or a sign-out from one app only): its old id goes
+      // too, with the same uid, and the session goes on.
+      if (deleted && this.model === 'Session' && typeof deleted.uid === 'string' && signedOutHere(id)) await store.sessionLoggedOut(deleted.uid);
       // Whose grant this was, for the audit of its revocation (revoked-grants.ts).
       if (deleted && this.model === 'Grant') noteDeletedGrant(id, deleted);
       // A one-time record (the interaction at its resume): the request that did not delete it does not go on.
