@@ -77,6 +77,8 @@ export interface Lookups {
   passkeysOf(userId: string): Promise<PasskeyFacts[]>;
   /** The token (security key or passkey) holding this verified credential id (base64url), and its user; or undefined. */
   webauthnCredential(credentialId: string): Promise<{ kind: 'u2f' | 'passkey'; tokenId: string; userId: string } | undefined>;
+  /** The user's login sessions that have not ended, most recently used first (store user_sessions). */
+  userSessions(userId: string): Promise<UserSessionView[]>;
   /** The user's authenticator app (TOTP): its id and whether it is ready; undefined: none (one primary-key read). */
   totpOf(userId: string): Promise<{ totpId: string; state: 'pending' | 'ready' } | undefined>;
   /** An identity provider (its scope and settings, never its secret), or undefined. */
@@ -105,6 +107,22 @@ export interface Lookups {
   maxPasswordAttemptsOf(orgId: string): Promise<number>;
   /** What the password check needs of a user; never more than the login reads (no name, no grant). */
   passwordOf(userId: string): Promise<PasswordFacts | undefined>;
+}
+
+/** A login session as its user recognises it (the account page, ListUserSessions). */
+export interface UserSessionView {
+  /** The session's id (the provider's session uid; never the cookie's value). */
+  id: string;
+  userId: string;
+  /** A short description of the browser ("Firefox on Linux"; domain/user/device.ts). */
+  device: string;
+  /** The client's address when it last used the session (through the trusted proxies). */
+  address: string;
+  createdAt: Date;
+  /** Last use, to the minute (written at most once a minute). */
+  lastUsedAt: Date;
+  /** The client ids of the apps the session signed in to. */
+  clientIds: string[];
 }
 
 export interface PasswordFacts {

@@ -46,6 +46,7 @@ import { removeUserMetadata, setUserMetadata } from './users/user-metadata.js';
 import { updateHumanUser, type UpdateHumanUserInput } from './users/update-human-user.js';
 import { deactivateUser, lockUser, reactivateUser, removeUser, unlockUser } from './users/user-lifecycle.js';
 import { endMySessions } from './users/end-my-sessions.js';
+import { endAllSessions, endOtherSessions, endSession } from './users/end-sessions.js';
 import { keepPasskeyWhilePending } from './passkeys/keep-pending.js';
 import { registerPasskey } from './passkeys/register-passkey.js';
 import { removePasskey } from './passkeys/remove-passkey.js';
@@ -152,6 +153,9 @@ export function createCommands(ports: Ports) {
     unlockUser: bind(ports, unlockUser),
     removeUser: bind(ports, removeUser),
     endMySessions: bind(ports, endMySessions),
+    endSession: bind(ports, endSession),
+    endOtherSessions: bind(ports, endOtherSessions),
+    endAllSessions: bind(ports, endAllSessions),
     registerU2f: bind(u2f, registerU2f),
     verifyU2fRegistration: bind(u2f, verifyU2fRegistration),
     removeU2f: bind(u2f, removeU2f),

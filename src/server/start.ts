@@ -63,6 +63,8 @@ export interface RunningKeyhold {
   database: Database;
   /** The read model the queries use (tests read through it too). */
   readModel: ReadModel;
+  /** The commands the API calls (server-rendered pages, such as the account page, call them too). */
+  commands: ReturnType<typeof createCommands>;
   /** The WebAuthn settings the commands use: the configured ones, the default origin naming the port listened on. */
   webauthn: WebAuthnSettings;
   app: KeyholdApp;
@@ -313,6 +315,7 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
       config,
       database,
       readModel,
+      commands,
       webauthn,
       app,
       bootstrap: boot,

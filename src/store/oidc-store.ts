@@ -93,6 +93,23 @@ export interface OidcStateStore {
    * or undefined: what a JWT access token, which is not stored, is checked against.
    */
   sessionsEndedAt(accountId: string): Promise<number | undefined>;
+  /** When the user's sessions last ended, and the session that was kept then (ending the others), if one was. */
+  sessionsEnded(accountId: string): Promise<{ at: number; keep?: string } | undefined>;
+  /**
+   * Notes a login session as its user sees it (user_sessions): created with its
+   * device and address, its apps kept current, its address and last use
+   * refreshed at most once a minute (a bounded write per session).
+   */
+  noteSession(session: SessionNote): Promise<void>;
+  /** Whether the session (by uid) was ended by Keyhold (end one, end the others): it is over even if saved again. */
+  sessionEnded(uid: string): Promise<boolean>;
+  /** Marks a session ended whose apps the provider itself told (end_session). */
+  sessionLoggedOut(uid: string): Promise<void>;
+  /**
+   * Takes up to `limit` ended sessions whose apps were not yet told, marking
+   * them told in the same statement: of two processes, each takes its own.
+   */
+  takeEndedSessions(limit: number): Promise<EndedSession[]>;
   /**
    * Records a token-endpoint poll of a pending device code (RFC 8628 §3.5,
    * domain/oidc/device-poll.ts), atomically across processes; kept, under the
@@ -138,6 +155,26 @@ export interface OidcKeyStore {
   add(key: StoredOidcKey): Promise<boolean>;
   /** Sets when a key is retired, unless it already has a time (idempotent: every process computes the same). */
   retire(kid: string, at: Date): Promise<void>;
+}
+
+/** A login session as saved (OidcStateStore.noteSession). */
+export interface SessionNote {
+  uid: string;
+  userId: string;
+  /** A short description of the browser (bounded, escaped), set when the session is first noted. */
+  device: string;
+  /** The client's address through the trusted proxies. */
+  address: string;
+  /** The apps the session signed in to: client id → the session id the app knows (sid) and its grant. */
+  apps: Record<string, { sid: string; grantId?: string }>;
+  expiresAt?: Date;
+}
+
+/** An ended session whose apps are to hear of it (back-channel logout). */
+export interface EndedSession {
+  uid: string;
+  userId: string;
+  apps: Record<string, { sid: string; grantId?: string }>;
 }
 
 /** When a user's sessions last ended, one row per user (projections/oidc-sessions.ts writes it, sessionsEndedAt reads it). */
@@ -345,6 +382,36 @@ export function createOidcStateStore({ db, sql: client, kind }: Pick<Database, '
     async sessionsEndedAt(accountId) {
       const [row] = await client.query<{ at: unknown }>(sql`select payload->'at' as at from oidc_payloads where model = ${SESSIONS_ENDED_MODEL} and key = ${accountId}`);
       return typeof row?.at === 'number' ? row.at : row?.at === undefined ? undefined : Number(row.at);
+    },
+    async sessionsEnded(accountId) {
+      const [row] = await client.query<{ at: unknown; keep: unknown }>(
+        sql`select payload->'at' as at, payload->>'keep' as keep from oidc_payloads where model = ${SESSIONS_ENDED_MODEL} and key = ${accountId}`,
+      );
+      if (!row || row.at === null || row.at === undefined) return undefined;
+      return { at: Number(row.at), ...(typeof row.keep === 'string' ? { keep: row.keep } : {}) };
+    },
+    async noteSession(n) {
+      await write(sql`
+        insert into user_sessions (id, user_id, device, address, apps, expires_at)
+        values (${n.uid}, ${n.userId}, ${n.device}, ${n.address}, ${JSON.stringify(n.apps)}::text::jsonb, ${n.expiresAt?.toISOString() ?? null}::text::timestamptz)
+        on conflict (id) do update set apps = excluded.apps, address = excluded.address, last_used_at = now(), expires_at = excluded.expires_at
+          where user_sessions.ended_at is null and user_sessions.user_id = excluded.user_id
+            and (user_sessions.apps <> excluded.apps or user_sessions.last_used_at < now() - interval '60 seconds')`);
+    },
+    async sessionEnded(uid) {
+      const rows = await client.query<{ one: number }>(sql`select 1 as one from user_sessions where id = ${uid} and ended_at is not null`);
+      return rows.length > 0;
+    },
+    async sessionLoggedOut(uid) {
+      await write(sql`update user_sessions set ended_at = coalesce(ended_at, now()), notified_at = coalesce(notified_at, now()) where id = ${uid}`);
+    },
+    async takeEndedSessions(limit) {
+      const rows = (await write(sql`
+        update user_sessions set notified_at = now() where id in (
+          select id from user_sessions where ended_at is not null and notified_at is null order by ended_at limit ${limit} for update skip locked
+        ) and notified_at is null
+        returning id, user_id, apps`)) as { id: string; user_id: string; apps: unknown }[];
+      return rows.map((r) => ({ uid: r.id, userId: r.user_id, apps: (typeof r.apps === 'string' ? JSON.parse(r.apps) : r.apps) as EndedSession['apps'] }));
     },
     async recordDevicePoll(deviceCode, baseIntervalSeconds, expiresAt) {
       const key = sha256(deviceCode);

@@ -48,6 +48,7 @@ export function createReadModel(database: Pick<Database, 'db' | 'sql'>, observer
     u2fOf: (userId): Promise<U2fFacts[]> => q.listU2fOfUser(db, userId),
     u2fByCredentialId: (credentialId) => q.findReadyU2fByCredentialId(db, credentialId),
     passkeysOf: (userId) => q.listPasskeysOfUser(db, userId),
+    userSessions: (userId) => q.listUserSessions(sql, userId),
     webauthnCredential: (credentialId) => q.findWebauthnCredential(sql, credentialId),
     passkeysPage: (userId, page) => q.listPasskeyPage(db, userId, page),
     existingRoleKeys: (projectId, roleKeys) => q.existingRoleKeys(db, projectId, roleKeys),

@@ -499,6 +499,25 @@ export const oidcPayloads = pgTable(
   ],
 );
 
+// A user's login sessions as the user sees them (migration 0024): one row per
+// oidc-provider session, by its uid; ended rows wait for their logout tokens.
+export const userSessions = pgTable(
+  'user_sessions',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id').notNull(),
+    device: text('device').notNull().default(''),
+    address: text('address').notNull().default(''),
+    createdAt: timestamptz('created_at').notNull().defaultNow(),
+    lastUsedAt: timestamptz('last_used_at').notNull().defaultNow(),
+    apps: jsonb('apps').notNull().default({}),
+    expiresAt: timestamptz('expires_at'),
+    endedAt: timestamptz('ended_at'),
+    notifiedAt: timestamptz('notified_at'),
+  },
+  (t) => [index('user_sessions_user_id_idx').on(t.userId)],
+);
+
 /**
  * Keys of the OpenID Provider (src/server/oidc/keys.ts): signing keys (RS256,
  * ES256) and the cookie-signing secret, private parts encrypted with the master

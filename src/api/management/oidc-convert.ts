@@ -45,6 +45,7 @@ export function oidcConfigInputOf(req: Omit<AddOIDCAppRequest, 'name'> | UpdateO
     clockSkew: req.clockSkew ? { seconds: req.clockSkew.seconds, nanos: req.clockSkew.nanos } : undefined,
     additionalOrigins: req.additionalOrigins,
     skipNativeAppSuccessPage: req.skipNativeAppSuccessPage,
+    backChannelLogoutUri: req.backChannelLogoutUri,
   };
 }
 
@@ -69,5 +70,6 @@ export function oidcConfigMessage(config: OidcConfig, clientId: string, lang: La
     clockSkew: { seconds: BigInt(Math.floor(config.clockSkewMs / 1000)), nanos: (config.clockSkewMs % 1000) * 1_000_000 },
     additionalOrigins: config.additionalOrigins,
     skipNativeAppSuccessPage: config.skipNativeAppSuccessPage,
+    backChannelLogoutUri: config.backChannelLogoutUri ?? '',
   };
 }

@@ -41,6 +41,7 @@ export function addConsoleApp(ports: Pick<Ports, 'events'>, input: { orgId: stri
     idTokenUserinfoAssertion: false,
     additionalOrigins: [],
     skipNativeAppSuccessPage: false,
+    backChannelLogoutUri: '',
   });
   // Only a malformed issuer can make this invalid; the start then fails naming the problem.
   if (!result.ok) throw invalidRequest(result.violations);

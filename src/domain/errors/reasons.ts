@@ -615,6 +615,13 @@ export const REASONS = {
       de: 'Das Attestierungsformat des Credentials wird nicht unterstützt.',
     },
   },
+  SESSION_NOT_FOUND: {
+    code: GrpcCode.NotFound,
+    messages: {
+      en: 'Session {sessionId} was not found for this user (it may have ended already).',
+      de: 'Die Sitzung {sessionId} wurde für diesen Benutzer nicht gefunden (sie ist vielleicht schon beendet).',
+    },
+  },
   PASSKEY_NOT_FOUND: {
     code: GrpcCode.NotFound,
     messages: {

@@ -66,7 +66,13 @@ export interface UserEventPayloads extends TotpEventPayloads, InviteEventPayload
    * sign-ins, codes, refresh and access tokens (projections/oidc-sessions.ts).
    * Personal access tokens are credentials, not sessions: they stay.
    */
-  'user.sessions.ended': Record<string, never>;
+  'user.sessions.ended': SessionsEnded;
+  /**
+   * One login session ended (the account page, RemoveUserSession): that
+   * session and the grants it made; the apps it signed in to hear of it
+   * (Back-Channel Logout). `sessionId`: the session's id as ListUserSessions names it.
+   */
+  'user.session.ended': { sessionId: string };
   /**
    * GenerateMachineSecret: the machine user's client credentials —
    * its client id (generated, kept when the secret is regenerated) and the
@@ -97,3 +103,8 @@ export interface UserEventPayloads extends TotpEventPayloads, InviteEventPayload
 
 /** The access token a machine user gets by client credentials: opaque (BEARER) or a signed JWT. */
 export type MachineAccessTokenType = 'BEARER' | 'JWT';
+
+/** Every session of the user ended; `keep`: the one session that stays (ending the others from it). */
+export interface SessionsEnded {
+  keep?: string;
+}

@@ -75,6 +75,8 @@ export interface OidcAppInput {
   clockSkew?: DurationInput;
   additionalOrigins: readonly string[];
   skipNativeAppSuccessPage: boolean;
+  /** OpenID Connect Back-Channel Logout 1.0: where the app hears a session ended; empty: it does not. */
+  backChannelLogoutUri?: string;
 }
 
 /**
@@ -101,4 +103,6 @@ export interface OidcConfig {
   clockSkewMs: number;
   additionalOrigins: string[];
   skipNativeAppSuccessPage: boolean;
+  /** Where the app receives logout tokens (Back-Channel Logout 1.0); '' when none. Absent in configs stored before it existed. */
+  backChannelLogoutUri?: string;
 }

@@ -142,6 +142,19 @@ function uriList(check: (raw: string) => UriCheck, notAString: string): Kind<str
   };
 }
 
+/** One URI or none (absent or '': undefined, not stored), by the same check as a redirect URI. */
+function optionalUri(check: (raw: string) => UriCheck): Kind<string | undefined> {
+  return (raw, field, report) => {
+    if (raw === undefined || raw === null || raw === '') return undefined;
+    const checked: UriCheck = typeof raw === 'string' ? check(raw) : { problem: { code: 'URI_MALFORMED' } };
+    if (checked.problem) {
+      report({ field, ...checked.problem });
+      return undefined;
+    }
+    return checked.value;
+  };
+}
+
 const NANOS_PER_SECOND = 1_000_000_000n;
 const NANOS_PER_MS = 1_000_000n;
 
@@ -210,6 +223,7 @@ const FIELD_RULES: { readonly [K in keyof OidcConfig]: FieldRule<OidcConfig[K]> 
   clockSkewMs: { from: 'clockSkew', kind: durationMs(OIDC_BOUNDS.clockSkewMaxMs) },
   additionalOrigins: { kind: uriList(checkOrigin, 'ORIGIN_MALFORMED') },
   skipNativeAppSuccessPage: { kind: flag },
+  backChannelLogoutUri: { kind: optionalUri(checkRedirectUri) },
 };
 
 // ---------------------------------------------------------------------------
@@ -240,7 +254,27 @@ const responseTypesHaveTheirGrants: CrossFieldRule = {
   },
 };
 
-const CROSS_FIELD_RULES: readonly CrossFieldRule[] = [responseTypesHaveTheirGrants];
+// Keyhold itself posts to the back-channel logout URI, from the server: https, or
+// http only to a loopback host of an app in dev mode; and a loopback host (which
+// is Keyhold's own machine) only in dev mode (docs/security.md section 33).
+const backChannelLogoutUriIsReachable: CrossFieldRule = {
+  reads: ['backChannelLogoutUri', 'devMode'],
+  check: (config, _input, report) => {
+    const uri = config.backChannelLogoutUri;
+    if (!uri) return;
+    const url = new URL(uri);
+    const loopback = isLoopbackHost(url.hostname);
+    if (url.protocol === 'https:' && (!loopback || config.devMode)) return;
+    if (url.protocol === 'http:' && loopback && config.devMode) return;
+    report({ field: 'backChannelLogoutUri', code: 'BACK_CHANNEL_LOGOUT_URI_NOT_ALLOWED' });
+  },
+};
+
+/** Hosts that are this machine: a back-channel logout URI there is for development only. */
+export const isLoopbackHost = (hostname: string): boolean =>
+  hostname === 'localhost' || hostname.endsWith('.localhost') || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+
+const CROSS_FIELD_RULES: readonly CrossFieldRule[] = [responseTypesHaveTheirGrants, backChannelLogoutUriIsReachable];
 
 // ---------------------------------------------------------------------------
 

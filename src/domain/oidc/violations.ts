@@ -63,6 +63,10 @@ const CATALOG: Readonly<Record<string, Sentence>> = {
     en: (p) => `${p.field} is not a well-formed URI.`,
     de: (p) => `${p.field} ist keine gültig aufgebaute URI.`,
   },
+  BACK_CHANNEL_LOGOUT_URI_NOT_ALLOWED: {
+    en: (p) => `${p.field} must use https (http only to localhost and only in dev mode); a localhost address needs dev mode.`,
+    de: (p) => `${p.field} muss https verwenden (http nur zu localhost und nur im Entwicklungsmodus); eine localhost-Adresse braucht den Entwicklungsmodus.`,
+  },
   URI_HAS_FRAGMENT: {
     en: (p) => `${p.field} contains a fragment ("#…"); redirect URIs must not have one.`,
     de: (p) => `${p.field} enthält ein Fragment („#…“); Weiterleitungs-URIs dürfen keines haben.`,

@@ -119,7 +119,9 @@ export type UserCommand =
   | { kind: LifecycleStep; actor: string }
   | { kind: 'remove'; actor: string }
   /** RemoveMySessions: the user ends every session and grant of its own. */
-  | { kind: 'endSessions'; actor: string }
+  | { kind: 'endSessions'; actor: string; keep?: string }
+  /** One login session (known to be the user's: the command checked it). */
+  | { kind: 'endSession'; sessionId: string; actor: string }
   /** (Bulk)SetUserMetadata: all entries or none. */
   | { kind: 'setMetadata'; entries: readonly MetadataEntry[]; actor: string }
   /** (Bulk)RemoveUserMetadata: all keys or none; each must be held. */
@@ -296,7 +298,10 @@ export function userDecider(userId: string): Decider<UserState, UserCommand, Use
           return [{ ...own(state.orgId), type: 'user.removed', payload: {} }];
         case 'endSessions':
           if (!state.exists) throw new KeyholdError('USER_NOT_FOUND', { userId });
-          return [{ ...own(state.orgId), type: 'user.sessions.ended', payload: {} }];
+          return [{ ...own(state.orgId), type: 'user.sessions.ended', payload: command.keep ? { keep: command.keep } : {} }];
+        case 'endSession':
+          if (!state.exists) throw new KeyholdError('USER_NOT_FOUND', { userId });
+          return [{ ...own(state.orgId), type: 'user.session.ended', payload: { sessionId: command.sessionId } }];
         case 'setMetadata': {
           if (!state.exists) throw new KeyholdError('USER_NOT_FOUND', { userId });
           const held = new Set(state.metadataKeys);

@@ -195,7 +195,15 @@ export async function buildApp(opts: AppOptions): Promise<KeyholdApp> {
         return taken;
       }
     : undefined;
-  const oidc = opts.oidc ? mountOidc(fastify, { ...opts.oidc, log, errors, noteOAuthError, pushLimit }) : undefined;
+  const oidc = opts.oidc ? mountOidc(fastify, {
+        ...opts.oidc,
+        log,
+        errors,
+        noteOAuthError,
+        pushLimit,
+        // The one walk of X-Forwarded-For (trusted-proxies.ts): a login session's address.
+        clientOf: (raw) => ({ address: proxies.clientAddress(listener.remoteAddress(raw), raw.headers), userAgent: [raw.headers['user-agent']].flat()[0] }),
+      }) : undefined;
 
   registerCors(fastify, config.corsOrigins);
   // Before the Connect plugin registers its routes, so they inherit it (as CORS above).

@@ -19,7 +19,9 @@
 // (locked, deactivated, removed) or its sign-in is older than the user's
 // sessions' end (saved again by a request in flight at that moment): the
 // browser is asked to sign in again.
-import { errors } from 'oidc-provider';
+import Provider, { errors } from 'oidc-provider';
+import type { IncomingMessage } from 'node:http';
+import { describeDevice } from '../../domain/user/device.js';
 import { userIsLive, type ReadModel, type UserView } from '../../queries/read-model.js';
 import type { OidcPayload, OidcStateStore } from '../../store/oidc-store.js';
 import { clientMetadata, UnsupportedClient, usesAppKeys } from './clients.js';
@@ -76,6 +78,12 @@ export function interactionOwner(payload: OidcPayload): string | undefined {
   return named.find((id): id is string => typeof id === 'string');
 }
 
+/** Whether this request is the sign-out at end_session destroying its session whole (not an old id of it). */
+function signedOutHere(id: string): boolean {
+  const ctx = (Provider as unknown as { ctx?: { oidc?: { route?: string; session?: { id?: string } } } }).ctx;
+  return String(ctx?.oidc?.route ?? '').startsWith('end_session') && ctx?.oidc?.session?.id === id;
+}
+
 /** Whether a session's user may still be signed in: a human user, active (account.ts findAccount's rule). */
 const activeHuman = (user: UserView | undefined) => user?.kind === 'human' && userIsLive(user);
 
@@ -86,10 +94,40 @@ export interface AdapterOptions {
    * another (one code per request_uri; pushed-requests.ts).
    */
   pushedRequestGraceSeconds?: number;
+  /**
+   * Who sent a request: its address through the trusted proxies and its
+   * User-Agent (http/app.ts) — what a login session is recognised by on the
+   * account page. None: sessions are noted without them.
+   */
+  clientOf?: (req: IncomingMessage) => { address?: string; userAgent?: string };
+}
+
+/** A saved session's apps: client id → the sid the app knows and the session's grant for it. */
+function sessionApps(payload: OidcPayload): Record<string, { sid: string; grantId?: string }> {
+  const out: Record<string, { sid: string; grantId?: string }> = {};
+  const authorizations = (payload.authorizations ?? {}) as Record<string, { sid?: unknown; grantId?: unknown }>;
+  for (const [clientId, a] of Object.entries(authorizations)) {
+    if (typeof a?.sid === 'string') out[clientId] = { sid: a.sid, ...(typeof a.grantId === 'string' ? { grantId: a.grantId } : {}) };
+  }
+  return out;
 }
 
 export function adapterClass(store: OidcStateStore, read: ClientReads & Pick<ReadModel, 'user'>, sealKey: Buffer, options: AdapterOptions = {}) {
   const pushedGrace = Math.max(0, options.pushedRequestGraceSeconds ?? 0);
+  /** The session as its user sees it (store user_sessions), noted beside the provider's row. */
+  const noteSession = (payload: OidcPayload, expiresIn: number | undefined) => {
+    if (typeof payload.accountId !== 'string' || typeof payload.uid !== 'string') return undefined;
+    const req = (Provider as unknown as { ctx?: { req?: IncomingMessage } }).ctx?.req;
+    const client = req && options.clientOf ? options.clientOf(req) : {};
+    return store.noteSession({
+      uid: payload.uid,
+      userId: payload.accountId,
+      device: describeDevice(client.userAgent),
+      address: client.address ?? '',
+      apps: sessionApps(payload),
+      ...(expiresIn !== undefined ? { expiresAt: new Date(Date.now() + expiresIn * 1000) } : {}),
+    });
+  };
   /** The stored form: no device code in clear. */
   const sealed = (model: string, id: string, payload: OidcPayload): OidcPayload => {
     if (model === 'DeviceCode') return { ...payload, [SEALED_ID]: seal(sealKey, id) };
@@ -109,10 +147,13 @@ export function adapterClass(store: OidcStateStore, read: ClientReads & Pick<Rea
   };
 
   /** A sign-in in a second before the user's sessions ended (strictly: one in that second may be the new sign-in) is over. */
-  const sessionMayStay = async (accountId: string, loginTs: unknown): Promise<boolean> => {
-    const [user, endedAt] = await Promise.all([read.user(accountId), store.sessionsEndedAt(accountId)]);
+  // And a session ended on its own (end one, end the others: user_sessions.ended_at) is over even
+  // when a request in flight saved it again; the one kept when the others ended stays.
+  const sessionMayStay = async (accountId: string, loginTs: unknown, uid: unknown): Promise<boolean> => {
+    const [user, ended, ownEnd] = await Promise.all([read.user(accountId), store.sessionsEnded(accountId), typeof uid === 'string' ? store.sessionEnded(uid) : false]);
     const signedInAt = typeof loginTs === 'number' ? loginTs : 0;
-    return activeHuman(user) && (endedAt === undefined || signedInAt >= Math.floor(endedAt / 1000));
+    const kept = ended?.keep !== undefined && ended.keep === uid;
+    return activeHuman(user) && !ownEnd && (ended === undefined || kept || signedInAt >= Math.floor(ended.at / 1000));
   };
 
   /**
@@ -169,6 +210,11 @@ export function adapterClass(store: OidcStateStore, read: ClientReads & Pick<Rea
       const condition = saveCondition(this.model, payload);
       // A rotation's new refresh token names the token it replaces (refresh-rotation.ts).
       if (this.model === 'RefreshToken') payload = withRotation(payload);
+      if (this.model === 'Session') {
+        await store.upsert(this.model, id, payload, keep, owner);
+        await noteSession(payload, keep);
+        return;
+      }
       if (!condition) return store.upsert(this.model, id, sealed(this.model, id, payload), keep, owner);
       if (!(await store.replaceIf(this.model, id, sealed(this.model, id, payload), keep, condition.expected, owner))) throw condition.refused();
     }
@@ -200,7 +246,7 @@ export function adapterClass(store: OidcStateStore, read: ClientReads & Pick<Rea
       }
       const found = opened(await stored(this.model, id));
       if (this.model === 'RefreshToken') return asPresented(id, found);
-      if (this.model === 'Session' && typeof found?.accountId === 'string' && !(await sessionMayStay(found.accountId, found.loginTs))) {
+      if (this.model === 'Session' && typeof found?.accountId === 'string' && !(await sessionMayStay(found.accountId, found.loginTs, found.uid))) {
         // The library would carry the account on without its grant (a 500 at every authorization
         // request); unknown, the session is a new one and the login is shown.
         await store.destroy(this.model, id);
@@ -228,6 +274,10 @@ export function adapterClass(store: OidcStateStore, read: ClientReads & Pick<Rea
     async destroy(id: string): Promise<void> {
       forgetReads();
       const deleted = await store.destroy(this.model, id);
+      // A session the provider ended at the sign-out (end_session): it told the apps itself. Not a
+      // session saved under a new id (at a login, or a sign-out from one app only): its old id goes
+      // too, with the same uid, and the session goes on.
+      if (deleted && this.model === 'Session' && typeof deleted.uid === 'string' && signedOutHere(id)) await store.sessionLoggedOut(deleted.uid);
       // Whose grant this was, for the audit of its revocation (revoked-grants.ts).
       if (deleted && this.model === 'Grant') noteDeletedGrant(id, deleted);
       // A one-time record (the interaction at its resume): the request that did not delete it does not go on.

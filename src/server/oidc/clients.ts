@@ -154,6 +154,8 @@ export function clientMetadata(app: AppView, jwks: readonly Record<string, unkno
     scope: scopeAllowList(app.apiAccess),
     // auth_time in every ID token (OIDC makes it optional without max_age; apps check it).
     require_auth_time: true,
+    // Back-Channel Logout 1.0 (backchannel-logout.ts): the URI fixed by the app's registration, and every token names its session.
+    ...(config.backChannelLogoutUri ? { backchannel_logout_uri: config.backChannelLogoutUri, backchannel_logout_session_required: true } : {}),
     ...extras,
   };
 }

@@ -10,7 +10,7 @@ import type { OidcStateStore } from '../../store/oidc-store.js';
 import type { AttemptBudgets } from '../../store/attempt-budgets.js';
 import { userCodeBuckets } from '../../domain/identity/guess-buckets.js';
 import { knownBrowsers } from '../../login/known-browser.js';
-import { adapterClass, DEVICE_CODE_GRACE_SECONDS } from './adapter.js';
+import { adapterClass, DEVICE_CODE_GRACE_SECONDS, type AdapterOptions } from './adapter.js';
 import { KEYHOLD_CLIENT_PROPERTIES, RESPONSE_TYPES } from './clients.js';
 import { applyDeviceFlowExtension, applyExtensions, applyIssuerRequests, clockSkewOf } from './extensions.js';
 import { applyRedirectUris } from './redirect-uris.js';
@@ -31,6 +31,7 @@ import { providerCookies } from './cookies.js';
 import { deviceAsksApiAudience, PROVIDER_SCOPES } from './api-audience.js';
 import { DPOP_ALGS } from '../../domain/oidc/dpop-proof.js';
 import { introspectionPolicy, revocationPolicy } from './introspection.js';
+import { backChannelFetch } from './backchannel-fetch.js';
 
 /** ZITADEL's endpoint paths, so its users feel at home. */
 export const OIDC_ROUTES = {
@@ -101,6 +102,8 @@ export interface ProviderDeps {
   sealKey: Buffer;
   /** The guessing budgets a user code typed on the device sign-in page spends (domain/identity/guess-buckets.ts). */
   attempts: Pick<AttemptBudgets, 'reserve'>;
+  /** Who sent a request (address through the trusted proxies, User-Agent): what a session is recognised by (adapter.ts). */
+  clientOf?: AdapterOptions['clientOf'];
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -116,7 +119,7 @@ export function createProvider(deps: ProviderDeps): Any {
   const lifetimes = deps.lifetimes ?? LIFETIMES;
   const provider = new Provider(issuer, {
     // A pushed request is kept as long as a login started with it may run: used once (pushed-requests.ts).
-    adapter: adapterClass(store, read, deps.sealKey, { pushedRequestGraceSeconds: lifetimes.interaction }),
+    adapter: adapterClass(store, read, deps.sealKey, { pushedRequestGraceSeconds: lifetimes.interaction, clientOf: deps.clientOf }),
     clients: [],
     jwks: { keys: keys.signing },
     // Secure and prefixed when the issuer is https (cookies.ts).
@@ -168,6 +171,7 @@ export function createProvider(deps: ProviderDeps): Any {
       properties: [...KEYHOLD_CLIENT_PROPERTIES],
       validator: () => undefined,
     },
+    fetch: backChannelFetch,
     pkce: { required: (_ctx: Any, client: Any) => client.clientAuthMethod === 'none' },
     features: {
       devInteractions: { enabled: false },
@@ -190,6 +194,9 @@ export function createProvider(deps: ProviderDeps): Any {
       // Machine users' client credentials (machine-clients.ts); apps are never offered this grant (clients.ts).
       clientCredentials: { enabled: true },
       userinfo: { enabled: true },
+      // Back-Channel Logout 1.0: an app with a registered URI hears when a session it signed in with ends
+      // (at end_session here, the others from backchannel-logout.ts). Outbound: backChannelFetch.
+      backchannelLogout: { enabled: true },
       rpInitiatedLogout: {
         enabled: true,
         logoutSource: renderLogoutPage,

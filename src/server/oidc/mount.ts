@@ -37,8 +37,9 @@ import { registerAccountRoutes } from '../../account/routes.js';
 import type { AccountPorts } from '../../account/ports.js';
 import { consoleRedirectUri } from '../../commands/instance/add-console-app.js';
 import { accountSessionPort } from './account-session.js';
+import { backchannelLoop } from './backchannel-logout.js';
 import { jwtCredentials, jwtUserinfo } from './jwt-userinfo.js';
-import type { ClientReads } from './adapter.js';
+import type { AdapterOptions, ClientReads } from './adapter.js';
 import { verifyMachineJwt } from './machine-clients.js';
 import { auditProvider, type RecordOidc } from './audit.js';
 import { checkSingleUse } from './single-use.js';
@@ -88,6 +89,8 @@ export interface OidcDeps {
    * app's client id. None: not limited.
    */
   pushLimit?: (address: string) => TakeResult;
+  /** Who sent a request (http/app.ts): a login session's address and device (adapter.ts). */
+  clientOf?: AdapterOptions['clientOf'];
 }
 
 /** A predecessor key stays published this long after its successor took over: the longest token it signed, and a margin. */
@@ -236,6 +239,7 @@ export function mountOidc(fastify: FastifyInstance, deps: OidcDeps): OidcMount {
       lifetimes,
       sealKey,
       attempts: speak(deps.attempts),
+      clientOf: deps.clientOf,
     });
     provider.use(unavailableAnswers(renderErrorPage));
     applyRequestReads(provider);
@@ -280,6 +284,8 @@ export function mountOidc(fastify: FastifyInstance, deps: OidcDeps): OidcMount {
         setInterval(() => {
           reloadKeys().catch((err: unknown) => deps.errors.error(err, { task: 'oidc keys' }, 'reloading the OpenID keys failed'));
         }, reloadMs).unref(),
+        // Logout tokens for the sessions Keyhold ended (backchannel-logout.ts).
+        backchannelLoop(deps.store, () => current?.provider, deps.log, (err) => deps.errors.error(err, { task: 'back-channel logout' }, 'sending logout tokens failed')),
       );
     },
     reloadKeys,

@@ -20,6 +20,7 @@ import { recoveryCodesProjection } from './recovery-codes.js';
 import { u2fTokensProjection } from './u2f-tokens.js';
 import { userMetadataProjection } from './user-metadata.js';
 import { userTotpProjection } from './user-totp.js';
+import { userSessionsProjection } from './user-sessions.js';
 import { usersProjection } from './users.js';
 
 export const projections: readonly Projection[] = [
@@ -46,6 +47,7 @@ export const projections: readonly Projection[] = [
   oidcSessionsProjection,
   identityProvidersProjection,
   idpLinksProjection,
+  userSessionsProjection,
 ];
 
 type AnyEvent = { [K in EventTypeName]: ProjectableEvent<K> }[EventTypeName];

@@ -39,15 +39,46 @@ import type { ProjectableEvent, Projection } from './projection.js';
 /** The outcome a sign-in in flight gets when its user's sessions end (the library's interaction result). */
 const ENDED_SIGN_IN = JSON.stringify({ error: 'access_denied', error_description: "the user's sessions ended during this sign-in" });
 
-const endSessions = (e: ProjectableEvent<'user.locked' | 'user.deactivated' | 'user.removed' | 'user.sessions.ended' | 'user.password.changed'>) =>
-  e.createdAt === null
+// The grants a session made (its authorizations in the provider's row, and as
+// user_sessions noted them): what ends with it, and what stays with a kept one.
+// Written out in each statement below (a statement's values are its parameters).
+// Every session but `keep` (when one is kept: ending the others from it): its row, its grants and
+// their tokens stay, and the instant noted names it, so the adapter lets it stay (adapter.ts).
+const endSessions = (e: ProjectableEvent<'user.locked' | 'user.deactivated' | 'user.removed' | 'user.sessions.ended' | 'user.password.changed'>) => {
+  const keep = e.type === 'user.sessions.ended' ? (e.payload as { keep?: string }).keep : undefined;
+  return e.createdAt === null
     ? sql`
-      with ended as (delete from oidc_payloads where account_id = ${e.aggregateId} and model <> 'Interaction'),
+      with kept as (
+        select a.value->>'grantId' as g from oidc_payloads s, jsonb_each(s.payload->'authorizations') a
+          where s.model = 'Session' and s.account_id = ${e.aggregateId} and s.uid = ${keep ?? null}::text and a.value->>'grantId' is not null
+        union select a.value->>'grantId' from user_sessions u, jsonb_each(u.apps) a
+          where u.id = ${keep ?? null}::text and u.user_id = ${e.aggregateId} and a.value->>'grantId' is not null),
+      ended as (delete from oidc_payloads where account_id = ${e.aggregateId} and model <> 'Interaction'
+        and not coalesce(model = 'Session' and uid = ${keep ?? null}::text, false)
+        and not coalesce(grant_id in (select g from kept), false)
+        and not (model = 'Grant' and key in (select g from kept))),
       refused as (update oidc_payloads set payload = jsonb_set(payload, '{result}', ${ENDED_SIGN_IN}::text::jsonb) where account_id = ${e.aggregateId} and model = 'Interaction')
       insert into oidc_payloads (model, key, payload)
-      select ${SESSIONS_ENDED_MODEL}, ${e.aggregateId}, jsonb_build_object('at', floor(extract(epoch from clock_timestamp()) * 1000))
+      select ${SESSIONS_ENDED_MODEL}, ${e.aggregateId}, jsonb_strip_nulls(jsonb_build_object('at', floor(extract(epoch from clock_timestamp()) * 1000), 'keep', ${keep ?? null}::text))
       where not exists (select 1 from users where id = ${e.aggregateId} and created_at = now())
       on conflict (model, key) do update set payload = excluded.payload`
+    : undefined;
+};
+
+// One session: its row and the grants it made, with their codes and tokens. A request in flight
+// that saves it again finds it ended (user_sessions.ended_at; adapter.ts).
+const endOneSession = (e: ProjectableEvent<'user.session.ended'>) =>
+  e.createdAt === null
+    ? sql`
+      with gone as (
+        select a.value->>'grantId' as g from oidc_payloads s, jsonb_each(s.payload->'authorizations') a
+          where s.model = 'Session' and s.account_id = ${e.aggregateId} and s.uid = ${e.payload.sessionId}::text and a.value->>'grantId' is not null
+        union select a.value->>'grantId' from user_sessions u, jsonb_each(u.apps) a
+          where u.id = ${e.payload.sessionId}::text and u.user_id = ${e.aggregateId} and a.value->>'grantId' is not null)
+      delete from oidc_payloads where account_id = ${e.aggregateId} and model <> 'Interaction'
+        and (coalesce(model = 'Session' and uid = ${e.payload.sessionId}::text, false)
+          or coalesce(grant_id in (select g from gone), false)
+          or (model = 'Grant' and key in (select g from gone)))`
     : undefined;
 
 const endMachineTokens = (e: ProjectableEvent<'user.machine.secret.set' | 'user.machine.secret.removed'>) =>
@@ -58,6 +89,7 @@ export const oidcSessionsProjection: Projection = {
   'user.deactivated': endSessions,
   'user.removed': endSessions,
   'user.sessions.ended': endSessions,
+  'user.session.ended': endOneSession,
   'user.machine.secret.set': endMachineTokens,
   'user.machine.secret.removed': endMachineTokens,
   'user.password.changed': (e) => (e.creator !== e.aggregateId || e.payload.changeRequired ? endSessions(e) : undefined),

@@ -20,3 +20,4 @@ export { findWebauthnCredential, listPasskeysOfUser } from './passkeys.js';
 export { findUserTotp } from './user-totp.js';
 export { findProjectGrantFor, isProjectGrantedTo, searchProjectGrants, userGrantIdsOfProjectGrant, type ProjectGrantFacts, type ProjectGrantSearch } from './project-grants.js';
 export { findIdp, findIdpLink, idpsOffered, listIdpLinksOfUser, listIdps, type IdpLinkRow, type IdpRow } from './identity-providers.js';
+export { listUserSessions } from './user-sessions.js';

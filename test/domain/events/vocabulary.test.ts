@@ -66,6 +66,7 @@ const SAMPLES: { [K in EventTypeName]: EventPayloads[K] } = {
   'user.unlocked': {},
   'user.removed': {},
   'user.sessions.ended': {},
+  'user.session.ended': { sessionId: 's' },
   'user.machine.secret.set': { clientId: 'machine-c', clientSecretHash: 'machine-secret-hash' },
   'user.machine.secret.removed': {},
   'user.recovery.codes.generated': { codeHashes: ['recovery-hash'] },

@@ -394,3 +394,32 @@ describe('describeViolation', () => {
     expect(describeViolation(u, 'de')).toContain('OIDC_APP_TYPE_FOO');
   });
 });
+
+describe('validateOidcApp: backChannelLogoutUri', () => {
+  const codes = (overrides: Partial<OidcAppInput>) => {
+    const r = validateOidcApp(request(overrides));
+    return r.ok ? [] : r.violations.map((v) => `${v.field} ${v.code}`);
+  };
+
+  it('keeps an https URI as sent and stores nothing when it is absent or empty', () => {
+    const r = validateOidcApp(request({ backChannelLogoutUri: 'https://shop.example/backchannel' }));
+    expect(r.ok && r.config.backChannelLogoutUri).toBe('https://shop.example/backchannel');
+    const none = validateOidcApp(request({ backChannelLogoutUri: '' }));
+    expect(none.ok && none.config.backChannelLogoutUri).toBeUndefined();
+  });
+
+  it('refuses what a redirect URI may not hold: a fragment, user info, a relative URI', () => {
+    expect(codes({ backChannelLogoutUri: 'https://shop.example/bc#x' })).toEqual(['backChannelLogoutUri URI_HAS_FRAGMENT']);
+    expect(codes({ backChannelLogoutUri: 'https://user@shop.example/bc' })).toEqual(['backChannelLogoutUri URI_HAS_USERINFO']);
+    expect(codes({ backChannelLogoutUri: '/bc' })).toEqual(['backChannelLogoutUri URI_NOT_ABSOLUTE']);
+  });
+
+  it('allows http only to localhost in dev mode, and localhost only in dev mode', () => {
+    expect(codes({ backChannelLogoutUri: 'http://shop.example/bc', devMode: true })).toEqual(['backChannelLogoutUri BACK_CHANNEL_LOGOUT_URI_NOT_ALLOWED']);
+    expect(codes({ backChannelLogoutUri: 'http://127.0.0.1:3000/bc' })).toEqual(['backChannelLogoutUri BACK_CHANNEL_LOGOUT_URI_NOT_ALLOWED']);
+    expect(codes({ backChannelLogoutUri: 'https://localhost/bc' })).toEqual(['backChannelLogoutUri BACK_CHANNEL_LOGOUT_URI_NOT_ALLOWED']);
+    expect(codes({ backChannelLogoutUri: 'myapp://bc' })).toEqual(['backChannelLogoutUri BACK_CHANNEL_LOGOUT_URI_NOT_ALLOWED']);
+    expect(codes({ backChannelLogoutUri: 'http://127.0.0.1:3000/bc', devMode: true })).toEqual([]);
+    expect(codes({ backChannelLogoutUri: 'http://localhost:3000/bc', devMode: true })).toEqual([]);
+  });
+});
