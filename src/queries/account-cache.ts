@@ -40,6 +40,10 @@ const VERSION_ONLY: ReadonlySet<EventTypeName> = new Set<EventTypeName>([
   'user.recovery.code.check.failed',
   'user.recovery.codes.removed',
   'user.sessions.ended',
+  // An invitation's code lives in the user's events only (commands/users/invite-code.ts).
+  'user.invite.code.added',
+  'user.invite.code.used',
+  'user.invite.code.check.failed',
   // The authenticator app lives in user_totp, read uncached (queries/totp.ts).
   'user.totp.added',
   'user.totp.verified',

@@ -11,7 +11,7 @@ import { INVITE_LIFETIME_MS } from '../../src/domain/invite/codes.js';
 import { createAttemptBudgets } from '../../src/store/attempt-budgets.js';
 import { createEventStore } from '../../src/store/event-store.js';
 import { createReadModel } from '../../src/store/read-model.js';
-import { announcePostgresSkip, freshPglite, freshPostgres, postgresAvailable, type FreshDatabase } from '../support/databases.js';
+import { announcePostgresSkip, freshPglite, freshPostgres, knownOrgs, postgresAvailable, type FreshDatabase } from '../support/databases.js';
 
 announcePostgresSkip('invitation codes on PostgreSQL');
 
@@ -66,6 +66,7 @@ for (const backend of ['PGlite', 'PostgreSQL'] as const) {
     let w: ReturnType<typeof setup>;
     beforeAll(async () => {
       fixture = backend === 'PGlite' ? await freshPglite() : await freshPostgres();
+      await knownOrgs(fixture.database, ORG);
       w = setup(fixture);
     }, 60_000);
     afterAll(async () => fixture?.cleanup());
