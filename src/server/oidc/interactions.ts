@@ -91,12 +91,14 @@ export function interactionPort(deps: {
     save,
     async saveIfStill(view, expected, state) {
       const at = (field: string, value: string | undefined): StoredExpectation => ({ path: [...STATE_PATH, field], equals: value ?? null });
-      const still = [
+      const still: StoredExpectation[] = [
         // The first page is stored as nothing (save).
         at('step', expected.step === 'identify' ? undefined : expected.step),
         at('userId', 'userId' in expected ? expected.userId : undefined),
-        { path: [...STATE_PATH, 'challenge', 'value'], equals: ('challenge' in expected ? expected.challenge?.value : undefined) ?? null },
       ];
+      // Finishing compares the step and its user only: a key challenge another request's page issued
+      // meanwhile does not undo a login whose own challenge was already taken (by its own conditional save).
+      if (state.step !== 'done') still.push({ path: [...STATE_PATH, 'challenge', 'value'], equals: ('challenge' in expected ? expected.challenge?.value : undefined) ?? null });
       return saveIfStored(still, () => save(view, state));
     },
     async finishLogin(req, res, view, { accountId, amr }) {
