@@ -23,7 +23,10 @@ const PASSWORD = 'counted statements 4711';
  * Lower them when a change saves statements; raising one needs a reason.
  */
 const STATEMENT_BOUNDS = {
-  login: { statements: 36, transactions: 13 },
+  // Raised from 36 / 13: the session's own row (device, address, apps: the account page's sessions and
+  // back-channel logout), the finished sign-in's conditional save (one login recorded per sign-in) and
+  // the first page's offered identity providers. Still above the 25 the login targets.
+  login: { statements: 42, transactions: 15 },
   client_credentials: { statements: 1, transactions: 1 },
   refresh: { statements: 4, transactions: 3 },
   introspection: { statements: 1, transactions: 0 },
