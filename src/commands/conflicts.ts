@@ -26,7 +26,7 @@ export function conflictError(violation: UniqueViolation, metadata: Record<strin
   return reason ? new KeyholdError(reason, metadata) : violation;
 }
 
-/** The new row's org, by the reference that names it (migration 0027). */
+/** The new row's org, by the reference that names it (migration 0026). */
 const ORG_REFERENCES = new Set(['projects_org_fk', 'users_org_fk']);
 
 /**

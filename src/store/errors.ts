@@ -225,7 +225,7 @@ export function toStoreError(err: unknown): unknown {
     const constraint = String(e.constraint_name ?? e.constraint ?? '');
     return constraint === EVENTS_SEQUENCE_KEY ? new ConcurrencyConflict() : new UniqueViolation(constraint);
   }
-  // A foreign key (migration 0027): on the referenced table (the row was being deleted) or on a new row.
+  // A foreign key (migration 0026): on the referenced table (the row was being deleted) or on a new row.
   // Both drivers name the referring table; the detail tells a delete ("is still referenced from") from a new row ("is not present in").
   if (e.code === '23503') {
     const detail = String(e.detail ?? '');

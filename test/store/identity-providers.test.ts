@@ -1,7 +1,7 @@
 // Identity providers at rest: the settings as a read model of their events
 // (never the secret), the client secret sealed and bound to its provider, the
 // links one row per (provider, subject); a removed provider takes its secret
-// and links with it, a removed user its links. Migration 0026, on PGlite.
+// and links with it, a removed user its links. Migration 0025, on PGlite.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NewEvent } from '../../src/domain/events/index.js';
 import { linkIdOf } from '../../src/domain/idp/link-decider.js';

@@ -175,7 +175,7 @@ export function announcePostgresSkip(suite: string): void {
 
 /**
  * Org rows for a test that appends projects or users of made-up orgs straight
- * to the event store: the read model refers each to its org (migration 0027).
+ * to the event store: the read model refers each to its org (migration 0026).
  */
 export async function knownOrgs(database: { sql: { query: (s: { text: string; params: unknown[] }) => Promise<unknown> } }, ...orgIds: string[]): Promise<void> {
   for (const id of orgIds) {

@@ -169,7 +169,7 @@ export async function removeOrg(ports: Ports, call: Call): Promise<{ written: Wr
   authorize(caller, 'org.delete', { orgId });
   await assertNotConsoleOrg(lookups, orgId);
   // The org's projects and users are read before the append; one created meanwhile is refused by the
-  // read model's reference (migration 0027) in the append that deletes the org: read again, decided again.
+  // read model's reference (migration 0026) in the append that deletes the org: read again, decided again.
   for (let round = 1; ; round++) {
     try {
       return await removeOrgOnce(ports, caller, orgId);
