@@ -18,7 +18,7 @@ import type { Ports } from '../ports.js';
 import { runCommands, target } from '../run.js';
 import { hasOtherStrongFactor } from '../strong-factors.js';
 import { credentialViolations } from '../u2f/verify-u2f.js';
-import { firstFactorCodes } from '../users/recovery-codes.js';
+import { firstFactorCodes, firstFactorGenerations } from '../users/recovery-codes.js';
 import { written, type Written } from '../written.js';
 
 export interface VerifyPasskeyInput {
@@ -43,8 +43,9 @@ export async function verifyPasskeyRegistration(ports: Ports, { caller }: Call, 
   const { passkeyId } = input;
   const passkeyName = input.passkeyName.trim();
   const now = () => ports.clock.now();
-  const first = user.id === caller.userId && !(await hasOtherStrongFactor(ports, user.id, passkeyId));
-  const set = first ? await firstFactorCodes(ports, user.id, caller.userId) : undefined;
+  const generations = await firstFactorGenerations(ports, user.id, caller.userId);
+  const first = generations !== undefined && !(await hasOtherStrongFactor(ports, user.id, passkeyId));
+  const set = first ? await firstFactorCodes(ports, user.id, caller.userId, generations) : undefined;
   const events = await runCommands(
     ports.events,
     [

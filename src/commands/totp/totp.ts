@@ -18,7 +18,7 @@ import { randomBytes } from '../../domain/random.js';
 import { totpDecider, totpStepFree } from '../../domain/totp/decider.js';
 import { base32Encode, normalizeTotpCode, otpauthUri, TOTP_SECRET_BYTES, verifyTotp } from '../../domain/totp/totp.js';
 import { hasOtherStrongFactor } from '../strong-factors.js';
-import { newRecoveryCodeSet, recoveryGenerations } from '../users/recovery-codes.js';
+import { firstFactorGenerations, newRecoveryCodeSet } from '../users/recovery-codes.js';
 import { userForCredentialWrite } from '../../access/access.js';
 import type { Call } from '../../access/caller.js';
 import type { Ports } from '../ports.js';
@@ -91,10 +91,12 @@ export async function verifyTotpRegistration(ports: Ports, { caller }: Call, inp
   const now = ports.clock.now();
   // The user's first strong factor, as for keys and passkeys (strong-factors.ts); whether it still is
   // when written is decided in the append (ifGenerations): of several first factors at once, one brings codes.
-  const first = user.id === caller.userId && !(await hasOtherStrongFactor(ports, user.id, ''));
+  // Counted before `first` is read (recovery-codes.ts firstFactorGenerations): a set another first
+  // factor writes after this is seen in the append.
+  const counted = await firstFactorGenerations(ports, user.id, caller.userId);
+  const first = counted !== undefined && !(await hasOtherStrongFactor(ports, user.id, ''));
   const set = first ? newRecoveryCodeSet(user.id, caller.userId) : undefined;
-  // Counted now, with `first`: a set another first factor writes after this is seen in the append.
-  const generations = set ? await recoveryGenerations(ports, user.id) : undefined;
+  const generations = set ? counted : undefined;
   let step: { totpId: string; step: number } | undefined;
   const events = await runCommand(ports.events, userTarget(user.id), totpDecider(user.id), async (state) => {
     if (!state.exists) throw new KeyholdError('USER_NOT_FOUND', { userId: user.id });

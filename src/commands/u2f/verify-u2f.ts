@@ -16,7 +16,7 @@ import type { Call } from '../../access/caller.js';
 import type { Ports } from '../ports.js';
 import { runCommands, target } from '../run.js';
 import { hasOtherStrongFactor } from '../strong-factors.js';
-import { firstFactorCodes } from '../users/recovery-codes.js';
+import { firstFactorCodes, firstFactorGenerations } from '../users/recovery-codes.js';
 import { written, type Written } from '../written.js';
 
 /** Seed spec §2.3: the credential's JSON serialization is 55..1048576 characters. */
@@ -61,8 +61,9 @@ export async function verifyU2fRegistration(ports: Ports, { caller }: Call, inpu
   // (assertVerifiable, first thing below): no separate read-model lookup.
   // Self only, and only for the first strong factor (no other ready key or
   // passkey; this registration is still pending, so not among them).
-  const first = user.id === caller.userId && !(await hasOtherStrongFactor(ports, user.id, u2fId));
-  const set = first ? await firstFactorCodes(ports, user.id, caller.userId) : undefined;
+  const generations = await firstFactorGenerations(ports, user.id, caller.userId);
+  const first = generations !== undefined && !(await hasOtherStrongFactor(ports, user.id, u2fId));
+  const set = first ? await firstFactorCodes(ports, user.id, caller.userId, generations) : undefined;
   const events = await runCommands(
     ports.events,
     [

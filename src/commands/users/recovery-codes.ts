@@ -30,13 +30,29 @@ export function newRecoveryCodeSet(userId: string, actor: string): { codes: stri
  * two first factors verified at once exactly one answers codes, and those work.
  * `codesOf(events)`: the codes to answer, given what the append wrote.
  */
-export async function firstFactorCodes(ports: Pick<Ports, 'events'>, userId: string, actor: string): Promise<{ target: Target; codesOf: (events: readonly { type: string; aggregateId: string }[]) => string[] }> {
-  const generations = await recoveryGenerations(ports, userId);
+export async function firstFactorCodes(
+  ports: Pick<Ports, 'events'>,
+  userId: string,
+  actor: string,
+  /** Counted before the strong factors were read (firstFactorGenerations); else counted now. */
+  counted?: number,
+): Promise<{ target: Target; codesOf: (events: readonly { type: string; aggregateId: string }[]) => string[] }> {
+  const generations = counted ?? (await recoveryGenerations(ports, userId));
   const { codes, command } = newRecoveryCodeSet(userId, actor);
   return {
     target: recoveryCodesTarget(userId, { ...command, kind: 'generate', ifGenerations: generations } as RecoveryCommand),
     codesOf: (events) => (events.some((e) => e.type === 'user.recovery.codes.generated' && e.aggregateId === userId) ? codes : []),
   };
+}
+
+/**
+ * The sets generated so far, counted BEFORE a first factor asks whether the user has another
+ * strong factor: a factor committed in between is then seen by one of the two (its set in this
+ * count, so the append refuses the second set; or its factor as ready, so no set is made).
+ * Counted after, a factor committed between the two reads is in neither, and two sets are made.
+ */
+export async function firstFactorGenerations(ports: Pick<Ports, 'events'>, userId: string, callerId: string): Promise<number | undefined> {
+  return userId === callerId ? recoveryGenerations(ports, userId) : undefined;
 }
 
 /** How many sets the user's events hold as generated: what a first factor's set is decided against in its append (ifGenerations). */

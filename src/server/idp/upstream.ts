@@ -65,8 +65,10 @@ export interface UpstreamClient {
 function failureOf(err: unknown): UpstreamFailure {
   if (err instanceof UpstreamFailure) return err;
   const e = err as { name?: string; code?: string; error?: string; error_description?: string; message?: string; cause?: unknown };
-  if (e?.name === 'AuthorizationResponseError') return new UpstreamFailure('denied', `${e.error ?? 'error'}${e.error_description ? `: ${e.error_description}` : ''}`);
-  if (e?.name === 'ResponseBodyError') return new UpstreamFailure('refused', `token endpoint: ${e.error ?? 'error'}${e.error_description ? `: ${e.error_description}` : ''}`);
+  // The upstream's words go to the log only, cut to a line's worth.
+  const said = (text: string | undefined) => (text ? `: ${text.slice(0, 300)}` : '');
+  if (e?.name === 'AuthorizationResponseError') return new UpstreamFailure('denied', `${(e.error ?? 'error').slice(0, 100)}${said(e.error_description)}`);
+  if (e?.name === 'ResponseBodyError') return new UpstreamFailure('refused', `token endpoint: ${(e.error ?? 'error').slice(0, 100)}${said(e.error_description)}`);
   if (e?.name === 'TypeError' || e?.name === 'AbortError' || e?.name === 'TimeoutError' || e?.code === 'OAUTH_TIMEOUT') return new UpstreamFailure('unavailable', e.message ?? 'unreachable');
   // openid-client's error wraps the check that failed (oauth4webapi's, whose message names the claim or
   // parameter, never its value: a value may be a code or a token).
@@ -108,6 +110,8 @@ export function upstreamClient(opts: { now?: () => number } = {}): UpstreamClien
   /** A configuration with this exchange's secret (the kept one was discovered with the secret of its time). */
   function withSecret(config: client.Configuration, provider: ProviderConfig, clientSecret: string): client.Configuration {
     const fresh = new client.Configuration(config.serverMetadata(), provider.clientId, clientSecret);
+    // The same bound as discovery for the token, userinfo and key requests (the library's default is 30 s).
+    fresh.timeout = TIMEOUT_S;
     if (provider.kind === 'oidc' && provider.issuer.startsWith('http:')) client.allowInsecureRequests(fresh);
     return fresh;
   }
@@ -145,8 +149,10 @@ export function upstreamClient(opts: { now?: () => number } = {}): UpstreamClien
           // The userinfo adds the profile some upstreams keep out of the ID token; its `sub` must be the token's.
           let info: Record<string, unknown> = {};
           if (config.serverMetadata().userinfo_endpoint) info = await client.fetchUserInfo(config, tokens.access_token, claims.sub);
-          // The ID token's claims win: they are signed for this client.
-          return { claims: { ...info, ...claims }, mapping: OIDC_MAPPING };
+          // The ID token's claims win: they are signed for this client. How the person authenticated
+          // (amr, acr) counts only from the signed token, never from the unsigned userinfo answer.
+          const { amr: _amr, acr: _acr, ...profile } = info;
+          return { claims: { ...profile, ...claims }, mapping: OIDC_MAPPING };
         }
         const answer = await client.fetchProtectedResource(config, tokens.access_token, new URL(provider.userinfoEndpoint), 'GET', undefined, new Headers({ accept: 'application/json', 'user-agent': 'Keyhold' }));
         if (!answer.ok) throw new UpstreamFailure('refused', `userinfo endpoint answered ${answer.status}`);

@@ -38,6 +38,7 @@ import type { AccountPorts } from '../../account/ports.js';
 import { consoleRedirectUri } from '../../commands/instance/add-console-app.js';
 import { accountSessionPort } from './account-session.js';
 import { backchannelLoop } from './backchannel-logout.js';
+import { toStoreError } from '../../store/errors.js';
 import { jwtCredentials, jwtUserinfo } from './jwt-userinfo.js';
 import type { AdapterOptions, ClientReads } from './adapter.js';
 import { verifyMachineJwt } from './machine-clients.js';
@@ -285,7 +286,8 @@ export function mountOidc(fastify: FastifyInstance, deps: OidcDeps): OidcMount {
           reloadKeys().catch((err: unknown) => deps.errors.error(err, { task: 'oidc keys' }, 'reloading the OpenID keys failed'));
         }, reloadMs).unref(),
         // Logout tokens for the sessions Keyhold ended (backchannel-logout.ts).
-        backchannelLoop(deps.store, () => current?.provider, deps.log, (err) => deps.errors.error(err, { task: 'back-channel logout' }, 'sending logout tokens failed')),
+        // A database outage is logged as the store's DatabaseUnavailable, never the driver's error.
+        backchannelLoop(deps.store, () => current?.provider, deps.log, (err) => deps.errors.error(toStoreError(err), { task: 'back-channel logout' }, 'sending logout tokens failed')),
       );
     },
     reloadKeys,
