@@ -1,6 +1,6 @@
 // `npm run bench`: Keyhold's throughput and latency against the floors of the
 // same machine. For each backend (PGlite in a temp dir, PostgreSQL on
-// a fresh database) it starts Keyhold as its own child process (`node src/main.ts`),
+// a fresh database) it starts Keyhold as its own child process (`node bin/keyhold.js`, the build),
 // drives load from a second child (bench/worker.ts), then stops the server and
 // measures the floors in a third (bench/floor.ts). Results: bench/results/*.json
 // and bench/results/latest.md.
@@ -33,6 +33,9 @@
 //   BENCH_LABEL         name of this run in the output (default "run")
 //   BENCH_U2F_POOL_MAX  cap on prepared registrations per concurrency level (default 40000)
 //   BENCH_RESULTS_DIR   where the JSON goes (default bench/results; latest.md/json only there)
+//   BENCH_SERVER        build (default): the server runs as users run it (`node bin/keyhold.js`, the
+//                       build of src/, made fresh before the run); sources: through tsx (`npm run dev`),
+//                       whose transpiled sources cost ~120 MiB more RSS under load
 //   BENCH_STARTUP       1: also measure start-up and memory of the build (bench/startup.mjs; default);
 //                       0: skip it; only: measure only that (no scenarios, no floors)
 //   BENCH_STARTUP_RUNS  runs per backend and start (first start, restart; default 3)
@@ -79,6 +82,7 @@ const config = {
   pgSocket: pgSocketDir(env.BENCH_PG_SOCKET),
   cpuProfDir: env.BENCH_CPU_PROF ? path.resolve(env.BENCH_CPU_PROF) : undefined,
   label: env.BENCH_LABEL || 'run',
+  server: (env.BENCH_SERVER === 'sources' ? 'sources' : 'build') as 'build' | 'sources',
   u2fPoolMax: num(env.BENCH_U2F_POOL_MAX, 40000),
   users: 64,
   resultsDir: env.BENCH_RESULTS_DIR ? path.resolve(env.BENCH_RESULTS_DIR) : undefined,
@@ -134,7 +138,8 @@ async function startServer(backend: 'pglite' | 'postgres', dataDir: string, data
   // The V8 flags `keyhold` (bin/keyhold.js) starts with on this Node, so that the figures are the ones users get.
   const runtimeFlags = runtimeFlagsToAdd([...profArgs, ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean)], process.version);
   const nodeArgs = [...profArgs, ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean), ...runtimeFlags];
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/main.ts'], {
+  const entry = config.server === 'sources' ? ['--import', 'tsx', 'src/main.ts'] : ['bin/keyhold.js'];
+  const child = spawn(process.execPath, [...nodeArgs, ...entry], {
     cwd: root,
     env: {
       ...process.env,
@@ -427,6 +432,8 @@ async function pgVersion(): Promise<string | undefined> {
 
 async function main(): Promise<void> {
   const started = Date.now();
+  // The build of the sources as they are now: the figures are those of what `npm start` runs.
+  if (config.server === 'build') execFileSync(process.execPath, ['scripts/build-server.mjs'], { cwd: root, stdio: 'inherit' });
   const tag = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '');
   const result: BenchResult = {
     meta: {

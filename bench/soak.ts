@@ -11,7 +11,10 @@
 // vacuums, on PostgreSQL autovacuum does (a server running with autovacuum off
 // keeps every deleted row's space, and the size grows with the rows written).
 //
-//   node --import tsx bench/soak.ts [--seconds 600] [--concurrency 8] [--pglite]
+//   node --import tsx bench/soak.ts [--seconds 600] [--concurrency 8] [--idle 60] [--pglite]
+//
+// Memory: the process's RSS at every sample, when the load stops, and after
+// --idle seconds of quiet; on PGlite the last is judged against its target.
 //
 // PostgreSQL by default (BENCH_PG_ADMIN_URL, default postgres://postgres@127.0.0.1:5432/postgres),
 // a fresh database dropped at the end; --pglite runs on the embedded database
@@ -32,6 +35,11 @@ const arg = (name: string, fallback: number) => {
 const SECONDS = arg('seconds', 600);
 const CONCURRENCY = arg('concurrency', 8);
 const PGLITE = process.argv.includes('--pglite');
+/** Seconds of quiet after the load before the last memory sample: what an idle server keeps. */
+const IDLE_SECONDS = arg('idle', 60);
+/** Resident memory after the soak and the idle minute, PGlite: most a long-running embedded server may hold. */
+const PGLITE_IDLE_RSS_TARGET_MIB = 300;
+const rssMiB = () => Math.round(process.memoryUsage.rss() / 2 ** 20);
 const SAMPLE_MS = 5_000;
 const USERS = 32;
 /** Lifetimes cut to seconds (the least each setting takes): rows expire as fast as they are written. */
@@ -61,6 +69,7 @@ interface Sample {
   oldestExpiredSeconds: number;
   writtenRows: number;
   tableBytes: number;
+  rssMiB: number;
 }
 
 try {
@@ -117,9 +126,10 @@ try {
       oldestExpiredSeconds: Math.round(row!.oldest ?? 0),
       writtenRows: (await written()) - writtenAtStart,
       tableBytes: Number(row!.bytes),
+      rssMiB: rssMiB(),
     };
     samples.push(s);
-    console.log(`${String(s.at).padStart(4)} s  logins ${s.logins}  failed ${s.failures}  rows ${s.rows}  expired ${s.expired}  oldest expired ${s.oldestExpiredSeconds} s  written ${s.writtenRows}  table ${(s.tableBytes / 2 ** 20).toFixed(1)} MiB`);
+    console.log(`${String(s.at).padStart(4)} s  logins ${s.logins}  failed ${s.failures}  rows ${s.rows}  expired ${s.expired}  oldest expired ${s.oldestExpiredSeconds} s  written ${s.writtenRows}  table ${(s.tableBytes / 2 ** 20).toFixed(1)} MiB  RSS ${s.rssMiB} MiB`);
   }
   const sampler = setInterval(() => void sample().catch((e) => console.error('sample failed:', e)), SAMPLE_MS);
 
@@ -139,8 +149,13 @@ try {
   );
   clearInterval(sampler);
   await sample();
-
   const seconds = (performance.now() - started) / 1000;
+  // The server keeps running with nothing to do: the sweep and the pools settle, and what stays is
+  // what a quiet deployment holds. One process holds the server and its load, whose share is small.
+  const rssAtLoadEnd = rssMiB();
+  await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000));
+  const rssIdle = rssMiB();
+
   // Rows written per second over the whole run: a minute of it is what may be expired at any moment.
   const writeRate = samples.at(-1)!.writtenRows / seconds;
   const bound = Math.round(writeRate * 60);
@@ -160,6 +175,11 @@ try {
     maxRows: Math.max(...samples.map((s) => s.rows)),
     tableBytesAfterFirstMinute: steady[0]?.tableBytes,
     tableBytesAtEnd: samples.at(-1)!.tableBytes,
+    peakRssMiB: Math.max(...samples.map((x) => x.rssMiB), rssAtLoadEnd),
+    rssAtLoadEndMiB: rssAtLoadEnd,
+    idleSeconds: IDLE_SECONDS,
+    rssIdleMiB: rssIdle,
+    ...(PGLITE ? { rssIdleTargetMiB: PGLITE_IDLE_RSS_TARGET_MIB, rssIdleTargetMet: rssIdle <= PGLITE_IDLE_RSS_TARGET_MIB } : {}),
     node: process.version,
     samples,
   };
@@ -168,6 +188,7 @@ try {
       `oidc_payloads: ${summary.rowsWrittenPerSecond} rows written/s, at most ${summary.maxExpired} expired present (bound: a minute of writes, ${bound}), ` +
       `oldest expired row ${summary.maxOldestExpiredSeconds} s past its expiry, table ${((summary.tableBytesAfterFirstMinute ?? 0) / 2 ** 20).toFixed(1)} MiB after the first minute, ${(summary.tableBytesAtEnd / 2 ** 20).toFixed(1)} MiB at the end`,
   );
+  console.log(`RSS: peak ${summary.peakRssMiB} MiB, ${rssAtLoadEnd} MiB when the load stopped, ${rssIdle} MiB after ${IDLE_SECONDS} s idle${PGLITE ? ` (target ≤ ${PGLITE_IDLE_RSS_TARGET_MIB} MiB: ${rssIdle <= PGLITE_IDLE_RSS_TARGET_MIB ? 'met' : 'missed'})` : ''}`);
   if (failures > 0) console.log('failures:', summary.failureKinds);
   const dir = new URL('./results/', import.meta.url);
   mkdirSync(dir, { recursive: true });

@@ -92,6 +92,26 @@ export async function userForCredentialWrite(lookups: Pick<Lookups, 'ownerOfUser
 }
 
 /**
+ * Whether `makerId` could still make a credential of `userId` now (a code
+ * made earlier is used later): a live, active user of an active org holding
+ * user.credential.write over the user with containment, by its memberships
+ * as they are now. A maker demoted, deactivated or removed since, or a user
+ * promoted past it since, makes its code do nothing.
+ */
+export async function mayStillWriteCredential(lookups: Pick<Lookups, 'userFacts' | 'membershipsOf' | 'ownerOfUser'>, makerId: string, userId: string): Promise<boolean> {
+  const maker = await lookups.userFacts(makerId);
+  if (!maker || maker.state !== 'active' || maker.orgActive === false) return false;
+  const memberships = (await lookups.membershipsOf(makerId)).map((m) => ({ scopeType: m.scopeType, scopeId: m.scopeId, orgId: m.orgId, roles: m.roles }));
+  try {
+    await userForCredentialWrite(lookups, { userId: makerId, orgId: maker.orgId, tokenId: 'maker', memberships }, userId);
+    return true;
+  } catch (e) {
+    if (e instanceof KeyholdError) return false;
+    throw e;
+  }
+}
+
+/**
  * Credential containment: 403 PRIVILEGE_ESCALATION unless the caller holds, at
  * every scope where the user holds roles, every permission the user has there.
  * Call it from every command that creates (or removes) a credential of another

@@ -17,6 +17,8 @@ export interface UserFacts {
   givenName: string | null;
   familyName: string | null;
   email: string | null;
+  /** The address was verified (by its code, an administrator, or a trusted provider) and has not changed since. */
+  emailVerified?: boolean;
   /** Whether the user may log in (a passkey login refuses any other); deactivated or locked users hold no role that counts for the last-owner rule (orgs/org-members.ts goneOwners). */
   state: 'active' | 'inactive' | 'locked';
   /** false: the user's org is deactivated (DeactivateOrg), so the user cannot sign in whatever its own state. */
@@ -81,6 +83,8 @@ export interface Lookups {
   userSessions(userId: string): Promise<UserSessionView[]>;
   /** The user's authenticator app (TOTP): its id and whether it is ready; undefined: none (one primary-key read). */
   totpOf(userId: string): Promise<{ totpId: string; state: 'pending' | 'ready' } | undefined>;
+  /** Whether the org's login policy requires a second factor (forceMfa), read now (no cache). */
+  secondFactorRequired(orgId: string): Promise<boolean>;
   /** An identity provider (its scope and settings, never its secret), or undefined. */
   identityProvider(idpId: string): Promise<IdpFacts | undefined>;
   /** The user the upstream identity (provider, subject) is linked to, or undefined. */
@@ -93,8 +97,6 @@ export interface Lookups {
   orgStateOf(orgId: string): Promise<'active' | 'inactive' | undefined>;
   /** The project's grant to the org, or undefined (AddUserGrant by the org the project is granted to). */
   projectGrantFor(projectId: string, grantedOrgId: string): Promise<{ id: string; roleKeys: string[]; state: 'active' | 'inactive' } | undefined>;
-  /** The ids of the user grants given under the project grant (RemoveProjectGrant, UpdateProjectGrant). */
-  userGrantIdsOfProjectGrant(grantId: string): Promise<string[]>;
   /** The ids of the project's apps (RemoveProject). */
   appIdsOfProject(projectId: string): Promise<string[]>;
   /** The ids of the org's users (RemoveOrg). */

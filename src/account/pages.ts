@@ -46,7 +46,25 @@ function profileSection(lang: Language, view: AccountView, hidden: string): stri
       'profile-form',
     ) +
     address +
-    `<p>${at(lang, 'addressReadOnly')}</p></section>`
+    addressForms(lang, view, hidden) +
+    `</section>`
+  );
+}
+
+/** A new address (with the current password), and — while the address is unverified — the code from the mail. */
+function addressForms(lang: Language, view: AccountView, hidden: string): string {
+  const change = form(
+    hidden,
+    'address',
+    field('new_email', at(lang, 'newAddress'), '', ' type="email" required autocomplete="email"') + currentPassword(lang, view, 'address_current') + `<button type="submit">${at(lang, 'changeAddress')}</button>`,
+    'address-form',
+  );
+  if (!view.mailConfigured) return change + `<p id="address-no-mail">${at(lang, 'addressNoMail')}</p>`;
+  if (!view.email || view.emailVerified) return change;
+  return (
+    change +
+    form(hidden, 'address-confirm', field('code', at(lang, 'addressCode'), '', ' required autocomplete="one-time-code"') + `<button type="submit">${at(lang, 'confirmAddress')}</button>`, 'address-confirm-form') +
+    form(hidden, 'address-code', `<button type="submit">${at(lang, 'sendAddressCode')}</button>`, 'address-code-form')
   );
 }
 
@@ -134,6 +152,22 @@ function appsSection(lang: Language, grants: readonly AppGrant[], hidden: string
   return `<section id="apps"><h2>${at(lang, 'apps')}</h2>${items.length ? `<ul id="app-list">${items.join('')}</ul>` : `<p>${at(lang, 'noApps')}</p>`}</section>`;
 }
 
+function linksSection(lang: Language, view: AccountView, hidden: string): string {
+  const items = view.links.map(
+    (l) =>
+      `<li data-idp="${escapeHtml(l.idpId)}">${at(lang, 'linkOf', { name: l.name, subject: l.subject })}` +
+      form(
+        hidden,
+        'remove-link',
+        `<input type="hidden" name="idp" value="${escapeHtml(l.idpId)}"><input type="hidden" name="subject" value="${escapeHtml(l.subject)}">` +
+          currentPassword(lang, view, `link_${escapeHtml(l.idpId)}`) +
+          `<button type="submit" class="secondary">${at(lang, 'remove')}</button>`,
+      ) +
+      `</li>`,
+  );
+  return `<section id="links"><h2>${at(lang, 'links')}</h2>${items.length ? `<ul id="link-list">${items.join('')}</ul>` : `<p>${at(lang, 'noLinks')}</p>`}</section>`;
+}
+
 export interface AccountPage {
   view: AccountView;
   grants: readonly AppGrant[];
@@ -149,8 +183,9 @@ export function accountBody(lang: Language, p: AccountPage, last?: Said): string
     passwordSection(lang, p.view, p.hidden) +
     factorsSection(lang, p.view, p.hidden) +
     codesSection(lang, p.view, p.hidden) +
+    linksSection(lang, p.view, p.hidden) +
     appsSection(lang, p.grants, p.hidden) +
-    sessionsSection(lang, p.sessions)
+    sessionsSection(lang, p.sessions, p.hidden, ACCOUNT_BASE)
   );
 }
 

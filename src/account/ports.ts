@@ -49,23 +49,44 @@ export interface AccountView {
   displayName: string;
   email: string | null;
   emailVerified: boolean;
+  /** Whether a code can be mailed: the address forms offer the code only then. */
+  mailConfigured: boolean;
   hasPassword: boolean;
   factors: Factor[];
   codesLeft: number;
   mfaRequired: boolean;
+  /** The user's links to identities at other providers (the provider's name, the upstream's id). */
+  links: { idpId: string; name: string; subject: string }[];
 }
 
-export type Done = { ok: true } | { ok: false; problem: string };
+/** `conflict`: refused by the account's state (the last second factor, a write at once), not by what was typed: 409. `gone`: what was to go is already gone. */
+export type Done = { ok: true } | { ok: false; problem: string; conflict?: boolean; gone?: boolean };
 
 export interface AccountPorts {
   /** The live human user's account; undefined: no such user, a machine, or not active. */
   view(userId: string): Promise<AccountView | undefined>;
   /** UpdateHumanUser's profile, as the user itself. */
   updateProfile(userId: string, profile: { givenName: string; familyName: string; displayName: string }, lang: Language): Promise<Done>;
+  /** RemoveIDPLink as the user itself. */
+  removeLink(userId: string, link: { idpId: string; subject: string }, lang: Language): Promise<Done>;
   /** RemoveU2F / RemovePasskey / RemoveTOTP as the user itself. */
   removeFactor(userId: string, factor: Pick<Factor, 'kind' | 'id'>, lang: Language): Promise<Done>;
   /** A security key's or passkey's new name, as the user itself. */
   renameFactor(userId: string, factor: Pick<Factor, 'kind' | 'id'>, name: string, lang: Language): Promise<Done>;
-  /** GenerateRecoveryCodes as the user itself: the new set (the old one no longer works). */
-  regenerateCodes(userId: string): Promise<string[]>;
+  /** Whether a code can be mailed (KEYHOLD_SMTP_URL): the address forms say what happens otherwise. */
+  mailConfigured(): boolean;
+  /** SetEmail as the user itself: the new address, unverified, and a code mailed to it when mail is configured. */
+  changeAddress(userId: string, email: string, lang: Language): Promise<Done>;
+  /** ResendEmailCode as the user itself (by mail). */
+  sendAddressCode(userId: string, lang: Language): Promise<Done>;
+  /** The code from the mail typed back: the address verified once; counted by the attempt budgets. */
+  confirmAddress(userId: string, code: string, client: { address: string }, lang: Language): Promise<Done>;
+  /** The user's login sessions, most recently used first. */
+  sessions(userId: string): Promise<{ id: string; device: string; address: string; lastUsedAt: Date }[]>;
+  /** RemoveUserSession as the user itself: the session, its grants and tokens end; its apps are told. */
+  endSession(userId: string, sessionId: string, lang: Language): Promise<Done>;
+  /** RemoveOtherUserSessions as the user itself: every session but `currentSessionId` ends. */
+  endOtherSessions(userId: string, currentSessionId: string, lang: Language): Promise<Done>;
+  /** GenerateRecoveryCodes as the user itself: the new set (the old one no longer works), or the refusal in the user's words. */
+  regenerateCodes(userId: string, lang: Language): Promise<{ ok: true; codes: string[] } | { ok: false; problem: string }>;
 }

@@ -25,7 +25,6 @@ import type { LoginPorts } from '../login/ports.js';
 import { loginRpIds } from '../login/relying-parties.js';
 import { ACCOUNT_BASE, accountBody, codesBody, passkeyBody, totpBody, type Said } from './pages.js';
 import type { AccountPorts, AccountSession, AccountView, Factor, SessionPort } from './ports.js';
-import { listUserSessions } from './sessions-section.js';
 import { at } from './text.js';
 
 /** How recent a login stands in for the current password (a user without one). */
@@ -41,6 +40,11 @@ const NOTICES: Readonly<Record<string, AccountText>> = {
   added: 'added',
   revoked: 'revoked',
   renamed: 'renamed',
+  address: 'addressChanged',
+  'address-code': 'addressCodeSent',
+  'address-confirmed': 'addressConfirmed',
+  'session-ended': 'sessionEnded',
+  'others-ended': 'otherSessionsEnded',
 };
 
 export interface AccountRoutesDeps {
@@ -82,7 +86,8 @@ export function registerAccountRoutes(fastify: FastifyInstance, deps: AccountRou
   const hiddenOf = (session: AccountSession) => `<input type="hidden" name="form_token" value="${escapeHtml(tokens.tokenOf(session.uid))}">`;
 
   async function showAccount(reply: FastifyReply, r: Pick<Request, 'lang' | 'session' | 'view' | 'hidden'>, last?: Said, status = 200) {
-    const [grants, sessions] = await Promise.all([deps.sessions.grantsOf(r.session.accountId), listUserSessions(r.session.accountId)]);
+    const [grants, found] = await Promise.all([deps.sessions.grantsOf(r.session.accountId), deps.account.sessions(r.session.accountId)]);
+    const sessions = found.map((s) => ({ ...s, current: s.id === r.session.uid }));
     return html(reply, page(r.lang, at(r.lang, 'title'), accountBody(r.lang, { view: r.view, grants, sessions, hidden: r.hidden }, last)), status);
   }
 
@@ -111,13 +116,40 @@ export function registerAccountRoutes(fastify: FastifyInstance, deps: AccountRou
       const done = await deps.account.updateProfile(r.view.id, { givenName: r.field('given_name'), familyName: r.field('family_name'), displayName: r.field('display_name') }, r.lang);
       return done.ok ? { done: 'profile' } : { problem: escapeHtml(done.problem), status: 400 };
     },
+    // The address is where a reset link goes: changing it asks for the current password, as a password change does.
+    async address(r) {
+      const refused = await reauth(r);
+      if (refused) return refused;
+      const done = await deps.account.changeAddress(r.view.id, r.field('new_email'), r.lang);
+      return done.ok ? { done: 'address' } : { problem: escapeHtml(done.problem), status: 400 };
+    },
+    async 'address-code'(r) {
+      const done = await deps.account.sendAddressCode(r.view.id, r.lang);
+      return done.ok ? { done: 'address-code' } : { problem: escapeHtml(done.problem), status: 400 };
+    },
+    async 'address-confirm'(r) {
+      const done = await deps.account.confirmAddress(r.view.id, r.field('code'), r.client, r.lang);
+      return done.ok ? { done: 'address-confirmed' } : { problem: escapeHtml(done.problem), status: 400 };
+    },
+    // A session of someone else, or one already ended, is the command's 404 (SESSION_NOT_FOUND).
+    async 'end-session'(r) {
+      const done = await deps.account.endSession(r.view.id, r.field('session'), r.lang);
+      return done.ok ? { done: 'session-ended' } : { problem: escapeHtml(done.problem), status: 404 };
+    },
+    async 'end-others'(r) {
+      const done = await deps.account.endOtherSessions(r.view.id, r.session.uid, r.lang);
+      return done.ok ? { done: 'others-ended' } : { problem: escapeHtml(done.problem), status: 400 };
+    },
     async password(r) {
       const refused = await reauth(r);
       if (refused) return refused;
       const password = r.field('new_password');
       if (password !== r.field('confirm_password')) return { problem: at(r.lang, 'passwordsDiffer'), status: 400 };
       const done = await deps.login.changePassword(r.view.id, password, r.lang);
-      return done.ok ? { done: 'password' } : { problem: escapeHtml(done.problem), status: 400 };
+      if (!done.ok) return { problem: escapeHtml(done.problem), status: 400 };
+      // A new password ends every other session: whoever held the old one (and a session made with it) is out.
+      await deps.account.endOtherSessions(r.view.id, r.session.uid, r.lang);
+      return { done: 'password' };
     },
     async 'remove-factor'(r) {
       const kind = r.field('kind');
@@ -129,7 +161,21 @@ export function registerAccountRoutes(fastify: FastifyInstance, deps: AccountRou
       const refused = await reauth(r);
       if (refused) return refused;
       const done = await deps.account.removeFactor(r.view.id, factor, r.lang);
-      return done.ok ? { done: 'removed' } : { problem: escapeHtml(done.problem), status: 400 };
+      return done.ok ? { done: 'removed' } : { problem: escapeHtml(done.problem), status: done.conflict ? 409 : 400 };
+    },
+    async 'remove-link'(r) {
+      const idpId = r.field('idp');
+      const subject = r.long('subject');
+      // Only a link of the signed-in user's own list; any other is refused before a command runs.
+      const link = r.view.links.find((l) => l.idpId === idpId && l.subject === subject);
+      if (!link) return { problem: at(r.lang, 'notYours'), status: 404 };
+      // Without a password or passkey, the last link is the only way in: it stays.
+      const passkeys = r.view.factors.some((f) => f.kind === 'passkey');
+      if (!r.view.hasPassword && !passkeys && r.view.links.length <= 1) return { problem: at(r.lang, 'lastWayIn'), status: 409 };
+      const refused = await reauth(r);
+      if (refused) return refused;
+      const done = await deps.account.removeLink(r.view.id, link, r.lang);
+      return done.ok ? { done: 'removed' } : { problem: escapeHtml(done.problem), status: done.conflict ? 409 : 400 };
     },
     async 'rename-factor'(r) {
       const kind = r.field('kind');
@@ -171,14 +217,19 @@ export function registerAccountRoutes(fastify: FastifyInstance, deps: AccountRou
     async 'totp-finish'(r) {
       const done = await deps.login.finishTotpEnrolment(r.view.id, r.field('code'), r.lang);
       if (done.ok) return done.recoveryCodes.length ? { title: at(r.lang, 'codesTitle'), page: codesBody(r.lang, done.recoveryCodes) } : { done: 'added' };
-      // The pending app again (its QR code), with the refusal: a wrong code is typed again.
-      const pending = await deps.login.startTotpEnrolment(r.view.id, true);
+      // The pending app again (its QR code), with the refusal: a wrong code is typed again. Never a new
+      // registration here: this form asks no password, and a new secret shown to whoever holds the session
+      // would let a left-open session add an app of its own. Nothing pending: the refusal alone.
+      const pending = await deps.login.pendingTotpEnrolment(r.view.id);
+      if (!pending) return { problem: escapeHtml(done.problem), status: 400 };
       return { title: at(r.lang, 'totpTitle'), page: totpBody(r.lang, r.hidden, await totpQrSvg(pending.uri), pending.secret, escapeHtml(done.problem)), status: 400 };
     },
     async codes(r) {
       const refused = await reauth(r);
       if (refused) return refused;
-      return { title: at(r.lang, 'codesTitle'), page: codesBody(r.lang, await deps.account.regenerateCodes(r.view.id)) };
+      const made = await deps.account.regenerateCodes(r.view.id, r.lang);
+      if (!made.ok) return { problem: escapeHtml(made.problem), status: 409 };
+      return { title: at(r.lang, 'codesTitle'), page: codesBody(r.lang, made.codes) };
     },
     async 'revoke-app'(r) {
       const revoked = await deps.sessions.revokeApp(r.view.id, r.field('client'));

@@ -1,6 +1,8 @@
-// The account page's "Sessions" section. The user's sessions (device,
-// address, last use; end one, end all others) are listed by their own
-// queries; until those are wired in, the section lists none and says so.
+// The account page's "Sessions" section: the user's login sessions (device,
+// address, last use; this browser's marked), each with "End", and "End all
+// other sessions" while there are others. Ending runs the user's own
+// commands (adapters.ts): the session's grants and tokens end with it and its
+// apps hear of it by back-channel logout.
 import type { Language } from '../domain/i18n/language.js';
 import { escapeHtml } from '../login/pages/layout.js';
 import { at } from './text.js';
@@ -14,12 +16,19 @@ export interface ListedSession {
   current: boolean;
 }
 
-/** The user's sessions: none listed yet. */
-export async function listUserSessions(_userId: string): Promise<ListedSession[]> {
-  return [];
-}
+const when = (d: Date) => d.toISOString().slice(0, 16).replace('T', ' ');
 
-export function sessionsSection(lang: Language, sessions: readonly ListedSession[]): string {
-  const body = sessions.length ? `<ul id="sessions-list">${sessions.map((s) => `<li>${escapeHtml(s.device)} · ${escapeHtml(s.address)} · ${escapeHtml(s.lastUsedAt.toISOString())}</li>`).join('')}</ul>` : `<p>${at(lang, 'sessionsLater')}</p>`;
+/** `base`: the account page's path, the forms' actions under it. */
+export function sessionsSection(lang: Language, sessions: readonly ListedSession[], hidden: string, base: string): string {
+  const items = sessions.map(
+    (s) =>
+      `<li class="session"${s.current ? ' id="current-session"' : ''}>${escapeHtml(s.device)} · ${escapeHtml(s.address)} · ${at(lang, 'lastUsed', { when: when(s.lastUsedAt) })}` +
+      (s.current ? ` · <strong>${at(lang, 'thisBrowser')}</strong>` : '') +
+      `<form method="post" action="${base}/end-session">${hidden}<input type="hidden" name="session" value="${escapeHtml(s.id)}"><button type="submit">${at(lang, 'endSession')}</button></form></li>`,
+  );
+  const others = sessions.some((s) => !s.current)
+    ? `<form id="end-others" method="post" action="${base}/end-others">${hidden}<button type="submit">${at(lang, 'endOtherSessions')}</button></form>`
+    : '';
+  const body = items.length ? `<ul id="sessions-list">${items.join('')}</ul>${others}` : `<p>${at(lang, 'sessionsNone')}</p>`;
   return `<section id="sessions"><h2>${at(lang, 'sessions')}</h2>${body}</section>`;
 }

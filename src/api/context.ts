@@ -7,13 +7,19 @@ import type { Commands } from '../commands/index.js';
 import { invalidRequest, KeyholdError, violation } from '../domain/errors/keyhold-error.js';
 import { negotiateLanguage, type Language } from '../domain/i18n/language.js';
 import type { Queries } from '../queries/index.js';
-import type { InviteMailDeps } from './user/invite.js';
+import type { Mailer } from '../mail/mailer.js';
 
 export interface ApiDeps {
   commands: Commands;
   queries: Queries;
-  /** Invitations' mail (absent: no mail, as if none were configured). */
-  invite?: InviteMailDeps;
+  /** What mailing a link needs (invitations, address codes, reset links); absent: no mail, as if none were configured. */
+  mail?: MailDeps;
+}
+
+/** The mailer, and the issuer every link is built from (never a request header). */
+export interface MailDeps {
+  mailer: Mailer;
+  issuer: () => string;
 }
 
 /** The header naming the org a management call acts in (docs/decisions.md). */

@@ -22,8 +22,13 @@ import { loginPolicyHandlers } from './management/login-policy.js';
 import { lockoutPolicyHandlers } from './management/lockout-policy.js';
 import { memberHandlers } from './management/members.js';
 import { organizationHandlers } from './org/organizations.js';
+import { providerHandlers } from './idp/providers.js';
 import { passkeyHandlers } from './user/passkeys.js';
+import { idpLinkHandlers } from './user/idp-links.js';
+import { emailHandlers } from './user/email.js';
 import { inviteHandlers } from './user/invite.js';
+import { passwordResetHandlers } from './user/password-reset.js';
+import { sessionHandlers } from './user/sessions.js';
 import { totpHandlers } from './user/totp.js';
 import { u2fHandlers } from './user/u2f.js';
 import { userHandlers } from './user/users.js';
@@ -53,11 +58,12 @@ export function createServices(deps: ApiDeps): RegisteredService[] {
         ...lockoutPolicyHandlers(deps),
         ...memberHandlers(deps),
         ...orgLifecycleHandlers(deps),
+        ...providerHandlers(deps, { scope: 'org' }),
       },
     },
-    { desc: UserService, impl: { ...userHandlers(deps), ...u2fHandlers(deps), ...passkeyHandlers(deps), ...totpHandlers(deps), ...inviteHandlers(deps) } },
+    { desc: UserService, impl: { ...userHandlers(deps), ...u2fHandlers(deps), ...passkeyHandlers(deps), ...totpHandlers(deps), ...inviteHandlers(deps), ...passwordResetHandlers(deps), ...emailHandlers(deps), ...sessionHandlers(deps), ...idpLinkHandlers(deps) } },
     { desc: OrganizationService, impl: organizationHandlers(deps) },
     { desc: AuthService, impl: authHandlers(deps) },
-    { desc: AdminService, impl: adminHandlers(deps) },
+    { desc: AdminService, impl: { ...adminHandlers(deps), ...providerHandlers(deps, { scope: 'instance' }) } },
   ];
 }

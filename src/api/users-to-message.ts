@@ -16,7 +16,7 @@ export function userToMessage(u: UserView): MessageInitShape<typeof UserSchema> 
             case: 'human',
             value: {
               profile: { givenName: u.givenName ?? '', familyName: u.familyName ?? '', displayName: u.displayName ?? '' },
-              email: { email: u.email ?? '' },
+              email: { email: u.email ?? '', isVerified: Boolean(u.emailVerified) },
             },
           }
         : { case: 'machine', value: { name: u.name ?? '', description: u.description ?? '' } },

@@ -38,8 +38,10 @@ import { generateMachineSecret, removeMachineSecret } from './users/machine-secr
 import { setPassword, type SetPasswordInput } from './users/set-password.js';
 import { registerHumanUser } from './users/register-human-user.js';
 import { acceptInvitePassword, checkInviteCode, createInviteCode, useInviteCode, verifyInviteCode } from './users/invite-code.js';
+import { resendEmailCode, setEmail, useEmailCode, verifyEmail } from './users/email-verification.js';
 import { recordLogin } from './users/record-login.js';
 import { resetPassword, resetPasswordViolations } from './users/reset-password.js';
+import { requestPasswordReset } from './users/password-reset.js';
 import { recordAnonymousThrottle, recordOidc } from './users/record-oidc.js';
 import { removePersonalAccessToken } from './users/remove-personal-access-token.js';
 import { removeUserMetadata, setUserMetadata } from './users/user-metadata.js';
@@ -127,8 +129,13 @@ export function createCommands(ports: Ports) {
     addMachineUser: bind(ports, addMachineUser),
     addPersonalAccessToken: bind(ports, addPersonalAccessToken),
     setPassword: bind(ports, setPassword),
+    requestPasswordReset: bind(ports, requestPasswordReset),
     // Invitations: created (and resent) by an administrator, used at the invitation page (no caller: the code is the proof).
     createInviteCode: bind(ports, createInviteCode),
+    setEmail: bind(ports, setEmail),
+    resendEmailCode: bind(ports, resendEmailCode),
+    verifyEmail: bind(ports, verifyEmail),
+    useEmailCode: (input: Parameters<typeof useEmailCode>[1], client: Parameters<typeof useEmailCode>[2]) => useEmailCode(ports, input, client),
     verifyInviteCode: bind(ports, verifyInviteCode),
     useInviteCode: (input: Parameters<typeof useInviteCode>[1], client: Parameters<typeof useInviteCode>[2]) => useInviteCode(ports, input, client),
     acceptInvitePassword: (input: Parameters<typeof acceptInvitePassword>[1], client: Parameters<typeof acceptInvitePassword>[2]) => acceptInvitePassword(ports, input, client),

@@ -169,6 +169,8 @@ export interface Ports {
   invite: () => InvitePorts;
   /** Identity providers' sealed client secrets; absent where nothing configures providers (then their commands are unavailable). */
   idpSecrets?: () => IdpSecretStore;
+  /** One-time codes sent by mail (a forgotten password's link); absent where nothing issues them. */
+  emailCodes?: EmailCodes;
 }
 
 /** A counted bucket after its attempt finished: its failures now (the one that reaches the free allowance engages the delays). */
@@ -196,16 +198,23 @@ export type EmailCodePurpose = 'reset' | 'verify';
 
 /**
  * One-time codes sent by mail (store/email-codes.ts). Only a hash of the code
- * reaches it. `use` is one conditional update: of requests racing with the
- * same code, exactly one gets its owner back.
+ * reaches it. `use` is a conditional update under a lock on the user: of
+ * requests racing with the user's codes, exactly one gets its owner back.
  */
+/** A code's user and the address it went to; `createdBy`: who had it made for the user (absent: asked for at the login). */
+export interface EmailCodeOwner {
+  userId: string;
+  email: string;
+  createdBy?: string;
+}
+
 export interface EmailCodes {
-  /** Records a new code; the user's older unused codes for the purpose stop working. False (nothing recorded) when `perWindow` codes were already issued within `windowSeconds`. */
-  issue(input: { purpose: EmailCodePurpose; codeHash: string; userId: string; email: string; ttlSeconds: number; perWindow: number; windowSeconds: number }): Promise<boolean>;
-  /** Whose the code is while it is unused and unexpired, without using it. */
-  peek(purpose: EmailCodePurpose, codeHash: string): Promise<{ userId: string; email: string } | undefined>;
-  /** Uses the code: its owner to exactly one caller, undefined to every other and for an unknown, used or expired code. */
-  use(purpose: EmailCodePurpose, codeHash: string): Promise<{ userId: string; email: string } | undefined>;
+  /** Records a new code; the user's older unused codes keep working. False (nothing recorded) when `perWindow` codes were already issued within `windowSeconds`. */
+  issue(input: { purpose: EmailCodePurpose; codeHash: string; userId: string; email: string; ttlSeconds: number; perWindow: number; windowSeconds: number; createdBy?: string }): Promise<boolean>;
+  /** Whose the code is while it is unused and unexpired (and who had it made for the user, if someone did), without using it. */
+  peek(purpose: EmailCodePurpose, codeHash: string): Promise<EmailCodeOwner | undefined>;
+  /** Uses the code and with it every other unused code of its user for the purpose: the owner to exactly one caller among all racing with any of them, undefined to every other and for an unknown, used or expired code. */
+  use(purpose: EmailCodePurpose, codeHash: string): Promise<EmailCodeOwner | undefined>;
   /** Deletes expired rows, at most `limit`; resolves with how many. */
   deleteExpired(limit: number): Promise<number>;
   /** Counts them, at most `limit` (the housekeeping sweep's backlog). */

@@ -173,6 +173,11 @@ function keptFoldsOf(store: EventStore, t: Target): { foldKey: string; kept: Fol
 const fold = (decider: Target['decider'], history: readonly StoredEvent[], from: unknown = decider.initialState()) =>
   history.reduce<unknown>((s, e) => decider.evolve(s, e), from);
 
+/** An aggregate's state as its stored events say now, by `decider`'s fold: a read, nothing is decided or appended on it. */
+export async function stateNow<State>(store: EventStore, aggregate: AggregateRef, decider: Decider<State, any, any>): Promise<State> {
+  return fold(decider as Target['decider'], await store.load(aggregate.type, aggregate.id)) as State;
+}
+
 /**
  * The target's basis: on `history` when it is given (assumed or confirmed);
  * else on this process's kept fold and the events after it, when the decider

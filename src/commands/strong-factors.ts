@@ -4,11 +4,16 @@
 // kind it is; a later one leaves the set the user already keeps.
 import type { Ports } from './ports.js';
 
+/** The ids of the user's ready security keys, passkeys and authenticator app (its TOTP id). */
+export async function readyStrongFactors(ports: Pick<Ports, 'lookups'>, userId: string): Promise<Set<string>> {
+  const [keys, tokens, totp] = await Promise.all([ports.lookups.passkeysOf(userId), ports.lookups.u2fOf(userId), ports.lookups.totpOf(userId)]);
+  const app = totp ? [{ id: totp.totpId, state: totp.state }] : [];
+  return new Set([...keys, ...tokens, ...app].filter((t) => t.state === 'ready').map((t) => t.id));
+}
+
 /** Whether the user has a ready security key, passkey or authenticator app other than `exceptId`. */
 export async function hasOtherStrongFactor(ports: Pick<Ports, 'lookups'>, userId: string, exceptId: string): Promise<boolean> {
-  const [keys, tokens, totp] = await Promise.all([ports.lookups.passkeysOf(userId), ports.lookups.u2fOf(userId), ports.lookups.totpOf(userId)]);
-  const app = totp?.state === 'ready' ? [{ id: totp.totpId, state: totp.state }] : [];
-  return [...keys, ...tokens, ...app].some((t) => t.state === 'ready' && t.id !== exceptId);
+  return [...(await readyStrongFactors(ports, userId))].some((id) => id !== exceptId);
 }
 
 /**

@@ -18,14 +18,15 @@ import { checkTotp } from '../commands/login/check-totp.js';
 import { refusalText } from '../domain/errors/refusal-text.js';
 import { renderMessage } from '../domain/errors/reasons.js';
 import { ConcurrencyConflict } from '../commands/ports.js';
-import type { LoginPorts } from './ports.js';
+import type { LoginInteraction, LoginPorts } from './ports.js';
 import type { PasswordResetPorts } from './password-reset.js';
 import type { LoginObserver } from './observer.js';
 
-const NO_EXTERNAL: Pick<LoginPorts, 'offeredProviders' | 'startExternal' | 'finishExternal'> = {
+const NO_EXTERNAL: Pick<LoginPorts, 'offeredProviders' | 'startExternal' | 'finishExternal' | 'linkPending'> = {
   offeredProviders: async () => [],
   startExternal: async () => undefined,
   finishExternal: async () => ({ kind: 'problem', text: 'externalRefused', name: '' }),
+  linkPending: async () => false,
 };
 
 const NO_OBSERVER: Pick<LoginObserver, 'loginSucceeded' | 'loginFailed' | 'loginThrottled'> = { loginSucceeded: () => {}, loginFailed: () => {}, loginThrottled: () => {} };
@@ -57,6 +58,7 @@ export function loginPorts(
     | 'registerPasskey'
     | 'verifyPasskeyRegistration'
     | 'useTotp'
+    | 'useEmailCode'
     | 'registerTotp'
     | 'verifyTotpRegistration'
     | 'pendingTotp'
@@ -72,13 +74,25 @@ export function loginPorts(
   /** Each login's outcome, for the operator (metrics.ts). */
   observer: Pick<LoginObserver, 'loginSucceeded' | 'loginFailed' | 'loginThrottled'> = NO_OBSERVER,
   /** Other identity providers (src/server/idp/login-ports.ts); none: no "Continue with …". */
-  external: Pick<LoginPorts, 'offeredProviders' | 'startExternal' | 'finishExternal'> = NO_EXTERNAL,
-): Omit<LoginPorts, keyof PasswordResetPorts> {
+  external: Pick<LoginPorts, 'offeredProviders' | 'startExternal' | 'finishExternal' | 'linkPending'> = NO_EXTERNAL,
+): Omit<LoginPorts, keyof PasswordResetPorts | 'mailAddressCode'> {
   /** The user acting on its own keys at login, as RegisterU2F / VerifyU2FRegistration over the API would (self needs no permission). */
   const selfCaller = async (userId: string): Promise<Caller | undefined> => {
     const user = await read.user(userId);
     return user ? { userId, orgId: user.orgId, tokenId: 'login', memberships: [] } : undefined;
   };
+
+  // Asked by registration and by the offered providers for one page: one read per request (the
+  // interaction's view is made per request), as the login's statement budget counts it.
+  const signInOrgs = new WeakMap<object, Promise<string | undefined>>();
+  function orgOfSignIn(interaction: Pick<LoginInteraction, 'orgId' | 'app'>): Promise<string | undefined> {
+    let org = signInOrgs.get(interaction);
+    if (!org) {
+      org = interaction.orgId !== undefined || !interaction.app.projectId ? Promise.resolve(interaction.orgId) : read.ownerOfProject(interaction.app.projectId);
+      signInOrgs.set(interaction, org);
+    }
+    return org;
+  }
 
   return {
     ...external,
@@ -88,6 +102,7 @@ export function loginPorts(
       return found.found === 'one' && found.user.kind === 'human' ? { id: found.user.id, username: found.user.username } : undefined;
     },
     verifyPassword: (attempt) => checkLoginPassword({ read, commands, budgets, observer }, attempt),
+    verifyEmailCode: (userId, code, address) => commands.useEmailCode({ userId, code, actor: userId }, { address }),
     async changePassword(userId, newPassword, lang: Language) {
       const caller = await selfCaller(userId);
       if (!caller) return { ok: false, problem: 'unknown user' };
@@ -168,8 +183,9 @@ export function loginPorts(
         return { ok: false, problem: problemText(e, lang) };
       }
     },
+    orgOfSignIn,
     async registration(interaction) {
-      const orgId = interaction.orgId ?? (interaction.app.projectId ? await read.ownerOfProject(interaction.app.projectId) : undefined);
+      const orgId = await orgOfSignIn(interaction);
       if (!orgId) return undefined;
       const rules = (await loginFactorsOf(read, orgId)).registration;
       return rules ? { orgId, ...rules } : undefined;
@@ -190,6 +206,10 @@ export function loginPorts(
       if (pending) return pending;
       const { uri, secret } = await commands.registerTotp({ caller }, { userId });
       return { uri, secret };
+    },
+    async pendingTotpEnrolment(userId) {
+      const caller = await selfCaller(userId);
+      return caller ? (await commands.pendingTotp({ caller }, { userId })) ?? undefined : undefined;
     },
     async finishTotpEnrolment(userId, code, lang) {
       const caller = await selfCaller(userId);

@@ -24,7 +24,7 @@ export type ExternalResult =
 
 export interface ExternalPorts {
   read: Pick<ReadModel, 'identityProvider' | 'idpLink' | 'userFacts' | 'searchUsers'>;
-  commands: Pick<Commands, 'useIdpLink' | 'linkAtLogin' | 'addHumanUser'>;
+  commands: Pick<Commands, 'useIdpLink' | 'linkAtLogin' | 'addHumanUser' | 'setEmail'>;
   mfaRequired(userId: string): Promise<boolean>;
 }
 
@@ -52,6 +52,10 @@ async function addressHeld(read: ExternalPorts['read'], orgId: string, email: st
  * that may add users in that org only, acting as the provider (the events' creator says so).
  */
 const creatorFor = (idpId: string, orgId: string): Caller => ({ userId: `idp:${idpId}`, orgId, tokenId: 'login', memberships: [{ scopeType: 'org', scopeId: orgId, orgId, roles: ['ORG_USER_MANAGER'] }] });
+
+/** How long a first sign-in that lost the race to create the user waits for the winner's link, and how often it looks. */
+const WINNER_WAIT_MS = 2_000;
+const WINNER_POLL_MS = 50;
 
 export async function externalSignIn(ports: ExternalPorts, input: ExternalInput): Promise<ExternalResult> {
   const provider = await ports.read.identityProvider(input.idpId);
@@ -83,12 +87,38 @@ export async function externalSignIn(ports: ExternalPorts, input: ExternalInput)
     case 'choose':
       return { ...decision, identity };
     case 'create': {
+      // Two first sign-ins of one identity at once (a double click, two tabs): one creates the user and links
+      // it; the other finds the name taken, or the link taken, and signs in as the user the winner linked.
+      // The winner links right after it creates: a taken name is waited on briefly (WINNER_WAIT_MS) for that link.
+      const winner = async (): Promise<ExternalResult | undefined> => {
+        for (let waited = 0; ; waited += WINNER_POLL_MS) {
+          const now = await ports.read.idpLink(input.idpId, identity.subject);
+          const user = now ? await ports.read.userFacts(now.userId) : undefined;
+          if (user) return user.state === 'active' ? loginAs(user.id, false) : { kind: 'refused', reason: 'USER_NOT_ACTIVE' };
+          if (waited >= WINNER_WAIT_MS) return undefined;
+          await new Promise((r) => setTimeout(r, WINNER_POLL_MS));
+        }
+      };
       const userId = await createUser(ports, input, identity);
-      if (typeof userId !== 'string') return { kind: 'refused', reason: userId.refused };
-      await ports.commands.linkAtLogin({ idpId: input.idpId, subject: identity.subject, userId, how: 'creation' });
+      if (typeof userId !== 'string') return (userId.refused === 'USERNAME_TAKEN' && (await winner())) || { kind: 'refused', reason: userId.refused };
+      try {
+        await ports.commands.linkAtLogin({ idpId: input.idpId, subject: identity.subject, userId, how: 'creation' });
+      } catch (err) {
+        if (!(err instanceof KeyholdError && err.reason === 'IDP_LINK_TAKEN')) throw err;
+        return (await winner()) ?? { kind: 'refused', reason: 'IDP_NOT_FOUND' };
+      }
+      if (identity.emailVerified && identity.email) await markVerified(ports, input, userId, identity.email);
       return loginAs(userId, true);
     }
   }
+}
+
+/**
+ * The address of a user created just in time, verified when the provider is trusted for that and the
+ * upstream said so (ExternalIdentity.emailVerified): the provider's word, recorded as the creator's.
+ */
+async function markVerified(ports: ExternalPorts, input: ExternalInput, userId: string, email: string): Promise<void> {
+  await ports.commands.setEmail({ caller: creatorFor(input.idpId, input.orgId) }, { userId, email, verification: { kind: 'verified', by: 'provider' } });
 }
 
 /** The just-in-time user: its profile from the upstream; refused when its user name is taken, or the profile lacks what a user needs (an address). */

@@ -3,7 +3,7 @@
 // the whole flow is a table a test can walk (test/login/flow.test.ts). The
 // steps (steps/) only say what happened on their page; the routes store what
 // `next` returns and carry out a `done` state's end.
-import { SPENT_KEPT, type LoginChallenge, type LoginState, type StateOf } from './state.js';
+import { FACTOR_STEPS, LINK_WAITS_ON, SPENT_KEPT, type LoginChallenge, type LoginState, type PendingLink, type StateOf } from './state.js';
 import { ENROLMENT_METHODS, type EnrolmentMethod } from './steps/enrolment-methods.js';
 
 /** What the user still has to pass after a right password (decided from the user's keys and org: steps/second-factor.ts). */
@@ -60,11 +60,15 @@ export type LoginOutcome =
   | { kind: 'registered'; loginName: string; userId: string; verificationRequired: false; secondFactor: SecondFactor; at: number }
   | { kind: 'registered'; loginName: string; userId: string; verificationRequired: true }
   /** A "Continue with …" button: the sign-in goes to that provider, with what its callback must match. */
-  | { kind: 'externalStarted'; idpId: string; state: string; nonce?: string; verifier: string; at: number }
+  | { kind: 'externalStarted'; idpId: string; state: string; nonce?: string; verifier: string; at: number; binding: string }
   /** The provider's callback arrived for this sign-in: what it had to match is spent (whatever the exchange then says). */
   | { kind: 'externalReturned' }
   /** The upstream's answer named a linked (or just created) user whose org asks no more of it. */
-  | { kind: 'externalSignedIn'; userId: string; amr: string[] };
+  | { kind: 'externalSignedIn'; userId: string; amr: string[] }
+  /** The upstream's answer named a linked (or just created) user whose org asks a second factor the upstream did not vouch for: Keyhold's own follows. */
+  | { kind: 'externalNeedsFactor'; userId: string; loginName: string; amr: string[]; secondFactor: SecondFactor; at: number }
+  /** The upstream's identity is linked to nobody and its provider allows linking: the person signs in here to link it. */
+  | { kind: 'externalUnlinked'; link: PendingLink };
 
 export type OutcomeKind = LoginOutcome['kind'];
 
@@ -135,12 +139,46 @@ function enrolWith(state: StateOf<'enrolKey' | 'enrolPasskey' | 'enrolTotp'>, me
   return step === 'enrolTotp' ? { step, ...passed } : { step, ...passed, spent: 'spent' in state ? spend(state) : [] };
 }
 
+/** Where the person goes another way: the pending link is dropped. */
+const DROPS_LINK: ReadonlySet<LoginOutcome['kind']> = new Set(['restart', 'externalStarted', 'externalReturned', 'externalSignedIn', 'externalNeedsFactor', 'externalUnlinked', 'registerRequested', 'forgotRequested']);
+
+/** A login's amr after an external sign-in and Keyhold's own factor: the upstream's part first, no password. */
+const fedAmr = (fed: readonly string[], own: readonly string[]) => [...new Set([...fed, ...own.filter((a) => a !== 'pwd')])];
+
+/** An external sign-in's `fed` (state.ts) through the second-factor steps into the login's amr; dropped anywhere else. */
+function carryFed(state: LoginState, after: LoginState): LoginState {
+  const { fed } = state;
+  if (!fed || after === state) return after;
+  if (after.step === 'done') return after.end.kind === 'login' ? { ...after, end: { ...after.end, amr: fedAmr(fed, after.end.amr) } } : after;
+  if (FACTOR_STEPS.has(after.step)) return { ...after, fed };
+  const { fed: _dropped, ...rest } = after;
+  return rest as LoginState;
+}
+
 /**
- * The login's transitions. An outcome with no row for the state moves
- * nothing (the same state comes back): a form of another step, posted late
- * or twice, changes nothing.
+ * The login's transitions, and a pending link (state.ts PendingLink) carried
+ * along: through the steps of a sign-in with the account's own factors, into
+ * the login it ends in; nowhere else.
  */
 export function next(state: LoginState, outcome: LoginOutcome): LoginState {
+  const after = carryFed(state, transition(state, outcome));
+  const { link } = state;
+  // Nothing moved: the same state comes back (the routes then save nothing).
+  if (after === state || !link || DROPS_LINK.has(outcome.kind)) return after;
+  if (after.step === 'done') return after.end.kind === 'login' ? { ...after, end: { ...after.end, link } } : after;
+  if (!LINK_WAITS_ON.has(after.step)) {
+    const { link: _dropped, ...rest } = after;
+    return rest as LoginState;
+  }
+  return { ...after, link };
+}
+
+/**
+ * The rows. An outcome with no row for the state moves nothing (the same
+ * state comes back): a form of another step, posted late or twice, changes
+ * nothing.
+ */
+function transition(state: LoginState, outcome: LoginOutcome): LoginState {
   // A sign-in in the login prompt may start over, or with a newly typed name, from any of its steps.
   const inLogin = state.step !== 'consent' && state.step !== 'done';
   if (inLogin && outcome.kind === 'restart') return IDENTIFY;
@@ -149,13 +187,21 @@ export function next(state: LoginState, outcome: LoginOutcome): LoginState {
   if (inLogin && outcome.kind === 'passkeyRequired') return { step: 'passkey', loginName: outcome.loginName, spent: 'spent' in state ? spend(state) : [] };
   // From any step of the login prompt, the person may go to another provider instead (its button on the page).
   if (inLogin && outcome.kind === 'externalStarted') {
-    return { step: 'external', idpId: outcome.idpId, state: outcome.state, ...(outcome.nonce ? { nonce: outcome.nonce } : {}), verifier: outcome.verifier, startedAt: outcome.at };
+    return { step: 'external', idpId: outcome.idpId, state: outcome.state, ...(outcome.nonce ? { nonce: outcome.nonce } : {}), verifier: outcome.verifier, startedAt: outcome.at, binding: outcome.binding };
   }
   if (inLogin && outcome.kind === 'nameFound') return { step: 'password', loginName: outcome.loginName, ...(outcome.userId ? { userId: outcome.userId } : {}) };
   switch (state.step) {
     case 'identify':
       // Only the callback's route says this, right after it spent the external state (above) and the upstream's answer passed.
       if (outcome.kind === 'externalSignedIn') return login(outcome.userId, outcome.amr);
+      if (outcome.kind === 'externalNeedsFactor') {
+        // The upstream stands in for the password: the factor steps follow as after one, and the login's amr says so.
+        // The route asks only where the org requires a factor: "none" then means that changed meanwhile, and this
+        // path never ends in a login without one — the sign-in starts over.
+        const after = afterPassword({ loginName: outcome.loginName, userId: outcome.userId }, outcome.secondFactor, outcome.at);
+        return FACTOR_STEPS.has(after.step) ? { ...after, fed: [...outcome.amr] } : IDENTIFY;
+      }
+      if (outcome.kind === 'externalUnlinked') return { step: 'identify', link: outcome.link };
       // The page offers a passkey: its challenge is handed out with it.
       if (outcome.kind === 'challengeIssued') return { step: 'passkey', challenge: outcome.challenge, spent: [] };
       return state;

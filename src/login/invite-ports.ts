@@ -82,6 +82,9 @@ export function invitePagePorts(
       return { id: started.u2fId, options: started.options };
     },
     async finishKey(userId, code, password, id, credential, address, lang) {
+      // The code first: without a code that works, the password is not even tried (no way to probe it here).
+      const checked = await commands.checkInviteCode({ userId, code }, { address });
+      if (!checked.ok || checked.purpose !== 'key') return { ...refusal(checked.ok ? 'INVITE_CODE_WRONG' : checked.reason, lang, checked.ok ? undefined : checked.retryAfterSeconds), again: false };
       const user = await read.user(userId);
       if (!user) return { ...refusal('INVITE_CODE_WRONG', lang), again: false };
       // The user's own password: whoever holds only the link (the administrator who asked for it) enrols no key.

@@ -21,6 +21,10 @@ import { MAX_ANSWER } from './steps/key-ceremony.js';
 import type { InvitePagePorts } from './invite-ports.js';
 
 const MAX_FIELD = 1024;
+/** A user id or code as Keyhold makes them: printable ASCII. Anything else (a NUL, a control character) is no invitation, answered before it reaches a query. */
+const printable = (value: string) => /^[\x20-\x7e]*$/.test(value);
+/** How long a shown invitation page's forms may be posted. */
+const FORM_TOKEN_SECONDS = 3600;
 const BODY_LIMIT = 16 * 1024;
 
 export interface InviteRoutesDeps {
@@ -35,10 +39,19 @@ const BROWSER_REFUSALS = new Set(['NotAllowedError', 'AbortError', 'SecurityErro
 
 export function registerInviteRoutes(fastify: FastifyInstance, deps: InviteRoutesDeps): void {
   const { ports } = deps;
-  const formToken = (userId: string) => createHmac('sha256', deps.cookieKey()).update(`keyhold invite form ${userId}`).digest('base64url');
+  // The form token names the user and when it stops working (an hour after the page was shown, as the
+  // login's forms): a page left open for days is shown again rather than posted.
+  const mac = (userId: string, until: number) => createHmac('sha256', deps.cookieKey()).update(`keyhold invite form ${userId} ${until}`).digest('base64url');
+  const formToken = (userId: string) => {
+    const until = Math.floor(Date.now() / 1000) + FORM_TOKEN_SECONDS;
+    return `${until}.${mac(userId, until)}`;
+  };
   const tokenOk = (userId: string, sent: string) => {
-    const a = Buffer.from(formToken(userId));
-    const b = Buffer.from(sent);
+    const [untilText, signature = ''] = sent.split('.', 2);
+    const until = Number(untilText);
+    if (!/^\d{1,12}$/.test(untilText ?? '') || until < Date.now() / 1000) return false;
+    const a = Buffer.from(mac(userId, until));
+    const b = Buffer.from(signature);
     return a.length === b.length && timingSafeEqual(a, b);
   };
   const lang = (req: FastifyRequest): Language => negotiateLanguage(req.headers['accept-language']);
@@ -88,6 +101,7 @@ export function registerInviteRoutes(fastify: FastifyInstance, deps: InviteRoute
       const query = (req.query ?? {}) as Record<string, unknown>;
       const userId = typeof query.user === 'string' ? query.user.slice(0, MAX_FIELD) : '';
       const code = typeof query.code === 'string' ? query.code.slice(0, MAX_FIELD) : '';
+      if (!printable(userId) || !printable(code)) return failed(reply, lang(req), renderMessage('INVITE_CODE_WRONG', lang(req), {}));
       return show(req, reply, userId, code);
     });
 
@@ -97,6 +111,7 @@ export function registerInviteRoutes(fastify: FastifyInstance, deps: InviteRoute
       const field = (name: string, max = MAX_FIELD) => (typeof body[name] === 'string' ? (body[name] as string).slice(0, max) : '');
       const userId = field('user');
       const code = field('code');
+      if (!printable(userId) || !printable(code)) return failed(reply, l, renderMessage('INVITE_CODE_WRONG', l, {}));
       if (!userId || !tokenOk(userId, field('form_token'))) return failed(reply, l, t(l, 'inviteFormExpired'));
       const address = req.ip ?? '';
       const action = req.params.action;

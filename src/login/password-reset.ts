@@ -7,17 +7,20 @@
 // sent only to an active human user's address, at most RESET_PER_WINDOW per
 // RESET_WINDOW_SECONDS, built from the issuer (never a request header); its
 // code is 32 random bytes, only its SHA-256 stored, used once (store/email-codes.ts)
-// and only while the address it went to is still the user's.
+// and only while the address it went to is still the user's. A new request
+// retires no earlier link: anyone can ask for a name, and must not be able to
+// keep its owner's link dead that way. Using any one link spends the others.
 //
 // Setting the password checks the rules before using the code (a refused
 // password leaves the link working), then uses it in one conditional update
 // and appends the new password with the end of every session. Nobody is
 // signed in by it: the person signs in as usual, second factor included.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Commands } from '../commands/index.js';
-import type { EmailCodes } from '../commands/ports.js';
+import type { EmailCodeOwner, EmailCodes } from '../commands/ports.js';
 import { invalidRequest } from '../domain/errors/keyhold-error.js';
 import { refusalText } from '../domain/errors/refusal-text.js';
+import { RESET_PER_WINDOW, RESET_TTL_SECONDS, RESET_WINDOW_SECONDS, resetCodeHash as codeHash, resetLink } from '../domain/user/reset-link.js';
 import type { Language } from '../domain/i18n/language.js';
 import type { Mailer } from '../mail/mailer.js';
 import { PASSWORD_RESET } from '../mail/templates/password-reset.js';
@@ -26,13 +29,6 @@ import type { ReadModel } from '../queries/read-model.js';
 import { userIsLive } from '../queries/read-model.js';
 import type { LoginPorts } from './ports.js';
 
-export const RESET_TTL_SECONDS = 3600;
-export const RESET_PER_WINDOW = 3;
-export const RESET_WINDOW_SECONDS = 900;
-/** Where a reset link leads (a page of its own: the mail may be opened in another browser than the sign-in's). */
-export const RESET_PATH = '/ui/login/reset';
-
-export const codeHash = (code: string) => createHash('sha256').update(`keyhold reset ${code}`).digest('hex');
 
 export interface PasswordResetDeps {
   codes: EmailCodes;
@@ -43,16 +39,24 @@ export interface PasswordResetDeps {
   findLoginUser: LoginPorts['findLoginUser'];
   /** A failure of the work after the answer (never the code or the link). */
   failed: (err: unknown) => void;
+  /** Whether the administrator who had a code made could still set the user's password now (access.ts mayStillWriteCredential). */
+  makerMayStill: (makerId: string, userId: string) => Promise<boolean>;
 }
 
 export type PasswordResetPorts = Pick<LoginPorts, 'mailConfigured' | 'requestPasswordReset' | 'resetTarget' | 'resetPassword'>;
 
 export function passwordResetPorts(deps: PasswordResetDeps): PasswordResetPorts {
-  /** The code's user while the code is unused and unexpired and the address it went to is still the user's. */
-  const owner = async (found: { userId: string; email: string } | undefined) => {
+  /**
+   * The code's user while the code is unused and unexpired, the address it went to is still the
+   * user's, and — for a code an administrator had made — that administrator could still set the
+   * password (a maker demoted or gone, or a user promoted past it, ends the code).
+   */
+  const owner = async (found: EmailCodeOwner | undefined) => {
     if (!found) return undefined;
     const user = await deps.read.user(found.userId);
-    return user && user.kind === 'human' && userIsLive(user) && user.email === found.email ? user : undefined;
+    if (!user || user.kind !== 'human' || !userIsLive(user) || user.email !== found.email) return undefined;
+    if (found.createdBy && !(await deps.makerMayStill(found.createdBy, found.userId))) return undefined;
+    return { ...user, createdBy: found.createdBy };
   };
 
   async function send(loginName: string, orgId: string | undefined, lang: Language): Promise<void> {
@@ -70,7 +74,7 @@ export function passwordResetPorts(deps: PasswordResetDeps): PasswordResetPorts 
       windowSeconds: RESET_WINDOW_SECONDS,
     });
     if (!issued) return;
-    const link = `${deps.issuer()}${RESET_PATH}?code=${code}`;
+    const link = resetLink(deps.issuer(), code);
     const name = user.displayName || user.username;
     await deps.mailer.send(render(PASSWORD_RESET, lang, user.email, { name, link, minutes: String(RESET_TTL_SECONDS / 60) }));
   }
@@ -94,7 +98,8 @@ export function passwordResetPorts(deps: PasswordResetDeps): PasswordResetPorts 
       const used = await owner(await deps.codes.use('reset', hash));
       if (!used || used.id !== target.id) return { ok: false, expired: true };
       try {
-        await deps.commands.resetPassword({ userId: used.id, password: newPassword });
+        // An administrator's link is recorded as that administrator's change (who could have set it).
+        await deps.commands.resetPassword({ userId: used.id, password: newPassword, actor: used.createdBy });
       } catch (e) {
         return { ok: false, problem: refusalText(e, lang) };
       }

@@ -15,7 +15,7 @@ import type { LoginFactors } from '../queries/login-policy.js';
 import type { GuessClient } from '../domain/identity/guess-buckets.js';
 import type { Language } from '../domain/i18n/language.js';
 import type { ReadyKey, RelyingParties } from './relying-parties.js';
-import type { LoginState } from './state.js';
+import type { LoginState, PendingLink } from './state.js';
 
 /** One sign-in in flight, as the login sees it. */
 export interface LoginInteraction {
@@ -74,12 +74,19 @@ export interface LoginPorts {
   changePassword(userId: string, newPassword: string, lang: Language): Promise<{ ok: true } | { ok: false; problem: string }>;
   /** Whether Keyhold can send mail (KEYHOLD_SMTP_URL): the forgotten-password link is offered only then. */
   mailConfigured(): boolean;
+  /**
+   * Mails the user a new code for the address it holds (a self-registration waiting for it; address-code.ts):
+   * 'mailed', 'wait' (the per-user mail limit), or 'off' (no mail server, or it refused).
+   */
+  mailAddressCode(userId: string, lang: Language): Promise<'mailed' | 'wait' | 'off'>;
   /** Sends a reset link to the account `loginName` names, if any, after answering: returns at once, the same for every name (password-reset.ts). */
   requestPasswordReset(loginName: string, orgId: string | undefined, lang: Language): void;
   /** The user a reset code is for while it works (unused, unexpired, its address still the user's). */
   resetTarget(code: string): Promise<{ userId: string; username: string } | undefined>;
   /** Sets the new password with a reset code, using the code (once) and ending every session of the user. */
   resetPassword(code: string, newPassword: string, lang: Language): Promise<{ ok: true } | { ok: false; expired: true } | { ok: false; expired?: undefined; problem: string }>;
+  /** An address-verification code typed or opened from the mail: verified once, counted by the budgets (commands/users/email-verification.ts). */
+  verifyEmailCode(userId: string, code: string, address: string): Promise<{ ok: true } | { ok: false; reason: 'EMAIL_CODE_WRONG' | 'EMAIL_CODE_SLOW_DOWN'; retryAfterSeconds?: number }>;
   /** Whether the user may log in to the app's project (projectRoleCheck / hasProjectCheck). */
   mayLogIn(userId: string, projectId: string): Promise<boolean>;
   /** Records a successful login with its amr; false: the user is no longer active, no login; 'unverified': a registered address to verify first. */
@@ -108,6 +115,12 @@ export interface LoginPorts {
   startPasskeyEnrollment(userId: string, rpId: string): Promise<{ passkeyId: string; options: unknown }>;
   /** VerifyPasskeyRegistration as the user (with the recovery codes a first strong factor brings); a refusal's text in `lang`. */
   finishPasskeyEnrollment(userId: string, passkeyId: string, credential: unknown, name: string, lang: Language): Promise<{ ok: true; recoveryCodes: string[] } | { ok: false; problem: string }>;
+  /**
+   * The organization a sign-in is for: the one its org scope names, else the app's (its project's
+   * owner). Registration, the offered identity providers and the accounts they create are this org's:
+   * one organization's administrator never puts a button on another organization's apps' sign-in.
+   */
+  orgOfSignIn(interaction: Pick<LoginInteraction, 'orgId' | 'app'>): Promise<string | undefined>;
   /** Whether people may register themselves at this sign-in: the org of the org scope, else the app's org, and its rules; undefined: not allowed. */
   registration(interaction: Pick<LoginInteraction, 'orgId' | 'app'>): Promise<{ orgId: string; domains: readonly string[]; verification: boolean } | undefined>;
   /** The register-human-user command; a refusal's text in `lang`. */
@@ -122,6 +135,8 @@ export interface LoginPorts {
   useTotp(input: UseTotpInput): Promise<UseTotpResult>;
   /** RegisterTOTP as the user: a pending app, its otpauth:// URI and secret (answered, never stored outside the sealed table); `again`: the pending one if there is one. */
   startTotpEnrolment(userId: string, again?: boolean): Promise<{ uri: string; secret: string }>;
+  /** The user's pending authenticator-app registration, if one is pending: never a new one (the account page's retry, which asked no password). */
+  pendingTotpEnrolment(userId: string): Promise<{ uri: string; secret: string } | undefined>;
   /** VerifyTOTPRegistration as the user (with the recovery codes a first second factor brings); a refusal's reason, or its text in `lang`. */
   finishTotpEnrolment(userId: string, code: string, lang: Language): Promise<{ ok: true; recoveryCodes: string[] } | { ok: false; problem: string; reason?: string }>;
   /** The identity providers an app of the org offers ("Continue with …"); no org: the instance's default org's. */
@@ -130,6 +145,13 @@ export interface LoginPorts {
   startExternal(idpId: string, orgId: string | undefined, state: string, redirectUri: string): Promise<ExternalStart | undefined>;
   /** Finishes the exchange (the callback's URL against what was kept) and decides the sign-in (src/login/external.ts). */
   finishExternal(input: { idpId: string; orgId: string | undefined; clientId: string; callback: URL; kept: { state: string; nonce?: string; verifier: string } }): Promise<ExternalFinish>;
+  /**
+   * Links the identity that waited on this sign-in to the user it just signed in as with its own
+   * factors. A link the rules refuse now (the provider removed, the identity linked meanwhile, a
+   * user of another org than an org's provider) is not made, and the login goes on: it was the
+   * person's own; false then.
+   */
+  linkPending(link: PendingLink, userId: string): Promise<boolean>;
 }
 
 export interface ExternalStart {
@@ -140,5 +162,7 @@ export interface ExternalStart {
 
 /** The exchange's end as the login shows it: a sign-in, or what to tell the person (its upstream detail goes to the log). */
 export type ExternalFinish =
-  | { kind: 'login'; userId: string; amr: string[]; secondFactor: boolean; name: string }
-  | { kind: 'problem'; text: 'externalDenied' | 'externalUnavailable' | 'externalRefused' | 'externalNotLinked' | 'externalMfa' | 'locked'; name: string };
+  | { kind: 'login'; userId: string; username: string; amr: string[]; secondFactor: boolean; name: string }
+  /** Linked to nobody; its provider allows linking it to an account the person signs in to here. */
+  | { kind: 'unlinked'; subject: string; name: string }
+  | { kind: 'problem'; text: 'externalDenied' | 'externalUnavailable' | 'externalRefused' | 'externalNotLinked' | 'locked'; name: string };

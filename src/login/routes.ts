@@ -21,15 +21,21 @@ import { loginUrl } from './login-url.js';
 import { fieldOf, formTokens, parseForms } from './form-token.js';
 import { next, type LoginOutcome } from './flow.js';
 import { BASE, errorBody, nativeDoneBody } from './pages/forms.js';
+import { idpCallbackUrl } from '../domain/idp/callback.js';
 import { keyStepScript } from './pages/key-script.js';
 import { escapeHtml, LOGIN_HEADERS, page, SCRIPT_CSP, t, unavailablePage } from './pages/layout.js';
 import type { InteractionPort, LoginInteraction, LoginPorts } from './ports.js';
 import type { LoginState } from './state.js';
 import { stepOf } from './steps.js';
 import { registerResetRoutes } from './reset-routes.js';
+import { registerVerifyEmailRoutes } from './verify-email-routes.js';
 import { providerButtons } from './steps/external.js';
+import { bindBrowser, isBoundBrowser } from './external-binding.js';
+import { decideSecondFactor } from './steps/second-factor.js';
 import type { Page, Problem, StepContext } from './steps/step.js';
 
+/** A sign-in's uid or a provider's id in a callback's path or state (what Keyhold makes them of). */
+const ID = /^[A-Za-z0-9_-]{1,128}$/;
 /** How many states one request may pass through while rendering (a page that moves the state on, e.g. a consent nobody needs to see). */
 const MAX_MOVES = 4;
 
@@ -57,6 +63,9 @@ function languageOf(req: FastifyRequest, interaction: LoginInteraction | undefin
 
 /** Whether this GET asks for the recovery form: the key page's "Use a recovery code" link, an input that moves the state. */
 const wantsRecovery = (req: FastifyRequest): boolean => (req.query as Record<string, unknown> | undefined)?.recovery === '1';
+
+/** What a sign-in refused for an unverified registration says, by what became of the new link (none: the reason alone). */
+const UNVERIFIED_TEXT = { mailed: 'unverifiedMailed', wait: 'unverifiedWait', off: undefined } as const;
 
 export function registerLoginRoutes(fastify: FastifyInstance, deps: LoginRoutesDeps): void {
   const { ports, interactions } = deps;
@@ -128,8 +137,10 @@ export function registerLoginRoutes(fastify: FastifyInstance, deps: LoginRoutesD
       if ('page' in shown) {
         // The first page offers the providers the app's org allows ("Continue with …").
         const first = state.step === 'identify' || (state.step === 'passkey' && !state.loginName);
-        const buttons = first ? providerButtons(ctx.lang, ctx.interaction.uid, ctx.hidden, await ports.offeredProviders(ctx.interaction.orgId)) : '';
-        return void (await send(reply, ctx.lang, { ...shown.page, body: shown.page.body + buttons }));
+        const buttons = first ? providerButtons(ctx.lang, ctx.interaction.uid, ctx.hidden, await ports.offeredProviders(await ports.orgOfSignIn(ctx.interaction))) : '';
+        // A link waiting on this sign-in: every page of it says what signing in will do.
+        const waiting = state.link ? `<p class="note" role="status" data-link-pending>${t(ctx.lang, 'externalLinkPending', { name: state.link.name })}</p>` : '';
+        return void (await send(reply, ctx.lang, { ...shown.page, body: waiting + shown.page.body + buttons }));
       }
       if ('again' in shown) return void (await again(reply, ctx.interaction.uid));
       // Another request of this sign-in moved it first (it finished the login): its page as it is now.
@@ -150,9 +161,15 @@ export function registerLoginRoutes(fastify: FastifyInstance, deps: LoginRoutesD
       if (logged !== true) {
         await ctx.apply({ kind: 'loginRefused' });
         // A registered address not verified yet: said to whoever passed the credential (it proved the account is theirs).
-        if (logged === 'unverified') return show(req, reply, held, { text: escapeHtml(renderMessage('REGISTRATION_UNVERIFIED', lang, {})) });
+        if (logged === 'unverified') {
+          // They proved the account is theirs: a new link to the address (within the mail limit), so no one is stuck.
+          const said = UNVERIFIED_TEXT[await ports.mailAddressCode(userId, lang)];
+          return show(req, reply, held, { text: said ? t(lang, said) : escapeHtml(renderMessage('REGISTRATION_UNVERIFIED', lang, {})) });
+        }
         return show(req, reply, held, { text: t(lang, ctx.knownTo(userId) ? 'locked' : 'unknownOrWrong') });
       }
+      // Signed in with the account's own factors while an identity of another provider waited: linked now.
+      if (state.end.link && isBoundBrowser(req, interactions.secure(), state.end.link.binding)) await ports.linkPending(state.end.link, userId);
       browsers.remember(req, reply, userId);
       ended = await interactions.finishLogin(req.raw, reply.raw, interaction, { accountId: userId, amr });
     } else {
@@ -162,8 +179,13 @@ export function registerLoginRoutes(fastify: FastifyInstance, deps: LoginRoutesD
     await reply.code(303).header('location', ended.returnTo).headers(LOGIN_HEADERS).send();
   }
 
-  /** The callback URI registered at every upstream: from KEYHOLD_ISSUER, never a request header. */
-  const callbackUri = () => `${deps.issuer()}${BASE}/idp/callback`;
+  /**
+   * The callback URI registered at the upstream: one per provider (from KEYHOLD_ISSUER, never a request
+   * header), so an answer arrives at the URI of the provider that gave it. A sign-in with one provider
+   * refuses an answer at another's URI before any code is sent anywhere: an upstream that sends the
+   * person on to an honest provider cannot have that provider's code delivered to itself (mix-up).
+   */
+  const callbackUri = (idpId: string) => idpCallbackUrl(deps.issuer(), idpId);
 
   /** "Continue with …": the exchange started, what its callback must match kept in the sign-in, the browser sent to the upstream. */
   async function startExternal(req: FastifyRequest, reply: FastifyReply, held: Held): Promise<void> {
@@ -173,9 +195,10 @@ export function registerLoginRoutes(fastify: FastifyInstance, deps: LoginRoutesD
     const idpId = ctx.field('idp');
     // The state names the sign-in (the callback's one fixed URI finds it by that) and is unguessable.
     const value = `${ctx.interaction.uid}.${randomBytes(24).toString('base64url')}`;
-    const started = idpId ? await ports.startExternal(idpId, ctx.interaction.orgId, value, callbackUri()) : undefined;
+    const started = idpId ? await ports.startExternal(idpId, await ports.orgOfSignIn(ctx.interaction), value, callbackUri(idpId)) : undefined;
     if (!started) return show(req, reply, held, { text: t(ctx.lang, 'externalUnavailable', { name: '' }) });
-    await ctx.apply({ kind: 'externalStarted', idpId, state: value, nonce: started.nonce, verifier: started.verifier, at: now() });
+    const binding = bindBrowser(reply, interactions.secure());
+    await ctx.apply({ kind: 'externalStarted', idpId, state: value, nonce: started.nonce, verifier: started.verifier, at: now(), binding });
     await reply.code(303).header('location', started.url).headers(LOGIN_HEADERS).send();
   }
 
@@ -190,6 +213,8 @@ export function registerLoginRoutes(fastify: FastifyInstance, deps: LoginRoutesD
 
     // The forgotten password's link (reset-routes.ts): a page of its own, outside any sign-in.
     registerResetRoutes(app, ports);
+    // The address-verification link (verify-email-routes.ts): likewise outside any sign-in.
+    registerVerifyEmailRoutes(app, ports);
 
     // The key steps' script, by its content-hashed name (pages/key-script.ts).
     app.get<{ Params: { file: string } }>(`${BASE}/assets/:file`, async (req, reply) => {
@@ -203,19 +228,21 @@ export function registerLoginRoutes(fastify: FastifyInstance, deps: LoginRoutesD
         .send(script.body);
     });
 
-    // The upstream's callback: one URI for every sign-in, which names its sign-in in `state`; on to that sign-in's own
-    // path, where the browser sends the sign-in's cookie (the address from KEYHOLD_ISSUER, the query as it came).
-    app.get(`${BASE}/idp/callback`, async (req, reply) => {
+    // A provider's callback: one URI per provider for every sign-in, which names its sign-in in `state`; on to that
+    // sign-in's own path with the provider it came from, where the browser sends the sign-in's cookie (the address
+    // from KEYHOLD_ISSUER, the query as it came).
+    app.get<{ Params: { idpId: string } }>(`${BASE}/idp/:idpId/callback`, async (req, reply) => {
       const query = new URL(req.url, 'http://callback').search;
       const state = (req.query as Record<string, unknown> | undefined)?.state;
       const uid = typeof state === 'string' ? state.split('.')[0] : '';
-      if (!uid || !/^[A-Za-z0-9_-]{1,128}$/.test(uid)) return expired(reply, negotiateLanguage(req.headers['accept-language']));
-      return reply.code(303).header('location', `${deps.issuer()}${BASE}/${uid}/idp${query}`).headers(LOGIN_HEADERS).send();
+      const { idpId } = req.params;
+      if (!uid || !ID.test(uid) || !ID.test(idpId)) return expired(reply, negotiateLanguage(req.headers['accept-language']));
+      return reply.code(303).header('location', `${deps.issuer()}${BASE}/${uid}/idp/${idpId}${query}`).headers(LOGIN_HEADERS).send();
     });
 
     // The upstream's answer at its sign-in: matched with what was kept, spent at once (only while the sign-in is still
     // where this request read it: a replay or a concurrent twin finds it spent), then exchanged and decided.
-    app.get<{ Params: { uid: string } }>(`${BASE}/:uid/idp`, async (req, reply) => {
+    app.get<{ Params: { uid: string; idpId: string } }>(`${BASE}/:uid/idp/:idpId`, async (req, reply) => {
       const interaction = await interactions.load(req.raw, reply.raw, req.params.uid);
       const lang = languageOf(req, interaction);
       if (!interaction || interaction.foreign) return expired(reply, lang);
@@ -223,15 +250,31 @@ export function registerLoginRoutes(fastify: FastifyInstance, deps: LoginRoutesD
       const kept = held.held.state;
       const query = new URL(req.url, 'http://callback').search;
       if (kept.step !== 'external' || (req.query as Record<string, unknown> | undefined)?.state !== kept.state) return expired(reply, lang);
+      // An answer at another provider's URI: refused, and the sign-in's own provider is not asked anything.
+      if (req.params.idpId !== kept.idpId) return expired(reply, lang);
+      // Only the browser that pressed the button finishes it (external-binding.ts).
+      if (!isBoundBrowser(req, interactions.secure(), kept.binding)) return expired(reply, lang);
       if (!(await held.ctx.apply({ kind: 'externalReturned' }, { ifStill: true }))) return expired(reply, lang);
-      const finished = await ports.finishExternal({ idpId: kept.idpId, orgId: interaction.orgId, clientId: interaction.clientId, callback: new URL(`${callbackUri()}${query}`), kept });
+      const finished = await ports.finishExternal({ idpId: kept.idpId, orgId: await ports.orgOfSignIn(interaction), clientId: interaction.clientId, callback: new URL(`${callbackUri(kept.idpId)}${query}`), kept });
       if (finished.kind === 'login' && !finished.secondFactor) {
         const done = await held.ctx.apply({ kind: 'externalSignedIn', userId: finished.userId, amr: finished.amr });
-        if (done?.step === 'done') return end(req, reply, held, done);
+        return done?.step === 'done' ? end(req, reply, held, done) : again(reply, held.ctx.interaction.uid);
       }
-      // forceMfa the upstream did not satisfy: no login here; the person signs in with its own factors.
-      const problem = finished.kind === 'login' ? { text: 'externalMfa' as const, name: finished.name } : finished;
-      return show(req, reply, held, { text: t(lang, problem.text, { name: problem.name }) });
+      // Linked to nobody, and the provider allows linking: the person signs in here to link it.
+      if (finished.kind === 'unlinked') {
+        // Only while the sign-in is still where the callback left it (the upstream's exchange took a while).
+        const link = { idpId: kept.idpId, subject: finished.subject, name: finished.name, binding: kept.binding };
+        if (!(await held.ctx.apply({ kind: 'externalUnlinked', link }, { ifStill: true }))) return again(reply, held.ctx.interaction.uid);
+        return show(req, reply, held);
+      }
+      // forceMfa the upstream did not satisfy: Keyhold's own second factor follows, as after a password.
+      if (finished.kind === 'login') {
+        const { secondFactor } = await decideSecondFactor(deps.issuer(), ports, finished.userId);
+        const outcome = { kind: 'externalNeedsFactor' as const, userId: finished.userId, loginName: finished.username, amr: finished.amr, secondFactor, at: now() };
+        if (!(await held.ctx.apply(outcome, { ifStill: true }))) return again(reply, held.ctx.interaction.uid);
+        return show(req, reply, held);
+      }
+      return show(req, reply, held, { text: t(lang, finished.text, { name: finished.name }) });
     });
 
     app.get<{ Params: { uid: string } }>(`${BASE}/:uid`, async (req, reply) => {

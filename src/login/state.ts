@@ -23,7 +23,32 @@ interface Ceremony {
   spent: string[];
 }
 
-export type LoginState =
+/**
+ * An identity at another provider that is linked to nobody, waiting for the
+ * person to sign in here with the account's own factors (its provider allows
+ * linking): carried from step to step of that sign-in and linked when it ends
+ * in a login (flow.ts `next`). Dropped when the person goes another way
+ * (starts over, registers, asks for a reset, another provider).
+ */
+export interface PendingLink {
+  idpId: string;
+  /** The upstream's id of the person, from its verified answer. */
+  subject: string;
+  /** The provider's name, for the page. */
+  name: string;
+  /** The hash of the browser binding of the external sign-in it came from (external-binding.ts): it is linked in that browser only. */
+  binding: string;
+}
+
+/**
+ * `fed`: the second-factor steps of a sign-in that passed another provider in
+ * place of a password (the org asks a second factor the upstream did not
+ * vouch for): the amr of that external sign-in, which the login's amr begins
+ * with instead of `pwd` (flow.ts `next`).
+ */
+export type LoginState = LoginStates & { link?: PendingLink; fed?: string[] };
+
+type LoginStates =
   /** Nothing typed yet: the username page. */
   | { step: 'identify' }
   /** A name was typed; `userId` when it named someone (an unknown name is not revealed: its password fails as a wrong one). */
@@ -57,7 +82,7 @@ export type LoginState =
   /** Registered; the address is to be verified before the first login: the page says so. */
   | { step: 'registered'; loginName: string }
   /** Sent to another identity provider: what its callback must match (`state`, `nonce`) and prove (`verifier`, PKCE), once. */
-  | { step: 'external'; idpId: string; state: string; nonce?: string; verifier: string; startedAt: number }
+  | { step: 'external'; idpId: string; state: string; nonce?: string; verifier: string; startedAt: number; binding: string }
   /** Signed in; the app's consent (the provider's consent prompt). */
   | { step: 'consent' }
   /** The interaction ends: a login with its amr, or the consent's decision. */
@@ -65,7 +90,7 @@ export type LoginState =
 
 /** How a done interaction ends (the effect the routes carry out). */
 export type LoginEnd =
-  | { kind: 'login'; userId: string; amr: string[] }
+  | { kind: 'login'; userId: string; amr: string[]; link?: PendingLink }
   | { kind: 'consent'; allowed: boolean };
 
 export type LoginStep = LoginState['step'];
@@ -84,6 +109,11 @@ const optional = (check: (v: unknown) => boolean) => (v: unknown) => v === undef
 const challenge = (v: unknown) => v === undefined || (typeof v === 'object' && v !== null && text((v as Fields).value) && typeof (v as Fields).expiresAt === 'number');
 const passed = (s: Fields) => text(s.loginName) && text(s.userId) && typeof s.passwordAt === 'number';
 const ceremony = (s: Fields) => challenge(s.challenge) && texts(s.spent);
+const pendingLink = (v: unknown) => typeof v === 'object' && v !== null && text((v as Fields).idpId) && text((v as Fields).subject) && text((v as Fields).name) && text((v as Fields).binding);
+/** The second-factor steps: an external sign-in's `fed` is carried through these only. */
+export const FACTOR_STEPS: ReadonlySet<string> = new Set<LoginStep>(['securityKey', 'enrolKey', 'codesShown', 'totp', 'enrolTotp', 'recoveryCode', 'keyElsewhere', 'enrolPasskey']);
+/** The steps of a sign-in with the account's own factors: a pending link waits on these only (flow.ts carries it through them). */
+export const LINK_WAITS_ON: ReadonlySet<string> = new Set<LoginStep>(['identify', 'password', 'changePassword', 'securityKey', 'enrolKey', 'codesShown', 'totp', 'enrolTotp', 'recoveryCode', 'keyElsewhere', 'passkey', 'enrolPasskey']);
 const SHAPES: { readonly [S in LoginStep]: (stored: Fields) => boolean } = {
   identify: () => true,
   password: (s) => text(s.loginName) && optional(text)(s.userId),
@@ -101,7 +131,7 @@ const SHAPES: { readonly [S in LoginStep]: (stored: Fields) => boolean } = {
   enrolTotp: passed,
   register: () => true,
   registered: (s) => text(s.loginName),
-  external: (s) => text(s.idpId) && text(s.state) && optional(text)(s.nonce) && text(s.verifier) && typeof s.startedAt === 'number',
+  external: (s) => text(s.idpId) && text(s.state) && optional(text)(s.nonce) && text(s.verifier) && typeof s.startedAt === 'number' && text(s.binding),
   consent: () => true,
   done: () => false,
 };
@@ -143,5 +173,9 @@ export function asLoginState(stored: unknown): LoginState | undefined {
   if (typeof stored !== 'object' || stored === null) return undefined;
   const step = (stored as Fields).step;
   if (typeof step !== 'string' || !Object.hasOwn(SHAPES, step)) return undefined;
-  return SHAPES[step as LoginStep](stored as Fields) ? (stored as LoginState) : undefined;
+  const link = (stored as Fields).link;
+  const linkOk = link === undefined || (LINK_WAITS_ON.has(step) && pendingLink(link));
+  const fed = (stored as Fields).fed;
+  const fedOk = fed === undefined || (FACTOR_STEPS.has(step) && texts(fed) && (fed as string[]).includes('fed'));
+  return SHAPES[step as LoginStep](stored as Fields) && linkOk && fedOk ? (stored as LoginState) : undefined;
 }

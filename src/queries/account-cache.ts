@@ -39,11 +39,14 @@ const VERSION_ONLY: ReadonlySet<EventTypeName> = new Set<EventTypeName>([
   'user.recovery.code.used',
   'user.recovery.code.check.failed',
   'user.recovery.codes.removed',
+  'user.factor.removed',
   'user.sessions.ended',
   // An invitation's code lives in the user's events only (commands/users/invite-code.ts).
   'user.invite.code.added',
   'user.invite.code.used',
   'user.invite.code.check.failed',
+  'user.email.code.added',
+  'user.email.code.check.failed',
   // The authenticator app lives in user_totp, read uncached (queries/totp.ts).
   'user.totp.added',
   'user.totp.verified',

@@ -5,6 +5,8 @@ import type { Clock } from '../domain/clock.js';
 import { getApp } from './apps.js';
 import { listApps, listOrganizations, listProjectRoles, listProjects, listUsers, type ListUsersInput, type SentPage } from './lists.js';
 import { getProject } from './projects.js';
+import { getProvider, listIdpLinks, listProviders } from './idps.js';
+import type { IdpScope } from '../access/idp-scope.js';
 import { listPats } from './pats.js';
 import { listOrgMembers, listProjectMembers, type MemberListInput } from './members.js';
 import { listUserGrants, type ListUserGrantsInput } from './user-grants.js';
@@ -18,6 +20,7 @@ import { getLockoutPolicy } from './lockout-policy.js';
 import type { SentText } from '../domain/lists.js';
 import type { ReadModel } from './read-model.js';
 import { getUser, listPasskeys, listU2fTokens, myUser, unusedRecoveryCodes } from './users.js';
+import { listUserSessionsPage } from './user-sessions.js';
 
 export type { AppView, OrgView, ProjectGrantView, ProjectView, ReadModel, U2fView, UserGrantView, UserView } from './read-model.js';
 export type { ListedPasskey, ListedU2f } from './users.js';
@@ -49,6 +52,7 @@ export function createQueries(read: ReadModel, clock: Clock) {
       listOrganizations(read, call, input),
     getUser: (call: Call, input: { userId: string }) => getUser(read, call, input),
     listU2fTokens: (call: Call, input: { userId: string; page?: SentPage }) => listU2fTokens(read, call, { ...input, now: clock.now() }),
+    listUserSessions: (call: Call, input: { userId: string; page?: SentPage }) => listUserSessionsPage(read, call.caller, input),
     listPasskeys: (call: Call, input: { userId: string; page?: SentPage }) => listPasskeys(read, call, { ...input, now: clock.now() }),
     /** The login's question (no caller): which first factors the org allows, and whether it requires a second factor. */
     loginFactorsOf: (orgId: string) => loginFactorsOf(read, orgId),
@@ -56,6 +60,9 @@ export function createQueries(read: ReadModel, clock: Clock) {
     myUser: (call: Call) => myUser(read, call),
     getLoginPolicy: (call: Call) => getLoginPolicy(read, call),
     getLockoutPolicy: (call: Call) => getLockoutPolicy(read, call),
+    listProviders: (call: Call, input: IdpScope & { page?: SentPage }) => listProviders(read, call, input),
+    getProvider: (call: Call, input: IdpScope & { idpId: string }) => getProvider(read, call, input),
+    listIdpLinks: (call: Call, input: { userId: string; page?: SentPage }) => listIdpLinks(read, call, input),
   };
 }
 

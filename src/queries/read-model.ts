@@ -74,6 +74,8 @@ export interface UserView extends Versioned {
   familyName: string | null;
   displayName: string | null;
   email: string | null;
+  /** The address was verified and has not changed since (absent where not read). */
+  emailVerified?: boolean;
   name: string | null;
   description: string | null;
   state: 'active' | 'inactive' | 'locked';
@@ -242,9 +244,16 @@ export interface AppKeyListed {
   createdAt: Date;
 }
 
+/** A provider as the API lists it: its settings (never the secret) and its version. */
+export interface IdpView extends IdpFacts {
+  createdAt: Date;
+  changedAt: Date;
+  sequence: number;
+}
+
 export interface ReadModel extends Lookups {
   /** The identity providers of one scope (orgId undefined: the instance's), oldest first. */
-  identityProviders(orgId: string | undefined): Promise<IdpFacts[]>;
+  identityProviders(orgId: string | undefined): Promise<IdpView[]>;
   /** The providers an app of the org offers at its login: the instance's, then the org's own. */
   identityProvidersOffered(orgId: string): Promise<IdpFacts[]>;
   /** The user's links to external identities, oldest first. */

@@ -166,6 +166,7 @@ export const EFFECTIVE_VALUES: Readonly<Record<string, (c: Config) => string>> =
   KEYHOLD_TLS_KEY: (c) => c.tls?.keyFile ?? '—',
   KEYHOLD_LOG_LEVEL: (c) => c.logLevel,
   KEYHOLD_METRICS: (c) => (c.metrics ? 'on' : 'off'),
+  KEYHOLD_IDP_PRIVATE_NETWORKS: (c) => (c.idpPrivateNetworks ? 'allow' : 'refuse'),
   KEYHOLD_RATE_LIMIT_PER_SECOND: (c) => String(c.rateLimit.perSecond),
   KEYHOLD_RATE_LIMIT_BURST: (c) => String(c.rateLimit.burst),
   KEYHOLD_HEADERS_TIMEOUT_MS: (c) => String(c.limits.headersTimeoutMs),

@@ -161,6 +161,12 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
     summary: '`starttls` (required, never falls back to plaintext), `implicit` (`smtps://`), or `none`: plaintext, only to a loopback address',
     more: '. The server\'s certificate is checked against the system\'s CAs (`NODE_EXTRA_CA_CERTS` adds one)',
   },
+  {
+    names: ['KEYHOLD_IDP_PRIVATE_NETWORKS'],
+    default: '`refuse`',
+    summary: '`allow` lets Keyhold reach other identity providers over http and at addresses that are not public (loopback, private, link-local)',
+    more: '. By default every request to a provider an administrator configured goes over https to a public address only, checked when the connection opens: the endpoints are set by org administrators, and would otherwise reach the host\'s own network. Allow it for a provider on the company network or on the same machine',
+  },
   { names: ['KEYHOLD_CORS_ORIGINS'], default: '—', summary: 'comma-separated browser origins allowed to call the API (`*` for any)' },
   { names: ['KEYHOLD_TLS_CERT', 'KEYHOLD_TLS_KEY'], default: '—', summary: 'PEM files; with both set, the port speaks TLS (h2 and http/1.1 by ALPN)' },
   {

@@ -40,6 +40,8 @@ export interface Config {
   corsOrigins: string[];
   /** KEYHOLD_SMTP_*: undefined without KEYHOLD_SMTP_URL (nothing is mailed; mail/smtp.ts NO_MAIL). */
   smtp?: SmtpSettings;
+  /** KEYHOLD_IDP_PRIVATE_NETWORKS=allow: other identity providers may be reached over http and at addresses that are not public (server/idp/guarded-fetch.ts). */
+  idpPrivateNetworks: boolean;
   /** KEYHOLD_TRUSTED_PROXIES: the only peers whose X-Forwarded-For is believed (trusted-proxies.ts); none by default. */
   trustedProxies: ProxyRange[];
   tls?: { certFile: string; keyFile: string };
@@ -208,6 +210,8 @@ function configFrom(env: Env): Config {
   }
   const metrics = (env.KEYHOLD_METRICS || 'on').trim().toLowerCase();
   if (metrics !== 'on' && metrics !== 'off') throw new ConfigError('KEYHOLD_METRICS', `must be "on" or "off", got "${env.KEYHOLD_METRICS}"`);
+  const idpNetworks = (env.KEYHOLD_IDP_PRIVATE_NETWORKS || 'refuse').trim().toLowerCase();
+  if (idpNetworks !== 'allow' && idpNetworks !== 'refuse') throw new ConfigError('KEYHOLD_IDP_PRIVATE_NETWORKS', `must be "allow" or "refuse", got "${env.KEYHOLD_IDP_PRIVATE_NETWORKS}"`);
   const scheme = certFile ? 'https' : 'http';
   const limits: ListenerLimits = {
     keepAliveTimeoutMs: integer(env, 'KEYHOLD_KEEP_ALIVE_TIMEOUT_MS', DEFAULT_LIMITS.keepAliveTimeoutMs, 100, 3_600_000),
@@ -289,6 +293,7 @@ function configFrom(env: Env): Config {
     },
     limits,
     metrics: metrics === 'on',
+    idpPrivateNetworks: idpNetworks === 'allow',
     oidc: { issuer, masterKey, masterKeyFile: path.join(dataDir, 'masterkey'), keyRotation, lifetimes },
   };
 }

@@ -43,11 +43,13 @@ import { loginPorts } from '../login/adapters.js';
 import { accountPorts } from '../account/adapters.js';
 import { invitePagePorts } from '../login/invite-ports.js';
 import { loginAccess, mayUseProject, rolesClaim } from '../queries/login-access.js';
+import { mayStillWriteCredential } from '../access/access.js';
 import { readyKeysByRpId } from '../store/queries/u2f-tokens.js';
 import { relyingPartyWarnings } from '../login/relying-parties.js';
 import { NO_MAIL, smtpMailer } from '../mail/smtp.js';
 import { createEmailCodes } from '../store/email-codes.js';
 import { passwordResetPorts } from '../login/password-reset.js';
+import { addressCodePorts } from '../login/address-code.js';
 import type { Mailer } from '../mail/mailer.js';
 import { CONSOLE_CLIENT_ID, consoleRedirectUri } from '../commands/instance/add-console-app.js';
 
@@ -142,8 +144,11 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
     let webauthn: WebAuthnSettings | undefined;
     let totp: TotpPorts | undefined;
     let idpSecrets: IdpSecretStore | undefined;
+    // One-time codes sent by mail (store/email-codes.ts): the forgotten password's link.
+    const emailCodes = reportingFailures(createEmailCodes(database), metrics.store);
     const ports: Ports = {
       events,
+      emailCodes,
       lookups: readModel,
       clock: systemClock,
       ids: randomIds,
@@ -181,8 +186,6 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
     // KEYHOLD_SMTP_*: the one mail transport (pooled); without it every flow that mails says so.
     const smtp = config.smtp ? smtpMailer(config.smtp) : undefined;
     const mailer: Mailer = smtp ?? NO_MAIL;
-    // One-time codes sent by mail (store/email-codes.ts): the forgotten password's link.
-    const emailCodes = reportingFailures(createEmailCodes(database), metrics.store);
     const withPasswordReset = (base: ReturnType<typeof loginPorts>) => ({
       ...base,
       ...passwordResetPorts({
@@ -194,6 +197,14 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
         findLoginUser: base.findLoginUser,
         // After the answer: logged without the code or the link (MailUnavailable carries codes of the server only).
         failed: (err) => log.warn({ reason: err instanceof Error ? err.message : 'unknown' }, 'a password reset link was not sent'),
+        makerMayStill: (makerId, userId) => mayStillWriteCredential(readModel, makerId, userId),
+      }),
+      ...addressCodePorts({
+        mailer,
+        issuer: () => issuer,
+        read: { user: accounts.user },
+        commands,
+        failed: (err) => log.warn({ reason: err instanceof Error ? err.message : 'unknown' }, 'an address verification code was not mailed'),
       }),
     });
     // Set once every surface serves: the OpenID Provider and the console app start after the listener.
@@ -210,7 +221,7 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
           read: readModel,
           commands,
           secrets: ports.idpSecrets!,
-          upstream: upstreamClient(),
+          upstream: upstreamClient({ egress: { allowPrivateNetworks: config.idpPrivateNetworks } }),
           mfaRequired: async (userId) => {
             const user = await readModel.userFacts(userId);
             return user ? accounts.forceMfaOf(user.orgId) : true;
@@ -222,7 +233,7 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
     const app = await buildApp({
       config,
       log,
-      services: createServices({ commands, queries: createQueries(readModel, systemClock), invite: { mailer, issuer: () => issuer } }).map(withIdempotency(idempotentAnswers, idempotencyKeys(masterKey))),
+      services: createServices({ commands, queries: createQueries(readModel, systemClock), mail: { mailer, issuer: () => issuer } }).map(withIdempotency(idempotentAnswers, idempotencyKeys(masterKey))),
       // Users, apps and machines through the same 1 s caches as the provider's (queries/callers.ts).
       resolveToken: withOidcAccessTokens(tokenResolver(readModel, { onAppended }), {
         findAccessToken: (token) => oidcState.find('AccessToken', token),
@@ -264,7 +275,7 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
         mayUseClient: (userId, clientId) => mayUseProject({ ...readModel, ...clients }, userId, clientId),
         login,
         invite: invitePagePorts(commands, readModel, login),
-        account: accountPorts({ ...readModel, user: accounts.user }, commands, accounts.forceMfaOf),
+        account: accountPorts({ ...readModel, user: accounts.user }, commands, accounts.forceMfaOf, { mailer, issuer: () => issuer }),
         attempts,
         identity: metrics.identity,
       },

@@ -257,6 +257,8 @@ export const users = pgTable(
     familyName: text('family_name'),
     displayName: text('display_name'),
     email: text('email'),
+    /** The address is the user's (user.email.verified); another address makes it false again. */
+    emailVerified: boolean('email_verified').notNull().default(false),
     /**
      * argon2id PHC string of the password (user.password.changed), null when
      * none is set. Read only by the login's check (queries/passwords.ts), never
@@ -598,6 +600,8 @@ export const emailCodes = pgTable(
     expiresAt: timestamptz('expires_at').notNull(),
     usedAt: timestamptz('used_at'),
     createdAt: timestamptz('created_at').notNull().defaultNow(),
+    /** Who had it made for the user (an administrator's PasswordReset); null: asked for at the login. */
+    createdBy: text('created_by'),
   },
   (t) => [index('email_codes_user_idx').on(t.userId, t.purpose), index('email_codes_expires_at_idx').on(t.expiresAt)],
 );

@@ -3,7 +3,8 @@
 // at the login), adds a passkey with a CDP virtual authenticator (its first
 // recovery codes shown), regenerates the codes (an old one then fails at the
 // login, a new one works), adds an authenticator app with otpauth's codes,
-// renames and removes the passkey, and revokes the app (its refresh token then fails).
+// renames and removes the passkey, and revokes the app (its refresh token then fails);
+// lists its sessions in three browsers and ends another's (its refresh token then fails).
 // And what nobody else may do: no session → the sign-in; a POST without the
 // form token → 403; another user's factor in the remove form → refused; the
 // last factor under forceMfa → refused with the reason.
@@ -185,6 +186,31 @@ describe.skipIf(skip)('the account page in Chromium', () => {
   }
 
   const totp = (secret: string) => new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate();
+
+  it('sessions: three browsers listed, this one marked; ending the other ends its refresh token; "End all other sessions" keeps this one', async () => {
+    const { username } = await humanUser(kh, 'sessions');
+    const first = await signedIn(username);
+    const second = await signedIn(username);
+    const third = await signedIn(username);
+    await first.page.goto(`${base()}/ui/account`);
+    expect(await first.page.locator('#sessions-list li.session').count()).toBe(3);
+    expect(await first.page.locator('#current-session').count()).toBe(1);
+    // End the second browser's session (the first other one listed after this browser's).
+    const other = first.page.locator('#sessions-list li.session:not(#current-session)').first();
+    await other.getByRole('button', { name: 'End' }).click();
+    expect(await notice(first.page)).toContain('The session is ended');
+    expect(await first.page.locator('#sessions-list li.session').count()).toBe(2);
+    const refreshes = async () =>
+      Promise.all([first, second, third].map((b) => oidc.refreshTokenGrant(config, b.tokens.refresh_token!).then(() => 'ok', () => 'refused')));
+    const afterOne = await refreshes();
+    expect(afterOne[0]).toBe('ok');
+    expect(afterOne.filter((r) => r === 'refused')).toHaveLength(1);
+    await first.page.getByRole('button', { name: 'End all other sessions' }).click();
+    expect(await notice(first.page)).toContain('Every other session is ended');
+    expect(await first.page.locator('#sessions-list li.session').count()).toBe(1);
+    expect(await first.page.locator('#current-session').count()).toBe(1);
+    await Promise.all([first.context.close(), second.context.close(), third.context.close()]);
+  });
 
   it('no session → the sign-in; no form token → 403; another user’s factor or an app without a grant → refused; the last factor under forceMfa → refused; locked → nothing', async () => {
     const none = await fetch(`${base()}/ui/account`, { redirect: 'manual' });

@@ -18,6 +18,7 @@ const view = (over: Partial<AccountView> = {}): AccountView => ({
   displayName: EVIL,
   email: `a${EVIL}@example.com`,
   emailVerified: false,
+  mailConfigured: true,
   hasPassword: true,
   factors: [
     { kind: 'passkey', id: `p${EVIL}`, name: EVIL, createdAt: new Date('2026-01-02T00:00:00Z') },
@@ -26,6 +27,7 @@ const view = (over: Partial<AccountView> = {}): AccountView => ({
   ],
   codesLeft: 3,
   mfaRequired: false,
+  links: [{ idpId: `i${EVIL}`, name: EVIL, subject: `s${EVIL}` }],
   ...over,
 });
 
@@ -51,8 +53,8 @@ describe('the account page markup', () => {
 
   it('asks for the current password on the changes to how the user signs in; not without a password', () => {
     const html = page();
-    // Password change, three removals, passkey, codes (the app is there: no add-app form).
-    expect(html.match(/name="current_password"/g)?.length).toBe(6);
+    // Address change, password change, three removals, passkey, codes, the link's removal (the app is there: no add-app form).
+    expect(html.match(/name="current_password"/g)?.length).toBe(8);
     expect(html).not.toContain('id="add-totp-form"');
     expect(page(view({ hasPassword: false, factors: [] }))).not.toContain('name="current_password"');
     expect(page(view({ factors: [] }))).toContain('id="add-totp-form"');

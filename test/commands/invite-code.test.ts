@@ -18,7 +18,8 @@ announcePostgresSkip('invitation codes on PostgreSQL');
 const ROUNDS = 4;
 const CONCURRENT = 10;
 const ORG = 'org-invite';
-const ADMIN: Caller = { userId: 'admin', orgId: ORG, tokenId: 'test', memberships: [{ scopeType: 'instance', scopeId: 'default', orgId: ORG, roles: ['IAM_OWNER'] }] };
+// The maker of the codes: a stored user and org owner (a code works only while its maker could still make it).
+const ADMIN: Caller = { userId: 'invite-admin', orgId: ORG, tokenId: 'test', memberships: [{ scopeType: 'org', scopeId: ORG, orgId: ORG, roles: ['ORG_OWNER'] }] };
 
 function setup(fixture: FreshDatabase) {
   let now = 1_800_000_000_000;
@@ -49,13 +50,21 @@ function setup(fixture: FreshDatabase) {
     readModel: createReadModel(fixture.database),
     setNow: (ms: number) => (now = ms),
     getNow: () => now,
-    async human(): Promise<string> {
-      const userId = `inv-user-${Date.now()}-${++n}`;
+    async human(id?: string): Promise<string> {
+      const userId = id ?? `inv-user-${Date.now()}-${++n}`;
       await events.append(
         [{ aggregateType: 'user', aggregateId: userId, resourceOwner: ORG, creator: 'test', type: 'user.human.added', payload: { username: `u-${userId}`, givenName: 'G', familyName: 'F', displayName: 'G F', email: 'g@example.com' } }],
         [{ aggregateType: 'user', aggregateId: userId, sequence: 0 }],
       );
       return userId;
+    },
+    /** Appends to a stream after what it holds (as a command would). */
+    async append(aggregateType: 'user' | 'org' | 'instance', aggregateId: string, type: string, payload: Record<string, unknown>): Promise<void> {
+      const sequence = (await events.load(aggregateType, aggregateId)).length;
+      await events.append(
+        [{ aggregateType, aggregateId, resourceOwner: ORG, creator: 'test', type, payload } as never],
+        [{ aggregateType, aggregateId, sequence }],
+      );
     },
   };
 }
@@ -68,6 +77,8 @@ for (const backend of ['PGlite', 'PostgreSQL'] as const) {
       fixture = backend === 'PGlite' ? await freshPglite() : await freshPostgres();
       await knownOrgs(fixture.database, ORG);
       w = setup(fixture);
+      await w.human(ADMIN.userId);
+      await w.append('org', ORG, 'org.member.added', { userId: ADMIN.userId, roles: ['ORG_OWNER'] });
     }, 60_000);
     afterAll(async () => fixture?.cleanup());
 
@@ -115,6 +126,69 @@ for (const backend of ['PGlite', 'PostgreSQL'] as const) {
       // Five registrations from this address (one of them refused as taken): the next one waits.
       expect(await w.a.registerHumanUser({ ...input, email: `late-${email}` }, address).catch((e) => e.reason)).toBe('REGISTRATION_SLOW_DOWN');
       expect(await w.a.registerHumanUser({ ...input, email: `other-${email}` }, { address: '198.18.9.9' }).then((r) => r.verificationRequired)).toBe(false);
+    }, 30_000);
+
+    it('a code made for a first credential does nothing once the user has a password: neither the password form nor the passkey route', async () => {
+      const userId = await w.human();
+      const { code, purpose } = await w.a.createInviteCode({ caller: ADMIN }, { userId, delivery: 'returned' });
+      expect(purpose).toBe('credential');
+      // The administrator sets a password meanwhile; the mailed link is still in the inbox.
+      await w.append('user', userId, 'user.password.changed', { passwordHash: '$argon2id$set-by-admin', changeRequired: true });
+      expect(await w.a.acceptInvitePassword({ userId, code, password: 'a takeover passphrase' }, { address: '198.51.100.20' })).toEqual({ ok: false, reason: 'INVITE_CODE_WRONG' });
+      expect(await w.b.useInviteCode({ userId, code, purpose: 'credential', actor: userId }, { address: '198.51.100.21' })).toEqual({ ok: false, reason: 'INVITE_CODE_WRONG' });
+      expect(await w.a.checkInviteCode({ userId, code }, { address: '198.51.100.22' })).toEqual({ ok: false, reason: 'INVITE_CODE_WRONG' });
+      expect((await w.readModel.passwordOf(userId))?.passwordHash).toBe('$argon2id$set-by-admin');
+      expect((await w.events.load('user', userId)).filter((e) => e.type === 'user.invite.code.used')).toHaveLength(0);
+    }, 30_000);
+
+    it('a key invitation does nothing once the user has a second factor; an address change, a lock or a deactivation retires a code for good', async () => {
+      const withPassword = async () => {
+        const userId = await w.human();
+        await w.append('user', userId, 'user.password.changed', { passwordHash: '$argon2id$own', changeRequired: false });
+        return userId;
+      };
+      const key = await withPassword();
+      const made = await w.a.createInviteCode({ caller: ADMIN }, { userId: key, delivery: 'returned' });
+      expect(made.purpose).toBe('key');
+      await w.append('user', key, 'user.totp.verified', { totpId: 'totp-1' });
+      expect(await w.a.useInviteCode({ userId: key, code: made.code, purpose: 'key', actor: key }, { address: '198.51.100.30' })).toEqual({ ok: false, reason: 'INVITE_CODE_WRONG' });
+
+      const retirements: [string, Record<string, unknown>][] = [
+        ['user.human.changed', { username: 'renamed', givenName: 'G', familyName: 'F', displayName: 'G F', email: 'elsewhere@example.com' }],
+        ['user.locked', {}],
+        ['user.deactivated', {}],
+      ];
+      for (const [i, [type, payload]] of retirements.entries()) {
+        const userId = await w.human();
+        const { code } = await w.a.createInviteCode({ caller: ADMIN }, { userId, delivery: 'returned' });
+        await w.append('user', userId, type, payload);
+        if (type === 'user.locked') await w.append('user', userId, 'user.unlocked', {});
+        if (type === 'user.deactivated') await w.append('user', userId, 'user.reactivated', {});
+        expect(await w.b.useInviteCode({ userId, code, actor: userId }, { address: `198.51.100.${40 + i}` }), type).toEqual({ ok: false, reason: 'INVITE_CODE_WRONG' });
+      }
+      // The same change of name with the same address retires nothing.
+      const kept = await w.human();
+      const { code } = await w.a.createInviteCode({ caller: ADMIN }, { userId: kept, delivery: 'returned' });
+      await w.append('user', kept, 'user.human.changed', { username: 'kept', givenName: 'K', familyName: 'F', displayName: 'K F', email: 'g@example.com' });
+      expect((await w.b.useInviteCode({ userId: kept, code, actor: kept }, { address: '198.51.100.49' })).ok).toBe(true);
+    }, 30_000);
+
+    it('a code works only while its maker could still make it: a user promoted above the maker, or a maker deactivated, ends it', async () => {
+      const promoted = await w.human();
+      const first = await w.a.createInviteCode({ caller: ADMIN }, { userId: promoted, delivery: 'returned' });
+      await w.append('instance', 'default', 'instance.member.added', { userId: promoted, roles: ['IAM_OWNER'] });
+      expect(await w.a.acceptInvitePassword({ userId: promoted, code: first.code, password: 'a takeover passphrase' }, { address: '198.51.100.50' })).toEqual({ ok: false, reason: 'INVITE_CODE_WRONG' });
+      expect((await w.readModel.passwordOf(promoted))?.passwordHash).toBeFalsy();
+
+      const maker = await w.human();
+      await w.append('org', ORG, 'org.member.added', { userId: maker, roles: ['ORG_USER_MANAGER'] });
+      const makerCaller: Caller = { userId: maker, orgId: ORG, tokenId: 'test', memberships: [{ scopeType: 'org', scopeId: ORG, orgId: ORG, roles: ['ORG_USER_MANAGER'] }] };
+      const invited = await w.human();
+      const second = await w.a.createInviteCode({ caller: makerCaller }, { userId: invited, delivery: 'returned' });
+      await w.append('user', maker, 'user.deactivated', {});
+      expect(await w.b.useInviteCode({ userId: invited, code: second.code, actor: invited }, { address: '198.51.100.51' })).toEqual({ ok: false, reason: 'INVITE_CODE_WRONG' });
+      await w.append('user', maker, 'user.reactivated', {});
+      expect((await w.b.useInviteCode({ userId: invited, code: second.code, actor: invited }, { address: '198.51.100.52' })).ok).toBe(true);
     }, 30_000);
 
     it('a code expires after 72 hours; a later code replaces it; a wrong code counts for the user until the budget says wait', async () => {

@@ -10,8 +10,9 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccessTokenType, ManagementService, ProjectState } from '../../gen/keyhold/management/v1/management_pb.js';
 import { UserGrantState } from '../../gen/keyhold/management/v1/user_grants_pb.js';
-import { OrganizationService } from '../../gen/keyhold/org/v2/org_pb.js';
+import { OrganizationService, OrganizationState } from '../../gen/keyhold/org/v2/org_pb.js';
 import { UserService } from '../../gen/keyhold/user/v2/user_pb.js';
+import { createEventStore } from '../../src/store/event-store.js';
 import { announceChromiumSkip, chromiumAvailable, launchChromium } from '../support/chromium.js';
 import { repoRoot, startTestKeyhold, type TestKeyhold } from '../support/keyhold.js';
 import { recordScreenshots, SCREENSHOT_DIR, screenshotsDue } from '../support/screenshots.js';
@@ -330,6 +331,79 @@ describe.skipIf(!available)('Keyhold console: administration pages', () => {
     await page.locator('[data-testid=org-members] tr[data-member="linus"]').waitFor({ state: 'detached' });
     expect((await mgmt().listOrgMembers({})).result.map((m) => m.userId)).toEqual([maryId]);
     expect(before).toBe(0);
+  });
+
+  it('an organization renamed (the header names it anew) and deactivated after a confirmation naming who is shut out, then reactivated; the first organization\u2019s deactivation refused in words', async () => {
+    const orgsApi = kh.client(OrganizationService);
+    const { organizationId } = await orgsApi.addOrganization({ name: 'Branch office' });
+    const dialogs: string[] = [];
+    const page = await signedInPage();
+    page.on('dialog', (d) => dialogs.push(d.message()));
+
+    // The instance's first organization holds the console: its deactivation is refused, said in words.
+    await page.goto(`${consoleUrl()}#/organization`);
+    await page.getByRole('heading', { level: 1, name: /^Organization / }).waitFor();
+    await page.getByRole('button', { name: 'Deactivate organization' }).click();
+    const refusal = page.locator('[data-testid=org-state] .error');
+    await refusal.waitFor();
+    expect(await refusal.textContent()).not.toMatch(/CONSOLE_ORG_PROTECTED|FAILED_PRECONDITION|^\d+$/);
+    expect(await page.locator('[data-testid=org-state-value]').textContent()).toBe('active');
+
+    // Switch to the branch, rename it.
+    await page.getByRole('link', { name: 'Organizations' }).click();
+    await page.getByLabel('Search organizations by name').fill('branch');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByRole('button', { name: 'Switch to Branch office' }).click();
+    await page.locator('[data-testid=header-org]', { hasText: 'in Branch office' }).waitFor();
+    await page.goto(`${consoleUrl()}#/organization`);
+    await page.getByRole('heading', { level: 1, name: 'Organization Branch office' }).waitFor();
+    const settings = page.locator('[data-testid=org-settings]');
+    // An empty name: refused next to the field, nothing renamed.
+    await settings.getByLabel('Organization name').fill('   ');
+    await settings.getByRole('button', { name: 'Save name' }).click();
+    await settings.locator('[data-error-for=name]').waitFor();
+    expect((await orgsApi.getOrganization({ organizationId })).organization?.name).toBe('Branch office');
+    await settings.getByLabel('Organization name').fill('Branch office North');
+    await settings.getByRole('button', { name: 'Save name' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Organization Branch office North' }).waitFor();
+    await page.locator('[data-testid=header-org]', { hasText: 'in Branch office North' }).waitFor();
+    expect((await orgsApi.getOrganization({ organizationId })).organization?.name).toBe('Branch office North');
+
+    // Deactivated after a confirmation that says who is shut out (what that does to logins and tokens: test/api/orgs/org-lifecycle.test.ts).
+    await page.getByRole('button', { name: 'Deactivate organization' }).click();
+    await page.locator('[data-testid=org-state-value]', { hasText: 'deactivated' }).waitFor();
+    expect(dialogs.find((m) => m.startsWith('Deactivate the organization'))).toMatch(/Its users cannot sign in/);
+    expect((await orgsApi.getOrganization({ organizationId })).organization?.state).toBe(OrganizationState.INACTIVE);
+    await page.getByRole('button', { name: 'Reactivate organization' }).click();
+    await page.locator('[data-testid=org-state-value]', { hasText: /^active$/ }).waitFor();
+    expect((await orgsApi.getOrganization({ organizationId })).organization?.state).toBe(OrganizationState.ACTIVE);
+  });
+
+  it('a user\u2019s password: a short one refused next to the field, a new one set to be changed at the next sign-in; without a mail server the reset link shown once, which the reset page takes', async () => {
+    const userId = await human('hedy');
+    const page = await signedInPage({ hash: `#/users/${userId}` });
+    const section = page.locator('[data-testid=password]');
+    await section.getByRole('heading', { level: 2, name: 'Password' }).waitFor();
+    const form = section.locator('[data-testid=set-password]');
+    await form.getByLabel('New password', { exact: true }).fill('short');
+    await form.getByRole('button', { name: 'Set password' }).click();
+    await form.locator('[data-error-for="newPassword.password"]').waitFor();
+    const changes = async () => (await createEventStore(kh.database).load('user', userId)).filter((e) => e.type === 'user.password.changed').length;
+    expect(await changes()).toBe(0);
+    await form.getByLabel('New password', { exact: true }).fill('a long enough first password');
+    expect(await form.getByLabel('The user chooses a new password at the next sign-in').isChecked()).toBe(true);
+    await form.getByRole('button', { name: 'Set password' }).click();
+    await expect.poll(changes).toBe(1);
+    expect(await form.getByLabel('New password', { exact: true }).inputValue()).toBe('');
+
+    // No mail server here: the console asks for the code and shows the link, made from the issuer.
+    await section.getByRole('button', { name: 'Send a reset link' }).click();
+    const link = await section.locator('[data-testid=reset-link]').inputValue();
+    expect(link.startsWith(`${kh.issuer}/ui/login/reset?code=`)).toBe(true);
+    const code = new URL(link).searchParams.get('code')!;
+    const set = await fetch(`${kh.url}/ui/login/reset`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ code, new_password: 'the person chose this one', confirm_password: 'the person chose this one' }) });
+    expect(set.status).toBe(200);
+    await expect.poll(changes).toBe(2);
   });
 
   it('the audit log names users, projects and apps, the id in the title', async () => {

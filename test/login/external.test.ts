@@ -28,7 +28,8 @@ let up: Upstream;
 let commands: ReturnType<typeof createCommands>;
 let readModel: ReturnType<typeof createReadModel>;
 let forceMfa = false;
-const client = upstreamClient();
+// The upstreams here run on this machine: the operator's setting that allows it (KEYHOLD_IDP_PRIVATE_NETWORKS=allow).
+const client = upstreamClient({ egress: { allowPrivateNetworks: true } });
 const owner: Caller = { userId: 'owner', orgId: ORG, tokenId: 't', memberships: [{ scopeType: 'org', scopeId: ORG, orgId: ORG, roles: ['ORG_OWNER'] }] };
 
 beforeAll(async () => {
@@ -87,6 +88,39 @@ describe('a sign-in through another provider', () => {
     const linked = await eventsOf('idplink.added');
     expect(linked.at(-1)?.payload).toMatchObject({ idpId: p.idpId, subject: 'jit-1', userId, how: 'creation' });
     expect((await eventsOf('idplink.used')).filter((e) => e.payload.userId === userId)).toHaveLength(2);
+  });
+
+  it('8 first sign-ins of one identity at once × 3 rounds: one user, linked, and every one signs in as it', async () => {
+    const p = await addProvider({ isCreationAllowed: true, isAutoCreation: true });
+    for (let round = 0; round < 3; round++) {
+      const person = { sub: `twin-${round}`, email: `twin${round}@example.com`, preferred_username: `twin.${round}` };
+      // Each sign-in's own exchange first (the upstream answers one at a time), then the login's decisions at once.
+      const vouched = [];
+      for (let i = 0; i < 8; i++) {
+        up.person = person;
+        const kept = await client.start(p.config, up.clientSecret, REDIRECT, `uid.${round}.${i}`);
+        vouched.push(await client.finish(p.config, up.clientSecret, await throughUpstream(kept.url, REDIRECT), kept));
+      }
+      const results = await Promise.all(vouched.map((v) => externalSignIn(ports(), { idpId: p.idpId, orgId: ORG, clientId: 'app', ...v })));
+      const userIds = new Set(results.map((r) => (r.kind === 'login' ? r.userId : r.kind)));
+      expect([...userIds], JSON.stringify(results)).toHaveLength(1);
+      expect(results.every((r) => r.kind === 'login')).toBe(true);
+      expect(results.filter((r) => r.kind === 'login' && r.created)).toHaveLength(1);
+      const found = await readModel.searchUsers({ orgIds: [ORG], userIds: [], usernames: [{ value: `twin.${round}`, method: 'equals' }], displayNames: [], emails: [], kinds: ['human'], states: [], inOrgs: [] }, { offset: 0, limit: 10, asc: true });
+      expect(found.total).toBe(1);
+      expect((await readModel.idpLink(p.idpId, `twin-${round}`))?.userId).toBe([...userIds][0]);
+    }
+  });
+
+  it('a just-in-time user\u2019s address is verified only when the provider is trusted for it and the upstream says so', async () => {
+    const trusted = await addProvider({ isCreationAllowed: true, isAutoCreation: true }, { emailVerified: true });
+    const said = await signIn(trusted, { sub: 'verified-1', email: 'said@example.com', email_verified: true, preferred_username: 'said.verified' });
+    const notSaid = await signIn(trusted, { sub: 'verified-2', email: 'notsaid@example.com', email_verified: false, preferred_username: 'not.said' });
+    const untrusted = await addProvider({ isCreationAllowed: true, isAutoCreation: true });
+    const ignored = await signIn(untrusted, { sub: 'verified-3', email: 'ignored@example.com', email_verified: true, preferred_username: 'ignored.claim' });
+    const verified = async (r: Awaited<ReturnType<typeof signIn>>) => (await readModel.userFacts((r as { userId: string }).userId))?.emailVerified;
+    expect([await verified(said), await verified(notSaid), await verified(ignored)]).toEqual([true, false, false]);
+    expect((await eventsOf('user.email.verified')).at(-1)?.payload).toEqual({ email: 'said@example.com', by: 'provider' });
   });
 
   it('never links or signs in the account that holds the same address: the person is offered to sign in to link it', async () => {

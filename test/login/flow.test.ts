@@ -39,7 +39,7 @@ const S = {
   forgotPassword: { step: 'forgotPassword', loginName: 'ada' },
   forgotUnknown: { step: 'forgotPassword', loginName: 'nobody' },
   resetSent: { step: 'resetSent' },
-  external: { step: 'external', idpId: 'i1', state: 'uid.s1', nonce: 'n1', verifier: 'v1', startedAt: AT },
+  external: { step: 'external', idpId: 'i1', state: 'uid.s1', nonce: 'n1', verifier: 'v1', startedAt: AT, binding: 'b1' },
 } as const satisfies Record<string, LoginState>;
 
 const loggedIn = (amr: readonly string[]): LoginState => ({ step: 'done', end: { kind: 'login', userId: 'u1', amr: [...amr] } });
@@ -48,15 +48,15 @@ type Row = [name: string, from: LoginState, outcome: LoginOutcome, to: LoginStat
 
 const ROWS: Row[] = [
   // another identity provider
-  ['a "Continue with" button: the sign-in goes to the provider', S.identify, { kind: 'externalStarted', idpId: 'i1', state: 'uid.s1', nonce: 'n1', verifier: 'v1', at: AT }, S.external],
-  ['a "Continue with" button from the password page', S.password, { kind: 'externalStarted', idpId: 'i1', state: 'uid.s1', nonce: 'n1', verifier: 'v1', at: AT }, S.external],
+  ['a "Continue with" button: the sign-in goes to the provider', S.identify, { kind: 'externalStarted', idpId: 'i1', state: 'uid.s1', nonce: 'n1', verifier: 'v1', at: AT, binding: 'b1' }, S.external],
+  ['a "Continue with" button from the password page', S.password, { kind: 'externalStarted', idpId: 'i1', state: 'uid.s1', nonce: 'n1', verifier: 'v1', at: AT, binding: 'b1' }, S.external],
   ['the callback spends what it had to match', S.external, { kind: 'externalReturned' }, S.identify],
   ['a replayed callback finds nothing to spend', S.identify, { kind: 'externalReturned' }, S.identify],
   ['the verified answer of a linked user signs in with its amr', S.identify, { kind: 'externalSignedIn', userId: 'u1', amr: ['fed'] }, loggedIn(['fed'])],
   ['no external sign-in past another step', S.password, { kind: 'externalSignedIn', userId: 'u1', amr: ['fed'] }, S.password],
   ['no external sign-in while still at the provider (the callback spends first)', S.external, { kind: 'externalSignedIn', userId: 'u1', amr: ['fed'] }, S.external],
   ['starting over from the provider', S.external, { kind: 'restart' }, S.identify],
-  ['no provider from the consent', S.consent, { kind: 'externalStarted', idpId: 'i1', state: 'uid.s1', verifier: 'v1', at: AT }, S.consent],
+  ['no provider from the consent', S.consent, { kind: 'externalStarted', idpId: 'i1', state: 'uid.s1', verifier: 'v1', at: AT, binding: 'b1' }, S.consent],
   // identify
   ['a typed name that names someone', S.identify, { kind: 'nameFound', loginName: 'ada', userId: 'u1' }, S.password],
   ['a typed name that names nobody (not revealed)', S.identify, { kind: 'nameFound', loginName: 'nobody' }, S.unknownName],
@@ -271,5 +271,84 @@ describe('the stored state', () => {
     expect(asLoginState({ step: 'totp', loginName: 'ada' })).toBeUndefined();
     expect(asLoginState({ step: 'password' })).toBeUndefined();
     expect(asLoginState({ step: 'toString' })).toBeUndefined();
+  });
+});
+
+describe('an identity waiting to be linked', () => {
+  const link = { idpId: 'i1', subject: 'up-7', name: 'Corp SSO', binding: 'b1' };
+  const withLink = <S extends LoginState>(s: S): LoginState => ({ ...s, link });
+
+  it('waits on the username page after the callback, and goes along through the password and second factor into the login', () => {
+    const waiting = next(S.identify, { kind: 'externalUnlinked', link });
+    expect(waiting).toEqual({ step: 'identify', link });
+    const named = next(waiting, { kind: 'nameFound', ...who });
+    expect(named).toEqual(withLink(S.password));
+    const keyed = next(named, { kind: 'passwordRight', changeRequired: false, secondFactor: 'key', at: AT });
+    expect(keyed).toEqual(withLink(S.securityKey));
+    expect(next(keyed, { kind: 'keyAccepted' })).toEqual({ step: 'done', end: { kind: 'login', userId: 'u1', amr: [...AMR.securityKey], link } });
+    // A password alone, a new password first, a passkey: each ends in a login that carries it.
+    expect(next(named, { kind: 'passwordRight', changeRequired: false, secondFactor: 'none', at: AT })).toEqual({ step: 'done', end: { kind: 'login', userId: 'u1', amr: [...AMR.password], link } });
+    expect(next(withLink(S.changePassword), { kind: 'passwordChanged', secondFactor: 'totp', at: AT })).toEqual(withLink(S.totp));
+    expect(next(withLink(S.passkey), { kind: 'passkeyAccepted', userId: 'u1', amr: [...AMR.passkey] })).toEqual({ step: 'done', end: { kind: 'login', userId: 'u1', amr: [...AMR.passkey], link } });
+  });
+
+  it('is dropped where the person goes another way: starts over, registers, asks for a reset, another provider', () => {
+    const waiting = withLink(S.identify);
+    expect(next(waiting, { kind: 'restart' })).toEqual(S.identify);
+    expect(next(waiting, { kind: 'registerRequested' })).toEqual(S.register);
+    expect(next(withLink(S.password), { kind: 'forgotRequested' })).toEqual(S.forgotPassword);
+    expect(next(waiting, { kind: 'externalStarted', idpId: 'i1', state: 'uid.s1', nonce: 'n1', verifier: 'v1', at: AT, binding: 'b1' })).toEqual(S.external);
+    // A later unlinked answer replaces it; nothing else sets one.
+    const other = { idpId: 'i2', subject: 'up-8', name: 'Other', binding: 'b2' };
+    expect(next(waiting, { kind: 'externalUnlinked', link: other })).toEqual({ step: 'identify', link: other });
+    expect(next(S.password, { kind: 'externalUnlinked', link })).toEqual(S.password);
+  });
+
+  it('moves nothing where nothing happened (the same state, so nothing is saved), and never rides another provider\u2019s login', () => {
+    const waiting = withLink(S.password);
+    expect(next(waiting, { kind: 'refused' })).toBe(waiting);
+    expect(next(waiting, { kind: 'passwordWrong' })).toBe(waiting);
+    expect(next(withLink(S.identify), { kind: 'externalSignedIn', userId: 'u1', amr: ['fed'] })).toEqual(loggedIn(['fed']));
+  });
+
+  it('is read back with its state, and a damaged one, or one on a step it never waits on, makes no state', () => {
+    expect(asLoginState(withLink(S.totp))).toEqual(withLink(S.totp));
+    expect(asLoginState({ ...S.identify, link: { idpId: 'i1', subject: 7, name: 'x', binding: 'b1' } })).toBeUndefined();
+    expect(asLoginState({ ...S.identify, link: { idpId: 'i1', subject: 's', name: 'x' } })).toBeUndefined();
+    for (const s of [S.register, S.forgotPassword, S.external, S.resetSent]) expect(asLoginState({ ...s, link }), s.step).toBeUndefined();
+  });
+});
+
+describe('Keyhold\u2019s own second factor after another provider', () => {
+  const needs = (secondFactor: 'key' | 'enrol' | 'totp' | 'none' | 'refused') => ({ kind: 'externalNeedsFactor' as const, ...who, amr: ['fed'], secondFactor, at: AT });
+
+  it('goes on to the factor the user has, and the login says fed, never pwd', () => {
+    const totp = next(S.identify, needs('totp'));
+    expect(totp).toEqual({ ...S.totp, fed: ['fed'] });
+    expect(next(totp, { kind: 'totpAccepted' })).toEqual(loggedIn(['fed', 'otp', 'mfa']));
+    const key = next(S.identify, needs('key'));
+    expect(key).toEqual({ ...S.securityKey, fed: ['fed'] });
+    expect(next(key, { kind: 'keyAccepted' })).toEqual(loggedIn(['fed', 'hwk', 'mfa']));
+    // A lost key: a recovery code, still without a password.
+    expect(next(next(key, { kind: 'recoveryRequested' }), { kind: 'codeAccepted' })).toEqual(loggedIn(['fed', 'mfa']));
+  });
+
+  it('a user without a factor adds one (an app, then its codes shown) and signs in with it', () => {
+    const enrol = next(S.identify, needs('enrol'));
+    expect(enrol).toEqual({ ...S.enrolKey, fed: ['fed'] });
+    const app = next(enrol, { kind: 'enrolmentChosen', method: 'totp' });
+    expect(app).toEqual({ ...S.enrolTotp, fed: ['fed'] });
+    const codes = next(app, { kind: 'totpEnrolled', codesShown: true });
+    expect(codes).toEqual({ ...S.totpCodesShown, fed: ['fed'] });
+    expect(next(codes, { kind: 'codesAcknowledged' })).toEqual(loggedIn(['fed', 'otp', 'mfa']));
+  });
+
+  it('never a login without the factor: "none" (the policy changed meanwhile) starts over; starting over drops it; no step but the first page takes it', () => {
+    expect(next(S.identify, needs('none'))).toEqual(S.identify);
+    expect(next({ ...S.totp, fed: ['fed'] }, { kind: 'restart' })).toEqual(S.identify);
+    expect(next(S.password, needs('totp'))).toBe(S.password);
+    expect(asLoginState({ ...S.totp, fed: ['fed'] })).toEqual({ ...S.totp, fed: ['fed'] });
+    expect(asLoginState({ ...S.password, fed: ['fed'] })).toBeUndefined();
+    expect(asLoginState({ ...S.totp, fed: ['pwd'] })).toBeUndefined();
   });
 });

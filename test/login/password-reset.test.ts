@@ -3,7 +3,10 @@
 // for an account and for a name nobody holds, the mail in the browser's
 // language with a link made from the issuer, a new password under the
 // password rules, the link used once (8 at once, several rounds: one wins),
-// every earlier session ended, and no login by it: a user with an
+// every mailed link working until one is used (so asking again for someone
+// else's name takes no link away from them),
+// every earlier session ended, a password set another way spending the open
+// links, and no login by it: a user with an
 // authenticator app is still asked for a code. Nothing of the link in the logs.
 import * as OTPAuth from 'otpauth';
 import * as oidc from 'openid-client';
@@ -136,9 +139,12 @@ describe.skipIf(skip)('a forgotten password', () => {
     const unknown: number[] = [];
     let knownHtml = '';
     let unknownHtml = '';
-    for (let round = 0; round < 4; round++) {
-      const a = await askForLink(user.username, 'de');
+    for (let round = 0; round < 6; round++) {
+      // Each pair in turn first: a machine that slows down meanwhile slows both alike.
+      const askKnown = () => askForLink(user.username, 'de');
+      const first = round % 2 ? await askKnown() : undefined;
       const b = await askForLink(`nobody-${round}-${user.username}`, 'de');
+      const a = first ?? (await askKnown());
       known.push(a.ms);
       unknown.push(b.ms);
       knownHtml = a.html;
@@ -149,8 +155,10 @@ describe.skipIf(skip)('a forgotten password', () => {
     expect(strip(knownHtml)).toBe(strip(unknownHtml));
     expect(knownHtml).not.toContain(user.username);
     const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
-    // The lookup, the code and the mail run after the answer: no mail server's latency to tell by.
-    expect(Math.abs(median(known) - median(unknown))).toBeLessThan(60);
+    // The lookup, the code and the mail run after the answer: no mail server's latency to tell by. Within
+    // 60 ms, or a third of the answer's time on a machine so loaded that the answers take seconds.
+    const bound = Math.max(60, median(unknown) / 3);
+    expect(Math.abs(median(known) - median(unknown)), `known ${known.join(', ')} ms; unknown ${unknown.join(', ')} ms`).toBeLessThan(bound);
 
     // At most three links per quarter hour for one account; the newest works, the older ones do not.
     const mails = [await smtp.next({ to: `${user.username}@example.com` }), await smtp.next({ to: `${user.username}@example.com` }), await smtp.next({ to: `${user.username}@example.com` })];
@@ -161,9 +169,45 @@ describe.skipIf(skip)('a forgotten password', () => {
       expect(m.lang).toBe('de');
     }
     const codes = mails.map((m) => new URL(m.links[0]!).searchParams.get('code')!);
-    expect((await resetPage(mails[0]!.links[0]!)).status).toBe(410);
-    expect((await resetPage(mails[2]!.links[0]!)).status).toBe(200);
-    expect(codes[0]).not.toBe(codes[2]);
+    expect(new Set(codes).size).toBe(3);
+    // Each link mailed works until one of them is used; then none does.
+    for (const m of mails) expect((await resetPage(m.links[0]!)).status).toBe(200);
+    expect((await postReset(codes[1]!, NEW_PASSWORD)).status).toBe(200);
+    for (const m of mails) expect((await resetPage(m.links[0]!)).status).toBe(410);
+    expect((await postReset(codes[2]!, 'yet another long passphrase')).status).toBe(410);
+  });
+
+  it('keeps the link a person asked for working while someone else asks for the same name again and again', async () => {
+    const user = await humanUser(kh, 'kept');
+    const to = `${user.username}@example.com`;
+    await askForLink(user.username);
+    const own = await smtp.next({ to });
+    const code = new URL(own.links[0]!).searchParams.get('code')!;
+    // Someone who knows only the name asks four more times: two more mails (the window's three), then none.
+    for (let i = 0; i < 4; i++) await askForLink(user.username);
+    const others = [await smtp.next({ to }), await smtp.next({ to })];
+    await new Promise((r) => setTimeout(r, 300));
+    expect(smtp.all().filter((m) => m.to.includes(to))).toHaveLength(3);
+    // The person's own link still opens and sets the password; the others' links are spent with it.
+    expect((await resetPage(own.links[0]!)).status).toBe(200);
+    expect((await postReset(code, NEW_PASSWORD)).status).toBe(200);
+    for (const m of others) expect((await resetPage(m.links[0]!)).status).toBe(410);
+    expect((await logIn(browser(kh.issuer), (await appLogin(kh)).url, user.username, NEW_PASSWORD)).href).toContain('code=');
+  });
+
+  it('a password set another way (an administrator, the account page) spends every link still open', async () => {
+    const user = await humanUser(kh, 'changed');
+    const to = `${user.username}@example.com`;
+    await askForLink(user.username);
+    const link = (await smtp.next({ to })).links[0]!;
+    expect((await resetPage(link)).status).toBe(200);
+    await kh.client(UserService).setPassword({ userId: user.userId, newPassword: { password: NEW_PASSWORD, changeRequired: false } });
+    expect((await resetPage(link)).status).toBe(410);
+    expect((await postReset(new URL(link).searchParams.get('code')!, `${NEW_PASSWORD} again`)).status).toBe(410);
+    // A link asked for after the change works.
+    await askForLink(user.username);
+    const after = (await smtp.next({ to })).links[0]!;
+    expect((await postReset(new URL(after).searchParams.get('code')!, `${NEW_PASSWORD} again`)).status).toBe(200);
   });
 
   it('uses a link once: of 8 requests at once, in each of 3 rounds, exactly one sets the password', async () => {

@@ -174,6 +174,31 @@ const onUserT = (ok: CallerKind[]): Record<CallerKind, Outcome> => ({
 const onUserTAnswering = (answer: Outcome, ok: CallerKind[]): Record<CallerKind, Outcome> => ({ ...onUserT([]), ...Object.fromEntries(ok.map((k) => [k, answer])) });
 const anyValidToken: Record<CallerKind, Outcome> = { ...Object.fromEntries(CALLERS.map((k) => [k, 'OK'])), none: U, expired: U } as Record<CallerKind, Outcome>;
 
+/** A provider's settings for the rows that add or update one (every call its own name). */
+const PRESETS = ['Google', 'GitHub', 'GitLab', 'AzureAD'] as const;
+const PRESET_IDP = () => ({ name: unique('Preset'), clientId: 'matrix-client', clientSecret: 'matrix-secret', scopes: [] as string[] });
+/** The preset calls by name (the same shape on the admin and management clients). */
+type PresetCalls = Record<string, (req: Record<string, unknown>) => Promise<{ id: string }>>;
+const OIDC_IDP = () => ({ name: unique('Upstream'), issuer: 'https://idp.example.com', clientId: 'matrix-client', clientSecret: 'matrix-secret', scopes: ['openid'] });
+const OAUTH_IDP = () => ({
+  name: unique('OAuth upstream'),
+  clientId: 'matrix-client',
+  clientSecret: 'matrix-secret',
+  authorizationEndpoint: 'https://oauth.example.com/authorize',
+  tokenEndpoint: 'https://oauth.example.com/token',
+  userEndpoint: 'https://oauth.example.com/user',
+  idAttribute: 'id',
+  scopes: ['read:user'],
+});
+const instanceAdmin = () => kh.client(AdminService, 'grpc', kh.adminToken);
+let orgAIdp: Promise<string> | undefined;
+let instanceIdp: Promise<string> | undefined;
+/** One provider of org A and one of the instance, for the rows that only read. */
+const orgAProvider = () => (orgAIdp ??= adminA().addGenericOIDCProvider(OIDC_IDP()).then((r) => r.id));
+const instanceProvider = () => (instanceIdp ??= instanceAdmin().addGenericOIDCProvider(OIDC_IDP()).then((r) => r.id));
+/** The admin API's instance-wide calls: the instance owner only. */
+const instanceOnly: Record<CallerKind, Outcome> = { ...Object.fromEntries(CALLERS.map((k) => [k, P])), none: U, expired: U, instanceOwner: 'OK' } as Record<CallerKind, Outcome>;
+
 const ROWS: Row[] = [
   {
     rpc: 'management.Healthz',
@@ -599,6 +624,12 @@ const ROWS: Row[] = [
     expect: onUserT(['orgOwner', 'instanceOwner']),
   },
   {
+    rpc: 'user.PasswordReset',
+    // Let through, then refused: T is a machine, which has no password to reset.
+    call: (c) => c.user.passwordReset({ userId: world.target.userId, medium: { case: 'returnCode', value: {} } }),
+    expect: onUserTAnswering('FAILED_PRECONDITION', ['self', 'orgOwner', 'instanceOwner']),
+  },
+  {
     rpc: 'user.GetUserByID',
     call: (c) => c.user.getUserByID({ userId: world.target.userId }),
     expect: onUserT(['self', 'orgOwner', 'instanceOwner']),
@@ -682,6 +713,40 @@ const ROWS: Row[] = [
     // Let through, the code is wrong (a machine never has one).
     call: (c) => c.user.verifyInviteCode({ userId: world.target.userId, verificationCode: 'aaaaa-aaaaa-aaaaa-aaaaa' }),
     expect: onUserTAnswering('INVALID_ARGUMENT', ['self', 'orgOwner', 'instanceOwner']),
+  },
+  // Address verification: the user itself or user.write under containment; the target is a machine
+  // user, so where the rule lets the caller through it has no address to verify (USER_NOT_HUMAN).
+  {
+    rpc: 'user.SetEmail',
+    call: (c) => c.user.setEmail({ userId: world.target.userId, email: 'matrix@example.com', verification: { case: 'returnCode', value: {} } }),
+    expect: onUserTAnswering('FAILED_PRECONDITION', ['self', 'orgOwner', 'instanceOwner']),
+  },
+  {
+    rpc: 'user.ResendEmailCode',
+    call: (c) => c.user.resendEmailCode({ userId: world.target.userId, verification: { case: 'returnCode', value: {} } }),
+    expect: onUserTAnswering('FAILED_PRECONDITION', ['self', 'orgOwner', 'instanceOwner']),
+  },
+  {
+    rpc: 'user.VerifyEmail',
+    call: (c) => c.user.verifyEmail({ userId: world.target.userId, verificationCode: 'aaaa-aaaa' }),
+    expect: onUserTAnswering('FAILED_PRECONDITION', ['self', 'orgOwner', 'instanceOwner']),
+  },
+  // Login sessions: the user itself, or user.read (list) / user.write (remove) with containment.
+  {
+    rpc: 'user.ListUserSessions',
+    call: (c) => c.user.listUserSessions({ userId: world.target.userId }),
+    expect: onUserT(['self', 'orgOwner', 'instanceOwner']),
+  },
+  {
+    rpc: 'user.RemoveUserSession',
+    // Let through, the call finds no such session (nobody signed in as T).
+    call: (c) => c.user.removeUserSession({ userId: world.target.userId, sessionId: 'no-such-session' }),
+    expect: onUserTAnswering('NOT_FOUND', ['self', 'orgOwner', 'instanceOwner']),
+  },
+  {
+    rpc: 'user.RemoveOtherUserSessions',
+    call: (c) => c.user.removeOtherUserSessions({ userId: world.target.userId, keepSessionId: 'no-such-session' }),
+    expect: onUserTAnswering('NOT_FOUND', ['self', 'orgOwner', 'instanceOwner']),
   },
   {
     rpc: 'user.RemovePasskey',
@@ -815,6 +880,131 @@ const ROWS: Row[] = [
     call: (c) => c.mgmt.updateCustomLoginPolicy({ forceMfa: false, passwordlessType: PasswordlessType.ALLOWED, allowUsernamePassword: true }),
     expect: { ...inOrgA(['orgOwner', 'instanceOwner']), otherOrgOwner: 'OK' },
   },
+  // Identity providers: an org's own (org.idp.*: ORG_OWNER, IAM_OWNER) in the org the call acts in, the
+  // instance's (iam.idp.*: IAM_OWNER) on the admin API. B's owner acts in B (its own list, A's providers not found).
+  {
+    rpc: 'management.AddGenericOIDCProvider',
+    call: (c) => c.mgmt.addGenericOIDCProvider(OIDC_IDP()),
+    expect: { ...inOrgA(['orgOwner', 'instanceOwner']), otherOrgOwner: 'OK' },
+  },
+  {
+    rpc: 'management.AddGenericOAuthProvider',
+    call: (c) => c.mgmt.addGenericOAuthProvider(OAUTH_IDP()),
+    expect: { ...inOrgA(['orgOwner', 'instanceOwner']), otherOrgOwner: 'OK' },
+  },
+  {
+    rpc: 'management.UpdateGenericOIDCProvider',
+    call: () => Promise.reject(new Error('prepared per cell')),
+    prepare: async () => {
+      const { id } = await adminA().addGenericOIDCProvider(OIDC_IDP());
+      return (c) => c.mgmt.updateGenericOIDCProvider({ ...OIDC_IDP(), id });
+    },
+    expect: inOrgA(['orgOwner', 'instanceOwner']),
+  },
+  {
+    rpc: 'management.UpdateGenericOAuthProvider',
+    call: () => Promise.reject(new Error('prepared per cell')),
+    prepare: async () => {
+      const { id } = await adminA().addGenericOAuthProvider(OAUTH_IDP());
+      return (c) => c.mgmt.updateGenericOAuthProvider({ ...OAUTH_IDP(), id });
+    },
+    expect: inOrgA(['orgOwner', 'instanceOwner']),
+  },
+  {
+    rpc: 'management.GetProviderByID',
+    call: async (c) => c.mgmt.getProviderByID({ id: await orgAProvider() }),
+    expect: inOrgA(['orgOwner', 'instanceOwner']),
+  },
+  {
+    rpc: 'management.ListProviders',
+    call: (c) => c.mgmt.listProviders({}),
+    expect: { ...inOrgA(['orgOwner', 'instanceOwner']), otherOrgOwner: 'OK' },
+  },
+  {
+    rpc: 'management.DeleteProvider',
+    call: () => Promise.reject(new Error('prepared per cell')),
+    prepare: async () => {
+      const { id } = await adminA().addGenericOIDCProvider(OIDC_IDP());
+      return (c) => c.mgmt.deleteProvider({ id });
+    },
+    expect: inOrgA(['orgOwner', 'instanceOwner']),
+  },
+  { rpc: 'admin.AddGenericOIDCProvider', call: (c) => c.admin.addGenericOIDCProvider(OIDC_IDP()), expect: instanceOnly },
+  { rpc: 'admin.AddGenericOAuthProvider', call: (c) => c.admin.addGenericOAuthProvider(OAUTH_IDP()), expect: instanceOnly },
+  // The presets (Google, GitHub, GitLab, Entra ID): the generic calls' rules, on both APIs.
+  ...PRESETS.flatMap((p): Row[] => [
+    { rpc: `management.Add${p}Provider`, call: (c) => (c.mgmt as never as PresetCalls)[`add${p}Provider`](PRESET_IDP()), expect: { ...inOrgA(['orgOwner', 'instanceOwner']), otherOrgOwner: 'OK' } },
+    {
+      rpc: `management.Update${p}Provider`,
+      call: () => Promise.reject(new Error('prepared per cell')),
+      prepare: async () => {
+        const { id } = await (adminA() as never as PresetCalls)[`add${p}Provider`](PRESET_IDP());
+        return (c) => (c.mgmt as never as PresetCalls)[`update${p}Provider`]({ ...PRESET_IDP(), id });
+      },
+      expect: inOrgA(['orgOwner', 'instanceOwner']),
+    },
+    { rpc: `admin.Add${p}Provider`, call: (c) => (c.admin as never as PresetCalls)[`add${p}Provider`](PRESET_IDP()), expect: instanceOnly },
+    {
+      rpc: `admin.Update${p}Provider`,
+      call: () => Promise.reject(new Error('prepared per cell')),
+      prepare: async () => {
+        const { id } = await (instanceAdmin() as never as PresetCalls)[`add${p}Provider`](PRESET_IDP());
+        return (c) => (c.admin as never as PresetCalls)[`update${p}Provider`]({ ...PRESET_IDP(), id });
+      },
+      expect: instanceOnly,
+    },
+  ]),
+  {
+    rpc: 'admin.UpdateGenericOIDCProvider',
+    call: () => Promise.reject(new Error('prepared per cell')),
+    prepare: async () => {
+      const { id } = await instanceAdmin().addGenericOIDCProvider(OIDC_IDP());
+      return (c) => c.admin.updateGenericOIDCProvider({ ...OIDC_IDP(), id });
+    },
+    expect: instanceOnly,
+  },
+  {
+    rpc: 'admin.UpdateGenericOAuthProvider',
+    call: () => Promise.reject(new Error('prepared per cell')),
+    prepare: async () => {
+      const { id } = await instanceAdmin().addGenericOAuthProvider(OAUTH_IDP());
+      return (c) => c.admin.updateGenericOAuthProvider({ ...OAUTH_IDP(), id });
+    },
+    expect: instanceOnly,
+  },
+  {
+    rpc: 'admin.GetProviderByID',
+    call: async (c) => c.admin.getProviderByID({ id: await instanceProvider() }),
+    expect: instanceOnly,
+  },
+  { rpc: 'admin.ListProviders', call: (c) => c.admin.listProviders({}), expect: instanceOnly },
+  {
+    rpc: 'admin.DeleteProvider',
+    call: () => Promise.reject(new Error('prepared per cell')),
+    prepare: async () => {
+      const { id } = await instanceAdmin().addGenericOIDCProvider(OIDC_IDP());
+      return (c) => c.admin.deleteProvider({ id });
+    },
+    expect: instanceOnly,
+  },
+  // Links of T (a machine user): the credentials' rule; where it lets the caller through, T is refused as no human.
+  {
+    rpc: 'user.AddIDPLink',
+    // Never the user for itself: a named subject proves nothing.
+    call: (c) => c.user.addIDPLink({ userId: world.target.userId, idpLink: { idpId: 'no-such-idp', userId: 'upstream-subject' } }),
+    expect: onUserTAnswering('FAILED_PRECONDITION', ['orgOwner', 'instanceOwner']),
+  },
+  {
+    rpc: 'user.ListIDPLinks',
+    call: (c) => c.user.listIDPLinks({ userId: world.target.userId }),
+    expect: onUserT(['self', 'orgOwner', 'instanceOwner']),
+  },
+  {
+    rpc: 'user.RemoveIDPLink',
+    // Let through, the call finds no such link.
+    call: (c) => c.user.removeIDPLink({ userId: world.target.userId, idpId: 'no-such-idp', linkedUserId: 'upstream-subject' }),
+    expect: onUserTAnswering('NOT_FOUND', ['self', 'orgOwner', 'instanceOwner']),
+  },
   // The lockout policy: the same org and permissions as the login policy. 0 (no lock): no login here is locked.
   {
     rpc: 'management.GetLockoutPolicy',
@@ -909,15 +1099,16 @@ beforeAll(async () => {
   world.orgB = (await orgs.addOrganization({ name: 'Org B' })).organizationId;
   const inA = adminA();
   const inB = kh.client(ManagementService, 'grpc', kh.adminToken, inOrg(world.orgB));
-  const machine = async (mgmt: Client<typeof ManagementService>, name: string, orgRoles: string[] = [], expiresInMs?: number) => {
+  const machine = async (mgmt: Client<typeof ManagementService>, name: string, orgRoles: string[] = [], expiresAt?: number) => {
     const { userId } = await mgmt.addMachineUser({ userName: unique(name), name });
     if (orgRoles.length) await mgmt.addOrgMember({ userId, roles: orgRoles });
-    const { token } = await mgmt.addPersonalAccessToken({ userId, expirationDate: expiresInMs ? timestampFromDate(new Date(Date.now() + expiresInMs)) : undefined });
+    const { token } = await mgmt.addPersonalAccessToken({ userId, expirationDate: expiresAt ? timestampFromDate(new Date(expiresAt)) : undefined });
     return { userId, token };
   };
-  // The expiring token first: it runs out while the rest is built.
-  const expiresAt = Date.now() + 1500;
-  const expired = await machine(inA, 'expired-owner', ['ORG_OWNER'], 1500);
+  // The expiring token first: it runs out while the rest is built. One instant is both the
+  // token's expiry and what the wait below waits out (the user and membership come first).
+  const expiresAt = Date.now() + 3000;
+  const expired = await machine(inA, 'expired-owner', ['ORG_OWNER'], expiresAt);
   world.p1 = (await inA.addProject({ name: 'P1' })).id;
   world.p2 = (await inA.addProject({ name: 'P2' })).id;
   const [ownerA, ownerB, plain, target, p1Owner, p2Owner, member] = await Promise.all([
@@ -1212,6 +1403,14 @@ const C_ROWS: CRow[] = [
     grpc: (c, t, p) => c.user.removeU2F({ userId: t.userId, u2fId: p!.u2fId }),
     rest: (t, p) => ['DELETE', `/v2/users/${t.userId}/u2f/${p!.u2fId}`],
     expect: credentialWrite,
+  },
+  {
+    // Whoever holds a reset link sets the password: SetPassword's rule. No mail server here, so a
+    // call let through is answered so (before any code is made), for machines too.
+    rpc: 'PasswordReset',
+    grpc: (c, t) => c.user.passwordReset({ userId: t.userId, medium: { case: 'sendLink', value: {} } }),
+    rest: (t) => ['POST', `/v2/users/${t.userId}/password_reset`, { sendLink: {} }],
+    expect: Object.fromEntries(Object.entries(credentialWrite).map(([caller, cells]) => [caller, cells.map((cell) => (cell === OK ? 'PASSWORD_RESET_MAIL_NOT_CONFIGURED' : cell))])) as Record<CCaller, string[]>,
   },
   {
     // Removes every key and the codes of another user, so containment applies as for RemoveU2F.

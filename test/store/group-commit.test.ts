@@ -206,7 +206,7 @@ describe.skipIf(!postgresAvailable)('PostgreSQL', () => {
       await other.end();
       await fixture.cleanup();
     }
-  }, 30_000);
+  }, 60_000); // a fresh database and a 10 s bound inside: a machine running the whole suite took over 30 s once
 
   it('an unreachable database fails the waiting appends at once: no re-runs, no second wait behind the first', async () => {
     const fixture = await freshPostgres();

@@ -31,6 +31,8 @@ export interface Upstream {
   clientSecret: string;
   /** Who signs in at the upstream's next authorization (changeable between sign-ins). */
   person: Person;
+  /** How many requests reached the token endpoint so far (a code sent where it should not be shows here). */
+  tokenRequests?: () => number;
   close(): Promise<void>;
 }
 
@@ -47,8 +49,11 @@ export async function oidcUpstream(redirectUris: string[], person: Person): Prom
   const clientSecret = randomBytes(24).toString('base64url');
   const state: Upstream = { url: '', clientId, clientSecret, person, close: async () => {} };
   let provider: Any;
+  let tokenRequests = 0;
+  state.tokenRequests = () => tokenRequests;
   const { server, url } = await listen(async (req, res) => {
     if (!provider) return void res.writeHead(503).end();
+    if (req.url?.startsWith('/token')) tokenRequests++;
     if (!req.url?.startsWith('/interaction/')) return provider.callback()(req, res);
     try {
       const details = await provider.interactionDetails(req, res);

@@ -1,5 +1,7 @@
-// #/organization: the organization the console acts in — its login policy
-// (forceMfa, self-registration), its lockout policy (max password attempts) and its members.
+// #/organization: the organization the console acts in — its name and state
+// (./org-settings.ts), its login policy
+// (forceMfa, self-registration), its lockout policy (max password attempts), its members and
+// its identity providers.
 // A policy still the instance's default is saved as the org's own
 // (AddCustom…), afterwards changed (UpdateCustom…), as ZITADEL's console does.
 import { PasswordlessType } from '../../../gen/keyhold/management/v1/management_pb.js';
@@ -9,7 +11,9 @@ import { busy, clearProblems, showProblems } from '../forms.js';
 import { L } from '../i18n.js';
 import { permissions } from '../my-roles.js';
 import type { View } from '../view.js';
+import { identityProvidersSection } from './identity-providers.js';
 import { membersSection } from './members.js';
+import { orgSettingsSection } from './org-settings.js';
 import { checkField } from './project-admin.js';
 
 async function loginPolicyForm(mayWrite: boolean): Promise<HTMLElement> {
@@ -106,8 +110,10 @@ export async function organizationView(): Promise<View> {
   const org = await management.getMyOrganization({});
   const name = org.name || L.yourOrganization;
   // Without the write permissions: the policies and members shown, nothing to press (my-roles.ts).
-  const may = await permissions(['org.policy.write', 'org.member.write'] as const);
-  const [login, lockout, members] = await Promise.all([
+  const may = await permissions(['org.write', 'org.policy.write', 'org.member.write', 'org.idp.read', 'org.idp.write'] as const);
+  const reloadPage = () => window.dispatchEvent(new HashChangeEvent('hashchange'));
+  const settings = orgSettingsSection({ id: org.id, name: org.name, state: org.state }, may['org.write'], reloadPage);
+  const [login, lockout, members, idps] = await Promise.all([
     loginPolicyForm(may['org.policy.write']),
     lockoutPolicyForm(may['org.policy.write']),
     membersSection({
@@ -120,6 +126,7 @@ export async function organizationView(): Promise<View> {
       update: (userId, roles) => management.updateOrgMember({ userId, roles }),
       remove: (userId) => management.removeOrgMember({ userId }),
     }),
+    may['org.idp.read'] ? identityProvidersSection(may['org.idp.write']) : null,
   ]);
   return {
     title: L.organizationTitle(name),
@@ -128,9 +135,11 @@ export async function organizationView(): Promise<View> {
       { 'aria-labelledby': 'organization-title' },
       h('h1', { id: 'organization-title', tabindex: '-1' }, L.organizationTitle(name)),
       h('dl', { class: 'facts compact' }, h('dt', null, L.id), h('dd', { class: 'mono' }, org.id)),
+      settings,
       login,
       lockout,
       members,
+      idps,
     ),
   };
 }

@@ -1,5 +1,5 @@
 // #/users/<id>: the user, its state and lifecycle actions (./user-lifecycle.ts),
-// a human's profile (./user-profile.ts),
+// a human's profile (./user-profile.ts) and password (./user-password.ts),
 // a machine user's access tokens (./user-pats.ts), its roles, memberships,
 // last login and metadata (./user-access.ts), and the security keys. A key
 // is added by the user, in the user's own browser, from an invitation
@@ -13,9 +13,11 @@ import { tsText, type View } from '../view.js';
 import { L } from '../i18n.js';
 import { canSomewhere, permissions } from '../my-roles.js';
 import { grantsSection, lastLogin, membershipsSection, metadataSection } from './user-access.js';
+import { sessionsSection } from './user-sessions.js';
 import { lifecycle } from './user-lifecycle.js';
 import { patSection } from './user-pats.js';
 import { profileForm } from './user-profile.js';
+import { passwordSection } from './user-password.js';
 import { invite, invitedCard } from './invite.js';
 
 export interface Trouble {
@@ -82,16 +84,17 @@ export async function userView(userId: string): Promise<View> {
   const displayName = human?.profile?.displayName || (user?.type.case === 'machine' ? user.type.value.name : '') || username;
   const [orgName, may, grantWriter] = await Promise.all([
     management.getMyOrganization({}).then((o) => o.name, () => L.yourOrganization),
-    permissions(['user.write', 'user.credential.write'] as const),
+    permissions(['user.write', 'user.credential.write', 'user.read'] as const),
     // A project owner grants its project's roles: the grant controls show for it too.
     canSomewhere('user.grant.write'),
   ]);
   const pats = user?.type.case === 'machine' ? await patSection(userId, may['user.write']) : null;
-  const [roles, memberships, login, metadata] = await Promise.all([
+  const [roles, memberships, login, metadata, sessions] = await Promise.all([
     grantsSection(userId, grantWriter),
     membershipsSection(userId, orgName),
     lastLogin(userId),
     metadataSection(userId, may['user.write']),
+    user?.type.case === 'human' && may['user.read'] ? sessionsSection(userId, may['user.write']) : null,
   ]);
   const state = h('div');
   const showState = (u: NonNullable<typeof user>) =>
@@ -166,10 +169,12 @@ export async function userView(userId: string): Promise<View> {
       ),
       state,
       user && may['user.write'] ? profileForm(user, () => window.dispatchEvent(new HashChangeEvent('hashchange'))) : null,
+      human && may['user.credential.write'] ? passwordSection(userId, displayName) : null,
       pats,
       roles,
       memberships,
       metadata,
+      sessions,
       h(
         'section',
         { 'aria-labelledby': 'keys-title', class: 'keys' },

@@ -5,7 +5,7 @@ import type { ServiceImpl } from '@connectrpc/connect';
 import type { AdminService } from '../../../gen/keyhold/admin/v1/admin_pb.js';
 import { callOf, type ApiDeps } from '../context.js';
 
-export function adminHandlers({ queries }: ApiDeps): ServiceImpl<typeof AdminService> {
+export function adminHandlers({ queries }: ApiDeps): Pick<ServiceImpl<typeof AdminService>, 'listEvents'> {
   return {
     async listEvents(req, ctx) {
       const range = req.creationDateRange;

@@ -3,6 +3,7 @@
 import { timestampDate, timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { ServiceImpl } from '@connectrpc/connect';
 import { AccessTokenType, type ManagementService } from '../../../gen/keyhold/management/v1/management_pb.js';
+import { OrgState } from '../../../gen/keyhold/management/v1/orgs_lifecycle_pb.js';
 import { callOf, type ApiDeps } from '../context.js';
 import { orgMessage } from '../org/organizations.js';
 import { listDetails, writeDetails } from '../details.js';
@@ -50,8 +51,9 @@ export function managementUserHandlers({
     },
 
     async getMyOrganization(_req, ctx) {
-      const { id, details, name } = orgMessage(await queries.getMyOrganization(callOf(ctx)));
-      return { id, details, name };
+      const org = await queries.getMyOrganization(callOf(ctx));
+      const { id, details, name } = orgMessage(org);
+      return { id, details, name, state: org.state === 'inactive' ? OrgState.INACTIVE : OrgState.ACTIVE };
     },
 
     async addOrgMember(req, ctx) {

@@ -14,23 +14,17 @@ import { writeDetails } from '../details.js';
 
 type Impl = ServiceImpl<typeof UserService>;
 
-/** What mailing an invitation needs: the mailer, and the issuer every link is built from. */
-export interface InviteMailDeps {
-  mailer: Mailer;
-  issuer: () => string;
-}
-
-export function inviteHandlers({ commands, invite }: ApiDeps): Pick<Impl, 'createInviteCode' | 'resendInviteCode' | 'verifyInviteCode'> {
+export function inviteHandlers({ commands, mail }: ApiDeps): Pick<Impl, 'createInviteCode' | 'resendInviteCode' | 'verifyInviteCode'> {
   const mailerOf = (): Mailer => {
-    if (!invite?.mailer.configured) throw new KeyholdError('INVITE_MAIL_NOT_CONFIGURED');
-    return invite.mailer;
+    if (!mail?.mailer.configured) throw new KeyholdError('INVITE_MAIL_NOT_CONFIGURED');
+    return mail.mailer;
   };
-  async function mail(created: CreatedInvite, lang: ReturnType<typeof languageOf>, appName: string, mailer: Mailer): Promise<void> {
+  async function mailInvite(created: CreatedInvite, lang: ReturnType<typeof languageOf>, appName: string, mailer: Mailer): Promise<void> {
     const { user } = created;
     const message = render(created.purpose === 'key' ? INVITE_KEY : INVITE, lang, user.email ?? '', {
       name: user.displayName || [user.givenName, user.familyName].filter(Boolean).join(' ') || user.username,
       app: appName,
-      link: inviteLink(invite!.issuer(), user.id, created.code),
+      link: inviteLink(mail!.issuer(), user.id, created.code),
       expires: created.expiresAt.toISOString().slice(0, 16).replace('T', ' '),
     });
     try {
@@ -46,7 +40,7 @@ export function inviteHandlers({ commands, invite }: ApiDeps): Pick<Impl, 'creat
       const call = callOf(ctx);
       if (req.verification.case === 'returnCode') {
         const created = await commands.createInviteCode(call, { userId: req.userId, delivery: 'returned' });
-        return { details: writeDetails(created.written, false), inviteCode: created.code, inviteUrl: inviteLink(invite?.issuer() ?? '', created.user.id, created.code) };
+        return { details: writeDetails(created.written, false), inviteCode: created.code, inviteUrl: inviteLink(mail?.issuer() ?? '', created.user.id, created.code) };
       }
       const send = req.verification.case === 'sendCode' ? req.verification.value : undefined;
       if (send?.urlTemplate) {
@@ -54,13 +48,13 @@ export function inviteHandlers({ commands, invite }: ApiDeps): Pick<Impl, 'creat
       }
       const appName = (send?.applicationName ?? '').trim().slice(0, 200) || 'Keyhold';
       const created = await commands.createInviteCode(call, { userId: req.userId, delivery: 'mail', ready: mailerOf });
-      await mail(created, languageOf(ctx), appName, mailerOf());
+      await mailInvite(created, languageOf(ctx), appName, mailerOf());
       return { details: writeDetails(created.written, false) };
     },
 
     async resendInviteCode(req, ctx) {
       const created = await commands.createInviteCode(callOf(ctx), { userId: req.userId, delivery: 'mail', resend: true, ready: mailerOf });
-      await mail(created, languageOf(ctx), 'Keyhold', mailerOf());
+      await mailInvite(created, languageOf(ctx), 'Keyhold', mailerOf());
       return { details: writeDetails(created.written, false) };
     },
 

@@ -5,6 +5,7 @@ import { Type, UserState, type UserService } from '../../../gen/keyhold/user/v2/
 import { callOf, type ApiDeps } from '../context.js';
 import { listDetailsV2, readDetails, sentTexts, writeDetails } from '../details.js';
 import { userToMessage } from '../users-to-message.js';
+import { emailMail, startVerification, verificationOf } from './email.js';
 
 type Impl = ServiceImpl<typeof UserService>;
 
@@ -16,12 +17,16 @@ const STATE_NAMES: Partial<Record<UserState, string>> = {
   [UserState.LOCKED]: 'locked',
 };
 
-export function userHandlers({ commands, queries }: ApiDeps): Pick<
+export function userHandlers(deps: ApiDeps): Pick<
   Impl,
   'addHumanUser' | 'setPassword' | 'getUserByID' | 'listUsers' | 'updateHumanUser' | 'deactivateUser' | 'reactivateUser' | 'lockUser' | 'unlockUser' | 'removeUser'
 > {
+  const { commands, queries } = deps;
   return {
     async addHumanUser(req, ctx) {
+      const verification = verificationOf(req.email?.verification, 'email');
+      // Nothing is written when the code could not be mailed.
+      if (verification?.kind === 'send') emailMail(deps).mailerOf();
       const { userId, written } = await commands.addHumanUser(callOf(ctx), {
         userId: req.userId,
         orgId: req.organization?.orgId ?? '',
@@ -34,7 +39,8 @@ export function userHandlers({ commands, queries }: ApiDeps): Pick<
         email: req.email?.email ?? '',
         ...(req.password ? { password: { password: req.password.password, changeRequired: req.password.changeRequired } } : {}),
       });
-      return { userId, details: writeDetails(written, true) };
+      const emailCode = await startVerification(deps, callOf(ctx), userId, (req.email?.email ?? '').trim(), verification, ctx);
+      return { userId, details: writeDetails(written, true), ...(emailCode ? { emailCode } : {}) };
     },
 
     async setPassword(req, ctx) {
@@ -52,6 +58,8 @@ export function userHandlers({ commands, queries }: ApiDeps): Pick<
     },
 
     async updateHumanUser(req, ctx) {
+      const verification = verificationOf(req.email?.verification, 'email');
+      if (verification?.kind === 'send') emailMail(deps).mailerOf();
       const { written } = await commands.updateHumanUser(callOf(ctx), {
         userId: req.userId,
         username: req.username,
@@ -60,7 +68,8 @@ export function userHandlers({ commands, queries }: ApiDeps): Pick<
           : undefined,
         email: req.email?.email,
       });
-      return { details: writeDetails(written, false) };
+      const emailCode = req.email ? await startVerification(deps, callOf(ctx), req.userId, req.email.email.trim(), verification, ctx) : undefined;
+      return { details: writeDetails(written, false), ...(emailCode ? { emailCode } : {}) };
     },
     deactivateUser: async (req, ctx) => ({ details: writeDetails((await commands.deactivateUser(callOf(ctx), req)).written, false) }),
     reactivateUser: async (req, ctx) => ({ details: writeDetails((await commands.reactivateUser(callOf(ctx), req)).written, false) }),

@@ -1,12 +1,15 @@
 // Links of external identities to users. An administrator's AddIDPLink /
 // RemoveIDPLink (and the user's own, on its account) follow the credentials'
 // rule: the user itself, or user.credential.write in the user's org with
-// containment, since a link is a way into the account. The login links only
+// containment, since a link is a way into the account. Adding one names an
+// upstream subject, which proves nothing: only an administrator adds one (never
+// the user for itself), and one at the instance's provider only an instance
+// administrator (iam.idp.write): its identities are every organization's. The login links only
 // after the person signed in to the account with its own factors (`login`),
 // or for a user it just created (`creation`); it never links by an address.
 // One identity, one user: the link aggregate's id is derived from (provider,
 // subject), so concurrent links meet on its sequence and one wins.
-import { userForCredentialWrite } from '../../access/access.js';
+import { authorize, userForCredentialWrite } from '../../access/access.js';
 import type { Call } from '../../access/caller.js';
 import { invalidRequest, KeyholdError, violation } from '../../domain/errors/keyhold-error.js';
 import { linkDecider, linkIdOf } from '../../domain/idp/link-decider.js';
@@ -64,9 +67,15 @@ export async function addIdpLink(ports: Ports, { caller }: Call, input: LinkInpu
   const violations = inputViolations(input);
   if (violations.length) throw invalidRequest(violations);
   const user = await userForCredentialWrite(ports.lookups, caller, input.userId);
+  // Naming an upstream subject proves nothing (GitHub's ids are public): a person links its own account by
+  // signing in with the provider, never by naming a subject.
+  if (caller.userId === user.id) throw new KeyholdError('PERMISSION_DENIED', { permission: 'user.credential.write' });
   const facts = await ports.lookups.userFacts(user.id);
   if (!facts) throw new KeyholdError('USER_NOT_FOUND', { userId: user.id });
   if (facts.kind !== 'human') throw new KeyholdError('USER_NOT_HUMAN', { userId: user.id });
+  // An identity at the instance's provider is everybody's to claim: only an instance administrator links one.
+  const provider = await offeredProvider(ports, input.idpId, user.orgId);
+  if (provider.orgId === undefined) authorize(caller, 'iam.idp.write', {});
   return { written: await link(ports, { ...input, orgId: user.orgId, how: 'admin', actor: caller.userId }) };
 }
 
@@ -84,6 +93,9 @@ export async function removeIdpLink(ports: Ports, { caller }: Call, input: LinkI
 export async function linkAtLogin(ports: Ports, input: LinkInput & { how: 'login' | 'creation' }): Promise<void> {
   const facts = await ports.lookups.userFacts(input.userId);
   if (!facts || facts.kind !== 'human') throw new KeyholdError('USER_NOT_FOUND', { userId: input.userId });
+  // Decided again when the link is made: linking switched off since the identity came back links nothing.
+  const provider = await offeredProvider(ports, input.idpId, facts.orgId);
+  if (input.how === 'login' && !provider.settings.options.isLinkingAllowed) throw new KeyholdError('IDP_LINK_REQUIRED', { idpId: input.idpId });
   await link(ports, { ...input, orgId: facts.orgId, actor: input.userId });
 }
 

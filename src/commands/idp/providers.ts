@@ -6,18 +6,18 @@
 // under the new id (a refused add leaves a row no provider has); an update
 // replaces it only once the provider's own command succeeded (a secret sent
 // for another scope's provider changes nothing).
-import { authorize, orgContext } from '../../access/access.js';
 import type { Call } from '../../access/caller.js';
+import { idpScopeOf, type IdpScope } from '../../access/idp-scope.js';
 import { invalidRequest, KeyholdError, violation } from '../../domain/errors/keyhold-error.js';
 import type { IdpSettings } from '../../domain/events/index.js';
 import { idpDecider } from '../../domain/idp/decider.js';
+import { requiredId } from '../../domain/identity/text-rules.js';
 import { settingsViolations } from '../../domain/idp/settings.js';
 import type { IdpSecretStore, Ports } from '../ports.js';
 import { runCommand } from '../run.js';
 import { written, type Written } from '../written.js';
 
-/** Where a provider lives: the instance (admin API) or the org the call acts in (management API). */
-export type IdpScope = { scope: 'instance' } | { scope: 'org'; orgId?: string };
+export type { IdpScope } from '../../access/idp-scope.js';
 
 const MAX_SECRET = 1000;
 
@@ -34,16 +34,7 @@ function secretsOf(ports: Ports): IdpSecretStore {
   return ports.idpSecrets();
 }
 
-/** The org the provider belongs to (undefined: the instance's), the caller authorized for `write` or `read` there. */
-async function scopeOf(ports: Ports, call: Call, where: IdpScope, access: 'read' | 'write'): Promise<{ actor: string; orgId?: string }> {
-  if (where.scope === 'instance') {
-    authorize(call.caller, access === 'write' ? 'iam.idp.write' : 'iam.idp.read', {});
-    return { actor: call.caller.userId };
-  }
-  const { caller, orgId } = await orgContext(ports.lookups, call, where.orgId);
-  authorize(caller, access === 'write' ? 'org.idp.write' : 'org.idp.read', { orgId });
-  return { actor: caller.userId, orgId };
-}
+const scopeOf = (ports: Ports, call: Call, where: IdpScope, access: 'read' | 'write') => idpScopeOf(ports.lookups, call, where, access);
 
 export async function addIdp(ports: Ports, call: Call, input: IdpScope & { settings: IdpSettings; clientSecret: unknown }): Promise<{ written: Written; idpId: string }> {
   const { actor, orgId } = await scopeOf(ports, call, input, 'write');
@@ -58,7 +49,7 @@ export async function addIdp(ports: Ports, call: Call, input: IdpScope & { setti
 /** The provider's settings replaced; `clientSecret` absent or empty: the secret stays. */
 export async function updateIdp(ports: Ports, call: Call, input: IdpScope & { idpId: string; settings: IdpSettings; clientSecret?: unknown }): Promise<{ written: Written }> {
   const { actor, orgId } = await scopeOf(ports, call, input, 'write');
-  const violations = secretViolations(input.clientSecret, false);
+  const violations = [...requiredId('id', input.idpId), ...secretViolations(input.clientSecret, false)];
   if (violations.length) throw invalidRequest(violations);
   const events = await runCommand(ports.events, { type: 'idp', id: input.idpId }, idpDecider(input.idpId), { kind: 'change', orgId, settings: input.settings, actor });
   if (typeof input.clientSecret === 'string' && input.clientSecret) await secretsOf(ports).put(input.idpId, input.clientSecret);
@@ -68,6 +59,8 @@ export async function updateIdp(ports: Ports, call: Call, input: IdpScope & { id
 /** DeleteProvider: its secret and its links' rows go with it (the projection); its events stay. */
 export async function removeIdp(ports: Ports, call: Call, input: IdpScope & { idpId: string }): Promise<{ written: Written }> {
   const { actor, orgId } = await scopeOf(ports, call, input, 'write');
+  const violations = requiredId('id', input.idpId);
+  if (violations.length) throw invalidRequest(violations);
   const events = await runCommand(ports.events, { type: 'idp', id: input.idpId }, idpDecider(input.idpId), { kind: 'remove', orgId, actor });
   return { written: written(events, input.idpId) };
 }

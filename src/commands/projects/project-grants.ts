@@ -4,21 +4,21 @@
 // org that exists and is active, with roles of the project (400 at roleKeys[i]);
 // one grant per project and org (409 PROJECT_GRANT_EXISTS, decided on the
 // project's history, so racing adds meet there). The user grants the granted
-// org gave under it follow it in the same append: UpdateProjectGrant takes the
-// dropped roles from them, RemoveProjectGrant removes them (bounded as
-// RemoveProject). A deactivated grant keeps them but gives no role and admits
-// nobody (store/queries read the grant's state at each login and token use).
-import { invalidRequest, violation } from '../../domain/errors/keyhold-error.js';
+// org gave under it follow it without an event of their own, whatever their
+// number: the grant's one event narrows or deletes their rows in one statement
+// (store/projections/projects.ts), tokens read only keys the grant holds while
+// it is active (store/queries), and a user grant under a grant that is gone
+// cannot be changed (users/user-grant-lifecycle.ts). A deactivated grant keeps
+// them but gives no role and admits nobody.
+import { invalidRequest, KeyholdError, violation } from '../../domain/errors/keyhold-error.js';
 import { requiredId } from '../../domain/identity/text-rules.js';
 import { projectDecider, type ProjectCommand, type ProjectState } from '../../domain/project/decider.js';
-import { userGrantDecider } from '../../domain/usergrant/decider.js';
 import type { Call } from '../../access/caller.js';
 import { projectForCall } from '../../access/project-call.js';
 import type { Ports } from '../ports.js';
-import { runCommand, runCommands, target } from '../run.js';
+import { runCommand } from '../run.js';
 import { written, type Written } from '../written.js';
 import { roleKeysViolations } from '../users/grant-roles.js';
-import { assertCascadeBounded } from './cascade-bound.js';
 
 export interface ProjectGrantRef {
   projectId: string;
@@ -53,23 +53,30 @@ async function grantCall(ports: Ports, call: Call, ref: ProjectGrantRef, more: R
   return projectForCall(ports.lookups, call, { field: 'projectId', value: ref.projectId }, 'project.grant.write', [...requiredId('grantId', ref.grantId), ...more]);
 }
 
+/**
+ * The command on a grant, refused (404, as a grant that never existed) when its granted org was
+ * removed: RemoveOrg deletes the grant's row, not the grant in the project's history, and a grant
+ * nobody can list must not be reactivated or widened for an org id that may never come back.
+ */
+function onLiveGrant(ports: Ports, command: ProjectCommand & { grantId: string }) {
+  return async (state: ProjectState): Promise<ProjectCommand> => {
+    const grant = state.grants.get(command.grantId);
+    if (grant && (await ports.lookups.orgStateOf(grant.grantedOrgId)) === undefined) throw new KeyholdError('PROJECT_GRANT_NOT_FOUND', { grantId: command.grantId });
+    return command;
+  };
+}
+
 export async function updateProjectGrant(ports: Ports, call: Call, input: ProjectGrantRef & { roleKeys: readonly string[] }): Promise<{ written?: Written }> {
   const { caller, project } = await grantCall(ports, call, input, roleKeysViolations(input.roleKeys));
-  const userGrantIds = await ports.lookups.userGrantIdsOfProjectGrant(input.grantId);
-  assertCascadeBounded(userGrantIds.length);
-  const actor = caller.userId;
   const roleKeys = [...new Set(input.roleKeys)];
-  const events = await runCommands(ports.events, [
-    target({ type: 'project', id: project.id }, projectDecider(project.id), { kind: 'changeGrant', grantId: input.grantId, roleKeys, actor }),
-    ...userGrantIds.map((id) => target({ type: 'usergrant', id }, userGrantDecider(id), { kind: 'cascadeKeepRoles', roleKeys, actor })),
-  ]);
+  const command = { kind: 'changeGrant' as const, grantId: input.grantId, roleKeys, actor: caller.userId };
+  const events = await runCommand<ProjectState, ProjectCommand>(ports.events, { type: 'project', id: project.id }, projectDecider(project.id), onLiveGrant(ports, command));
   return { written: events.length ? written(events, project.id) : undefined };
 }
 
 async function onGrant(ports: Ports, call: Call, ref: ProjectGrantRef, kind: 'deactivateGrant' | 'reactivateGrant'): Promise<{ written: Written }> {
   const { caller, project } = await grantCall(ports, call, ref);
-  const command: ProjectCommand = { kind, grantId: ref.grantId, actor: caller.userId };
-  const events = await runCommand<ProjectState, ProjectCommand>(ports.events, { type: 'project', id: project.id }, projectDecider(project.id), command);
+  const events = await runCommand<ProjectState, ProjectCommand>(ports.events, { type: 'project', id: project.id }, projectDecider(project.id), onLiveGrant(ports, { kind, grantId: ref.grantId, actor: caller.userId }));
   return { written: written(events, project.id) };
 }
 
@@ -78,12 +85,7 @@ export const reactivateProjectGrant = (ports: Ports, call: Call, input: ProjectG
 
 export async function removeProjectGrant(ports: Ports, call: Call, input: ProjectGrantRef): Promise<{ written: Written }> {
   const { caller, project } = await grantCall(ports, call, input);
-  const userGrantIds = await ports.lookups.userGrantIdsOfProjectGrant(input.grantId);
-  assertCascadeBounded(userGrantIds.length);
-  const actor = caller.userId;
-  const events = await runCommands(ports.events, [
-    ...userGrantIds.map((id) => target({ type: 'usergrant', id }, userGrantDecider(id), { kind: 'cascadeRemove', actor })),
-    target({ type: 'project', id: project.id }, projectDecider(project.id), { kind: 'removeGrant', grantId: input.grantId, actor }),
-  ]);
+  const command = { kind: 'removeGrant' as const, grantId: input.grantId, actor: caller.userId };
+  const events = await runCommand<ProjectState, ProjectCommand>(ports.events, { type: 'project', id: project.id }, projectDecider(project.id), onLiveGrant(ports, command));
   return { written: written(events, project.id) };
 }

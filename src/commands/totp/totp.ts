@@ -10,6 +10,7 @@
 //
 // The secret is drawn here, stored sealed (ports.totp().secrets) before the
 // user.totp.added event, and never written to an event, a log or an error.
+import { removeFactor } from '../users/remove-factor.js';
 import { invalidRequest, KeyholdError, violation } from '../../domain/errors/keyhold-error.js';
 import { addressBucketKey } from '../../domain/identity/address-key.js';
 import type { AttemptOutcome, BucketRequest } from '../../domain/identity/attempt-budget.js';
@@ -121,7 +122,8 @@ export async function removeTotp(ports: Ports, { caller }: Call, input: { userId
   const violations = requiredId('userId', input.userId);
   if (violations.length) throw invalidRequest(violations);
   const user = await userForCredentialWrite(ports.lookups, caller, input.userId);
-  const events = await runCommand(ports.events, userTarget(user.id), totpDecider(user.id), { kind: 'remove', actor: caller.userId });
+  // The user's own last factor stays while its org requires one (../users/remove-factor.ts).
+  const events = await removeFactor(ports, caller, user, { kind: 'totp' });
   return { written: written(events, user.id) };
 }
 

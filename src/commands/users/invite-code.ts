@@ -13,18 +13,20 @@
 //   a user without a password has no way to prove itself on that page: both
 //   are refused here, not at the page.
 // The code is returned to the composition (the API handler mails it or
-// answers it); it is stored only as a hash.
+// answers it); it is stored only as a hash. Both rules are decided again at
+// every use (useFactsOf): a code whose purpose the user has outgrown, or whose
+// maker could no longer make it, does nothing.
 import { invalidRequest, KeyholdError, violation } from '../../domain/errors/keyhold-error.js';
-import { generateInviteCode, hashInviteCode, inviteCodeMatches, INVITE_LIFETIME_MS, normalizeInviteCode } from '../../domain/invite/codes.js';
-import { inviteDecider, openInvite, type InviteDelivery, type InvitePurpose, type InviteState } from '../../domain/invite/decider.js';
+import { generateInviteCode, hashInviteCode, INVITE_LIFETIME_MS, normalizeInviteCode } from '../../domain/invite/codes.js';
+import { inviteDecider, inviteWorks, type InviteDelivery, type InvitePurpose, type InviteState, type InviteUseFacts } from '../../domain/invite/decider.js';
 import { inviteBuckets } from '../../domain/identity/guess-buckets.js';
 import { passwordRule } from '../../domain/identity/passwords.js';
 import { requiredId } from '../../domain/identity/text-rules.js';
-import { userForCredentialWrite } from '../../access/access.js';
+import { mayStillWriteCredential, userForCredentialWrite } from '../../access/access.js';
 import type { Call } from '../../access/caller.js';
 import type { Ports, UserFacts } from '../ports.js';
 import { spend } from '../login/guesses.js';
-import { runCommand } from '../run.js';
+import { runCommand, stateNow } from '../run.js';
 import { written, type Written } from '../written.js';
 
 export interface CreateInviteCodeInput {
@@ -42,8 +44,7 @@ export interface CreatedInvite {
 
 /** The user's invitation as its events say now (a read: the decisions that spend a code are the runner's). */
 async function inviteStateOf(ports: Ports, userId: string): Promise<InviteState> {
-  const decider = inviteDecider(userId);
-  return (await ports.events.load('user', userId)).reduce((state, event) => decider.evolve(state, event as never), decider.initialState());
+  return stateNow(ports.events, { type: 'user', id: userId }, inviteDecider(userId));
 }
 
 /** What an invitation of this user is for (see the top of this file), or why there can be none. */
@@ -61,6 +62,27 @@ async function purposeOf(ports: Ports, user: UserFacts): Promise<InvitePurpose> 
   if (hasPasskey || keys.some((k) => k.state === 'ready') || totp?.state === 'ready') throw new KeyholdError('INVITE_USER_HAS_SECOND_FACTOR', { userId: user.id });
   return 'key';
 }
+
+/**
+ * What a use of a code depends on outside the user's own events, read just
+ * before the decision (and again when the runner decides again): what the
+ * user's credentials call for now, and whether the code's maker could still
+ * make it — a live user holding user.credential.write over this user with
+ * containment (a user promoted since, or a maker demoted or gone, ends it).
+ */
+async function useFactsOf(ports: Ports, userId: string, state: InviteState): Promise<InviteUseFacts> {
+  const user = state.code ? await ports.lookups.userFacts(userId) : undefined;
+  if (!user || !state.code) return { purposeNow: undefined, makerMayStill: false };
+  const [purposeNow, makerMayStill] = await Promise.all([
+    purposeOf(ports, user).catch((e: unknown) => {
+      if (e instanceof KeyholdError) return undefined;
+      throw e;
+    }),
+    mayStillWriteCredential(ports.lookups, state.code.createdBy, userId),
+  ]);
+  return { purposeNow, makerMayStill };
+}
+
 
 /** CreateInviteCode / ResendInviteCode: a new code (any earlier one stops working). `resend`: only where an invitation was made before. */
 export async function createInviteCode(
@@ -127,6 +149,7 @@ export async function useInviteCode(
           now: ports.clock.now(),
           ...(input.purpose ? { purpose: input.purpose } : {}),
           ...(passwordHash ? { password: { passwordHash } } : {}),
+          facts: await useFactsOf(ports, input.userId, state),
           actor: input.actor,
         };
       });
@@ -152,10 +175,9 @@ export async function checkInviteCode(ports: Ports, input: { userId: string; cod
   if (!held.ok) return { ok: false, reason: 'INVITE_CODE_SLOW_DOWN', retryAfterSeconds: held.waitSeconds };
   const { result } = await spend(held, async (counts) => {
     const state = await inviteStateOf(ports, input.userId);
-    const code = state.code;
-    const works = state.exists && state.active && code && openInvite(state, ports.clock.now()) && inviteCodeMatches(input.userId, input.code, code.hash);
+    const works = state.exists && state.human && state.active && inviteWorks(state, input.userId, input.code, ports.clock.now(), await useFactsOf(ports, input.userId, state));
     counts(works ? 'none' : 'failure');
-    return works ? { ok: true as const, purpose: code!.purpose } : { ok: false as const, reason: 'INVITE_CODE_WRONG' as const };
+    return works ? { ok: true as const, purpose: state.code!.purpose } : { ok: false as const, reason: 'INVITE_CODE_WRONG' as const };
   });
   return result;
 }

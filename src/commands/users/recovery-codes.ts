@@ -14,7 +14,7 @@ import { recoveryDecider, type RecoveryCommand } from '../../domain/user/recover
 import { visibleUser } from '../../access/access.js';
 import type { Call } from '../../access/caller.js';
 import type { Ports } from '../ports.js';
-import { runCommand, target, type Target } from '../run.js';
+import { runCommand, stateNow, target, type Target } from '../run.js';
 import { written, type Written } from '../written.js';
 
 /** A fresh set for `userId`: the codes to show once, and the command that stores their hashes. */
@@ -57,9 +57,7 @@ export async function firstFactorGenerations(ports: Pick<Ports, 'events'>, userI
 
 /** How many sets the user's events hold as generated: what a first factor's set is decided against in its append (ifGenerations). */
 export async function recoveryGenerations(ports: Pick<Ports, 'events'>, userId: string): Promise<number> {
-  const history = await ports.events.load('user', userId);
-  const decider = recoveryDecider(userId);
-  return history.reduce((s, e) => decider.evolve(s, e as Parameters<typeof decider.evolve>[1]), decider.initialState()).generations;
+  return (await stateNow(ports.events, { type: 'user', id: userId }, recoveryDecider(userId))).generations;
 }
 
 /** The runner target that writes a new set for `userId` (for a command that writes it together with something else). */

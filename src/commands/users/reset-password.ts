@@ -16,9 +16,10 @@ export async function resetPasswordViolations(ports: Ports, userId: string, pass
   return passwordRule('newPassword.password', password, facts.username);
 }
 
-export async function resetPassword(ports: Ports, input: { userId: string; password: string }): Promise<void> {
+/** `actor`: the administrator who had the link made (PasswordReset); absent: the user's own link from the login. */
+export async function resetPassword(ports: Ports, input: { userId: string; password: string; actor?: string }): Promise<void> {
   const violations = await resetPasswordViolations(ports, input.userId, input.password);
   if (violations.length) throw invalidRequest(violations);
   const passwordHash = await ports.secrets.passwordHash(input.password);
-  await runCommand(ports.events, { type: 'user', id: input.userId }, userDecider(input.userId), { kind: 'resetPassword', passwordHash, actor: input.userId });
+  await runCommand(ports.events, { type: 'user', id: input.userId }, userDecider(input.userId), { kind: 'resetPassword', passwordHash, actor: input.actor ?? input.userId });
 }

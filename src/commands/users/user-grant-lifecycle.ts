@@ -2,8 +2,10 @@
 // RemoveUserGrant. Every change obeys AddUserGrant's rules: the grant of the
 // call's org (another org's grant, or one of another user, is 404 as if none
 // existed), a user the caller sees and not removed (404), user.grant.write on the grant's
-// project (403), and the project's roles only (400 at roleKeys[i]).
-// Under a project grant, the roles stay within those it holds (400 at roleKeys[i]).
+// project (403; under a project grant, in the granted org itself), and the project's roles
+// only (400 at roleKeys[i]).
+// Under a project grant, the roles stay within those it holds (400 at roleKeys[i]),
+// and a grant whose project grant was removed is 404 to every change.
 // An inactive grant keeps its roles but gives none: the login check and the
 // roles claim read only active grants (store/queries/projects.ts).
 import { invalidRequest, KeyholdError, type FieldViolation } from '../../domain/errors/keyhold-error.js';
@@ -33,8 +35,15 @@ async function changeGrant(
   if (violations.length) throw invalidRequest(violations);
   const events = await runCommand(ports.events, { type: 'usergrant', id: ref.grantId }, userGrantDecider(ref.grantId), async (state) => {
     if (!state.exists || state.orgId !== orgId || state.userId !== ref.userId) throw new KeyholdError('USER_GRANT_NOT_FOUND', { grantId: ref.grantId });
+    // RemoveProjectGrant writes no event on the user grants under it (their rows go with its own):
+    // one whose project grant is gone is gone too.
+    if (state.projectGrantId && (await ports.lookups.projectGrantFor(state.projectId, orgId))?.id !== state.projectGrantId) {
+      throw new KeyholdError('USER_GRANT_NOT_FOUND', { grantId: ref.grantId });
+    }
     await visibleLiveUser(ports.lookups, caller, state.userId);
-    authorize(caller, 'user.grant.write', { orgId, projectId: state.projectId });
+    // Under a project grant, the granted org's admins only: a role on the project is the owning
+    // org's, and must not reach the user grants another org gave (as AddUserGrant).
+    authorize(caller, 'user.grant.write', state.projectGrantId ? { orgId } : { orgId, projectId: state.projectId });
     return command(state, caller);
   });
   return { written: written(events, ref.grantId) };

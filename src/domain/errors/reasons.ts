@@ -246,6 +246,13 @@ export const REASONS = {
       de: 'Der Benutzer {userId} ist der letzte ORG_OWNER der Organisation {orgId}: eine Organisation behält mindestens einen Eigentümer. Mache zuerst ein anderes Mitglied zum ORG_OWNER.',
     },
   },
+  LAST_SECOND_FACTOR: {
+    code: GrpcCode.FailedPrecondition,
+    messages: {
+      en: 'User {userId} keeps at least one second factor: the organization requires one. Add another security key, passkey or authenticator app first.',
+      de: 'Der Benutzer {userId} behält mindestens einen zweiten Faktor: die Organisation verlangt einen. Füge zuerst einen anderen Sicherheitsschlüssel, Passkey oder eine Authenticator-App hinzu.',
+    },
+  },
   LAST_IAM_OWNER: {
     code: GrpcCode.FailedPrecondition,
     messages: {
@@ -916,6 +923,13 @@ export const REASONS = {
       de: 'Das ist kein Code aus einer Authenticator-App. Ein Code hat 6 Ziffern, etwa 123456.',
     },
   },
+  EMAIL_CODE_MAIL_LIMIT: {
+    code: GrpcCode.ResourceExhausted,
+    messages: {
+      en: 'User {userId} was mailed {limit} codes in the last 15 minutes. Wait {seconds} seconds, then ask again.',
+      de: 'Dem Benutzer {userId} wurden in den letzten 15 Minuten {limit} Codes geschickt. Warte {seconds} Sekunden und frage dann erneut.',
+    },
+  },
   TOTP_SLOW_DOWN: {
     code: GrpcCode.ResourceExhausted,
     messages: {
@@ -1007,6 +1021,34 @@ export const REASONS = {
       de: 'Der Benutzer {userId} hat bereits einen zweiten Faktor. Weitere Schlüssel fügt der Benutzer nach der Anmeldung damit hinzu; eine Einladung ließe das Passwort allein einen hinzufügen.',
     },
   },
+  PASSWORD_RESET_NO_EMAIL: {
+    code: GrpcCode.FailedPrecondition,
+    messages: {
+      en: 'User {userId} has no address to send a reset link to. Give the user an address first, or set a new password (SetPassword).',
+      de: 'Der Benutzer {userId} hat keine Adresse, an die ein Link zum Zurücksetzen gehen könnte. Gib dem Benutzer zuerst eine Adresse oder setze ein neues Passwort (SetPassword).',
+    },
+  },
+  PASSWORD_RESET_LIMIT: {
+    code: GrpcCode.ResourceExhausted,
+    messages: {
+      en: 'User {userId} was sent {limit} reset links in the last {minutes} minutes (at the login or here). The links sent still work; ask again later.',
+      de: 'Dem Benutzer {userId} wurden in den letzten {minutes} Minuten {limit} Links zum Zurücksetzen geschickt (bei der Anmeldung oder hier). Die gesendeten Links gelten weiter; frage später erneut.',
+    },
+  },
+  PASSWORD_RESET_MAIL_NOT_CONFIGURED: {
+    code: GrpcCode.FailedPrecondition,
+    messages: {
+      en: 'Keyhold cannot send mail: no mail server is configured (KEYHOLD_SMTP_URL). Ask for the code instead (returnCode) and hand the link over, or set a new password.',
+      de: 'Keyhold kann keine Mail senden: Es ist kein Mailserver konfiguriert (KEYHOLD_SMTP_URL). Fordere stattdessen den Code an (returnCode) und gib den Link weiter, oder setze ein neues Passwort.',
+    },
+  },
+  PASSWORD_RESET_MAIL_UNAVAILABLE: {
+    code: GrpcCode.Unavailable,
+    messages: {
+      en: 'The mail server did not take the reset link. Try again shortly.',
+      de: 'Der Mailserver hat den Link zum Zurücksetzen nicht angenommen. Versuche es gleich noch einmal.',
+    },
+  },
   INVITE_MAIL_NOT_CONFIGURED: {
     code: GrpcCode.FailedPrecondition,
     messages: {
@@ -1019,6 +1061,48 @@ export const REASONS = {
     messages: {
       en: 'The mail server did not take the invitation. Try again shortly; the earlier code was replaced.',
       de: 'Der Mailserver hat die Einladung nicht angenommen. Versuche es gleich noch einmal; der frühere Code wurde ersetzt.',
+    },
+  },
+  EMAIL_CHANGED: {
+    code: GrpcCode.FailedPrecondition,
+    messages: {
+      en: 'The address of user {userId} changed meanwhile (or it has none): nothing was sent or verified for it. Try again with its current address.',
+      de: 'Die Adresse des Benutzers {userId} hat sich inzwischen geändert (oder er hat keine): Für sie wurde nichts gesendet oder bestätigt. Versuche es mit der aktuellen Adresse erneut.',
+    },
+  },
+  EMAIL_CODE_WRONG: {
+    code: GrpcCode.InvalidArgument,
+    messages: {
+      en: 'That verification code does not work: it is wrong, was already used, has expired or was sent to another address. Ask for a new code.',
+      de: 'Dieser Bestätigungscode funktioniert nicht: Er ist falsch, wurde schon verwendet, ist abgelaufen oder ging an eine andere Adresse. Fordere einen neuen Code an.',
+    },
+  },
+  EMAIL_CODE_SLOW_DOWN: {
+    code: GrpcCode.ResourceExhausted,
+    messages: {
+      en: 'Too many wrong verification codes. Wait {seconds} seconds, then try again.',
+      de: 'Zu viele falsche Bestätigungscodes. Warte {seconds} Sekunden und versuche es dann erneut.',
+    },
+  },
+  EMAIL_SELF_VERIFICATION: {
+    code: GrpcCode.PermissionDenied,
+    messages: {
+      en: 'A user cannot mark its own address as verified: it verifies it with the code sent there (sendCode or returnCode).',
+      de: 'Ein Benutzer kann seine eigene Adresse nicht als bestätigt markieren: Er bestätigt sie mit dem dorthin gesendeten Code (sendCode oder returnCode).',
+    },
+  },
+  EMAIL_MAIL_NOT_CONFIGURED: {
+    code: GrpcCode.FailedPrecondition,
+    messages: {
+      en: 'Keyhold cannot send mail: no mail server is configured (KEYHOLD_SMTP_URL). Ask for the code instead (returnCode) and hand it over.',
+      de: 'Keyhold kann keine Mail senden: Es ist kein Mailserver konfiguriert (KEYHOLD_SMTP_URL). Fordere stattdessen den Code an (returnCode) und gib ihn weiter.',
+    },
+  },
+  EMAIL_MAIL_UNAVAILABLE: {
+    code: GrpcCode.Unavailable,
+    messages: {
+      en: 'The mail server did not take the verification mail. Try again shortly (ResendEmailCode).',
+      de: 'Der Mailserver hat die Bestätigungsmail nicht angenommen. Versuche es gleich noch einmal (ResendEmailCode).',
     },
   },
   INTERNAL: {

@@ -1,9 +1,10 @@
 // Events of a user (human or machine) and of its personal access tokens.
+import type { EmailEventPayloads } from './email.js';
 import type { InviteEventPayloads } from './invite.js';
 import type { TotpEventPayloads } from './totp.js';
 
 /** The user's authenticator app (./totp.ts) and invitation (./invite.ts) are part of the user's aggregate. */
-export interface UserEventPayloads extends TotpEventPayloads, InviteEventPayloads {
+export interface UserEventPayloads extends TotpEventPayloads, InviteEventPayloads, EmailEventPayloads {
   'user.human.added': {
     username: string;
     givenName: string;
@@ -20,6 +21,12 @@ export interface UserEventPayloads extends TotpEventPayloads, InviteEventPayload
    * a new one at the next login.
    */
   'user.password.changed': { passwordHash: string; changeRequired: boolean };
+  /**
+   * PasswordReset: a reset link for the user was mailed (`mail`) or its code
+   * answered to the caller (`returned`). The code lives in the one-time code
+   * store, only as a hash, never here; the creator is who asked.
+   */
+  'user.password.reset.requested': { delivery: 'mail' | 'returned' };
   /**
    * A login through the OpenID Provider's login UI (src/login/):
    * the app's client id and how the user authenticated (`amr`, e.g. ["pwd"]).
@@ -90,6 +97,12 @@ export interface UserEventPayloads extends TotpEventPayloads, InviteEventPayload
   'user.recovery.code.used': { index: number; clientId: string };
   /** A wrong (or spent) recovery code typed at the login: the audit trail of guessing, counted by the throttle. */
   'user.recovery.code.check.failed': { clientId: string };
+  /**
+   * A security key or passkey the user removed on the account page while the org requires a
+   * second factor: written on the user beside the removal itself, so that two such removals at
+   * once meet on the user's sequence and the later one is decided again (one factor stays).
+   */
+  'user.factor.removed': { kind: 'u2f' | 'passkey'; id: string };
   /** RemoveAllU2F: with the keys go the codes (the next first key brings a new set). */
   'user.recovery.codes.removed': Record<string, never>;
   /**

@@ -48,6 +48,11 @@ export const LOGIN_TEXTS = {
     de: 'Ihr neues Passwort ist festgelegt, und Ihr Konto wurde überall abgemeldet. Melden Sie sich dort, wo Sie sich anmelden wollten, mit dem neuen Passwort an.',
   },
   passwordsDiffer: { en: 'The two passwords differ.', de: 'Die beiden Passwörter stimmen nicht überein.' },
+  verifyEmailTitle: { en: 'Confirm your address', de: 'Adresse bestätigen' },
+  verifyEmailIntro: { en: 'Enter the code from the mail to confirm this address is yours.', de: 'Geben Sie den Code aus der Mail ein, um zu bestätigen, dass diese Adresse Ihnen gehört.' },
+  verifyEmailCode: { en: 'Code', de: 'Code' },
+  verifyEmailConfirm: { en: 'Confirm', de: 'Bestätigen' },
+  verifyEmailDone: { en: 'Your address is confirmed. You can close this page.', de: 'Ihre Adresse ist bestätigt. Sie können diese Seite schließen.' },
   save: { en: 'Save and continue', de: 'Speichern und weiter' },
   consentTitle: { en: '{app} asks for access', de: '{app} bittet um Zugriff' },
   allow: { en: 'Allow', de: 'Erlauben' },
@@ -202,6 +207,18 @@ export const LOGIN_TEXTS = {
     en: 'Your account {username} was created. This organization requires a verified address before the first sign-in: sign in once your address is verified.',
     de: 'Dein Konto {username} wurde angelegt. Diese Organisation verlangt vor der ersten Anmeldung eine bestätigte Adresse: Melde dich an, sobald deine Adresse bestätigt ist.',
   },
+  registeredMailed: {
+    en: 'Your account {username} was created. We mailed a link to {username}: open it to verify your address (it works for one hour), then sign in.',
+    de: 'Dein Konto {username} wurde angelegt. Wir haben einen Link an {username} geschickt: Öffne ihn, um deine Adresse zu bestätigen (er gilt eine Stunde), und melde dich dann an.',
+  },
+  unverifiedMailed: {
+    en: 'Verify your address first: we mailed a new link to it. Open the newest link, then sign in again.',
+    de: 'Bestätige zuerst deine Adresse: Wir haben einen neuen Link an sie geschickt. Öffne den neuesten Link und melde dich dann erneut an.',
+  },
+  unverifiedWait: {
+    en: 'Verify your address first: links were mailed to it in the last minutes. Open the newest one, then sign in again.',
+    de: 'Bestätige zuerst deine Adresse: In den letzten Minuten wurden Links an sie geschickt. Öffne den neuesten und melde dich dann erneut an.',
+  },
   registeredSignIn: { en: 'Sign in', de: 'Anmelden' },
   continueWith: { en: 'Continue with {name}', de: 'Weiter mit {name}' },
   externalTitle: { en: 'Signing in with another provider', de: 'Anmeldung bei einem anderen Anbieter' },
@@ -214,9 +231,9 @@ export const LOGIN_TEXTS = {
     en: 'This {name} account is not linked to an account here. Sign in with your username to link it, or ask an administrator.',
     de: 'Dieses {name}-Konto ist mit keinem Konto hier verknüpft. Melde dich mit deinem Benutzernamen an, um es zu verknüpfen, oder wende dich an eine Administratorin oder einen Administrator.',
   },
-  externalMfa: {
-    en: 'Your organization requires a second factor that {name} did not confirm. Sign in with your username and second factor.',
-    de: 'Deine Organisation verlangt einen zweiten Faktor, den {name} nicht bestätigt hat. Melde dich mit deinem Benutzernamen und zweiten Faktor an.',
+  externalLinkPending: {
+    en: 'Your {name} account is not linked to an account here yet. Sign in to your account to link it: from then on, “Continue with {name}” signs you in.',
+    de: 'Dein {name}-Konto ist noch mit keinem Konto hier verknüpft. Melde dich bei deinem Konto an, um es zu verknüpfen: Danach meldet dich „Weiter mit {name}“ an.',
   },
 } as const satisfies Record<string, Texts>;
 

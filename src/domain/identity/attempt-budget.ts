@@ -62,6 +62,10 @@ export const BUCKETS = {
   'invite.user': { free: 10, clearedBySuccess: false },
   /** Wrong invitation codes from one address, whatever the user. */
   'invite.address': { free: 20, clearedBySuccess: false },
+  /** Wrong address-verification codes for one user, from every client together (a code is 40 random bits: a few tries, then waits). */
+  'email.user': { free: 5, clearedBySuccess: false },
+  /** Wrong address-verification codes from one address (or API caller), whatever the user. */
+  'email.address': { free: 20, clearedBySuccess: false },
   /** Unknown user codes typed in one browser session (the device sign-in page). */
   'usercode.session': { free: 5, clearedBySuccess: false },
   /** Unknown user codes typed from one address by browsers known to no account. */

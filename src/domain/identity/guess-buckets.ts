@@ -73,3 +73,12 @@ export function inviteBuckets(userId: string, client: { address: string } | { ca
     { kind: 'invite.address', key },
   ];
 }
+
+/** An address-verification code: the user's bucket, and the client's (a browser's address, or the API caller). */
+export function emailCodeBuckets(userId: string, client: { address: string } | { callerId: string }): BucketRequest[] {
+  const key = 'address' in client ? addressBucketKey(client.address) : `caller ${client.callerId}`;
+  return [
+    { kind: 'email.user', key: `user ${userId}` },
+    { kind: 'email.address', key },
+  ];
+}

@@ -46,7 +46,8 @@ export function idpDecider(idpId: string): Decider<IdpState, IdpCommand, IdpEven
       // Another scope's provider is not told apart from none.
       if (!state.exists || state.orgId !== command.orgId) throw new KeyholdError('IDP_NOT_FOUND', { idpId });
       if (command.kind === 'remove') return [{ ...own, type: 'idp.removed', payload: {} }];
-      if (command.settings.kind !== state.settings?.kind) throw invalidRequest([settingsKindViolation()]);
+      // A preset's provider by its own call only: another call would keep the preset's name on other endpoints.
+      if (command.settings.kind !== state.settings?.kind || (command.settings.preset ?? '') !== (state.settings?.preset ?? '')) throw invalidRequest([settingsKindViolation()]);
       const violations = settingsViolations(command.settings);
       if (violations.length) throw invalidRequest(violations);
       return [{ ...own, type: 'idp.changed', payload: { settings: command.settings } }];
@@ -54,4 +55,4 @@ export function idpDecider(idpId: string): Decider<IdpState, IdpCommand, IdpEven
   };
 }
 
-const settingsKindViolation = () => violation('id', { en: 'names a provider of another kind (OpenID Connect and OAuth 2.0 providers are updated by their own call)', de: 'nennt einen Anbieter anderer Art (OpenID-Connect- und OAuth-2.0-Anbieter werden mit ihrem eigenen Aufruf geändert)' });
+const settingsKindViolation = () => violation('id', { en: 'names a provider of another kind (OpenID Connect and OAuth 2.0 providers, and each preset such as Google, are updated by their own call)', de: 'nennt einen Anbieter anderer Art (OpenID-Connect- und OAuth-2.0-Anbieter sowie jede Vorlage wie Google werden mit ihrem eigenen Aufruf geändert)' });

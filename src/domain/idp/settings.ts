@@ -12,7 +12,8 @@ const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /** https, or http to the loopback host only (a provider on the same machine). */
 export function isProviderUrl(url: string): boolean {
-  if (url.length > MAX_URL) return false;
+  // Stored as typed: what the URL parser would quietly encode or drop (control characters, spaces) is refused.
+  if (url.length > MAX_URL || /[\s\u0000-\u001f\u007f]/.test(url)) return false;
   let u: URL;
   try {
     u = new URL(url);
@@ -39,10 +40,17 @@ export function settingsViolations(s: IdpSettings): FieldViolation[] {
   if (s.kind === 'oidc') {
     if (!isProviderUrl(s.issuer)) out.push(violation('issuer', URL_TEXT));
   } else {
-    for (const field of ['authorizationEndpoint', 'tokenEndpoint', 'userinfoEndpoint'] as const) {
-      if (!isProviderUrl(s[field])) out.push(violation(field, URL_TEXT));
+    // Named as the API's request names them (ZITADEL's userEndpoint for the userinfo endpoint).
+    for (const [field, name] of [['authorizationEndpoint', 'authorizationEndpoint'], ['tokenEndpoint', 'tokenEndpoint'], ['userinfoEndpoint', 'userEndpoint']] as const) {
+      if (!isProviderUrl(s[field])) out.push(violation(name, URL_TEXT));
     }
     if (!s.mapping.id?.trim()) out.push(violation('idAttribute', { en: 'is required: the userinfo field holding the person’s id', de: 'ist erforderlich: das Feld der Userinfo mit der Kennung der Person' }));
+    // Field names: short text without control characters (ZITADEL's idAttribute, Keyhold's mapping).
+    for (const [key, value] of Object.entries(s.mapping)) {
+      if (value !== undefined && (value.length > MAX_NAME || CONTROL.test(value))) {
+        out.push(violation(key === 'id' ? 'idAttribute' : `mapping.${key}`, { en: `must be a field name of at most ${MAX_NAME} characters, without control characters`, de: `muss ein Feldname von höchstens ${MAX_NAME} Zeichen sein, ohne Steuerzeichen` }));
+      }
+    }
   }
   if (s.options.isAutoCreation && !s.options.isCreationAllowed) {
     out.push(violation('providerOptions.isAutoCreation', { en: 'needs isCreationAllowed', de: 'setzt isCreationAllowed voraus' }));

@@ -103,6 +103,8 @@ export type UserCommand =
   | { kind: 'removeMachineSecret'; actor: string }
   | ({ kind: 'addPat'; actor: string } & TokenFacts)
   | ({ kind: 'setPassword'; actor: string } & PasswordFacts)
+  /** PasswordReset: a link for an active human user, mailed or answered (the code itself is stored elsewhere). */
+  | { kind: 'requestPasswordReset'; delivery: 'mail' | 'returned'; actor: string }
   /** A forgotten password set through a mailed link: the new password, and every session of the user ends with it. */
   | { kind: 'resetPassword'; passwordHash: string; actor: string }
   /** A login's outcome at the login UI: recorded for active human users (USER_NOT_ACTIVE otherwise). */
@@ -179,6 +181,9 @@ export function userDecider(userId: string): Decider<UserState, UserCommand, Use
           return { ...state, state: 'locked' };
         case 'user.self.registered':
           return { ...state, registrationUnverified: event.payload.verificationRequired };
+        // Verified for the address the user holds (the email decider appends it for no other): the registration's wait ends.
+        case 'user.email.verified':
+          return { ...state, registrationUnverified: false };
         case 'user.machine.secret.set':
           return { ...state, machineClientId: event.payload.clientId };
         case 'user.machine.secret.removed':
@@ -238,6 +243,12 @@ export function userDecider(userId: string): Decider<UserState, UserCommand, Use
             // Whoever knew the old password and signed in with it is signed out (the link's holder is not signed in either).
             { ...own(state.orgId), type: 'user.sessions.ended', payload: {} },
           ];
+        }
+        case 'requestPasswordReset': {
+          assertPasswordHolder(state, userId);
+          // The link could not be used (resetPassword refuses such a user): none is handed out.
+          if (state.state !== 'active') throw new KeyholdError('USER_NOT_ACTIVE', { userId });
+          return [{ ...own(state.orgId), type: 'user.password.reset.requested', payload: { delivery: command.delivery } }];
         }
         case 'recordLogin': {
           assertPasswordHolder(state, userId);

@@ -41,8 +41,6 @@ export type UserGrantCommand =
   | { kind: 'deactivate' | 'reactivate' | 'remove'; actor: string }
   /** The project's role was removed: the grant loses it (nothing when it does not hold it, or is gone). */
   | { kind: 'cascadeRemoveRole'; roleKey: string; actor: string }
-  /** The project grant it is under now holds only `roleKeys` (UpdateProjectGrant): the grant loses the others, one event each. */
-  | { kind: 'cascadeKeepRoles'; roleKeys: readonly string[]; actor: string }
   /** The grant's project was removed (nothing when the grant is gone already). */
   | { kind: 'cascadeRemove'; actor: string };
 
@@ -99,19 +97,10 @@ export function userGrantDecider(grantId: string): Decider<UserGrantState, UserG
           },
         ];
       }
-      if (command.kind === 'cascadeRemoveRole' || command.kind === 'cascadeRemove' || command.kind === 'cascadeKeepRoles') {
+      if (command.kind === 'cascadeRemoveRole' || command.kind === 'cascadeRemove') {
         if (!state.exists) return [];
         const own = { aggregateType: 'usergrant' as const, aggregateId: grantId, resourceOwner: state.orgId, creator: command.actor };
         if (command.kind === 'cascadeRemove') return [{ ...own, type: 'usergrant.cascade.removed', payload: {} }];
-        if (command.kind === 'cascadeKeepRoles') {
-          let roleKeys = [...state.roleKeys];
-          return state.roleKeys
-            .filter((k) => !command.roleKeys.includes(k))
-            .map((removedRoleKey) => {
-              roleKeys = roleKeys.filter((k) => k !== removedRoleKey);
-              return { ...own, type: 'usergrant.cascade.changed' as const, payload: { removedRoleKey, roleKeys } };
-            });
-        }
         if (!state.roleKeys.includes(command.roleKey)) return [];
         const roleKeys = state.roleKeys.filter((k) => k !== command.roleKey);
         return [{ ...own, type: 'usergrant.cascade.changed', payload: { removedRoleKey: command.roleKey, roleKeys } }];

@@ -29,5 +29,6 @@ export function registerForm(lang: Language, uid: string, hidden: string, app: s
   );
 }
 
-export const registeredBody = (lang: Language, uid: string, hidden: string, username: string) =>
-  `<h1>${t(lang, 'registeredTitle')}</h1><p id="registered">${t(lang, 'registered', { username })}</p>` + restartForm(lang, uid, hidden, username).replace(t(lang, 'notYou', { username }), t(lang, 'registeredSignIn'));
+/** `mailed`: a verification link went to the address (otherwise an administrator verifies it). */
+export const registeredBody = (lang: Language, uid: string, hidden: string, username: string, mailed = false) =>
+  `<h1>${t(lang, 'registeredTitle')}</h1><p id="registered">${t(lang, mailed ? 'registeredMailed' : 'registered', { username })}</p>` + restartForm(lang, uid, hidden, username).replace(t(lang, 'notYou', { username }), t(lang, 'registeredSignIn'));

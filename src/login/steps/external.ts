@@ -10,7 +10,7 @@ import type { Step } from './step.js';
 export const external: Step<StateOf<'external'>> = {
   actions: [],
   async render(ctx, state) {
-    const name = (await ctx.ports.offeredProviders(ctx.interaction.orgId)).find((p) => p.idpId === state.idpId)?.name ?? '';
+    const name = (await ctx.ports.offeredProviders(await ctx.ports.orgOfSignIn(ctx.interaction))).find((p) => p.idpId === state.idpId)?.name ?? '';
     const body = `<h1>${t(ctx.lang, 'externalTitle')}</h1><p>${t(ctx.lang, 'externalPending', { name })}</p><form method="post" action="${actionOf(ctx.interaction.uid, 'restart')}">${ctx.hidden}<button type="submit">${t(ctx.lang, 'startOver')}</button></form>`;
     return { page: { title: t(ctx.lang, 'externalTitle'), body } };
   },

@@ -3,8 +3,9 @@
 // otherwise), the form asks name, address and password; the
 // register-human-user command creates the user in that org. Then the login
 // goes on as after a right password (the second factor decided), or — where
-// the org requires it — the address is verified first: the login refuses the
-// user until then.
+// the org requires it — the address is verified first: a link is mailed, and
+// the login refuses the user until it is used (mailing a new one each time, up
+// to the per-user mail limit).
 import { registerButton, registerForm, registeredBody } from '../pages/register.js';
 import { t } from '../pages/layout.js';
 import type { StateOf } from '../state.js';
@@ -31,7 +32,11 @@ export const register: Step<StateOf<'register'>> = {
     const input = { orgId: rules.orgId, givenName: ctx.field('given_name'), familyName: ctx.field('family_name'), email: ctx.field('email'), password: chosen, rules };
     const done = await ctx.ports.register(input, { address: ctx.guessClient(undefined).address }, ctx.lang);
     if (!done.ok) return { outcome: { kind: 'refused' }, problem: { text: done.problem } };
-    if (rules.verification) return { outcome: { kind: 'registered', loginName: done.username, userId: done.userId, verificationRequired: true } };
+    if (rules.verification) {
+      // The link to verify the address, mailed now (address-code.ts); signing in before using it mails another.
+      await ctx.ports.mailAddressCode(done.userId, ctx.lang);
+      return { outcome: { kind: 'registered', loginName: done.username, userId: done.userId, verificationRequired: true } };
+    }
     const { secondFactor } = await decideSecondFactor(ctx.issuer, ctx.ports, done.userId);
     return { outcome: { kind: 'registered', loginName: done.username, userId: done.userId, verificationRequired: false, secondFactor, at: ctx.now() } };
   },
@@ -40,7 +45,7 @@ export const register: Step<StateOf<'register'>> = {
 export const registered: Step<StateOf<'registered'>> = {
   actions: [],
   async render(ctx, state) {
-    return { page: { title: t(ctx.lang, 'registeredTitle'), body: registeredBody(ctx.lang, ctx.interaction.uid, ctx.hidden, state.loginName) } };
+    return { page: { title: t(ctx.lang, 'registeredTitle'), body: registeredBody(ctx.lang, ctx.interaction.uid, ctx.hidden, state.loginName, ctx.ports.mailConfigured()) } };
   },
   async submit() {
     return { outcome: { kind: 'refused' } };

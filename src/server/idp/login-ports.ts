@@ -9,6 +9,7 @@ import type { Commands } from '../../commands/index.js';
 import type { IdpSecretStore } from '../../commands/ports.js';
 import type { IdpFacts } from '../../access/lookups.js';
 import type { ProviderConfig } from '../../domain/idp/provider.js';
+import { KeyholdError } from '../../domain/errors/keyhold-error.js';
 import { externalSignIn } from '../../login/external.js';
 import type { ExternalFinish, LoginPorts } from '../../login/ports.js';
 import type { ReadModel } from '../../queries/read-model.js';
@@ -27,12 +28,12 @@ const PROBLEM_OF = {
 
 export function externalLoginPorts(deps: {
   read: Pick<ReadModel, 'identityProvidersOffered' | 'identityProvider' | 'idpLink' | 'userFacts' | 'searchUsers' | 'defaultOrgId'>;
-  commands: Pick<Commands, 'useIdpLink' | 'linkAtLogin' | 'addHumanUser'>;
+  commands: Pick<Commands, 'useIdpLink' | 'linkAtLogin' | 'addHumanUser' | 'setEmail'>;
   secrets: () => IdpSecretStore;
   upstream: UpstreamClient;
   mfaRequired: (userId: string) => Promise<boolean>;
   log: Pick<Logger, 'warn'>;
-}): Pick<LoginPorts, 'offeredProviders' | 'startExternal' | 'finishExternal'> {
+}): Pick<LoginPorts, 'offeredProviders' | 'startExternal' | 'finishExternal' | 'linkPending'> {
   const orgOf = async (orgId: string | undefined) => orgId ?? (await deps.read.defaultOrgId()) ?? '';
   /** The provider, when the org's apps offer it. */
   const offered = async (idpId: string, orgId: string | undefined) => {
@@ -57,6 +58,16 @@ export function externalLoginPorts(deps: {
         return undefined;
       }
     },
+    async linkPending(link, userId) {
+      try {
+        await deps.commands.linkAtLogin({ idpId: link.idpId, subject: link.subject, userId, how: 'login' });
+        return true;
+      } catch (err) {
+        // The person's own login goes on whatever became of the link (it is already recorded).
+        deps.log.warn({ idpId: link.idpId, reason: err instanceof KeyholdError ? err.reason : err instanceof Error ? err.name : 'unknown' }, 'an identity waiting on a sign-in was not linked');
+        return false;
+      }
+    },
     async finishExternal({ idpId, orgId, clientId, callback, kept }): Promise<ExternalFinish> {
       const p = await offered(idpId, orgId);
       const name = p?.settings.name ?? '';
@@ -74,8 +85,8 @@ export function externalLoginPorts(deps: {
         { read: deps.read, commands: deps.commands, mfaRequired: deps.mfaRequired },
         { idpId, orgId: await orgOf(orgId), clientId, claims: vouched.claims, mapping: vouched.mapping },
       );
-      if (result.kind === 'login') return { kind: 'login', userId: result.userId, amr: result.amr, secondFactor: result.secondFactor, name };
-      if (result.kind === 'choose') return { kind: 'problem', text: 'externalNotLinked', name };
+      if (result.kind === 'login') return { kind: 'login', userId: result.userId, username: (await deps.read.userFacts(result.userId))?.username ?? '', amr: result.amr, secondFactor: result.secondFactor, name };
+      if (result.kind === 'choose') return result.link ? { kind: 'unlinked', subject: result.identity.subject, name } : { kind: 'problem', text: 'externalNotLinked', name };
       return { kind: 'problem', text: PROBLEM_OF[result.reason], name };
     },
   };

@@ -27,30 +27,9 @@ export interface Vouched {
   mapping: FieldMapping;
 }
 
-/** Why an exchange failed: `denied` the person (or the upstream) said no; `refused` the answer failed a check; `unavailable` the upstream could not be reached. */
-export type FailureKind = 'denied' | 'refused' | 'unavailable';
-
-export class UpstreamFailure extends Error {
-  constructor(
-    readonly kind: FailureKind,
-    /** The upstream's error or the failed check, for the log (never the code, tokens or secret). */
-    readonly detail: string,
-  ) {
-    super(`upstream ${kind}: ${detail}`);
-    this.name = 'UpstreamFailure';
-  }
-}
-
-/** http only to the loopback host (a provider on the same machine, and the tests); everything else is https. */
-export const isAllowedEndpoint = (url: string): boolean => {
-  try {
-    const u = new URL(url);
-    if (u.protocol === 'https:') return true;
-    return u.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(u.hostname);
-  } catch {
-    return false;
-  }
-};
+export { UpstreamFailure, type FailureKind } from './upstream-failure.js';
+import { UpstreamFailure } from './upstream-failure.js';
+import { guardedFetch, type EgressPolicy } from './guarded-fetch.js';
 
 const DISCOVERY_KEPT_MS = 10 * 60 * 1000;
 const TIMEOUT_S = 10;
@@ -64,11 +43,15 @@ export interface UpstreamClient {
 /** An openid-client error as the log says it: its code and the upstream's `error` / `error_description`. */
 function failureOf(err: unknown): UpstreamFailure {
   if (err instanceof UpstreamFailure) return err;
+  // The guarded fetch's refusal, wrapped by the library.
+  if ((err as { cause?: unknown })?.cause instanceof UpstreamFailure) return (err as { cause: UpstreamFailure }).cause;
   const e = err as { name?: string; code?: string; error?: string; error_description?: string; message?: string; cause?: unknown };
   // The upstream's words go to the log only, cut to a line's worth.
   const said = (text: string | undefined) => (text ? `: ${text.slice(0, 300)}` : '');
   if (e?.name === 'AuthorizationResponseError') return new UpstreamFailure('denied', `${(e.error ?? 'error').slice(0, 100)}${said(e.error_description)}`);
   if (e?.name === 'ResponseBodyError') return new UpstreamFailure('refused', `token endpoint: ${(e.error ?? 'error').slice(0, 100)}${said(e.error_description)}`);
+  // The library's own refusal of an http endpoint: the operator's setting is what allows it.
+  if (e?.code === 'OAUTH_HTTP_REQUEST_FORBIDDEN') return new UpstreamFailure('refused', 'only https is allowed (KEYHOLD_IDP_PRIVATE_NETWORKS=allow lets an operator allow http)');
   if (e?.name === 'TypeError' || e?.name === 'AbortError' || e?.name === 'TimeoutError' || e?.code === 'OAUTH_TIMEOUT') return new UpstreamFailure('unavailable', e.message ?? 'unreachable');
   // openid-client's error wraps the check that failed (oauth4webapi's, whose message names the claim or
   // parameter, never its value: a value may be a code or a token).
@@ -76,8 +59,17 @@ function failureOf(err: unknown): UpstreamFailure {
   return new UpstreamFailure('refused', `${e?.code ?? e?.name ?? 'error'}: ${e?.message ?? ''}${inner}`.slice(0, 300));
 }
 
-export function upstreamClient(opts: { now?: () => number } = {}): UpstreamClient {
+export function upstreamClient(opts: { now?: () => number; egress?: EgressPolicy } = {}): UpstreamClient {
   const now = opts.now ?? Date.now;
+  // Every request to an upstream: discovery, keys, token, userinfo (./guarded-fetch.ts).
+  const egress = opts.egress ?? { allowPrivateNetworks: false };
+  const fetchGuarded = guardedFetch(egress);
+  /** The configuration's requests through the guarded fetch; http only where the operator allows it (checked there too). */
+  const guarded = (config: client.Configuration, url: string): client.Configuration => {
+    config[client.customFetch] = fetchGuarded;
+    if (url.startsWith('http:') && egress.allowPrivateNetworks) client.allowInsecureRequests(config);
+    return config;
+  };
   const discovered = new Map<string, { at: number; config: Promise<client.Configuration> }>();
 
   /** The provider's configuration: the discovered metadata (kept a while) or the given endpoints. */
@@ -91,15 +83,15 @@ export function upstreamClient(opts: { now?: () => number } = {}): UpstreamClien
         { client_secret: clientSecret },
         client.ClientSecretPost(clientSecret),
       );
-      if (!provider.authorizationEndpoint.startsWith('https:')) client.allowInsecureRequests(config);
-      return config;
+      return guarded(config, provider.authorizationEndpoint);
     }
     const key = `${provider.id} ${provider.issuer} ${provider.clientId}`;
     const held = discovered.get(key);
     if (held && now() - held.at < DISCOVERY_KEPT_MS) return withSecret(await held.config, provider, clientSecret);
-    const insecure = provider.issuer.startsWith('http:');
+    const insecure = provider.issuer.startsWith('http:') && egress.allowPrivateNetworks;
     const config = client.discovery(new URL(provider.issuer), provider.clientId, clientSecret, undefined, {
       timeout: TIMEOUT_S,
+      [client.customFetch]: fetchGuarded,
       ...(insecure ? { execute: [client.allowInsecureRequests] } : {}),
     });
     discovered.set(key, { at: now(), config });
@@ -112,8 +104,7 @@ export function upstreamClient(opts: { now?: () => number } = {}): UpstreamClien
     const fresh = new client.Configuration(config.serverMetadata(), provider.clientId, clientSecret);
     // The same bound as discovery for the token, userinfo and key requests (the library's default is 30 s).
     fresh.timeout = TIMEOUT_S;
-    if (provider.kind === 'oidc' && provider.issuer.startsWith('http:')) client.allowInsecureRequests(fresh);
-    return fresh;
+    return guarded(fresh, provider.kind === 'oidc' ? provider.issuer : '');
   }
 
   return {

@@ -65,8 +65,8 @@ export async function accountClaims(ctx: Any, id: string, read: AccountRead, rol
         family_name: user.familyName ?? undefined,
         updated_at: Math.floor(user.changedAt.getTime() / 1000),
         email: user.email ?? undefined,
-        // Keyhold does not verify email addresses yet.
-        email_verified: user.email ? false : undefined,
+        // True once the address was verified (its code, an administrator, a trusted provider) and not changed since.
+        email_verified: user.email ? Boolean(user.emailVerified) : undefined,
       };
       if (scopes.has(METADATA_SCOPE)) {
         const entries = await read.userMetadataOf(user.id);

@@ -35,8 +35,8 @@ export function interactionPort(deps: {
 
   async function save(view: LoginInteraction, state: LoginState): Promise<void> {
     const interaction = of(view);
-    // The start of a sign-in is nothing stored; the consent prompt is never stored (a done login is, read back as none).
-    interaction.result = state.step === 'identify' ? undefined : { keyhold: state };
+    // The start of a sign-in is nothing stored (unless a link waits on it); the consent prompt is never stored (a done login is, read back as none).
+    interaction.result = state.step === 'identify' && !state.link ? undefined : { keyhold: state };
     await interaction.persist();
     view.state = state;
   }
@@ -92,9 +92,12 @@ export function interactionPort(deps: {
     async saveIfStill(view, expected, state) {
       const at = (field: string, value: string | undefined): StoredExpectation => ({ path: [...STATE_PATH, field], equals: value ?? null });
       const still: StoredExpectation[] = [
-        // The first page is stored as nothing (save).
-        at('step', expected.step === 'identify' ? undefined : expected.step),
+        // The first page is stored as nothing (save), unless a link waits on it.
+        at('step', expected.step === 'identify' && !expected.link ? undefined : expected.step),
         at('userId', 'userId' in expected ? expected.userId : undefined),
+        // A link dropped or replaced meanwhile (another tab started over) is not brought back.
+        { path: [...STATE_PATH, 'link', 'subject'], equals: expected.link?.subject ?? null },
+        { path: [...STATE_PATH, 'link', 'idpId'], equals: expected.link?.idpId ?? null },
       ];
       // Finishing compares the step and its user only: a key challenge another request's page issued
       // meanwhile does not undo a login whose own challenge was already taken (by its own conditional save).

@@ -4,6 +4,7 @@ import type { EventTypeName } from '../../domain/events/index.js';
 import type { SqlRunner, SqlStatement } from '../sql.js';
 import { appKeysProjection } from './app-keys.js';
 import { appsProjection } from './apps.js';
+import { emailCodesProjection } from './email-codes.js';
 import { identityProvidersProjection, idpLinksProjection } from './identity-providers.js';
 import { instancesProjection } from './instances.js';
 import { machineUsersProjection } from './machine-users.js';
@@ -48,6 +49,7 @@ export const projections: readonly Projection[] = [
   identityProvidersProjection,
   idpLinksProjection,
   userSessionsProjection,
+  emailCodesProjection,
 ];
 
 type AnyEvent = { [K in EventTypeName]: ProjectableEvent<K> }[EventTypeName];

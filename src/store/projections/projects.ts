@@ -108,8 +108,12 @@ export const userGrantsProjection: Projection = {
     from (select 1) as one
     left join lateral (select g.role_keys from project_grants g where g.id = ${e.payload.projectGrantId ?? null}::text for share) as pg on true
     where ${e.payload.projectGrantId ?? null}::text is null or pg.role_keys is not null`,
+  // A cascade only takes keys away: the row keeps those of its keys the event still names. The
+  // event's list comes from the grant's stream, which misses a narrowing of its project grant that
+  // raced the grant's own add (the row never held that key): writing the list whole would give
+  // the dropped key back.
   'usergrant.cascade.changed': (e) => sql`
-    update user_grants set role_keys = ${e.payload.roleKeys}::text[],
+    update user_grants set role_keys = array(select k from unnest(role_keys) with ordinality as u(k, n) where k = any(${e.payload.roleKeys}::text[]) order by u.n),
       changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence}
     where id = ${e.aggregateId}`,
   'usergrant.cascade.removed': (e) => sql`delete from user_grants where id = ${e.aggregateId}`,

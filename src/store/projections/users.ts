@@ -37,6 +37,8 @@ export const usersProjection: Projection = {
   'user.recovery.code.used': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
   'user.recovery.code.check.failed': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
   'user.recovery.codes.removed': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
+  // The key or passkey goes by its own event; here only the user's version moves on.
+  'user.factor.removed': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
   // The authenticator app lives in user_totp (./user-totp.ts); here only the user's version moves on.
   'user.totp.added': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
   'user.totp.verified': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
@@ -48,6 +50,12 @@ export const usersProjection: Projection = {
   'user.invite.code.used': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
   'user.invite.code.check.failed': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
   // Registered under "verification before the first login": the login refuses the user until its address is verified.
+  // Only the address it was verified for (a verification racing a change of address verifies nothing).
+  'user.email.verified': (e) => sql`
+    update users set email_verified = true, registration_unverified = false, changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence}
+    where id = ${e.aggregateId} and email = ${e.payload.email}`,
+  'user.email.code.added': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
+  'user.email.code.check.failed': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
   'user.self.registered': (e) => sql`update users set registration_unverified = ${e.payload.verificationRequired}, sequence = ${e.sequence} where id = ${e.aggregateId}`,
   // The token row lives in `personal_access_tokens`; here only the user's version moves on.
   'user.pat.added': (e) => sql`
@@ -63,8 +71,9 @@ export const usersProjection: Projection = {
   'user.metadata.removed': (e) => sql`
     update users set changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence}
     where id = ${e.aggregateId}`,
+  // Another address is not verified (the right-hand side reads the row as it was).
   'user.human.changed': (e) => sql`
-    update users set username = ${e.payload.username}, username_key = ${usernameKey(e.payload.username)}, login_name_key = ${usernameKey(e.payload.username)}, given_name = ${e.payload.givenName},
+    update users set email_verified = email_verified and email is not distinct from ${e.payload.email}, username = ${e.payload.username}, username_key = ${usernameKey(e.payload.username)}, login_name_key = ${usernameKey(e.payload.username)}, given_name = ${e.payload.givenName},
       family_name = ${e.payload.familyName}, display_name = ${e.payload.displayName}, email = ${e.payload.email},
       changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence}
     where id = ${e.aggregateId}`,

@@ -4,7 +4,7 @@ import { and, asc, count, desc, eq, max, sql as dsql, type SQL } from 'drizzle-o
 import { alias, type PgColumn } from 'drizzle-orm/pg-core';
 import type { Listed, Page, TextFilter } from '../../domain/lists.js';
 import type { Db } from '../database.js';
-import { events, orgs, projectGrants, projects, userGrants } from '../schema.js';
+import { events, orgs, projectGrants, projects } from '../schema.js';
 import { sql, type SqlRunner } from '../sql.js';
 import { textCondition } from './search.js';
 
@@ -28,11 +28,6 @@ export async function findProjectGrantFor(db: SqlRunner, projectId: string, gran
 export async function isProjectGrantedTo(db: SqlRunner, projectId: string, orgId: string): Promise<boolean> {
   const rows = await db.query(sql`select 1 from project_grants where project_id = ${projectId} and granted_org_id = ${orgId} and state = 'active'`);
   return rows.length > 0;
-}
-
-/** The ids of the user grants given under the project grant (RemoveProjectGrant, UpdateProjectGrant). */
-export async function userGrantIdsOfProjectGrant(db: Db, grantId: string): Promise<string[]> {
-  return (await db.select({ id: userGrants.id }).from(userGrants).where(eq(userGrants.projectGrantId, grantId))).map((r) => r.id);
 }
 
 /** What ListProjectGrants, ListGrantedProjects and GetProjectGrantByID search by (all must match). */

@@ -56,6 +56,6 @@ export async function projectRolesOfUser(db: SqlRunner, userId: string, projectI
     join orgs o on o.id = g.org_id
     where g.user_id = ${userId} and g.project_id = ${projectId} and g.state = 'active'
       and (g.project_grant_id is null
-           or exists (select 1 from project_grants pg where pg.id = g.project_grant_id and pg.state = 'active'))
+           or exists (select 1 from project_grants pg where pg.id = g.project_grant_id and pg.state = 'active' and k.role_key = any(pg.role_keys)))
     order by k.role_key, g.org_id`);
 }

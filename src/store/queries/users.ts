@@ -10,7 +10,7 @@ export const userColumns = publicColumns;
 
 /** The public columns (userColumns) as plain SQL selects them, named as UserRow names them. */
 const USER_SELECT = `select id, org_id as "orgId", kind, username, username_key as "usernameKey", login_name_key as "loginNameKey", given_name as "givenName", family_name as "familyName",
-      display_name as "displayName", email, name, description, state, created_at as "createdAt",
+      display_name as "displayName", email, email_verified as "emailVerified", name, description, state, created_at as "createdAt",
       changed_at as "changedAt", sequence,
       coalesce((select o.state = 'active' from orgs o where o.id = users.org_id), false) as "orgActive"
     from users`;

@@ -1,8 +1,8 @@
 // Project grants through real clients on PGlite and (with TEST_DATABASE_URL)
 // PostgreSQL: AddProjectGrant, ListProjectGrants, GetProjectGrantByID,
 // ListGrantedProjects, UpdateProjectGrant, Deactivate/ReactivateProjectGrant,
-// RemoveProjectGrant over REST and gRPC with their 400/401/403/404/409/412
-// answers; the granted org's user grants, bounded by the project grant's roles
+// RemoveProjectGrant over REST and gRPC with their 400/401/403/404/409
+// answers (a failed precondition is REST 400); the granted org's user grants, bounded by the project grant's roles
 // and following it (narrowed, removed); RemoveProjectRole taking the role from
 // project grants; racing adds (one wins) and a removal racing user grant adds
 // (no user grant survives it).
@@ -14,6 +14,7 @@ import { UserService } from '../../../gen/keyhold/user/v2/user_pb.js';
 import { announcePostgresSkip, postgresAvailable } from '../../support/databases.js';
 import { reasonOrOk, restFields, restReason, rpcError } from '../../support/errors.js';
 import { addOrg, bearer, inOrg, machineCaller, type MachineCaller } from '../../support/identity.js';
+import { MAX_CASCADE } from '../../../src/commands/projects/cascade-bound.js';
 import { startTestKeyhold, type TestKeyhold } from '../../support/keyhold.js';
 
 announcePostgresSkip('project grants on PostgreSQL');
@@ -125,7 +126,7 @@ describe.each(backends)('project grants on $backend', ({ postgres }) => {
     const [grant] = (await as(ownerAdmin).listProjectGrants({ projectId })).result;
     expect(grant?.grantedRoleKeys).toEqual(['reader']);
 
-    // On the grant: an unknown one is 404, deactivating twice 412, roles outside the project 400.
+    // On the grant: an unknown one is 404, deactivating twice FAILED_PRECONDITION, roles outside the project 400.
     expect((await rpcError(as(ownerAdmin).getProjectGrantByID({ projectId, grantId: '01nosuchgrant' }))).reason).toBe('PROJECT_GRANT_NOT_FOUND');
     expect((await rpcError(as(ownerAdmin).removeProjectGrant({ projectId, grantId: '01nosuchgrant' }))).code).toBe(Code.NotFound);
     await as(ownerAdmin).deactivateProjectGrant({ projectId, grantId: grant!.grantId });
@@ -166,7 +167,7 @@ describe.each(backends)('project grants on $backend', ({ postgres }) => {
     expect((await as(ownerAdmin).getProjectGrantByID({ projectId, grantId })).projectGrant?.grantedRoleKeys).toEqual(['admin']);
     expect(await partnerGrants(projectId)).toEqual(expect.arrayContaining([[ada, [], grantId], [bob, [], grantId]]));
 
-    // A deactivated project grant: no new user grant under it (412).
+    // A deactivated project grant: no new user grant under it (FAILED_PRECONDITION, REST 400).
     await as(ownerAdmin).deactivateProjectGrant({ projectId, grantId });
     const carol = await partnerUser();
     expect((await rpcError(grantAs(['admin'], carol))).reason).toBe('PROJECT_GRANT_NOT_ACTIVE');
@@ -181,6 +182,86 @@ describe.each(backends)('project grants on $backend', ({ postgres }) => {
     // Without the grant, the project is not the partner's to grant at all.
     expect((await rpcError(grantAs(['admin']))).reason).toBe('PROJECT_NOT_FOUND');
   });
+
+  it('user grant adds racing a narrowing UpdateProjectGrant, then RemoveProjectRole of another role: no user grant holds the dropped role, in the list or in tokens (8 adds, 6 rounds)', async () => {
+    const users = await Promise.all(Array.from({ length: 8 }, () => partnerUser()));
+    for (let round = 0; round < 6; round++) {
+      const projectId = await newProject(['reader', 'writer', 'admin']);
+      const { grantId } = await as(ownerAdmin).addProjectGrant({ projectId, grantedOrgId: partner, roleKeys: ['reader', 'writer', 'admin'] });
+      // The narrowing starts among the adds, which are staggered over its few milliseconds.
+      const narrowing = new Promise((r) => setTimeout(r, 2)).then(() => as(ownerAdmin).updateProjectGrant({ projectId, grantId, roleKeys: ['reader', 'admin'] }));
+      const adds = users.map(async (userId, i) => {
+        await new Promise((r) => setTimeout(r, i / 2));
+        return reasonOrOk(as(partnerAdmin).addUserGrant({ userId, projectId, roleKeys: ['reader', 'writer', 'admin'] }));
+      });
+      const outcomes = await Promise.all(adds);
+      await narrowing;
+      // Adds decided after the narrowing are refused at the key; those before or during it go through.
+      expect(outcomes.every((o) => o === 'OK' || o === 'INVALID_REQUEST'), outcomes.join()).toBe(true);
+      await admin().removeProjectRole({ projectId, roleKey: 'admin' });
+      for (const [userId, roleKeys] of await partnerGrants(projectId)) {
+        expect(roleKeys, `round ${round}, ${String(userId)}`).not.toContain('writer');
+        expect(roleKeys).not.toContain('admin');
+      }
+      for (const userId of users) {
+        const roles = (await kh.readModel.projectRolesOfUser(userId, projectId)).map((r) => r.roleKey);
+        expect(roles.filter((k) => k !== 'reader'), `round ${round}`).toEqual([]);
+      }
+    }
+  });
+
+  it('tokens name only roles the project grant still holds, whatever a user grant\u2019s row says', async () => {
+    const projectId = await newProject(['reader', 'writer']);
+    const { grantId } = await as(ownerAdmin).addProjectGrant({ projectId, grantedOrgId: partner, roleKeys: ['reader'] });
+    const userId = await partnerUser();
+    await as(partnerAdmin).addUserGrant({ userId, projectId, projectGrantId: grantId, roleKeys: ['reader'] });
+    // A row that names more than its project grant (as a projection bug or a hand edit would leave it).
+    await kh.database.sql.query({ text: `update user_grants set role_keys = array['reader', 'writer'] where user_id = $1 and project_id = $2`, params: [userId, projectId] });
+    expect((await kh.readModel.projectRolesOfUser(userId, projectId)).map((r) => r.roleKey)).toEqual(['reader']);
+  });
+
+  it(`more than ${MAX_CASCADE} user grants under a project grant: UpdateProjectGrant narrows them all and RemoveProjectGrant removes them all, in one step each`, async () => {
+    const projectId = await newProject(['reader', 'writer']);
+    const { grantId } = await as(ownerAdmin).addProjectGrant({ projectId, grantedOrgId: partner, roleKeys: ['reader', 'writer'] });
+    const userId = await partnerUser();
+    const { userGrantId } = await as(partnerAdmin).addUserGrant({ userId, projectId, roleKeys: ['reader', 'writer'] });
+    // The other rows as many AddUserGrants would leave them (written directly: 5,000 calls would take minutes).
+    await kh.database.sql.query({
+      text: `insert into user_grants (id, user_id, project_id, org_id, role_keys, state, project_grant_id, created_at, changed_at, sequence)
+             select 'bulk-' || $1 || '-' || i, 'bulk-user-' || i, $1, $2, array['reader', 'writer'], 'active', $3, now(), now(), 1
+             from generate_series(1, $4::int) as i`,
+      params: [projectId, partner, grantId, MAX_CASCADE],
+    });
+    expect(await rowsOf(projectId)).toBe(MAX_CASCADE + 1);
+
+    const narrowed = await kh.rest('PUT', `${grants(projectId)}/${grantId}`, { roleKeys: ['reader'] }, bearer(ownerAdmin.token));
+    expect(narrowed.status, JSON.stringify(narrowed.body)).toBe(200);
+    const holdingWriter = await kh.database.sql.query<{ n: number | string }>({ text: `select count(*) as n from user_grants where project_id = $1 and 'writer' = any(role_keys)`, params: [projectId] });
+    expect(Number(holdingWriter[0]!.n)).toBe(0);
+    const [listed] = (await as(partnerAdmin).listUserGrants({ queries: [{ query: { case: 'userIdQuery', value: { userId } } }] })).result.filter((g) => g.projectId === projectId);
+    expect([listed?.roleKeys, listed?.projectGrantId]).toEqual([['reader'], grantId]);
+    expect((await kh.readModel.projectRolesOfUser(userId, projectId)).map((r) => r.roleKey)).toEqual(['reader']);
+
+    const removed = await kh.rest('DELETE', `${grants(projectId)}/${grantId}`, undefined, bearer(ownerAdmin.token));
+    expect(removed.status, JSON.stringify(removed.body)).toBe(200);
+    expect(await rowsOf(projectId)).toBe(0);
+    expect(await kh.readModel.projectRolesOfUser(userId, projectId)).toEqual([]);
+    // The user grant went with it: every change of it is 404, as for one that never existed.
+    const ref = { userId, grantId: userGrantId };
+    for (const change of [
+      () => as(partnerAdmin).updateUserGrant({ ...ref, roleKeys: ['reader'] }),
+      () => as(partnerAdmin).deactivateUserGrant(ref),
+      () => as(partnerAdmin).reactivateUserGrant(ref),
+      () => as(partnerAdmin).removeUserGrant(ref),
+    ]) {
+      expect(await reasonOrOk(change())).toBe('USER_GRANT_NOT_FOUND');
+    }
+    // Granted again, the project takes a new user grant for the user (the old one does not count).
+    await as(ownerAdmin).addProjectGrant({ projectId, grantedOrgId: partner, roleKeys: ['reader'] });
+    expect(await reasonOrOk(as(partnerAdmin).deactivateUserGrant(ref))).toBe('USER_GRANT_NOT_FOUND');
+    await as(partnerAdmin).addUserGrant({ userId, projectId, roleKeys: ['reader'] });
+    expect((await kh.readModel.projectRolesOfUser(userId, projectId)).map((r) => r.roleKey)).toEqual(['reader']);
+  }, 60_000);
 
   it('racing AddProjectGrants for one project and org: one wins, the others get 409 (8 at once, 3 rounds)', async () => {
     for (let round = 0; round < 3; round++) {
@@ -216,5 +297,75 @@ describe.each(backends)('project grants on $backend', ({ postgres }) => {
     }
     // PGlite runs one statement at a time: there the adds after the removal meet a grant already gone.
     expect(seen.length).toBe(32);
+  });
+
+  it('only the granted org\u2019s admins change its user grants: a PROJECT_OWNER of the project is 403 there, whatever role it holds in that org', async () => {
+    const projectId = await newProject(['reader', 'writer']);
+    await admin().addProjectMember({ projectId, userId: projectOwner.userId, roles: ['PROJECT_OWNER'] });
+    const { grantId } = await as(ownerAdmin).addProjectGrant({ projectId, grantedOrgId: partner, roleKeys: ['reader', 'writer'] });
+    const [userId, other] = [await partnerUser(), await partnerUser()];
+    const { userGrantId } = await as(partnerAdmin).addUserGrant({ userId, projectId, roleKeys: ['reader'] });
+    // A viewer in the partner org may act in its context; its project role must not reach the partner's grants.
+    await admin(partner).addOrgMember({ userId: projectOwner.userId, roles: ['ORG_OWNER_VIEWER'] });
+    try {
+      const intruder = as(projectOwner, inOrg(partner));
+      const ref = { userId, grantId: userGrantId };
+      for (const change of [
+        () => intruder.addUserGrant({ userId: other, projectId, roleKeys: ['reader'] }),
+        () => intruder.updateUserGrant({ ...ref, roleKeys: ['reader', 'writer'] }),
+        () => intruder.deactivateUserGrant(ref),
+        () => intruder.reactivateUserGrant(ref),
+        () => intruder.removeUserGrant(ref),
+      ]) {
+        expect(await reasonOrOk(change())).toBe('PERMISSION_DENIED');
+      }
+      const rest = await kh.rest('PUT', `/management/v1/users/${userId}/grants/${userGrantId}`, { roleKeys: ['writer'] }, { ...bearer(projectOwner.token), ...inOrg(partner) });
+      expect([rest.status, restReason(rest.body)]).toEqual([403, 'PERMISSION_DENIED']);
+      expect(await partnerGrants(projectId)).toEqual([[userId, ['reader'], grantId]]);
+      // The partner's own ORG_OWNER can.
+      await as(partnerAdmin).updateUserGrant({ ...ref, roleKeys: ['reader', 'writer'] });
+      expect(await partnerGrants(projectId)).toEqual([[userId, ['reader', 'writer'], grantId]]);
+    } finally {
+      await admin(partner).removeOrgMember({ userId: projectOwner.userId });
+    }
+  });
+
+  it('the project grant of a removed org is 404 to every change, as one that never existed', async () => {
+    const projectId = await newProject(['reader', 'writer']);
+    const goneOrg = await addOrg(kh, `Gone ${postgres}`);
+    const { grantId } = await as(ownerAdmin).addProjectGrant({ projectId, grantedOrgId: goneOrg, roleKeys: ['reader'] });
+    await admin(goneOrg).removeOrg({});
+    const ref = { projectId, grantId };
+    for (const change of [
+      () => as(ownerAdmin).updateProjectGrant({ ...ref, roleKeys: ['reader', 'writer'] }),
+      () => as(ownerAdmin).deactivateProjectGrant(ref),
+      () => as(ownerAdmin).reactivateProjectGrant(ref),
+      () => as(ownerAdmin).removeProjectGrant(ref),
+    ]) {
+      expect(await reasonOrOk(change())).toBe('PROJECT_GRANT_NOT_FOUND');
+    }
+    const rest = await kh.rest('PUT', `${grants(projectId)}/${grantId}`, { roleKeys: ['writer'] }, bearer(ownerAdmin.token));
+    expect([rest.status, restReason(rest.body)]).toEqual([404, 'PROJECT_GRANT_NOT_FOUND']);
+    expect((await as(ownerAdmin).listProjectGrants({ projectId })).result).toEqual([]);
+  });
+
+  it('a deactivated project grant gives no role in tokens and takes no user grant (400 FAILED_PRECONDITION over REST); reactivated, the roles count again', async () => {
+    const projectId = await newProject(['reader']);
+    const { grantId } = await as(ownerAdmin).addProjectGrant({ projectId, grantedOrgId: partner, roleKeys: ['reader'] });
+    const [userId, other] = [await partnerUser(), await partnerUser()];
+    await as(partnerAdmin).addUserGrant({ userId, projectId, roleKeys: ['reader'] });
+    const roles = async () => (await kh.readModel.projectRolesOfUser(userId, projectId)).map((r) => r.roleKey);
+    expect(await roles()).toEqual(['reader']);
+
+    await as(ownerAdmin).deactivateProjectGrant({ projectId, grantId });
+    expect(await roles()).toEqual([]);
+    // The user grant itself is kept (listed, active); only the project grant's state takes its roles.
+    expect(await partnerGrants(projectId)).toEqual([[userId, ['reader'], grantId]]);
+    const refused = await kh.rest('POST', `/management/v1/users/${other}/grants`, { projectId, roleKeys: ['reader'] }, bearer(partnerAdmin.token));
+    expect([refused.status, restReason(refused.body)]).toEqual([400, 'PROJECT_GRANT_NOT_ACTIVE']);
+    expect((await rpcError(as(partnerAdmin).addUserGrant({ userId: other, projectId, roleKeys: ['reader'] }))).code).toBe(Code.FailedPrecondition);
+
+    await as(ownerAdmin).reactivateProjectGrant({ projectId, grantId });
+    expect(await roles()).toEqual(['reader']);
   });
 });

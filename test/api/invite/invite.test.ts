@@ -189,10 +189,56 @@ describe('the invitation page', () => {
     const unknown = await openPage(inviteUrl!.replace(`user=${userId}`, 'user=nobody'));
     expect([wrong.status, unknown.status]).toEqual([400, 400]);
     expect(wrong.html).toBe(unknown.html);
+    // A NUL or a control character in the link or the form: the same plain 400, never a 500.
+    for (const bad of [inviteUrl!.replace(`user=${userId}`, 'user=%00'), inviteUrl!.replace(inviteCode!, '%00%01'), inviteUrl!.replace(inviteCode!, `${inviteCode}%0A`)]) {
+      const page = await openPage(bad);
+      expect(page.status, bad).toBe(400);
+      expect(page.html).toBe(unknown.html);
+    }
+    const nul = await fetch(`${kh.url}/ui/invite/password`, { method: 'POST', body: new URLSearchParams({ user: '\u0000', code: 'x', form_token: 'x' }), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(nul.status).toBe(400);
     const page = await openPage(inviteUrl!);
     const forged = await postPassword(page.html.replace(/name="form_token" value="[^"]*"/g, 'name="form_token" value="forged"'), 'a long enough passphrase 4');
     expect(forged.status).toBe(400);
     expect((await kh.readModel.passwordOf(userId))?.passwordHash ?? null).toBeNull();
+  });
+});
+
+describe('the invitation page\u2019s key form and form token', () => {
+  it('a key form with a wrong code is refused before the password is tried: no failed password is recorded', async () => {
+    const userId = await human(undefined, 'a long enough passphrase 5');
+    const { inviteUrl } = await kh.client(UserService, 'grpc', kh.adminToken).createInviteCode({ userId, verification: { case: 'returnCode', value: {} } });
+    const page = await openPage(inviteUrl!);
+    expect(page.html).toContain('name="password"');
+    const form = new URLSearchParams({
+      user: hidden(page.html, 'user'),
+      code: 'aaaaa-aaaaa-aaaaa-aaaaa',
+      enrolment: hidden(page.html, 'enrolment'),
+      form_token: hidden(page.html, 'form_token'),
+      password: 'a guessed passphrase',
+      response: '{}',
+    });
+    const res = await fetch(`${kh.url}/ui/invite/key`, { method: 'POST', body: form, headers: { 'content-type': 'application/x-www-form-urlencoded', 'accept-language': 'en' } });
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain('does not work');
+    const types = (await createEventStore(kh.database).load('user', userId)).map((e) => e.type);
+    expect(types).not.toContain('user.password.check.failed');
+  });
+
+  it('a form token names when it stops working: one past its hour, or with its time changed, is refused and sets nothing', async () => {
+    const userId = await human();
+    const { inviteUrl } = await kh.client(UserService, 'grpc', kh.adminToken).createInviteCode({ userId, verification: { case: 'returnCode', value: {} } });
+    const page = await openPage(inviteUrl!);
+    const token = hidden(page.html, 'form_token');
+    const [until, signature] = token.split('.');
+    expect(Number(until)).toBeGreaterThan(Date.now() / 1000 + 3000);
+    expect(Number(until)).toBeLessThanOrEqual(Date.now() / 1000 + 3600);
+    for (const changed of [`${Number(until) + 86_400}.${signature}`, `${Math.floor(Date.now() / 1000) - 1}.${signature}`]) {
+      const res = await postPassword(page.html.replace(token, changed), 'a long enough passphrase 6');
+      expect(res.status).toBe(400);
+    }
+    expect((await kh.readModel.passwordOf(userId))?.passwordHash ?? null).toBeNull();
+    expect((await postPassword(page.html, 'a long enough passphrase 6')).status).toBe(200);
   });
 });
 

@@ -6,6 +6,7 @@
 import { Code } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManagementService } from '../../../gen/keyhold/management/v1/management_pb.js';
+import { OrgState } from '../../../gen/keyhold/management/v1/orgs_lifecycle_pb.js';
 import { OrganizationService } from '../../../gen/keyhold/org/v2/org_pb.js';
 import { deactivateOrg, removeOrg } from '../../../src/commands/orgs/org-lifecycle.js';
 import { runCommand } from '../../../src/commands/run.js';
@@ -79,10 +80,14 @@ describe('DeactivateOrg / ReactivateOrg', () => {
     expect([reactivated.code, reactivated.reason]).toEqual([Code.FailedPrecondition, 'ORG_NOT_INACTIVE']);
     await mgmt.deactivateOrg({});
     expect((await kh.client(OrganizationService).getOrganization({ organizationId: orgId })).organization?.state).toBe(2);
+    // GetMyOrganization says it too, in ZITADEL's OrgState words over REST.
+    expect((await mgmt.getMyOrganization({})).state).toBe(OrgState.INACTIVE);
+    expect((await kh.rest('GET', ME, undefined, inOrg(orgId))).body.state).toBe('ORG_STATE_INACTIVE');
     const twice = await kh.rest('POST', `${ME}/_deactivate`, {}, inOrg(orgId));
     expect([twice.status, restReason(twice.body)]).toEqual([400, 'ORG_NOT_ACTIVE']);
     expect((await kh.rest('POST', `${ME}/_reactivate`, {}, inOrg(orgId))).status).toBe(200);
     expect((await kh.rest('GET', `/v2/organizations/${orgId}`)).body.organization.state).toBe('ORGANIZATION_STATE_ACTIVE');
+    expect((await mgmt.getMyOrganization({})).state).toBe(OrgState.ACTIVE);
 
     // The admin's own org, the instance's first: it holds the console's project.
     for (const [method, path] of [['POST', `${ME}/_deactivate`], ['DELETE', ME]] as const) {

@@ -22,7 +22,7 @@ describe('identity provider decider', () => {
     try {
       decide(d, [], { kind: 'add', settings: bad, actor: 'a' });
     } catch (e) {
-      expect((e as { violations: { field: string }[] }).violations.map((v) => v.field)).toEqual(['name', 'clientId', 'scopes[0]', 'authorizationEndpoint', 'tokenEndpoint', 'userinfoEndpoint', 'idAttribute', 'providerOptions.isAutoCreation']);
+      expect((e as { violations: { field: string }[] }).violations.map((v) => v.field)).toEqual(['name', 'clientId', 'scopes[0]', 'authorizationEndpoint', 'tokenEndpoint', 'userEndpoint', 'idAttribute', 'providerOptions.isAutoCreation']);
     }
   });
   it('allows http only to the loopback host', () => {

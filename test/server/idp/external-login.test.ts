@@ -1,7 +1,7 @@
 // Signing in to an app through another identity provider, end to end over
 // HTTP: a real Keyhold (PGlite), a real upstream (a bare oidc-provider) and
 // an app using openid-client. The login page's "Continue with …" button, the
-// upstream's sign-in, the callback at KEYHOLD_ISSUER/ui/login/idp/callback,
+// upstream's sign-in, the callback at KEYHOLD_ISSUER/ui/login/idp/<provider>/callback,
 // a user created just in time, and the ID token's amr. Abuse: the callback
 // replayed (its state spent), and one with another sign-in's state.
 import * as oidc from 'openid-client';
@@ -26,12 +26,14 @@ let config: oidc.Configuration;
 let commands: ReturnType<typeof createCommands>;
 let iamOwner: Caller;
 let gitHubId: string;
+const nextId = ['idp-upstream', 'idp-github'];
+const callbackOf = (idpId: string) => `${kh.issuer}/ui/login/idp/${idpId}/callback`;
 const REDIRECT = 'http://localhost:5173/callback';
 
 beforeAll(async () => {
-  kh = await startTestKeyhold({ env: { KEYHOLD_MASTERKEY: TEST_MASTER_KEY } });
+  kh = await startTestKeyhold({ env: { KEYHOLD_MASTERKEY: TEST_MASTER_KEY, KEYHOLD_IDP_PRIVATE_NETWORKS: 'allow' } });
   base = kh.issuer;
-  up = await oidcUpstream([`${kh.issuer}/ui/login/idp/callback`], { sub: 'nobody' });
+  up = await oidcUpstream([callbackOf('idp-upstream')], { sub: 'nobody' });
   // The instance's provider, added through the commands the API will call (as an instance owner).
   const orgId = (await kh.readModel.defaultOrgId())!;
   iamOwner = { userId: 'test-admin', orgId, tokenId: 't', memberships: [{ scopeType: 'instance', scopeId: 'default', orgId, roles: ['IAM_OWNER'] }] };
@@ -39,7 +41,8 @@ beforeAll(async () => {
     events: createEventStore(kh.database),
     lookups: kh.readModel,
     clock: { now: () => Date.now() },
-    ids: { newId: () => `idp${Date.now()}` },
+    // The providers' ids are known before they are added: their callback URIs are registered at the upstreams first.
+    ids: { newId: () => nextId.shift() ?? `idp${Date.now()}` },
     secrets: undefined as never,
     verifyRegistration: undefined as never,
     webauthn: undefined as never,
@@ -56,7 +59,7 @@ beforeAll(async () => {
     },
   );
   // A GitHub-shaped OAuth 2.0 provider: the GitHub preset's mapping, its endpoints at the test's server.
-  gh = await gitHubUpstream([`${kh.issuer}/ui/login/idp/callback`], { sub: '', id: 4242, preferred_username: 'octo', name: 'Octo Cat', email: 'octo@example.com' });
+  gh = await gitHubUpstream([callbackOf('idp-github')], { sub: '', id: 4242, preferred_username: 'octo', name: 'Octo Cat', email: 'octo@example.com' });
   const preset = presetEndpoints('gitHub');
   if (preset.kind !== 'oauth') throw new Error('GitHub is OAuth 2.0');
   gitHubId = (await commands.addIdp(
@@ -108,8 +111,8 @@ describe('signing in through another provider', () => {
     const b = browser(base);
     const { upstreamUrl, verifier } = await toUpstream(b);
     expect(new URL(upstreamUrl).origin).toBe(up.url);
-    expect(new URL(upstreamUrl).searchParams.get('redirect_uri')).toBe(`${kh.issuer}/ui/login/idp/callback`);
-    const callback = await throughUpstream(upstreamUrl, `${kh.issuer}/ui/login/idp/callback`);
+    expect(new URL(upstreamUrl).searchParams.get('redirect_uri')).toBe(callbackOf('idp-upstream'));
+    const callback = await throughUpstream(upstreamUrl, callbackOf('idp-upstream'));
     const back = await backToApp(b, callback);
     const tokens = await oidc.authorizationCodeGrant(config, back, { pkceCodeVerifier: verifier });
     const claims = tokens.claims()!;
@@ -128,7 +131,7 @@ describe('signing in through another provider', () => {
       up.person = { sub: `race-${round}`, email: `race${round}@example.com`, preferred_username: `race.${round}` };
       const b = browser(base);
       const { upstreamUrl } = await toUpstream(b);
-      const callback = await throughUpstream(upstreamUrl, `${kh.issuer}/ui/login/idp/callback`);
+      const callback = await throughUpstream(upstreamUrl, callbackOf('idp-upstream'));
       const atSignIn = new URL((await b.request(callback)).headers.get('location')!);
       const answers = await Promise.all(Array.from({ length: 8 }, () => b.request(atSignIn)));
       // The one that spent it goes on (to the app, or its consent); the others find it spent.
@@ -141,7 +144,7 @@ describe('signing in through another provider', () => {
     const b = browser(base);
     const { upstreamUrl, verifier } = await toUpstream(b, 'GitHub');
     expect(new URL(upstreamUrl).pathname).toBe('/login/oauth/authorize');
-    const back = await backToApp(b, await throughUpstream(upstreamUrl, `${kh.issuer}/ui/login/idp/callback`));
+    const back = await backToApp(b, await throughUpstream(upstreamUrl, callbackOf(gitHubId)));
     const claims = (await oidc.authorizationCodeGrant(config, back, { pkceCodeVerifier: verifier })).claims()!;
     expect(claims.amr).toEqual(['fed']);
     const user = await kh.rest('GET', `/v2/users/${claims.sub}`);
@@ -152,7 +155,7 @@ describe('signing in through another provider', () => {
     const b = browser(base);
     const { upstreamUrl } = await toUpstream(b);
     const state = new URL(upstreamUrl).searchParams.get('state')!;
-    const denied = new URL(`${kh.issuer}/ui/login/idp/callback`);
+    const denied = new URL(callbackOf('idp-upstream'));
     for (const [k, v] of Object.entries({ error: 'access_denied', error_description: 'The person cancelled', state, iss: up.url })) denied.searchParams.set(k, v);
     const answer = await b.follow(denied);
     expect(answer.left).toBeUndefined();
@@ -165,17 +168,36 @@ describe('signing in through another provider', () => {
     const b = browser(base);
     const { upstreamUrl } = await toUpstream(b, 'GitHub');
     await commands.removeIdp({ caller: iamOwner }, { scope: 'instance', idpId: gitHubId });
-    const answer = await b.follow(await throughUpstream(upstreamUrl, `${kh.issuer}/ui/login/idp/callback`));
+    const answer = await b.follow(await throughUpstream(upstreamUrl, callbackOf(gitHubId)));
     expect(answer.left).toBeUndefined();
     expect(answer.html).toContain('could not be accepted');
     expect(answer.html).not.toContain('Continue with GitHub');
+  });
+
+  it('mix-up: an answer at another provider\u2019s callback URI is refused before any code is sent anywhere; the sign-in\u2019s own answer still works', async () => {
+    up.person = { sub: 'mixup-1', email: 'mixup@example.com', preferred_username: 'mix.up' };
+    const b = browser(base);
+    const { upstreamUrl, verifier } = await toUpstream(b);
+    const callback = await throughUpstream(upstreamUrl, callbackOf('idp-upstream'));
+    // The same answer (code, state, iss) delivered at the GitHub provider's URI, as an upstream that
+    // relayed the person to another provider would have it arrive.
+    const elsewhere = new URL(callbackOf('idp-github'));
+    elsewhere.search = callback.search;
+    const tokenRequestsBefore = up.tokenRequests!();
+    const refused = await b.follow(elsewhere);
+    expect(refused.left).toBeUndefined();
+    expect(refused.page?.status).toBe(400);
+    expect(up.tokenRequests!()).toBe(tokenRequestsBefore);
+    // Nothing was spent: the answer at its own provider's URI signs in.
+    const back = await backToApp(b, callback);
+    expect((await oidc.authorizationCodeGrant(config, back, { pkceCodeVerifier: verifier })).claims()?.amr).toContain('fed');
   });
 
   it('refuses a callback whose state is not the sign-in’s', async () => {
     up.person = { sub: 'e2e-2', email: 'e2e2@example.com', preferred_username: 'e2e.two' };
     const b = browser(base);
     const { upstreamUrl } = await toUpstream(b);
-    const callback = await throughUpstream(upstreamUrl, `${kh.issuer}/ui/login/idp/callback`);
+    const callback = await throughUpstream(upstreamUrl, callbackOf('idp-upstream'));
     const [uid] = callback.searchParams.get('state')!.split('.');
     callback.searchParams.set('state', `${uid}.not-the-kept-one`);
     const answer = await b.follow(callback);
@@ -183,14 +205,32 @@ describe('signing in through another provider', () => {
     expect(answer.page?.status).toBe(400);
   });
 
+  it('refuses the answer in a browser that did not press the button: without its binding cookie the sign-in has expired, and the upstream is asked nothing', async () => {
+    up.person = { sub: 'e2e-3', email: 'e2e3@example.com', preferred_username: 'e2e.three' };
+    let dropBinding = false;
+    // The same browser, but what an attacker's planted sign-in lacks: the cookie set when the button was pressed.
+    const b = browser(base, {}, (url, method, headers, body) => {
+      const cookie = dropBinding ? headers.cookie?.split('; ').filter((c) => !c.startsWith('keyhold_external=')).join('; ') : headers.cookie;
+      return fetch(url, { method, headers: { ...headers, ...(cookie !== undefined ? { cookie } : {}) }, body, redirect: 'manual' });
+    });
+    const { upstreamUrl } = await toUpstream(b);
+    const callback = await throughUpstream(upstreamUrl, callbackOf('idp-upstream'));
+    const exchanged = up.tokenRequests!();
+    dropBinding = true;
+    const answer = await b.follow(callback);
+    expect(answer.left).toBeUndefined();
+    expect(answer.page?.status).toBe(400);
+    expect(up.tokenRequests!()).toBe(exchanged);
+  });
+
   // Last: it makes the default org require a second factor.
-  it('forceMfa: a trusted upstream that reported a second factor signs in; one that did not gets a sentence, no login', async () => {
+  it('forceMfa: a trusted upstream that reported a second factor signs in; after one that did not, Keyhold\u2019s own factor follows (no login before it)', async () => {
     expect((await kh.rest('POST', '/management/v1/policies/login', { forceMfa: true })).status).toBe(200);
     const attempt = async (person: Upstream['person']) => {
       up.person = person;
       const b = browser(base);
       const { upstreamUrl } = await toUpstream(b);
-      return b.follow(await throughUpstream(upstreamUrl, `${kh.issuer}/ui/login/idp/callback`));
+      return b.follow(await throughUpstream(upstreamUrl, callbackOf('idp-upstream')));
     };
     // The org's policy reaches the login within its cache's second.
     let refused = await attempt({ sub: 'mfa-e2e-1', email: 'mfa1@example.com', preferred_username: 'mfa.one', amr: ['pwd'] });
@@ -199,10 +239,11 @@ describe('signing in through another provider', () => {
       refused = await attempt({ sub: 'mfa-e2e-1', email: 'mfa1@example.com', preferred_username: 'mfa.one', amr: ['pwd'] });
     }
     expect(refused.left).toBeUndefined();
-    expect(refused.html).toContain('requires a second factor that Upstream Corp did not confirm');
+    // A user made just in time has no factor yet: the forced enrolment's page, as after a password.
+    expect(refused.html).toContain('Add a security key');
     const passed = await attempt({ sub: 'mfa-e2e-2', email: 'mfa2@example.com', preferred_username: 'mfa.two', amr: ['pwd', 'hwk'] });
     // Past the upstream's own second factor: on to the app (or its consent form), never the refusal.
-    expect(passed.html ?? '').not.toContain('requires a second factor');
+    expect(passed.html ?? '').not.toContain('Add a security key');
     expect(Boolean(passed.left) || formAction(passed.html ?? '', 'consent') !== undefined).toBe(true);
   });
 });

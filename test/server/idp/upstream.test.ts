@@ -8,6 +8,7 @@ import type { ProviderConfig } from '../../../src/domain/idp/provider.js';
 import { DEFAULT_OPTIONS, DEFAULT_TRUST } from '../../../src/domain/idp/provider.js';
 import { presetEndpoints } from '../../../src/domain/idp/presets.js';
 import { identityOf } from '../../../src/domain/idp/external-identity.js';
+import { guardedFetch, isNotPublic } from '../../../src/server/idp/guarded-fetch.js';
 import { upstreamClient, UpstreamFailure, type Started } from '../../../src/server/idp/upstream.js';
 import { forgingUpstream, gitHubUpstream, oidcUpstream, throughUpstream, type Upstream } from '../../support/upstreams.js';
 
@@ -20,7 +21,8 @@ let b: Upstream;
 let gh: Awaited<ReturnType<typeof gitHubUpstream>>;
 let forged: { iss?: string; aud?: string; sub: string; nonce?: string } = { sub: 'forged' };
 let forge: Upstream;
-const client = upstreamClient();
+// The upstreams here run on this machine: the operator's setting that allows it (KEYHOLD_IDP_PRIVATE_NETWORKS=allow).
+const client = upstreamClient({ egress: { allowPrivateNetworks: true } });
 
 beforeAll(async () => {
   a = await oidcUpstream([REDIRECT], { sub: 'alice-at-a', email: 'alice@example.com', email_verified: true, name: 'Alice A', amr: ['pwd', 'otp'] });
@@ -161,5 +163,40 @@ describe('plain OAuth 2.0 (GitHub-shaped)', () => {
     const { kept, callback } = await signIn(p(), gh);
     expect((await failure(client.finish(p(), gh.clientSecret, callback, { ...kept, state: 'uid.other' }))).kind).toBe('refused');
     expect((await failure(client.finish(p(), gh.clientSecret, callback, { ...kept, verifier: 'x'.repeat(43) }))).detail).toMatch(/bad_verification_code/);
+  });
+});
+
+describe('where Keyhold may connect (the guarded fetch)', () => {
+  it('by default refuses an upstream on this machine, saying which setting allows it; nothing is fetched', async () => {
+    const strict = upstreamClient();
+    const err = await failure(strict.start(oidc('a', a), a.clientSecret, REDIRECT, 'uid.strict'));
+    expect(err.kind).toBe('refused');
+    expect(err.detail).toContain('KEYHOLD_IDP_PRIVATE_NETWORKS=allow');
+    const preset = presetEndpoints('gitHub');
+    if (preset.kind !== 'oauth') throw new Error('GitHub is OAuth 2.0');
+    const oauth: ProviderConfig = { ...common, id: 'gh', name: 'GitHub', kind: 'oauth', clientId: gh.clientId, scopes: preset.scopes, authorizationEndpoint: `${gh.url}/login/oauth/authorize`, tokenEndpoint: `${gh.url}/login/oauth/access_token`, userinfoEndpoint: `${gh.url}/user`, mapping: preset.mapping };
+    expect((await failure(strict.start(oauth, gh.clientSecret, REDIRECT, 'uid.gh'))).detail).toContain('only https is allowed');
+    const kept = { state: 'uid.gh', verifier: 'v'.repeat(43) };
+    expect((await failure(strict.finish(oauth, gh.clientSecret, new URL(`${REDIRECT}?code=x&state=uid.gh`), kept))).detail).toContain('only https is allowed');
+  });
+
+  it('refuses http, loopback and private addresses (literal or resolved at connect time) unless allowed', async () => {
+    const strict = guardedFetch({ allowPrivateNetworks: false });
+    const opts = { method: 'GET', headers: {}, body: undefined as never, redirect: 'manual' as const };
+    for (const url of ['http://example.com/', 'https://127.0.0.1/', 'https://[::1]/', 'https://169.254.169.254/latest/meta-data/', 'https://10.0.0.1/', 'https://localhost/']) {
+      const err = await strict(url, opts).then(() => undefined, (e: unknown) => e);
+      expect(err, url).toBeInstanceOf(UpstreamFailure);
+      expect((err as UpstreamFailure).detail, url).toMatch(/only https is allowed|the address is not public/);
+      expect((err as UpstreamFailure).detail).not.toContain('meta-data');
+    }
+    const open = guardedFetch({ allowPrivateNetworks: true });
+    const res = await open(`${a.url}/.well-known/openid-configuration`, opts);
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { issuer: string }).issuer).toBe(a.url);
+  });
+
+  it('tells public addresses from the rest', () => {
+    for (const ip of ['10.1.2.3', '172.20.0.1', '192.168.1.1', '127.0.0.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fe80::1', 'fd12::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1', 'not an ip']) expect(isNotPublic(ip), ip).toBe(true);
+    for (const ip of ['8.8.8.8', '1.1.1.1', '2606:4700:4700::1111', '::ffff:8.8.8.8']) expect(isNotPublic(ip), ip).toBe(false);
   });
 });

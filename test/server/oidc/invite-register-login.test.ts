@@ -192,7 +192,7 @@ describe.skipIf(skip)('invitations and self-registration in Chromium', () => {
     await context.close();
   }, 60_000);
 
-  it('self-registration with verification first: registered, then the login is refused until the address is verified', async () => {
+  it('self-registration with verification first: a link mailed; the login refused (mailing a newer link) until the newest is used, then it signs in', async () => {
     const orgId = await addOrg(kh, `Verify ${Date.now()}`);
     expect((await kh.rest('POST', '/management/v1/policies/login', { forceMfa: false, allowRegister: true }, inOrg(orgId))).status).toBe(200);
     const login = await appIn(orgId);
@@ -207,11 +207,35 @@ describe.skipIf(skip)('invitations and self-registration in Chromium', () => {
     await page.getByLabel('New password', { exact: true }).fill(NEW_PASSWORD);
     await page.getByLabel('Repeat the new password').fill(NEW_PASSWORD);
     await page.getByRole('button', { name: 'Register', exact: true }).click();
-    await page.locator('#registered').waitFor();
-    // The right password does not sign in yet.
+    expect(await page.locator('#registered').textContent()).toContain(`We mailed a link to ${email}`);
+    const first = (await smtp.next({ to: email })).links.find((l) => l.includes('/ui/login/verify-email'))!;
+    expect(new URL(first).origin).toBe(kh.issuer);
+    // The right password does not sign in yet; it mails a newer link, which replaces the first.
     await signInWithPassword(page, await appIn(orgId), email, NEW_PASSWORD);
-    await page.getByText('Verify your address first').waitFor();
+    await page.getByText('Verify your address first: we mailed a new link to it.').waitFor();
     expect(page.url()).not.toContain(REDIRECT);
+    const newest = (await smtp.next({ to: email })).links.find((l) => l.includes('/ui/login/verify-email'))!;
+    expect(newest).not.toBe(first);
+    // Once more: the third mail in 15 minutes; a fourth sign-in mails nothing and says so.
+    await signInWithPassword(page, await appIn(orgId), email, NEW_PASSWORD);
+    await page.getByText('we mailed a new link').waitFor();
+    const third = (await smtp.next({ to: email })).links.find((l) => l.includes('/ui/login/verify-email'))!;
+    await signInWithPassword(page, await appIn(orgId), email, NEW_PASSWORD);
+    await page.getByText('links were mailed to it in the last minutes').waitFor();
+    await new Promise((r) => setTimeout(r, 300));
+    expect(smtp.all().filter((m) => m.to.includes(email))).toHaveLength(3);
+    // An older link does not verify; the newest does.
+    await page.goto(newest);
+    await page.getByRole('button', { name: 'Confirm' }).click();
+    expect(await page.locator('#email-verified').count()).toBe(0);
+    await page.goto(third);
+    await page.getByRole('button', { name: 'Confirm' }).click();
+    await page.locator('#email-verified').waitFor();
+    const verified = await appIn(orgId);
+    const returned = await catchRedirect(page);
+    await signInWithPassword(page, verified, email, NEW_PASSWORD);
+    await page.waitForURL(`${REDIRECT}**`);
+    expect((await redeem(verified, returned()!)).claims()?.sub).toBeTruthy();
     await context.close();
   }, 60_000);
 

@@ -155,13 +155,15 @@ describe('private_key_jwt', () => {
     const app = await keyApp();
     const removed = await addKey(app.appId);
     const kept = await addKey(app.appId);
-    const expiring = await addKey(app.appId, new Date(Date.now() + 1500));
+    // Expires in 5 s: long enough for the first use on a loaded machine (1.5 s was not, once).
+    const expiring = await addKey(app.appId, new Date(Date.now() + 5000));
+    const expiresAt = Date.now() + 5000;
     expect(await tokenError(app.clientId, await assertion(removed.file, removed.key))).toBe('invalid_grant');
     expect(await tokenError(app.clientId, await assertion(expiring.file, expiring.key))).toBe('invalid_grant');
     const gone = await kh.rest('DELETE', `/management/v1/projects/${projectId}/apps/${app.appId}/keys/${removed.file.keyId}`);
     expect(gone.status).toBe(200);
     expect(await tokenError(app.clientId, await assertion(removed.file, removed.key))).toBe('invalid_client');
-    await new Promise((r) => setTimeout(r, 1800));
+    await new Promise((r) => setTimeout(r, Math.max(0, expiresAt - Date.now()) + 300));
     expect(await tokenError(app.clientId, await assertion(expiring.file, expiring.key))).toBe('invalid_client');
     expect(await tokenError(app.clientId, await assertion(kept.file, kept.key))).toBe('invalid_grant');
     const again = await kh.rest('DELETE', `/management/v1/projects/${projectId}/apps/${app.appId}/keys/${removed.file.keyId}`);

@@ -143,8 +143,9 @@ describe.skipIf(!postgresAvailable)('refresh retries on PostgreSQL, through a re
       }
     })();
     console.log(`refresh answers while cut every 300 ms: ${JSON.stringify(answers)}`);
-    // Only successes and retryable faults; the faults were real; and every client's token still refreshes.
-    expect(Object.keys(answers).sort()).toEqual(['200', '503 temporarily_unavailable']);
+    // Only successes and retryable faults (a loaded machine may see no success inside the 2 s of cuts);
+    // the faults were real; and every client's token still refreshes.
+    for (const seen of Object.keys(answers)) expect(['200', '503 temporarily_unavailable']).toContain(seen);
     expect(answers['503 temporarily_unavailable']).toBeGreaterThan(0);
     for (const token of last) expect((await app.refresh(token)).status).toBe(200);
   }, 30_000);

@@ -25,8 +25,12 @@ const PASSWORD = 'counted statements 4711';
 const STATEMENT_BOUNDS = {
   // Raised from 36 / 13: the session's own row (device, address, apps: the account page's sessions and
   // back-channel logout), the finished sign-in's conditional save (one login recorded per sign-in) and
-  // the first page's offered identity providers. Still above the 25 the login targets.
-  login: { statements: 42, transactions: 15 },
+  // the first page's offered identity providers. Still above the 25 the login targets. Measured 41 with
+  // warm caches; the bound leaves two for a machine so loaded that a login's steps outlast the 1 s
+  // caches of the user and its org's policy (a CI-like run under load measured warm + 2, every time).
+  // Transactions: 15 warm; a suite run beside other work measured 16 in all five runs (the expired
+  // caches' refill), so one is left for that too.
+  login: { statements: 43, transactions: 16 },
   client_credentials: { statements: 1, transactions: 1 },
   refresh: { statements: 4, transactions: 3 },
   introspection: { statements: 1, transactions: 0 },
@@ -52,8 +56,9 @@ async function fewest(base: string, op: () => Promise<unknown>, runs = 5): Promi
     const before = await counted(base);
     await op();
     const after = await counted(base);
-    const run = { statements: after.statements - before.statements, transactions: after.transactions - before.transactions };
-    if (run.statements < best.statements) best = run;
+    // Each count's fewest on its own: background work (a sweep's transaction) may land in the run
+    // whose statements were fewest, and would then be counted as the request's.
+    best = { statements: Math.min(best.statements, after.statements - before.statements), transactions: Math.min(best.transactions, after.transactions - before.transactions) };
   }
   return best;
 }

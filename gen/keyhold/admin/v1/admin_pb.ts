@@ -7,13 +7,15 @@ import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2
 import { file_google_api_annotations } from "../../../google/api/annotations_pb.js";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { AddAzureADProviderRequestSchema, AddGenericOAuthProviderRequestSchema, AddGenericOAuthProviderResponseSchema, AddGenericOIDCProviderRequestSchema, AddGenericOIDCProviderResponseSchema, AddGitHubProviderRequestSchema, AddGitLabProviderRequestSchema, AddGoogleProviderRequestSchema, AddPresetProviderResponseSchema, DeleteProviderRequestSchema, DeleteProviderResponseSchema, GetProviderByIDRequestSchema, GetProviderByIDResponseSchema, ListProvidersRequestSchema, ListProvidersResponseSchema, UpdateAzureADProviderRequestSchema, UpdateGenericOAuthProviderRequestSchema, UpdateGenericOAuthProviderResponseSchema, UpdateGenericOIDCProviderRequestSchema, UpdateGenericOIDCProviderResponseSchema, UpdateGitHubProviderRequestSchema, UpdateGitLabProviderRequestSchema, UpdateGoogleProviderRequestSchema, UpdatePresetProviderResponseSchema } from "../../idp/v1/idp_pb.js";
+import { file_keyhold_idp_v1_idp } from "../../idp/v1/idp_pb.js";
 import type { JsonObject, Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file keyhold/admin/v1/admin.proto.
  */
 export const file_keyhold_admin_v1_admin: GenFile = /*@__PURE__*/
-  fileDesc("ChxrZXlob2xkL2FkbWluL3YxL2FkbWluLnByb3RvEhBrZXlob2xkLmFkbWluLnYxIvcBChFMaXN0RXZlbnRzUmVxdWVzdBIQCghzZXF1ZW5jZRgBIAEoBBINCgVsaW1pdBgCIAEoDRILCgNhc2MYAyABKAgSFgoOZWRpdG9yX3VzZXJfaWQYBCABKAkSEwoLZXZlbnRfdHlwZXMYBSADKAkSFAoMYWdncmVnYXRlX2lkGAYgASgJEhcKD2FnZ3JlZ2F0ZV90eXBlcxgHIAMoCRIWCg5yZXNvdXJjZV9vd25lchgIIAEoCRJAChNjcmVhdGlvbl9kYXRlX3JhbmdlGAsgASgLMiMua2V5aG9sZC5hZG1pbi52MS5DcmVhdGlvbkRhdGVSYW5nZSJpChFDcmVhdGlvbkRhdGVSYW5nZRIpCgVzaW5jZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKQoFdW50aWwYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIvoBCgVFdmVudBIoCgZlZGl0b3IYASABKAsyGC5rZXlob2xkLmFkbWluLnYxLkVkaXRvchIuCglhZ2dyZWdhdGUYAiABKAsyGy5rZXlob2xkLmFkbWluLnYxLkFnZ3JlZ2F0ZRIQCghzZXF1ZW5jZRgDIAEoBBIxCg1jcmVhdGlvbl9kYXRlGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIoCgdwYXlsb2FkGAUgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIMCgR0eXBlGAYgASgJEhoKEmFnZ3JlZ2F0ZV9zZXF1ZW5jZRgHIAEoBCIZCgZFZGl0b3ISDwoHdXNlcl9pZBgBIAEoCSI9CglBZ2dyZWdhdGUSCgoCaWQYASABKAkSDAoEdHlwZRgCIAEoCRIWCg5yZXNvdXJjZV9vd25lchgDIAEoCSI9ChJMaXN0RXZlbnRzUmVzcG9uc2USJwoGZXZlbnRzGAEgAygLMhcua2V5aG9sZC5hZG1pbi52MS5FdmVudDKMAQoMQWRtaW5TZXJ2aWNlEnwKCkxpc3RFdmVudHMSIy5rZXlob2xkLmFkbWluLnYxLkxpc3RFdmVudHNSZXF1ZXN0GiQua2V5aG9sZC5hZG1pbi52MS5MaXN0RXZlbnRzUmVzcG9uc2UiI4LT5JMCHToBKiIYL2FkbWluL3YxL2V2ZW50cy9fc2VhcmNoYgZwcm90bzM", [file_google_api_annotations, file_google_protobuf_struct, file_google_protobuf_timestamp]);
+  fileDesc("ChxrZXlob2xkL2FkbWluL3YxL2FkbWluLnByb3RvEhBrZXlob2xkLmFkbWluLnYxIvcBChFMaXN0RXZlbnRzUmVxdWVzdBIQCghzZXF1ZW5jZRgBIAEoBBINCgVsaW1pdBgCIAEoDRILCgNhc2MYAyABKAgSFgoOZWRpdG9yX3VzZXJfaWQYBCABKAkSEwoLZXZlbnRfdHlwZXMYBSADKAkSFAoMYWdncmVnYXRlX2lkGAYgASgJEhcKD2FnZ3JlZ2F0ZV90eXBlcxgHIAMoCRIWCg5yZXNvdXJjZV9vd25lchgIIAEoCRJAChNjcmVhdGlvbl9kYXRlX3JhbmdlGAsgASgLMiMua2V5aG9sZC5hZG1pbi52MS5DcmVhdGlvbkRhdGVSYW5nZSJpChFDcmVhdGlvbkRhdGVSYW5nZRIpCgVzaW5jZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKQoFdW50aWwYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIvoBCgVFdmVudBIoCgZlZGl0b3IYASABKAsyGC5rZXlob2xkLmFkbWluLnYxLkVkaXRvchIuCglhZ2dyZWdhdGUYAiABKAsyGy5rZXlob2xkLmFkbWluLnYxLkFnZ3JlZ2F0ZRIQCghzZXF1ZW5jZRgDIAEoBBIxCg1jcmVhdGlvbl9kYXRlGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIoCgdwYXlsb2FkGAUgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIMCgR0eXBlGAYgASgJEhoKEmFnZ3JlZ2F0ZV9zZXF1ZW5jZRgHIAEoBCIZCgZFZGl0b3ISDwoHdXNlcl9pZBgBIAEoCSI9CglBZ2dyZWdhdGUSCgoCaWQYASABKAkSDAoEdHlwZRgCIAEoCRIWCg5yZXNvdXJjZV9vd25lchgDIAEoCSI9ChJMaXN0RXZlbnRzUmVzcG9uc2USJwoGZXZlbnRzGAEgAygLMhcua2V5aG9sZC5hZG1pbi52MS5FdmVudDLwEgoMQWRtaW5TZXJ2aWNlEnwKCkxpc3RFdmVudHMSIy5rZXlob2xkLmFkbWluLnYxLkxpc3RFdmVudHNSZXF1ZXN0GiQua2V5aG9sZC5hZG1pbi52MS5MaXN0RXZlbnRzUmVzcG9uc2UiI4LT5JMCHToBKiIYL2FkbWluL3YxL2V2ZW50cy9fc2VhcmNoEp8BChZBZGRHZW5lcmljT0lEQ1Byb3ZpZGVyEi0ua2V5aG9sZC5pZHAudjEuQWRkR2VuZXJpY09JRENQcm92aWRlclJlcXVlc3QaLi5rZXlob2xkLmlkcC52MS5BZGRHZW5lcmljT0lEQ1Byb3ZpZGVyUmVzcG9uc2UiJoLT5JMCIDoBKiIbL2FkbWluL3YxL2lkcHMvZ2VuZXJpY19vaWRjEq0BChlVcGRhdGVHZW5lcmljT0lEQ1Byb3ZpZGVyEjAua2V5aG9sZC5pZHAudjEuVXBkYXRlR2VuZXJpY09JRENQcm92aWRlclJlcXVlc3QaMS5rZXlob2xkLmlkcC52MS5VcGRhdGVHZW5lcmljT0lEQ1Byb3ZpZGVyUmVzcG9uc2UiK4LT5JMCJToBKhogL2FkbWluL3YxL2lkcHMvZ2VuZXJpY19vaWRjL3tpZH0SowEKF0FkZEdlbmVyaWNPQXV0aFByb3ZpZGVyEi4ua2V5aG9sZC5pZHAudjEuQWRkR2VuZXJpY09BdXRoUHJvdmlkZXJSZXF1ZXN0Gi8ua2V5aG9sZC5pZHAudjEuQWRkR2VuZXJpY09BdXRoUHJvdmlkZXJSZXNwb25zZSIngtPkkwIhOgEqIhwvYWRtaW4vdjEvaWRwcy9nZW5lcmljX29hdXRoErEBChpVcGRhdGVHZW5lcmljT0F1dGhQcm92aWRlchIxLmtleWhvbGQuaWRwLnYxLlVwZGF0ZUdlbmVyaWNPQXV0aFByb3ZpZGVyUmVxdWVzdBoyLmtleWhvbGQuaWRwLnYxLlVwZGF0ZUdlbmVyaWNPQXV0aFByb3ZpZGVyUmVzcG9uc2UiLILT5JMCJjoBKhohL2FkbWluL3YxL2lkcHMvZ2VuZXJpY19vYXV0aC97aWR9EooBChFBZGRHb29nbGVQcm92aWRlchIoLmtleWhvbGQuaWRwLnYxLkFkZEdvb2dsZVByb3ZpZGVyUmVxdWVzdBopLmtleWhvbGQuaWRwLnYxLkFkZFByZXNldFByb3ZpZGVyUmVzcG9uc2UiIILT5JMCGjoBKiIVL2FkbWluL3YxL2lkcHMvZ29vZ2xlEpgBChRVcGRhdGVHb29nbGVQcm92aWRlchIrLmtleWhvbGQuaWRwLnYxLlVwZGF0ZUdvb2dsZVByb3ZpZGVyUmVxdWVzdBosLmtleWhvbGQuaWRwLnYxLlVwZGF0ZVByZXNldFByb3ZpZGVyUmVzcG9uc2UiJYLT5JMCHzoBKhoaL2FkbWluL3YxL2lkcHMvZ29vZ2xlL3tpZH0SiwEKEkFkZEF6dXJlQURQcm92aWRlchIpLmtleWhvbGQuaWRwLnYxLkFkZEF6dXJlQURQcm92aWRlclJlcXVlc3QaKS5rZXlob2xkLmlkcC52MS5BZGRQcmVzZXRQcm92aWRlclJlc3BvbnNlIh+C0+STAhk6ASoiFC9hZG1pbi92MS9pZHBzL2F6dXJlEpkBChVVcGRhdGVBenVyZUFEUHJvdmlkZXISLC5rZXlob2xkLmlkcC52MS5VcGRhdGVBenVyZUFEUHJvdmlkZXJSZXF1ZXN0Giwua2V5aG9sZC5pZHAudjEuVXBkYXRlUHJlc2V0UHJvdmlkZXJSZXNwb25zZSIkgtPkkwIeOgEqGhkvYWRtaW4vdjEvaWRwcy9henVyZS97aWR9EooBChFBZGRHaXRIdWJQcm92aWRlchIoLmtleWhvbGQuaWRwLnYxLkFkZEdpdEh1YlByb3ZpZGVyUmVxdWVzdBopLmtleWhvbGQuaWRwLnYxLkFkZFByZXNldFByb3ZpZGVyUmVzcG9uc2UiIILT5JMCGjoBKiIVL2FkbWluL3YxL2lkcHMvZ2l0aHViEpgBChRVcGRhdGVHaXRIdWJQcm92aWRlchIrLmtleWhvbGQuaWRwLnYxLlVwZGF0ZUdpdEh1YlByb3ZpZGVyUmVxdWVzdBosLmtleWhvbGQuaWRwLnYxLlVwZGF0ZVByZXNldFByb3ZpZGVyUmVzcG9uc2UiJYLT5JMCHzoBKhoaL2FkbWluL3YxL2lkcHMvZ2l0aHViL3tpZH0SigEKEUFkZEdpdExhYlByb3ZpZGVyEigua2V5aG9sZC5pZHAudjEuQWRkR2l0TGFiUHJvdmlkZXJSZXF1ZXN0Gikua2V5aG9sZC5pZHAudjEuQWRkUHJlc2V0UHJvdmlkZXJSZXNwb25zZSIggtPkkwIaOgEqIhUvYWRtaW4vdjEvaWRwcy9naXRsYWISmAEKFFVwZGF0ZUdpdExhYlByb3ZpZGVyEisua2V5aG9sZC5pZHAudjEuVXBkYXRlR2l0TGFiUHJvdmlkZXJSZXF1ZXN0Giwua2V5aG9sZC5pZHAudjEuVXBkYXRlUHJlc2V0UHJvdmlkZXJSZXNwb25zZSIlgtPkkwIfOgEqGhovYWRtaW4vdjEvaWRwcy9naXRsYWIve2lkfRKJAQoPR2V0UHJvdmlkZXJCeUlEEiYua2V5aG9sZC5pZHAudjEuR2V0UHJvdmlkZXJCeUlEUmVxdWVzdBonLmtleWhvbGQuaWRwLnYxLkdldFByb3ZpZGVyQnlJRFJlc3BvbnNlIiWC0+STAh8SHS9hZG1pbi92MS9pZHBzL3RlbXBsYXRlcy97aWR9EokBCg1MaXN0UHJvdmlkZXJzEiQua2V5aG9sZC5pZHAudjEuTGlzdFByb3ZpZGVyc1JlcXVlc3QaJS5rZXlob2xkLmlkcC52MS5MaXN0UHJvdmlkZXJzUmVzcG9uc2UiK4LT5JMCJToBKiIgL2FkbWluL3YxL2lkcHMvdGVtcGxhdGVzL19zZWFyY2gSfAoORGVsZXRlUHJvdmlkZXISJS5rZXlob2xkLmlkcC52MS5EZWxldGVQcm92aWRlclJlcXVlc3QaJi5rZXlob2xkLmlkcC52MS5EZWxldGVQcm92aWRlclJlc3BvbnNlIhuC0+STAhUqEy9hZG1pbi92MS9pZHBzL3tpZH1iBnByb3RvMw", [file_google_api_annotations, file_google_protobuf_struct, file_google_protobuf_timestamp, file_keyhold_idp_v1_idp]);
 
 /**
  * @generated from message keyhold.admin.v1.ListEventsRequest
@@ -214,7 +216,7 @@ export const ListEventsResponseSchema: GenMessage<ListEventsResponse> = /*@__PUR
   messageDesc(file_keyhold_admin_v1_admin, 5);
 
 /**
- * The instance's administration: the audit log.
+ * The instance's administration: the audit log and the instance's identity providers.
  *
  * @generated from service keyhold.admin.v1.AdminService
  */
@@ -230,6 +232,131 @@ export const AdminService: GenService<{
     methodKind: "unary";
     input: typeof ListEventsRequestSchema;
     output: typeof ListEventsResponseSchema;
+  },
+  /**
+   * Identity providers (the instance's, offered to every organization's apps; keyhold/idp/v1/idp.proto). Writes need iam.idp.write,
+   * reads iam.idp.read; the client secret is sealed and never answered.
+   *
+   * @generated from rpc keyhold.admin.v1.AdminService.AddGenericOIDCProvider
+   */
+  addGenericOIDCProvider: {
+    methodKind: "unary";
+    input: typeof AddGenericOIDCProviderRequestSchema;
+    output: typeof AddGenericOIDCProviderResponseSchema;
+  },
+  /**
+   * @generated from rpc keyhold.admin.v1.AdminService.UpdateGenericOIDCProvider
+   */
+  updateGenericOIDCProvider: {
+    methodKind: "unary";
+    input: typeof UpdateGenericOIDCProviderRequestSchema;
+    output: typeof UpdateGenericOIDCProviderResponseSchema;
+  },
+  /**
+   * @generated from rpc keyhold.admin.v1.AdminService.AddGenericOAuthProvider
+   */
+  addGenericOAuthProvider: {
+    methodKind: "unary";
+    input: typeof AddGenericOAuthProviderRequestSchema;
+    output: typeof AddGenericOAuthProviderResponseSchema;
+  },
+  /**
+   * @generated from rpc keyhold.admin.v1.AdminService.UpdateGenericOAuthProvider
+   */
+  updateGenericOAuthProvider: {
+    methodKind: "unary";
+    input: typeof UpdateGenericOAuthProviderRequestSchema;
+    output: typeof UpdateGenericOAuthProviderResponseSchema;
+  },
+  /**
+   * The public providers by name (presets of the generic ones).
+   *
+   * @generated from rpc keyhold.admin.v1.AdminService.AddGoogleProvider
+   */
+  addGoogleProvider: {
+    methodKind: "unary";
+    input: typeof AddGoogleProviderRequestSchema;
+    output: typeof AddPresetProviderResponseSchema;
+  },
+  /**
+   * @generated from rpc keyhold.admin.v1.AdminService.UpdateGoogleProvider
+   */
+  updateGoogleProvider: {
+    methodKind: "unary";
+    input: typeof UpdateGoogleProviderRequestSchema;
+    output: typeof UpdatePresetProviderResponseSchema;
+  },
+  /**
+   * @generated from rpc keyhold.admin.v1.AdminService.AddAzureADProvider
+   */
+  addAzureADProvider: {
+    methodKind: "unary";
+    input: typeof AddAzureADProviderRequestSchema;
+    output: typeof AddPresetProviderResponseSchema;
+  },
+  /**
+   * @generated from rpc keyhold.admin.v1.AdminService.UpdateAzureADProvider
+   */
+  updateAzureADProvider: {
+    methodKind: "unary";
+    input: typeof UpdateAzureADProviderRequestSchema;
+    output: typeof UpdatePresetProviderResponseSchema;
+  },
+  /**
+   * @generated from rpc keyhold.admin.v1.AdminService.AddGitHubProvider
+   */
+  addGitHubProvider: {
+    methodKind: "unary";
+    input: typeof AddGitHubProviderRequestSchema;
+    output: typeof AddPresetProviderResponseSchema;
+  },
+  /**
+   * @generated from rpc keyhold.admin.v1.AdminService.UpdateGitHubProvider
+   */
+  updateGitHubProvider: {
+    methodKind: "unary";
+    input: typeof UpdateGitHubProviderRequestSchema;
+    output: typeof UpdatePresetProviderResponseSchema;
+  },
+  /**
+   * @generated from rpc keyhold.admin.v1.AdminService.AddGitLabProvider
+   */
+  addGitLabProvider: {
+    methodKind: "unary";
+    input: typeof AddGitLabProviderRequestSchema;
+    output: typeof AddPresetProviderResponseSchema;
+  },
+  /**
+   * @generated from rpc keyhold.admin.v1.AdminService.UpdateGitLabProvider
+   */
+  updateGitLabProvider: {
+    methodKind: "unary";
+    input: typeof UpdateGitLabProviderRequestSchema;
+    output: typeof UpdatePresetProviderResponseSchema;
+  },
+  /**
+   * @generated from rpc keyhold.admin.v1.AdminService.GetProviderByID
+   */
+  getProviderByID: {
+    methodKind: "unary";
+    input: typeof GetProviderByIDRequestSchema;
+    output: typeof GetProviderByIDResponseSchema;
+  },
+  /**
+   * @generated from rpc keyhold.admin.v1.AdminService.ListProviders
+   */
+  listProviders: {
+    methodKind: "unary";
+    input: typeof ListProvidersRequestSchema;
+    output: typeof ListProvidersResponseSchema;
+  },
+  /**
+   * @generated from rpc keyhold.admin.v1.AdminService.DeleteProvider
+   */
+  deleteProvider: {
+    methodKind: "unary";
+    input: typeof DeleteProviderRequestSchema;
+    output: typeof DeleteProviderResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_keyhold_admin_v1_admin, 0);

@@ -2,8 +2,8 @@
 // @generated from file keyhold/management/v1/orgs_lifecycle.proto (package keyhold.management.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenEnum, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
 import type { ObjectDetails } from "../../object/v1/object_pb.js";
 import { file_keyhold_object_v1_object } from "../../object/v1/object_pb.js";
 import type { Message } from "@bufbuild/protobuf";
@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file keyhold/management/v1/orgs_lifecycle.proto.
  */
 export const file_keyhold_management_v1_orgs_lifecycle: GenFile = /*@__PURE__*/
-  fileDesc("CiprZXlob2xkL21hbmFnZW1lbnQvdjEvb3Jnc19saWZlY3ljbGUucHJvdG8SFWtleWhvbGQubWFuYWdlbWVudC52MSIgChBVcGRhdGVPcmdSZXF1ZXN0EgwKBG5hbWUYASABKAkiRgoRVXBkYXRlT3JnUmVzcG9uc2USMQoHZGV0YWlscxgBIAEoCzIgLmtleWhvbGQub2JqZWN0LnYxLk9iamVjdERldGFpbHMiFgoURGVhY3RpdmF0ZU9yZ1JlcXVlc3QiSgoVRGVhY3RpdmF0ZU9yZ1Jlc3BvbnNlEjEKB2RldGFpbHMYASABKAsyIC5rZXlob2xkLm9iamVjdC52MS5PYmplY3REZXRhaWxzIhYKFFJlYWN0aXZhdGVPcmdSZXF1ZXN0IkoKFVJlYWN0aXZhdGVPcmdSZXNwb25zZRIxCgdkZXRhaWxzGAEgASgLMiAua2V5aG9sZC5vYmplY3QudjEuT2JqZWN0RGV0YWlscyISChBSZW1vdmVPcmdSZXF1ZXN0IkYKEVJlbW92ZU9yZ1Jlc3BvbnNlEjEKB2RldGFpbHMYASABKAsyIC5rZXlob2xkLm9iamVjdC52MS5PYmplY3REZXRhaWxzYgZwcm90bzM", [file_keyhold_object_v1_object]);
+  fileDesc("CiprZXlob2xkL21hbmFnZW1lbnQvdjEvb3Jnc19saWZlY3ljbGUucHJvdG8SFWtleWhvbGQubWFuYWdlbWVudC52MSIgChBVcGRhdGVPcmdSZXF1ZXN0EgwKBG5hbWUYASABKAkiRgoRVXBkYXRlT3JnUmVzcG9uc2USMQoHZGV0YWlscxgBIAEoCzIgLmtleWhvbGQub2JqZWN0LnYxLk9iamVjdERldGFpbHMiFgoURGVhY3RpdmF0ZU9yZ1JlcXVlc3QiSgoVRGVhY3RpdmF0ZU9yZ1Jlc3BvbnNlEjEKB2RldGFpbHMYASABKAsyIC5rZXlob2xkLm9iamVjdC52MS5PYmplY3REZXRhaWxzIhYKFFJlYWN0aXZhdGVPcmdSZXF1ZXN0IkoKFVJlYWN0aXZhdGVPcmdSZXNwb25zZRIxCgdkZXRhaWxzGAEgASgLMiAua2V5aG9sZC5vYmplY3QudjEuT2JqZWN0RGV0YWlscyISChBSZW1vdmVPcmdSZXF1ZXN0IkYKEVJlbW92ZU9yZ1Jlc3BvbnNlEjEKB2RldGFpbHMYASABKAsyIC5rZXlob2xkLm9iamVjdC52MS5PYmplY3REZXRhaWxzKlMKCE9yZ1N0YXRlEhkKFU9SR19TVEFURV9VTlNQRUNJRklFRBAAEhQKEE9SR19TVEFURV9BQ1RJVkUQARIWChJPUkdfU1RBVEVfSU5BQ1RJVkUQAmIGcHJvdG8z", [file_keyhold_object_v1_object]);
 
 /**
  * @generated from message keyhold.management.v1.UpdateOrgRequest
@@ -143,4 +143,34 @@ export type RemoveOrgResponse = Message<"keyhold.management.v1.RemoveOrgResponse
  */
 export const RemoveOrgResponseSchema: GenMessage<RemoveOrgResponse> = /*@__PURE__*/
   messageDesc(file_keyhold_management_v1_orgs_lifecycle, 7);
+
+/**
+ * ZITADEL's org.v1 OrgState numbers.
+ *
+ * @generated from enum keyhold.management.v1.OrgState
+ */
+export enum OrgState {
+  /**
+   * @generated from enum value: ORG_STATE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: ORG_STATE_ACTIVE = 1;
+   */
+  ACTIVE = 1,
+
+  /**
+   * DeactivateOrg: its users cannot log in, its apps cannot authenticate.
+   *
+   * @generated from enum value: ORG_STATE_INACTIVE = 2;
+   */
+  INACTIVE = 2,
+}
+
+/**
+ * Describes the enum keyhold.management.v1.OrgState.
+ */
+export const OrgStateSchema: GenEnum<OrgState> = /*@__PURE__*/
+  enumDesc(file_keyhold_management_v1_orgs_lifecycle, 0);
 
