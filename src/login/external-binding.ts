@@ -9,6 +9,7 @@
 // SameSite=Lax (the upstream's redirect back is a top-level GET), 30 minutes.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { appendLoginCookie } from './cookies.js';
 
 const NAME = 'keyhold_external';
 const MAX_AGE_SECONDS = 30 * 60;
@@ -19,9 +20,7 @@ const cookieName = (secure: boolean) => (secure ? `__Host-${NAME}` : NAME);
 /** Sets a new binding cookie on the reply; its hash, to keep in the sign-in's state. */
 export function bindBrowser(reply: FastifyReply, secure: boolean): string {
   const value = randomBytes(24).toString('base64url');
-  const cookie = `${cookieName(secure)}=${value}; Path=${secure ? '/' : '/ui/login'}; Max-Age=${MAX_AGE_SECONDS}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
-  const existing = reply.raw.getHeader('set-cookie');
-  reply.raw.setHeader('set-cookie', [...(Array.isArray(existing) ? existing : existing === undefined ? [] : [String(existing)]), cookie]);
+  appendLoginCookie(reply.raw, { name: cookieName(secure), value, maxAgeSeconds: MAX_AGE_SECONDS, secure, insecurePath: '/ui/login' });
   return hashOf(value);
 }
 

@@ -21,6 +21,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomToken } from '../domain/ids.js';
+import { appendLoginCookie } from './cookies.js';
 
 export const KNOWN_BROWSER_COOKIE = 'keyhold_known';
 export const MAX_AGE_DAYS = 90;
@@ -94,10 +95,7 @@ export function knownBrowsers(deps: { cookieKey: () => string; secure: () => boo
       const now = Math.floor(Date.now() / 1000);
       const kept = entries(req, now).filter((e) => e.userId !== userId);
       const value = [{ userId, browserId: randomToken(16), issued: now }, ...kept].slice(0, MAX_ACCOUNTS).map(encode).join('~');
-      const cookie = `${name()}=${value}; Path=${deps.secure() ? '/' : PATH}; Max-Age=${MAX_AGE_SECONDS}; HttpOnly; SameSite=Lax${deps.secure() ? '; Secure' : ''}`;
-      const raw = reply.raw;
-      const existing = raw.getHeader('set-cookie');
-      raw.setHeader('set-cookie', [...(Array.isArray(existing) ? existing : existing === undefined ? [] : [String(existing)]), cookie]);
+      appendLoginCookie(reply.raw, { name: name(), value, maxAgeSeconds: MAX_AGE_SECONDS, secure: deps.secure(), insecurePath: PATH });
     },
   };
 }

@@ -113,7 +113,7 @@ const pendingLink = (v: unknown) => typeof v === 'object' && v !== null && text(
 /** The second-factor steps: an external sign-in's `fed` is carried through these only. */
 export const FACTOR_STEPS: ReadonlySet<string> = new Set<LoginStep>(['securityKey', 'enrolKey', 'codesShown', 'totp', 'enrolTotp', 'recoveryCode', 'keyElsewhere', 'enrolPasskey']);
 /** The steps of a sign-in with the account's own factors: a pending link waits on these only (flow.ts carries it through them). */
-export const LINK_WAITS_ON: ReadonlySet<string> = new Set<LoginStep>(['identify', 'password', 'changePassword', 'securityKey', 'enrolKey', 'codesShown', 'totp', 'enrolTotp', 'recoveryCode', 'keyElsewhere', 'passkey', 'enrolPasskey']);
+export const LINK_WAITS_ON: ReadonlySet<string> = new Set<string>([...(['identify', 'password', 'changePassword', 'passkey'] satisfies LoginStep[]), ...FACTOR_STEPS]);
 const SHAPES: { readonly [S in LoginStep]: (stored: Fields) => boolean } = {
   identify: () => true,
   password: (s) => text(s.loginName) && optional(text)(s.userId),

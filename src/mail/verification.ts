@@ -7,6 +7,7 @@ import { verifyEmailLink } from '../domain/user/email-link.js';
 import type { Mailer } from './mailer.js';
 import { render } from './templates/render.js';
 import { VERIFY_EMAIL } from './templates/verify-email.js';
+import { greetingName } from '../domain/user/display-name.js';
 
 export interface VerificationRecipient {
   id: string;
@@ -21,7 +22,7 @@ export interface VerificationRecipient {
 export async function sendVerificationMail(mailer: Mailer, issuer: string, lang: Language, user: VerificationRecipient, code: string): Promise<void> {
   await mailer.send(
     render(VERIFY_EMAIL, lang, user.email ?? '', {
-      name: user.displayName || [user.givenName, user.familyName].filter(Boolean).join(' ') || user.username,
+      name: greetingName(user),
       code,
       link: verifyEmailLink(issuer, user.id, code),
       minutes: String(EMAIL_CODE_LIFETIME_MS / 60_000),

@@ -11,6 +11,7 @@ import { render } from '../../mail/templates/render.js';
 import { INVITE, INVITE_KEY } from '../../mail/templates/invite.js';
 import { callOf, languageOf, type ApiDeps } from '../context.js';
 import { writeDetails } from '../details.js';
+import { greetingName } from '../../domain/user/display-name.js';
 
 type Impl = ServiceImpl<typeof UserService>;
 
@@ -22,7 +23,7 @@ export function inviteHandlers({ commands, mail }: ApiDeps): Pick<Impl, 'createI
   async function mailInvite(created: CreatedInvite, lang: ReturnType<typeof languageOf>, appName: string, mailer: Mailer): Promise<void> {
     const { user } = created;
     const message = render(created.purpose === 'key' ? INVITE_KEY : INVITE, lang, user.email ?? '', {
-      name: user.displayName || [user.givenName, user.familyName].filter(Boolean).join(' ') || user.username,
+      name: greetingName(user),
       app: appName,
       link: inviteLink(mail!.issuer(), user.id, created.code),
       expires: created.expiresAt.toISOString().slice(0, 16).replace('T', ' '),

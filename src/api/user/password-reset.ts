@@ -13,6 +13,7 @@ import { PASSWORD_RESET } from '../../mail/templates/password-reset.js';
 import { render } from '../../mail/templates/render.js';
 import { callOf, languageOf, type ApiDeps, type MailDeps } from '../context.js';
 import { writeDetails } from '../details.js';
+import { greetingName } from '../../domain/user/display-name.js';
 
 type Impl = ServiceImpl<typeof UserService>;
 
@@ -22,7 +23,7 @@ const MAILED: ReadonlySet<number> = new Set([NotificationType.Unspecified, Notif
 async function mailLink(mail: MailDeps, mailer: Mailer, lang: Language, issued: Omit<IssuedReset, 'written'>): Promise<void> {
   const { user } = issued;
   const message = render(PASSWORD_RESET, lang, user.email, {
-    name: user.displayName || [user.givenName, user.familyName].filter(Boolean).join(' ') || user.username,
+    name: greetingName(user),
     link: resetLink(mail.issuer(), issued.code),
     minutes: String(RESET_TTL_SECONDS / 60),
   });

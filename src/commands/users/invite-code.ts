@@ -28,6 +28,7 @@ import type { Ports, UserFacts } from '../ports.js';
 import { spend } from '../login/guesses.js';
 import { runCommand, stateNow } from '../run.js';
 import { written, type Written } from '../written.js';
+import { humanCredentialTarget } from './credential-target.js';
 
 export interface CreateInviteCodeInput {
   userId: string;
@@ -90,13 +91,7 @@ export async function createInviteCode(
   { caller }: Call,
   input: CreateInviteCodeInput & { resend?: boolean; /** The composition's own precondition (mail configured), checked once the caller may ask. */ ready?: () => void },
 ): Promise<CreatedInvite> {
-  const violations = requiredId('userId', input.userId);
-  if (violations.length) throw invalidRequest(violations);
-  await userForCredentialWrite(ports.lookups, caller, input.userId);
-  input.ready?.();
-  const user = await ports.lookups.userFacts(input.userId);
-  if (!user) throw new KeyholdError('USER_NOT_FOUND', { userId: input.userId });
-  if (user.kind !== 'human') throw new KeyholdError('USER_NOT_HUMAN', { userId: user.id });
+  const user = await humanCredentialTarget(ports, caller, input.userId, 'USER_NOT_HUMAN', input.ready);
   const purpose = await purposeOf(ports, user);
   if (input.resend) {
     const state = await inviteStateOf(ports, user.id);

@@ -14,14 +14,13 @@
 // may have been half sent); a refused append (the user deactivated meanwhile)
 // leaves a code the page refuses anyway.
 import { randomBytes } from 'node:crypto';
-import { invalidRequest, KeyholdError } from '../../domain/errors/keyhold-error.js';
-import { requiredId } from '../../domain/identity/text-rules.js';
+import { KeyholdError } from '../../domain/errors/keyhold-error.js';
 import { userDecider } from '../../domain/user/decider.js';
 import { RESET_PER_WINDOW, RESET_TTL_SECONDS, RESET_WINDOW_SECONDS, resetCodeHash } from '../../domain/user/reset-link.js';
-import { userForCredentialWrite } from '../../access/access.js';
 import type { Call } from '../../access/caller.js';
 import type { Ports, UserFacts } from '../ports.js';
 import { runCommand } from '../run.js';
+import { humanCredentialTarget } from './credential-target.js';
 import { written, type Written } from '../written.js';
 
 export interface PasswordResetInput {
@@ -41,13 +40,7 @@ export interface IssuedReset {
 }
 
 export async function requestPasswordReset(ports: Ports, { caller }: Call, input: PasswordResetInput): Promise<IssuedReset> {
-  const violations = requiredId('userId', input.userId);
-  if (violations.length) throw invalidRequest(violations);
-  await userForCredentialWrite(ports.lookups, caller, input.userId);
-  input.ready?.();
-  const user = await ports.lookups.userFacts(input.userId);
-  if (!user) throw new KeyholdError('USER_NOT_FOUND', { userId: input.userId });
-  if (user.kind !== 'human') throw new KeyholdError('PASSWORD_ONLY_FOR_HUMAN_USERS', { userId: user.id });
+  const user = await humanCredentialTarget(ports, caller, input.userId, 'PASSWORD_ONLY_FOR_HUMAN_USERS', input.ready);
   if (user.state !== 'active' || user.orgActive === false) throw new KeyholdError('USER_NOT_ACTIVE', { userId: user.id });
   const { email } = user;
   if (!email) throw new KeyholdError('PASSWORD_RESET_NO_EMAIL', { userId: user.id });

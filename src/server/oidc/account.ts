@@ -5,6 +5,7 @@
 import { errors } from 'oidc-provider';
 import { userIsLive, type ReadModel } from '../../queries/read-model.js';
 import { METADATA_CLAIM, METADATA_SCOPE, ROLES_CLAIM, ROLES_SCOPE } from '../../domain/oidc/scope-names.js';
+import { personalName } from '../../domain/user/display-name.js';
 
 export { METADATA_CLAIM, METADATA_SCOPE, ROLES_CLAIM, ROLES_SCOPE };
 
@@ -56,7 +57,7 @@ export async function accountClaims(ctx: Any, id: string, read: AccountRead, rol
     async claims(use: 'id_token' | 'userinfo', scope: string) {
       const scopes = new Set(scope.split(' '));
       const client = ctx?.oidc?.client;
-      const name = user.displayName || [user.givenName, user.familyName].filter(Boolean).join(' ') || undefined;
+      const name = personalName(user);
       const claims: Record<string, unknown> = {
         sub: user.id,
         preferred_username: user.username,
