@@ -34,6 +34,7 @@ import { attemptBudgetKey, idempotencyKeys, idpSealing, idpSecretKey, loadMaster
 import { createIdpSecrets } from '../store/idp-secrets.js';
 import type { IdpSecretStore } from '../commands/ports.js';
 import { externalLoginPorts } from './idp/login-ports.js';
+import { cachedLoginSettings } from '../queries/login-settings-cache.js';
 import { upstreamClient } from './idp/upstream.js';
 import { createTotpSecrets } from '../store/totp-secrets.js';
 import { openControlSocket, type ControlSocket } from './control-socket.js';
@@ -181,6 +182,7 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
     const onAppended = (listener: (events: readonly StoredEvent[]) => void) => events.onAppended?.(listener);
     const accounts = cachedAccountReads(readModel, { onAppended });
     const clients = cachedClientLookups(readModel, { onAppended });
+    const loginSettings = cachedLoginSettings(readModel, { onAppended });
     // Known once the port is (below); no request arrives before.
     let issuer = '';
     // KEYHOLD_SMTP_*: the one mail transport (pooled); without it every flow that mails says so.
@@ -211,14 +213,14 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
     let serving = false;
     const login = withPasswordReset(
       loginPorts(
-        { ...readModel, user: accounts.user },
+        { ...readModel, ...loginSettings, user: accounts.user },
         commands,
         (userId, projectId) => loginAccess(readModel, userId, projectId).then((a) => a.allowed),
         attempts,
         { webauthn: ports.webauthn, forceMfa: accounts.forceMfaOf },
         metrics.identity,
         externalLoginPorts({
-          read: readModel,
+          read: { ...readModel, ...loginSettings },
           commands,
           secrets: ports.idpSecrets!,
           upstream: upstreamClient({ egress: { allowPrivateNetworks: config.idpPrivateNetworks } }),

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { freshCache } from '../../src/queries/fresh-cache.js';
 import { cachedClientLookups } from '../../src/queries/client-cache.js';
 import { cachedAccountReads } from '../../src/queries/account-cache.js';
+import { cachedLoginSettings } from '../../src/queries/login-settings-cache.js';
 import { tokenResolver } from '../../src/queries/callers.js';
 import { hashToken } from '../../src/domain/identity/tokens.js';
 import { AGGREGATE_OF, type EventTypeName, type StoredEvent } from '../../src/domain/events/index.js';
@@ -233,5 +234,61 @@ describe('tokenResolver', () => {
     // One read, under the hash; the second answer came from the cache, found by the same key.
     expect(asked).toEqual([hashToken(token)]);
     expect(asked[0]).not.toContain(token.slice(3));
+  });
+});
+
+describe('cachedLoginSettings', () => {
+  const event = (type: string) => ({ type }) as unknown as StoredEvent;
+
+  function settings() {
+    const log: string[] = [];
+    let policy: { forceMfa: boolean } | undefined;
+    let listener: ((events: readonly StoredEvent[]) => void) | undefined;
+    const cached = cachedLoginSettings(
+      {
+        defaultOrgId: async () => (log.push('instance'), 'org-1'),
+        loginPolicyOf: async (orgId) => (log.push(`policy ${orgId}`), policy as never),
+        maxPasswordAttemptsOf: async (orgId) => (log.push(`lockout ${orgId}`), 0),
+        ownerOfProject: async (projectId) => (log.push(`project ${projectId}`), projectId === 'gone' ? undefined : 'org-1'),
+        identityProvidersOffered: async (orgId) => (log.push(`idps ${orgId}`), []),
+      },
+      { ttlMs: 60_000, onAppended: (l) => (listener = l) },
+    );
+    return { log, cached, setPolicy: (p: typeof policy) => (policy = p), emit: (...types: string[]) => listener!(types.map(event)) };
+  }
+
+  it('reads each setting once, "none" answers included (no policy of its own, no attempts limit, no providers)', async () => {
+    const { log, cached } = settings();
+    for (let i = 0; i < 3; i++) {
+      expect(await cached.defaultOrgId()).toBe('org-1');
+      expect(await cached.loginPolicyOf('org-1')).toBeUndefined();
+      expect(await cached.maxPasswordAttemptsOf('org-1')).toBe(0);
+      expect(await cached.ownerOfProject('p')).toBe('org-1');
+      expect(await cached.identityProvidersOffered('org-1')).toEqual([]);
+    }
+    expect(log).toEqual(['instance', 'policy org-1', 'lockout org-1', 'project p', 'idps org-1']);
+  });
+
+  it('an unknown project is asked again each time: one created a moment ago is found at once', async () => {
+    const { log, cached } = settings();
+    expect(await cached.ownerOfProject('gone')).toBeUndefined();
+    expect(await cached.ownerOfProject('gone')).toBeUndefined();
+    expect(log).toEqual(['project gone', 'project gone']);
+  });
+
+  it("this process's change of a policy, an org, a project or a provider shows at once; a user's or an app's events keep the entries", async () => {
+    const { log, cached, setPolicy, emit } = settings();
+    await cached.loginPolicyOf('org-1');
+    emit('user.login.succeeded', 'app.changed', 'org.member.added', 'instance.login.throttled');
+    await cached.loginPolicyOf('org-1');
+    expect(log).toEqual(['policy org-1']);
+    setPolicy({ forceMfa: true });
+    emit('org.login.policy.changed');
+    expect(await cached.loginPolicyOf('org-1')).toEqual({ forceMfa: true });
+    for (const type of ['org.lockout.policy.added', 'org.deactivated', 'org.removed', 'project.removed', 'idp.changed', 'instance.added']) {
+      emit(type);
+      await cached.loginPolicyOf('org-1');
+    }
+    expect(log.filter((l) => l === 'policy org-1')).toHaveLength(8);
   });
 });
