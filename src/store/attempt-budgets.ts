@@ -108,14 +108,9 @@ export function createAttemptBudgets({ db, sql: client }: Pick<Database, 'db' | 
     if (named.length === 0) return { ok: true, finish: NO_FINISH };
     const keys = named.map(([key]) => key);
     const keyArray = arrayLiteral(keys);
-    for (let attempt = 1; ; attempt++) {
-      const decided = await decide(named, keyArray);
-      // An expired row swept away between the insert and the lock: make it again.
-      if (decided === 'missing' && attempt < 3) continue;
-      if (decided === 'missing') throw new Error('attempt budget rows vanished three times in a row');
-      if (!decided.allowed) return { ok: false, waitSeconds: decided.waitSeconds };
-      return reservation(named, decided.epochs);
-    }
+    const decided = await decide(named, keyArray);
+    if (!decided.allowed) return { ok: false, waitSeconds: decided.waitSeconds };
+    return reservation(named, decided.epochs);
   }
 
   /** A refusal ends decide()'s transaction by rolling it back: a refused guess leaves no row behind (a spray of new names would fill the table). */
@@ -134,21 +129,21 @@ export function createAttemptBudgets({ db, sql: client }: Pick<Database, 'db' | 
 
   function decideIn(named: readonly (readonly [string, BucketRequest])[], keyArray: string) {
     return db.transaction(async (tx) => {
-      // The rows a first attempt needs, in key order as the locks below: every reservation takes
-      // its rows in that order (an insert waits for another's uncommitted one), so none waits in a cycle.
-      await tx.execute(dsql`
-        insert into attempt_budgets (key, expires_at)
-        select k, now() + make_interval(secs => ${WINDOW_SECONDS}) from unnest(${keyArray}::text[]) as k order by k
-        on conflict (key) do nothing`);
+      // Made where missing and locked, in one statement: an existing row's no-op update locks it as
+      // `select … for update` would, and returns it as it is. Rows are taken in key order (the insert
+      // follows its select's order; an insert waits for another's uncommitted one), so no two
+      // reservations wait on each other in a cycle.
       const rows = rowsOf<Row>(
         await tx.execute(dsql`
-          select key, failures, in_flight, epoch,
+          insert into attempt_budgets (key, expires_at)
+          select k, now() + make_interval(secs => ${WINDOW_SECONDS}) from unnest(${keyArray}::text[]) as k order by k
+          on conflict (key) do update set expires_at = attempt_budgets.expires_at
+          returning key, failures, in_flight, epoch,
             (extract(epoch from last_failure_at) * 1000)::float8 as last_ms,
             (extract(epoch from in_flight_until) * 1000)::float8 as until_ms,
-            (extract(epoch from now()) * 1000)::float8 as now_ms
-          from attempt_budgets where key = any(${keyArray}::text[]) order by key for update`),
+            (extract(epoch from now()) * 1000)::float8 as now_ms`),
       );
-      if (rows.length < named.length) return 'missing' as const;
+      if (rows.length < named.length) throw new Error('the attempt budgets upsert returned fewer rows than keys');
       const byKey = new Map(rows.map((r) => [r.key, r]));
       const now = Number(rows[0]?.now_ms ?? Date.now());
       const decisions = await Promise.all(
