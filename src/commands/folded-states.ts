@@ -1,8 +1,9 @@
 // This process's folded states of aggregates whose decider names its fold
 // (Decider.foldKey), each with the sequence it stands at, so that the runner
-// (./run.ts) folds only the events after it — loaded from the database every
-// time (EventStore.loadAfter), so what it decides on is as fresh as a whole
-// load, whatever other processes appended meanwhile.
+// (./run.ts) folds only the events after it (EventStore.loadAfter). A write
+// decided on the kept state alone is appended at its sequence, so it commits
+// only if nothing was appended since, here or by another process; a refusal or
+// a no-op is confirmed against the events after it first.
 //
 // Why: a user's history grows with every login (its success, the grant the
 // login stored: two events), and every login ran two commands on it, each

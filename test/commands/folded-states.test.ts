@@ -67,8 +67,9 @@ function foldedStatesContract(driver: string, open: () => Promise<FreshDatabase>
       const here = counting(createEventStore(fixture.database));
       const id = await newUser(here.store);
       for (let i = 0; i < 4; i++) await runCommand(here.store, { type: 'user', id }, userDecider(id), login);
-      // One load (the user's first event), then tails that find nothing: this process wrote the rest.
-      expect(here.read).toEqual({ loads: 1, tails: 3, events: 1 });
+      // One load (the user's first event), then nothing: each later login is a write decided on the kept
+      // fold, appended at its sequence (this process wrote everything after the load).
+      expect(here.read).toEqual({ loads: 1, tails: 0, events: 1 });
       expect(types(await here.store.load('user', id))).toEqual(['user.human.added', ...Array(4).fill('user.login.succeeded')]);
     });
 
@@ -83,6 +84,30 @@ function foldedStatesContract(driver: string, open: () => Promise<FreshDatabase>
       expect(types(written)).toEqual(['user.password.check.failed', 'user.locked']);
       expect(written.map((e) => e.sequence)).toEqual([5, 6]);
       expect(here.read).toMatchObject({ loads: 1, tails: 1, events: 1 + 2 });
+    });
+
+    it("a refusal decided on the kept fold is confirmed: another process's unlock is seen, the login goes through", async () => {
+      const here = counting(createEventStore(fixture.database));
+      const elsewhere = createEventStore(fixture.database);
+      const id = await newUser(here.store);
+      await runCommand(here.store, { type: 'user', id }, userDecider(id), { kind: 'lock', actor: 'u' } as UserCommand);
+      await runCommand(elsewhere, { type: 'user', id }, userDecider(id), { kind: 'unlock', actor: 'u' } as UserCommand);
+      // Kept here: locked. The login is refused on that, then confirmed against the tail, which holds the unlock.
+      const written = await runCommand(here.store, { type: 'user', id }, userDecider(id), login);
+      expect(types(written)).toEqual(['user.login.succeeded']);
+      expect(written[0]!.sequence).toBe(4);
+      expect(here.read).toMatchObject({ loads: 1, tails: 2 });
+    });
+
+    it("a write decided on a kept fold that another process moved past is not appended: decided again on the tail", async () => {
+      const here = counting(createEventStore(fixture.database));
+      const elsewhere = createEventStore(fixture.database);
+      const id = await newUser(here.store);
+      await runCommand(here.store, { type: 'user', id }, userDecider(id), login);
+      await runCommand(elsewhere, { type: 'user', id }, userDecider(id), { kind: 'lock', actor: 'u' } as UserCommand);
+      // Kept here: active. The login decided on that meets the lock's sequence, is decided again, and is refused.
+      await expect(runCommand(here.store, { type: 'user', id }, userDecider(id), login)).rejects.toMatchObject({ reason: 'USER_NOT_ACTIVE' });
+      expect(types(await here.store.load('user', id))).toEqual(['user.human.added', 'user.login.succeeded', 'user.locked']);
     });
 
     it('an append that meets a write of another process is decided again on the tail that holds it', async () => {
