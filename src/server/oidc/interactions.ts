@@ -41,12 +41,26 @@ export function interactionPort(deps: {
     view.state = state;
   }
 
+  /**
+   * The library's interactionResult (merged with the last submission, as `mergeWithLastSubmission`
+   * asks, but for an error) on the interaction this request already holds: the library's own call
+   * reads it once more by the cookie, a statement per finished sign-in. Held, it is the one this
+   * request loaded and, where the step moved, just saved (conditionally: the stored state was the
+   * one it finishes), so the read would only see what this request wrote.
+   */
+  async function resultSaved(interaction: Any, result: Any): Promise<string> {
+    interaction.result = 'error' in result ? result : { ...interaction.lastSubmission, ...result };
+    // At least a second: an expiry of 0 would be none at all.
+    await interaction.save(Math.max(1, interaction.exp - Math.floor(Date.now() / 1000)));
+    return interaction.returnTo;
+  }
+
   /** Ends the interaction; a NATIVE app without skipNativeAppSuccessPage gets the "you may close this window" page first. */
   async function finish(req: IncomingMessage, res: ServerResponse, view: LoginInteraction, result: Any): Promise<Ended> {
     const provider = deps.provider();
     const interaction = of(view);
     const client = await provider.Client.find(view.clientId);
-    const returnTo: string = await provider.interactionResult(req, res, result, { mergeWithLastSubmission: true });
+    const returnTo = await resultSaved(interaction, result);
     // A device sign-in (RFC 8628) ends on the library's done page (device-pages.ts), never on this one.
     const native = client?.applicationType === 'native' && !interaction.deviceCode && !(client.keyholdSkipNativeSuccessPage ?? client.keyhold_skip_native_success_page);
     return { returnTo, nativeDone: Boolean(native && result.consent) };
