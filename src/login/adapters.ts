@@ -10,7 +10,8 @@ import type { Language } from '../domain/i18n/language.js';
 import { loginUser } from '../queries/passwords.js';
 import { loginFactorsOf } from '../queries/login-policy.js';
 import { hasReadyTotp } from '../queries/totp.js';
-import type { ReadModel } from '../queries/read-model.js';
+import type { ReadModel, U2fView } from '../queries/read-model.js';
+import type { ReadyKey } from './relying-parties.js';
 import type { GuessBudgets } from '../commands/ports.js';
 import { checkLoginPassword } from '../commands/login/check-password.js';
 import { checkRecoveryCode } from '../commands/login/check-recovery-code.js';
@@ -41,8 +42,12 @@ function problemText(thrown: unknown, lang: Language): string {
   return refusalText(thrown, lang);
 }
 
+/** The keys a login may ask for: ready ones, with their credential id. */
+const readyKeys = (tokens: readonly U2fView[]): ReadyKey[] =>
+  tokens.flatMap((k) => (k.state === 'ready' && k.credentialId ? [{ credentialId: k.credentialId, transports: k.transports ?? [], rpId: k.rpId }] : []));
+
 export function loginPorts(
-  read: Pick<ReadModel, 'usersByLoginName' | 'passwordOf' | 'user' | 'u2fTokensOf' | 'maxPasswordAttemptsOf' | 'loginPolicyOf' | 'defaultOrgId' | 'totpOf' | 'ownerOfProject'>,
+  read: Pick<ReadModel, 'usersByLoginName' | 'passwordOf' | 'user' | 'secondFactorsOf' | 'maxPasswordAttemptsOf' | 'loginPolicyOf' | 'defaultOrgId' | 'totpOf' | 'ownerOfProject'>,
   commands: Pick<
     Commands,
     | 'setPassword'
@@ -132,9 +137,9 @@ export function loginPorts(
         throw e;
       }
     },
-    async keysOf(userId) {
-      const tokens = await read.u2fTokensOf(userId);
-      return tokens.flatMap((k) => (k.state === 'ready' && k.credentialId ? [{ credentialId: k.credentialId, transports: k.transports ?? [], rpId: k.rpId }] : []));
+    async secondFactorsOf(userId) {
+      const { keys, totpReady } = await read.secondFactorsOf(userId);
+      return { keys: readyKeys(keys), hasTotp: totpReady };
     },
     useKey: (input) => commands.useU2f(input),
     async mfaRequired(userId) {

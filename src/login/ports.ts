@@ -91,8 +91,8 @@ export interface LoginPorts {
   mayLogIn(userId: string, projectId: string): Promise<boolean>;
   /** Records a successful login with its amr; false: the user is no longer active, no login; 'unverified': a registered address to verify first. */
   loggedIn(userId: string, clientId: string, clientIp: string, amr: string[]): Promise<boolean | 'unverified'>;
-  /** Every ready key of the user, under whichever RP id it was registered. */
-  keysOf(userId: string): Promise<ReadyKey[]>;
+  /** Every ready key of the user, under whichever RP id it was registered, and whether its authenticator app is ready: one read, what the steps after the password decide on. */
+  secondFactorsOf(userId: string): Promise<{ keys: ReadyKey[]; hasTotp: boolean }>;
   /** The check of a key's answer (the use-u2f command). */
   useKey(input: UseU2fInput): Promise<UseU2fResult>;
   /** Whether the user's org requires a second factor (login policy forceMfa). */

@@ -270,6 +270,8 @@ export interface ReadModel extends Lookups {
   usersByLoginName(username: string, orgId: string | undefined, limit: number): Promise<UserView[]>;
   /** The user's security keys, pending and ready, oldest first. */
   u2fTokensOf(userId: string): Promise<U2fView[]>;
+  /** The user's security keys (as u2fTokensOf) and whether its authenticator app is ready, in one read. */
+  secondFactorsOf(userId: string): Promise<{ keys: U2fView[]; totpReady: boolean }>;
   /** One page of them (ListU2FTokens). */
   u2fTokensPage(userId: string, page: Page): Promise<Listed<U2fView>>;
   /** One page of the user's passkeys, pending and ready (ListPasskeys). */

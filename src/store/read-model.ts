@@ -72,6 +72,7 @@ export function createReadModel(database: Pick<Database, 'db' | 'sql'>, observer
     usersByLoginName: (username, orgId, limit) => q.findUsersByLoginName(sql, username, orgId, limit),
     passwordOf: (userId) => q.findPasswordOf(sql, userId),
     u2fTokensOf: (userId) => q.listU2fViewsOfUser(sql, userId),
+    secondFactorsOf: (userId) => q.secondFactorsOfUser(sql, userId),
     u2fTokensPage: (userId, page) => q.listU2fPage(db, userId, page),
     patByHash: (tokenHash) => q.findPatByHash(db, tokenHash),
     isBootstrapped: () => q.isBootstrapped(db),

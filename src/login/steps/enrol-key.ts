@@ -10,7 +10,7 @@ import { enrolmentChoice } from '../pages/passkey.js';
 import { isEnrolmentMethod } from './enrolment-methods.js';
 import type { StateOf } from '../state.js';
 import { challengeOf, refused, takeAnswer } from './key-ceremony.js';
-import { decideSecondFactor, loginIds } from './second-factor.js';
+import { decideSecondFactor, hasSecondFactor, loginIds } from './second-factor.js';
 import type { Step } from './step.js';
 
 export const enrolKey: Step<StateOf<'enrolKey'>, 'key' | 'enrol-method'> = {
@@ -33,7 +33,7 @@ export const enrolKey: Step<StateOf<'enrolKey'>, 'key' | 'enrol-method'> = {
     if ('refusal' in read) return refused(ctx, read.refusal);
     if (!state.enrolmentId) return refused(ctx, 'U2F_LOGIN_INVALID');
     // A key became ready since the page was shown: no further key is added by whoever holds the password.
-    if ((await ctx.ports.keysOf(state.userId)).length > 0 || (await ctx.ports.hasTotp(state.userId))) return { outcome: { kind: 'refused' } };
+    if (hasSecondFactor(await ctx.ports.secondFactorsOf(state.userId))) return { outcome: { kind: 'refused' } };
     const done = await ctx.ports.finishEnrollment(state.userId, state.enrolmentId, read.answer, t(ctx.lang, 'enrollKeyName'), ctx.lang);
     if (!done.ok) return refused(ctx, { problem: done.problem });
     if (!done.recoveryCodes.length) {

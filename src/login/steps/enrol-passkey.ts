@@ -11,7 +11,7 @@ import { enrolPasskeyBody } from '../pages/passkey.js';
 import type { StateOf } from '../state.js';
 import { isEnrolmentMethod } from './enrolment-methods.js';
 import { challengeOf, refused, takeAnswer } from './key-ceremony.js';
-import { decideSecondFactor, loginIds } from './second-factor.js';
+import { decideSecondFactor, hasSecondFactor, loginIds } from './second-factor.js';
 import type { Step } from './step.js';
 
 export const enrolPasskey: Step<StateOf<'enrolPasskey'>, 'key' | 'enrol-method'> = {
@@ -34,7 +34,7 @@ export const enrolPasskey: Step<StateOf<'enrolPasskey'>, 'key' | 'enrol-method'>
     if ('refusal' in read) return refused(ctx, read.refusal);
     if (!state.enrolmentId) return refused(ctx, 'U2F_LOGIN_INVALID');
     // A key became ready since the page was shown: no further factor is added by whoever holds the password.
-    if ((await ctx.ports.keysOf(state.userId)).length > 0 || (await ctx.ports.hasTotp(state.userId))) return { outcome: { kind: 'refused' } };
+    if (hasSecondFactor(await ctx.ports.secondFactorsOf(state.userId))) return { outcome: { kind: 'refused' } };
     const done = await ctx.ports.finishPasskeyEnrollment(state.userId, state.enrolmentId, read.answer, t(ctx.lang, 'enrollPasskeyName'), ctx.lang);
     if (!done.ok) return refused(ctx, { problem: done.problem });
     if (!done.recoveryCodes.length) return { outcome: { kind: 'passkeyEnrolled', codesShown: false } };

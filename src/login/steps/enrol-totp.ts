@@ -15,7 +15,7 @@ import { enrolTotpBody, MAX_TOTP_CODE } from '../pages/totp.js';
 import { isEnrolmentMethod } from './enrolment-methods.js';
 import { totpQrSvg } from '../pages/totp-qr.js';
 import type { StateOf } from '../state.js';
-import { decideSecondFactor, loginIds } from './second-factor.js';
+import { decideSecondFactor, hasSecondFactor, loginIds } from './second-factor.js';
 import type { Step } from './step.js';
 
 export const enrolTotp: Step<StateOf<'enrolTotp'>, 'totp' | 'enrol-method'> = {
@@ -35,7 +35,7 @@ export const enrolTotp: Step<StateOf<'enrolTotp'>, 'totp' | 'enrol-method'> = {
       return { outcome: isEnrolmentMethod(method) ? { kind: 'enrolmentChosen', method } : { kind: 'refused' } };
     }
     // A second factor became ready since the page was shown: no further one is added by whoever holds the password.
-    if ((await ctx.ports.keysOf(state.userId)).length > 0 || (await ctx.ports.hasTotp(state.userId))) return { outcome: { kind: 'refused' } };
+    if (hasSecondFactor(await ctx.ports.secondFactorsOf(state.userId))) return { outcome: { kind: 'refused' } };
     const done = await ctx.ports.finishTotpEnrolment(state.userId, ctx.field('code').slice(0, MAX_TOTP_CODE), ctx.lang);
     if (!done.ok) {
       ctx.secondFactor('one_time_code', 'failed');

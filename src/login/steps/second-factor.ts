@@ -12,11 +12,14 @@ import { keysForLogin, loginRpIds, type ReadyKey } from '../relying-parties.js';
 /** The RP ids whose keys this login (served at the issuer) can use. */
 export const loginIds = (issuer: string, ports: Pick<LoginPorts, 'webauthn'>): string[] => loginRpIds(issuer, ports.webauthn());
 
-export async function decideSecondFactor(issuer: string, ports: Pick<LoginPorts, 'keysOf' | 'mfaRequired' | 'webauthn' | 'hasTotp'>, userId: string): Promise<{ secondFactor: SecondFactor; keys: ReadyKey[] }> {
-  const keys = await ports.keysOf(userId);
+/** Whether the user holds a ready second factor of its own (a key, wherever it works, or an authenticator app). */
+export const hasSecondFactor = (factors: { keys: readonly ReadyKey[]; hasTotp: boolean }): boolean => factors.keys.length > 0 || factors.hasTotp;
+
+export async function decideSecondFactor(issuer: string, ports: Pick<LoginPorts, 'secondFactorsOf' | 'mfaRequired' | 'webauthn'>, userId: string): Promise<{ secondFactor: SecondFactor; keys: ReadyKey[] }> {
+  const { keys, hasTotp } = await ports.secondFactorsOf(userId);
   const ids = loginIds(issuer, ports);
   if (keys.length > 0 && keysForLogin(keys, ids)) return { secondFactor: 'key', keys };
-  if (await ports.hasTotp(userId)) return { secondFactor: 'totp', keys };
+  if (hasTotp) return { secondFactor: 'totp', keys };
   if (keys.length > 0) return { secondFactor: 'refused', keys };
   if (!(await ports.mfaRequired(userId))) return { secondFactor: 'none', keys };
   return { secondFactor: ids.length > 0 ? 'enrol' : 'refused', keys };

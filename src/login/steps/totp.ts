@@ -14,11 +14,12 @@ export const totp: Step<StateOf<'totp'>, 'totp' | 'use-key'> = {
   actions: ['totp', 'use-key'],
   async render(ctx, state, problem) {
     // The app removed meanwhile: what the user has now decides.
-    if (!(await ctx.ports.hasTotp(state.userId))) {
+    const factors = await ctx.ports.secondFactorsOf(state.userId);
+    if (!factors.hasTotp) {
       const decided = await decideSecondFactor(ctx.issuer, ctx.ports, state.userId);
       return { outcome: { kind: 'secondFactorDecided', secondFactor: decided.secondFactor } };
     }
-    const hasKey = (await ctx.ports.keysOf(state.userId)).length > 0;
+    const hasKey = factors.keys.length > 0;
     return { page: { title: t(ctx.lang, 'totpTitle'), body: totpBody(ctx.lang, ctx.interaction.uid, ctx.hidden, state.loginName, hasKey, problem) } };
   },
   async submit(ctx, state, action) {

@@ -18,6 +18,7 @@ export { liveAppKeys, type AppKeyListedRow } from './app-keys.js';
 export { allUserMetadata, findUserMetadata, searchUserMetadata } from './user-metadata.js';
 export { findWebauthnCredential, listPasskeysOfUser } from './passkeys.js';
 export { findUserTotp } from './user-totp.js';
+export { secondFactorsOfUser } from './second-factors.js';
 export { findProjectGrantFor, isProjectGrantedTo, searchProjectGrants, type ProjectGrantFacts, type ProjectGrantSearch } from './project-grants.js';
 export { findIdp, findIdpLink, idpsOffered, listIdpLinksOfUser, listIdps, type IdpLinkRow, type IdpRow } from './identity-providers.js';
 export { listUserSessions } from './user-sessions.js';
