@@ -10,6 +10,7 @@ import { startWarnings } from './config-report.js';
 import { loggerOptions } from './logger.js';
 import { shutdownOnSignals } from './shutdown.js';
 import { startKeyhold } from './start.js';
+import { boundHeapGrowth } from './heap-growth.js';
 
 /** sysexits.h: a temporary failure, worth a restart. */
 const EX_TEMPFAIL = 75;
@@ -20,6 +21,7 @@ export async function run(): Promise<void> {
   // (store/private-data-dir.ts, server/bootstrap.ts); this also covers the
   // directories made on the way and any file a dependency creates.
   process.umask(0o077);
+  boundHeapGrowth();
   let config;
   try {
     config = loadConfig();
