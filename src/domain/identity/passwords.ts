@@ -14,6 +14,7 @@
 // user's events (SECRET_FIELDS) and its read-model row.
 import { createRequire } from 'node:module';
 import { hash, verify } from '@node-rs/argon2';
+import { HASH_SLOTS } from './hash-slots.js';
 import { violation, type FieldViolation } from '../errors/keyhold-error.js';
 import { charLength } from './identifiers.js';
 
@@ -91,13 +92,13 @@ export function passwordRule(field: string, password: string, username: string):
 
 /** The stored form of a password (call passwordRule first). Runs off the event loop. */
 export function hashPassword(password: string): Promise<string> {
-  return hash(normalizePassword(password), ARGON2_OPTIONS);
+  return HASH_SLOTS.run(() => hash(normalizePassword(password), ARGON2_OPTIONS));
 }
 
 // A hash of a password nobody knows (made at first use), verified against when
 // there is no user or no password, so the answer takes as long as a real check.
 let dummy: Promise<string> | undefined;
-const dummyHash = (): Promise<string> => (dummy ??= hash(`no password ${Math.random()}`, ARGON2_OPTIONS));
+const dummyHash = (): Promise<string> => (dummy ??= HASH_SLOTS.run(() => hash(`no password ${Math.random()}`, ARGON2_OPTIONS)));
 
 /**
  * Whether `password` is the one `storedHash` was made of. With no stored hash
@@ -108,12 +109,13 @@ const dummyHash = (): Promise<string> => (dummy ??= hash(`no password ${Math.ran
 export async function verifyPasswordHash(storedHash: string | null | undefined, password: string): Promise<boolean> {
   const candidate = typeof password === 'string' && !LONE_SURROGATE.test(password) ? normalizePassword(password) : '';
   if (!storedHash) {
-    await verify(await dummyHash(), candidate || 'x', ARGON2_OPTIONS).catch(() => false);
+    const against = await dummyHash();
+    await HASH_SLOTS.run(() => verify(against, candidate || 'x', ARGON2_OPTIONS)).catch(() => false);
     return false;
   }
   if (!candidate) return false;
   try {
-    return await verify(storedHash, candidate);
+    return await HASH_SLOTS.run(() => verify(storedHash, candidate));
   } catch {
     return false;
   }
