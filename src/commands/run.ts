@@ -226,12 +226,16 @@ async function attempts(store: EventStore, targets: readonly Target[], options: 
     confirmed = [];
 
     const events: NewEvent[] = [];
+    /** Per target: whether it was decided on an assumed kept fold and wrote nothing (its sequence goes unchecked by the append). */
+    const unchecked: boolean[] = [];
     try {
       for (let i = 0; i < targets.length; i++) {
         const { decider, command } = targets[i]!;
         const state = bases[i]!.state;
         const effective = typeof command === 'function' ? await (command as (s: unknown) => Promise<unknown>)(state) : command;
-        events.push(...decider.decide(effective, state));
+        const own = decider.decide(effective, state);
+        unchecked.push(Boolean(bases[i]!.assumedFold) && own.length === 0);
+        events.push(...own);
       }
     } catch (refusal) {
       if ((await assumptionBehind(store, targets, assumed, confirmed)) || (await foldBehind(store, targets, bases))) continue;
@@ -241,6 +245,9 @@ async function attempts(store: EventStore, targets: readonly Target[], options: 
       if ((await assumptionBehind(store, targets, assumed, confirmed)) || (await foldBehind(store, targets, bases))) continue;
       return [];
     }
+    // A target that only had a say (e.g. the user behind a passkey's use: still active?) is confirmed
+    // before the others' events are appended: the append checks only the sequences it writes at.
+    if (unchecked.some(Boolean) && (await foldBehind(store, targets, bases.map((b, i) => (unchecked[i] ? b : { ...b, assumedFold: false }))))) continue;
     try {
       const appended = await store.append(
         events,

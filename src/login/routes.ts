@@ -175,6 +175,8 @@ export function registerLoginRoutes(fastify: FastifyInstance, deps: LoginRoutesD
     } else {
       ended = state.end.allowed ? await interactions.grantConsent(req.raw, reply.raw, interaction) : await interactions.denyConsent(req.raw, reply.raw, interaction);
     }
+    // The sign-in ended meanwhile (another request resumed it, or it expired): nothing to go back with.
+    if (!ended) return expired(reply, lang);
     if (ended.nativeDone) return void (await html(reply, page(lang, t(lang, 'title'), nativeDoneBody(lang, ended.returnTo))));
     await reply.code(303).header('location', ended.returnTo).headers(LOGIN_HEADERS).send();
   }

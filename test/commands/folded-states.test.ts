@@ -6,7 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { foldedStates } from '../../src/commands/folded-states.js';
-import { runCommand } from '../../src/commands/run.js';
+import { runCommand, runCommands, target } from '../../src/commands/run.js';
+import { KeyholdError } from '../../src/domain/errors/keyhold-error.js';
 import type { NewEvent, StoredEvent } from '../../src/domain/events/index.js';
 import { userDecider, type UserCommand, type UserState } from '../../src/domain/user/decider.js';
 import { createEventStore, type EventStore } from '../../src/store/event-store.js';
@@ -108,6 +109,24 @@ function foldedStatesContract(driver: string, open: () => Promise<FreshDatabase>
       // Kept here: active. The login decided on that meets the lock's sequence, is decided again, and is refused.
       await expect(runCommand(here.store, { type: 'user', id }, userDecider(id), login)).rejects.toMatchObject({ reason: 'USER_NOT_ACTIVE' });
       expect(types(await here.store.load('user', id))).toEqual(['user.human.added', 'user.login.succeeded', 'user.locked']);
+    });
+
+    it("a target that only has a say beside another's write is confirmed: another process's lock refuses the command", async () => {
+      const here = counting(createEventStore(fixture.database));
+      const elsewhere = createEventStore(fixture.database);
+      const holder = await newUser(here.store);
+      const other = await newUser(here.store);
+      await runCommand(here.store, { type: 'user', id: holder }, userDecider(holder), login);
+      await runCommand(elsewhere, { type: 'user', id: holder }, userDecider(holder), { kind: 'lock', actor: 'u' } as UserCommand);
+      // As a passkey's use: the holder must still be active (no event of its own), the write goes elsewhere.
+      const base = userDecider(holder);
+      const mustBeActive = { ...base, decide: (_: UserCommand, state: UserState) => {
+        if (state.state !== 'active') throw new KeyholdError('USER_NOT_ACTIVE', { userId: holder });
+        return [];
+      } };
+      const run = runCommands(here.store, [target({ type: 'user', id: holder }, mustBeActive, login), target({ type: 'user', id: other }, userDecider(other), login)]);
+      await expect(run).rejects.toMatchObject({ reason: 'USER_NOT_ACTIVE' });
+      expect(types(await here.store.load('user', other))).toEqual(['user.human.added']);
     });
 
     it('an append that meets a write of another process is decided again on the tail that holds it', async () => {

@@ -113,7 +113,11 @@ export async function verifyPasswordHash(storedHash: string | null | undefined, 
     await HASH_SLOTS.run(() => verify(against, candidate || 'x', ARGON2_OPTIONS)).catch(() => false);
     return false;
   }
-  if (!candidate) return false;
+  if (!candidate) {
+    // As long as a real check: an empty or unusable password must not tell that the account exists.
+    await HASH_SLOTS.run(() => verify(storedHash, 'x')).catch(() => false);
+    return false;
+  }
   try {
     return await HASH_SLOTS.run(() => verify(storedHash, candidate));
   } catch {

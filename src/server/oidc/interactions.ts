@@ -48,19 +48,22 @@ export function interactionPort(deps: {
    * request loaded and, where the step moved, just saved (conditionally: the stored state was the
    * one it finishes), so the read would only see what this request wrote.
    */
-  async function resultSaved(interaction: Any, result: Any): Promise<string> {
+  async function resultSaved(interaction: Any, result: Any): Promise<string | undefined> {
     interaction.result = 'error' in result ? result : { ...interaction.lastSubmission, ...result };
+    // Only onto the stored interaction, as long as it is there and not expired: a finish that lost
+    // the race to the sign-in's resume (a consent sent twice) does not bring a resumed one back.
     // At least a second: an expiry of 0 would be none at all.
-    await interaction.save(Math.max(1, interaction.exp - Math.floor(Date.now() / 1000)));
-    return interaction.returnTo;
+    const saved = await saveIfStored([{ path: ['jti'], equals: String(interaction.jti) }], () => interaction.save(Math.max(1, interaction.exp - Math.floor(Date.now() / 1000))));
+    return saved ? interaction.returnTo : undefined;
   }
 
   /** Ends the interaction; a NATIVE app without skipNativeAppSuccessPage gets the "you may close this window" page first. */
-  async function finish(req: IncomingMessage, res: ServerResponse, view: LoginInteraction, result: Any): Promise<Ended> {
+  async function finish(req: IncomingMessage, res: ServerResponse, view: LoginInteraction, result: Any): Promise<Ended | undefined> {
     const provider = deps.provider();
     const interaction = of(view);
     const client = await provider.Client.find(view.clientId);
     const returnTo = await resultSaved(interaction, result);
+    if (returnTo === undefined) return undefined;
     // A device sign-in (RFC 8628) ends on the library's done page (device-pages.ts), never on this one.
     const native = client?.applicationType === 'native' && !interaction.deviceCode && !(client.keyholdSkipNativeSuccessPage ?? client.keyhold_skip_native_success_page);
     return { returnTo, nativeDone: Boolean(native && result.consent) };

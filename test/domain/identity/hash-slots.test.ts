@@ -42,3 +42,22 @@ describe('hash slots', () => {
     expect(await verifyPasswordHash(undefined, 'anything')).toBe(false);
   });
 });
+
+describe('an empty password', () => {
+  it('costs a real check against an existing hash too: it does not tell a known account from an unknown one', async () => {
+    const stored = await hashPassword('a long enough password');
+    const timed = async (check: () => Promise<boolean>) => {
+      const times: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const started = performance.now();
+        expect(await check()).toBe(false);
+        times.push(performance.now() - started);
+      }
+      return times.sort((a, b) => a - b)[1]!;
+    };
+    const known = await timed(() => verifyPasswordHash(stored, ''));
+    const unknown = await timed(() => verifyPasswordHash(undefined, ''));
+    // Both run argon2id (milliseconds); a skipped check would take microseconds.
+    expect(known).toBeGreaterThan(unknown / 4);
+  });
+});
