@@ -21,9 +21,12 @@ export const HEAP_GROWING_PERCENT = 50;
 
 const GIVEN = /^--heap[-_]growing[-_]percent(=|$)/;
 
+/** Whether the operator gave a growth factor, on the command line or in NODE_OPTIONS. */
+export const heapGrowthGiven = (execArgv: readonly string[], nodeOptions: string): boolean => [...execArgv, ...nodeOptions.split(/\s+/)].some((arg) => GIVEN.test(arg));
+
 /** Sets the growth factor unless the operator gave one; whether it was set. */
 export function boundHeapGrowth(execArgv: readonly string[] = process.execArgv, nodeOptions = process.env.NODE_OPTIONS ?? ''): boolean {
-  if ([...execArgv, ...nodeOptions.split(/\s+/)].some((arg) => GIVEN.test(arg))) return false;
+  if (heapGrowthGiven(execArgv, nodeOptions)) return false;
   setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   return true;
 }
