@@ -183,11 +183,16 @@ describe.each(backends)('members on $label', ({ options, skip }) => {
             : kh.client(UserService, 'grpc', by.token).removeUser({ userId: target.userId }).then(() => 'OK', async (e) => (await rpcError(Promise.reject(e))).reason ?? 'refused');
         }),
       );
-      // The others: LAST_ORG_OWNER when decided beside the winner, else the removed owner's token is refused (401).
+      // The others: LAST_ORG_OWNER when decided beside the winner, else the removed owner's token is
+      // refused (401), or — its token read just before the removal, its roles just after — it holds
+      // no role any more (403).
       expect(outcomes.filter((o) => o === 'OK'), JSON.stringify(outcomes)).toHaveLength(1);
-      expect(outcomes.every((o) => ['OK', 'LAST_ORG_OWNER', 'UNAUTHENTICATED', 'USER_NOT_FOUND'].includes(o)), JSON.stringify(outcomes)).toBe(true);
+      expect(outcomes.every((o) => ['OK', 'LAST_ORG_OWNER', 'UNAUTHENTICATED', 'USER_NOT_FOUND', 'PERMISSION_DENIED'].includes(o)), JSON.stringify(outcomes)).toBe(true);
       const left = (await admin(pair).listOrgMembers({})).result;
       expect(left.map((m) => m.roles)).toEqual([['ORG_OWNER']]);
+      // The owner who stays is never told it lacks a role.
+      const staying = left[0].userId;
+      expect(outcomes.filter((o, i) => (i % 2 ? a : b).userId === staying && o === 'PERMISSION_DENIED'), JSON.stringify(outcomes)).toEqual([]);
     }
   });
 
