@@ -35,6 +35,8 @@ export interface StartOptions {
   consoleDir?: string;
   /** On PGlite: start in an empty data directory (PGlite's initdb) instead of a copy of the migrated template. */
   emptyDataDir?: boolean;
+  /** false: the lines Keyhold logs are formatted and dropped, not kept in `logLines` (a soak's hours of request lines). */
+  keepLogs?: boolean;
 }
 
 export async function startTestKeyhold(opts: StartOptions = {}): Promise<TestKeyhold> {
@@ -56,7 +58,7 @@ export async function startTestKeyhold(opts: StartOptions = {}): Promise<TestKey
   const logLines: string[] = [];
   const log = pino({ ...(await import('../../src/server/logger.js')).loggerOptions(config) }, {
     write(line: string) {
-      logLines.push(line);
+      if (opts.keepLogs !== false) logLines.push(line);
     },
   });
   const running = await startKeyhold(config, log);
