@@ -182,6 +182,8 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
     const onAppended = (listener: (events: readonly StoredEvent[]) => void) => events.onAppended?.(listener);
     const accounts = cachedAccountReads(readModel, { onAppended });
     const clients = cachedClientLookups(readModel, { onAppended });
+    // Made once: spread per call, it showed as 2–3% of the profile's samples at introspection and userinfo.
+    const projectAccessReads = { ...readModel, ...clients };
     const loginSettings = cachedLoginSettings(readModel, { onAppended });
     // Known once the port is (below); no request arrives before.
     let issuer = '';
@@ -274,7 +276,7 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
         read: { ...readModel, ...clients, user: accounts.user, userMetadataOf: accounts.userMetadataOf },
         rolesOf: async (userId, projectId) => rolesClaim(await readModel.projectRolesOfUser(userId, projectId)),
         // The project's facts come with the cached client lookup (queries/client-cache.ts).
-        mayUseClient: (userId, clientId) => mayUseProject({ ...readModel, ...clients }, userId, clientId),
+        mayUseClient: (userId, clientId) => mayUseProject(projectAccessReads, userId, clientId),
         login,
         invite: invitePagePorts(commands, readModel, login),
         account: accountPorts({ ...readModel, user: accounts.user }, commands, accounts.forceMfaOf, { mailer, issuer: () => issuer }),
