@@ -62,6 +62,10 @@ function setup(fixture: FreshDatabase) {
       );
       return userId;
     },
+    /** RemoveUser's event: the read model drops the user's rows, its links among them. */
+    async remove(userId: string): Promise<void> {
+      await events.append([{ aggregateType: 'user', aggregateId: userId, resourceOwner: 'org-a', creator: 'test', type: 'user.removed', payload: {} }], [{ aggregateType: 'user', aggregateId: userId, sequence: 1 }]);
+    },
   };
 }
 
@@ -115,6 +119,19 @@ for (const backend of ['PGlite', 'PostgreSQL'] as const) {
         const linked = await w.readModel.idpLink(idpId, subject);
         expect(users).toContain(linked?.userId);
       }
+    });
+
+    it('an identity linked to a removed user is free again; one linked to a user still there stays taken', async () => {
+      const { idpId } = await w.commands.addIdp({ caller: w.owner('org-a') }, { scope: 'org', settings, clientSecret: 'x' });
+      const [gone, kept, next] = [await w.human('org-a'), await w.human('org-a'), await w.human('org-a')];
+      await w.commands.addIdpLink({ caller: w.owner('org-a') }, { userId: gone, idpId, subject: 'gone-upstream' });
+      await w.commands.addIdpLink({ caller: w.owner('org-a') }, { userId: kept, idpId, subject: 'kept-upstream' });
+      await w.remove(gone);
+      expect(await w.readModel.idpLink(idpId, 'gone-upstream')).toBeUndefined();
+      await w.commands.addIdpLink({ caller: w.owner('org-a') }, { userId: next, idpId, subject: 'gone-upstream' });
+      expect((await w.readModel.idpLinksOf(next)).map((l) => l.subject)).toEqual(['gone-upstream']);
+      expect(await reasonOf(w.commands.addIdpLink({ caller: w.owner('org-a') }, { userId: next, idpId, subject: 'kept-upstream' }))).toBe('IDP_LINK_TAKEN');
+      expect((await w.readModel.idpLink(idpId, 'kept-upstream'))?.userId).toBe(kept);
     });
 
     it('unlinks only the user’s own link; a removed provider takes its links; another org’s provider is not linked', async () => {

@@ -12,7 +12,7 @@
 import { authorize, userForCredentialWrite } from '../../access/access.js';
 import type { Call } from '../../access/caller.js';
 import { invalidRequest, KeyholdError, violation } from '../../domain/errors/keyhold-error.js';
-import { linkDecider, linkIdOf } from '../../domain/idp/link-decider.js';
+import { linkDecider, linkIdOf, type LinkCommand, type LinkState } from '../../domain/idp/link-decider.js';
 import { requiredId } from '../../domain/identity/text-rules.js';
 import type { Ports } from '../ports.js';
 import { runCommand } from '../run.js';
@@ -45,11 +45,8 @@ async function offeredProvider(ports: Ports, idpId: string, orgId: string) {
 /** Links (provider, subject) to `userId`: by an administrator (`admin`), or at the login (`login`, `creation`). */
 async function link(ports: Ports, input: LinkInput & { orgId: string; how: 'admin' | 'login' | 'creation'; actor: string }): Promise<Written> {
   await offeredProvider(ports, input.idpId, input.orgId);
-  const current = await ports.lookups.idpLink(input.idpId, input.subject);
-  // The identity is linked to a removed user: its link is free (a removed user's rows are gone, its link events stay).
-  const linkedUserGone = Boolean(current && current.userId !== input.userId && !(await ports.lookups.userFacts(current.userId)));
   const linkId = linkIdOf(input.idpId, input.subject);
-  const events = await runCommand(ports.events, { type: 'idplink', id: linkId }, linkDecider(linkId), {
+  const events = await runCommand(ports.events, { type: 'idplink', id: linkId }, linkDecider(linkId), async (state: LinkState): Promise<LinkCommand> => ({
     kind: 'add',
     idpId: input.idpId,
     subject: input.subject,
@@ -57,8 +54,10 @@ async function link(ports: Ports, input: LinkInput & { orgId: string; how: 'admi
     orgId: input.orgId,
     how: input.how,
     actor: input.actor,
-    linkedUserGone,
-  });
+    // Linked, by the link's own events, to a user that was removed since: the link is free. Asked of
+    // the link's events, not of the read model, which drops a removed user's links with its rows.
+    linkedUserGone: state.userId !== undefined && state.userId !== input.userId && !(await ports.lookups.userFacts(state.userId)),
+  }));
   return written(events, linkId);
 }
 
