@@ -55,11 +55,11 @@ export interface InteractionPort {
   /** Saves `state` only while the stored state is still `expected` (its step, user and challenge): false when another request moved it on first. */
   saveIfStill(interaction: LoginInteraction, expected: LoginState, state: LoginState): Promise<boolean>;
   /** Ends the sign-in with a login as `accountId` (RFC 8176 amr and its acr). These three answer undefined when the sign-in is gone (resumed by another request, or expired). */
-  finishLogin(req: IncomingMessage, res: ServerResponse, interaction: LoginInteraction, login: { accountId: string; amr: string[] }): Promise<Ended | undefined>;
+  finishLogin(interaction: LoginInteraction, login: { accountId: string; amr: string[] }): Promise<Ended | undefined>;
   /** Grants what the app asked (the consent given, or none needed) and ends the consent. */
-  grantConsent(req: IncomingMessage, res: ServerResponse, interaction: LoginInteraction): Promise<Ended | undefined>;
+  grantConsent(interaction: LoginInteraction): Promise<Ended | undefined>;
   /** Ends the consent with access_denied. */
-  denyConsent(req: IncomingMessage, res: ServerResponse, interaction: LoginInteraction): Promise<Ended | undefined>;
+  denyConsent(interaction: LoginInteraction): Promise<Ended | undefined>;
   /** Whether the issuer is served over https (the known-browser cookie's Secure flag). */
   secure(): boolean;
 }

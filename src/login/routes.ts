@@ -171,9 +171,9 @@ export function registerLoginRoutes(fastify: FastifyInstance, deps: LoginRoutesD
       // Signed in with the account's own factors while an identity of another provider waited: linked now.
       if (state.end.link && isBoundBrowser(req, interactions.secure(), state.end.link.binding)) await ports.linkPending(state.end.link, userId);
       browsers.remember(req, reply, userId);
-      ended = await interactions.finishLogin(req.raw, reply.raw, interaction, { accountId: userId, amr });
+      ended = await interactions.finishLogin(interaction, { accountId: userId, amr });
     } else {
-      ended = state.end.allowed ? await interactions.grantConsent(req.raw, reply.raw, interaction) : await interactions.denyConsent(req.raw, reply.raw, interaction);
+      ended = state.end.allowed ? await interactions.grantConsent(interaction) : await interactions.denyConsent(interaction);
     }
     // The sign-in ended meanwhile (another request resumed it, or it expired): nothing to go back with.
     if (!ended) return expired(reply, lang);

@@ -58,7 +58,7 @@ export function interactionPort(deps: {
   }
 
   /** Ends the interaction; a NATIVE app without skipNativeAppSuccessPage gets the "you may close this window" page first. */
-  async function finish(req: IncomingMessage, res: ServerResponse, view: LoginInteraction, result: Any): Promise<Ended | undefined> {
+  async function finish(view: LoginInteraction, result: Any): Promise<Ended | undefined> {
     const provider = deps.provider();
     const interaction = of(view);
     const client = await provider.Client.find(view.clientId);
@@ -121,12 +121,12 @@ export function interactionPort(deps: {
       if (state.step !== 'done') still.push({ path: [...STATE_PATH, 'challenge', 'value'], equals: ('challenge' in expected ? expected.challenge?.value : undefined) ?? null });
       return saveIfStored(still, () => save(view, state));
     },
-    async finishLogin(req, res, view, { accountId, amr }) {
+    async finishLogin(view, { accountId, amr }) {
       const login = { accountId, amr, acr: acrOf(amr), remember: true, ts: Math.floor(Date.now() / 1000) };
-      return finish(req, res, view, { login });
+      return finish(view, { login });
     },
     /** Grants what was asked (the consent OIDC needs is given, or none was needed) and finishes the interaction. */
-    async grantConsent(req, res, view) {
+    async grantConsent(view) {
       const provider = deps.provider();
       const { prompt, params, session, grantId } = of(view);
       const grant = grantId ? await provider.Grant.find(grantId) : new provider.Grant({ accountId: session.accountId, clientId: params.client_id });
@@ -137,9 +137,9 @@ export function interactionPort(deps: {
         for (const [indicator, scopes] of Object.entries(details.missingResourceScopes as Record<string, string[]>)) grant.addResourceScope(indicator, scopes.join(' '));
       }
       const saved = await grant.save();
-      return finish(req, res, view, { consent: { grantId: saved } });
+      return finish(view, { consent: { grantId: saved } });
     },
-    denyConsent: (req, res, view) => finish(req, res, view, { error: 'access_denied', error_description: 'the user denied the request' }),
+    denyConsent: (view) => finish(view, { error: 'access_denied', error_description: 'the user denied the request' }),
     secure: () => String(deps.provider()?.issuer ?? '').startsWith('https:'),
   };
 }
