@@ -134,6 +134,16 @@ for (const backend of ['PGlite', 'PostgreSQL'] as const) {
       expect((await w.readModel.idpLink(idpId, 'kept-upstream'))?.userId).toBe(kept);
     });
 
+    it('linking an identity to the user it is linked to already changes nothing and answers the link as it stands', async () => {
+      const { idpId } = await w.commands.addIdp({ caller: w.owner('org-a') }, { scope: 'org', settings, clientSecret: 'x' });
+      const user = await w.human('org-a');
+      const first = await w.commands.addIdpLink({ caller: w.owner('org-a') }, { userId: user, idpId, subject: 'twice-upstream' });
+      const again = await w.commands.addIdpLink({ caller: w.owner('org-a') }, { userId: user, idpId, subject: 'twice-upstream' });
+      expect(again.written).toEqual(first.written);
+      await w.commands.linkAtLogin({ userId: user, idpId, subject: 'twice-upstream', how: 'creation' });
+      expect((await w.readModel.idpLinksOf(user)).map((l) => l.subject)).toEqual(['twice-upstream']);
+    });
+
     it('unlinks only the user’s own link; a removed provider takes its links; another org’s provider is not linked', async () => {
       const { idpId } = await w.commands.addIdp({ caller: w.owner('org-a') }, { scope: 'org', settings, clientSecret: 'x' });
       const [alice, bob] = [await w.human('org-a'), await w.human('org-a')];

@@ -58,7 +58,8 @@ async function link(ports: Ports, input: LinkInput & { orgId: string; how: 'admi
     // the link's events, not of the read model, which drops a removed user's links with its rows.
     linkedUserGone: state.userId !== undefined && state.userId !== input.userId && !(await ports.lookups.userFacts(state.userId)),
   }));
-  return written(events, linkId);
+  // Already this user's: nothing written, the link as it stands answered (linking again changes nothing).
+  return written(events.length > 0 ? events : await ports.events.load('idplink', linkId), linkId);
 }
 
 /** AddIDPLink (user service v2). */

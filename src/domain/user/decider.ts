@@ -13,6 +13,8 @@ type UserEventType = EventTypeOf<'user'>;
 
 export interface UserState {
   exists: boolean;
+  /** Removed: the id stays spent (a new user under it would inherit what still names it: links, grants' history). */
+  removed?: boolean;
   kind?: 'human' | 'machine';
   orgId: string;
   /** The stored username (a new password must not be it). */
@@ -189,7 +191,7 @@ export function userDecider(userId: string): Decider<UserState, UserCommand, Use
         case 'user.machine.secret.removed':
           return { ...state, machineClientId: undefined };
         case 'user.removed':
-          return { ...state, exists: false, pats: [], machineClientId: undefined, metadataKeys: [] };
+          return { ...state, exists: false, removed: true, pats: [], machineClientId: undefined, metadataKeys: [] };
         case 'user.metadata.set':
           return state.metadataKeys.includes(event.payload.key) ? state : { ...state, metadataKeys: [...state.metadataKeys, event.payload.key] };
         case 'user.metadata.removed':
@@ -202,7 +204,7 @@ export function userDecider(userId: string): Decider<UserState, UserCommand, Use
       const own = (orgId: string) => ({ aggregateType: 'user' as const, aggregateId: userId, resourceOwner: orgId, creator: command.actor });
       switch (command.kind) {
         case 'addHuman': {
-          if (state.exists) throw new KeyholdError('USER_ID_TAKEN', { userId });
+          if (state.exists || state.removed) throw new KeyholdError('USER_ID_TAKEN', { userId });
           const { username, givenName, familyName, email } = command;
           const displayName = command.displayName || `${givenName} ${familyName}`;
           const { password } = command;
@@ -215,7 +217,7 @@ export function userDecider(userId: string): Decider<UserState, UserCommand, Use
           ];
         }
         case 'addMachine': {
-          if (state.exists) throw new KeyholdError('USER_ID_TAKEN', { userId });
+          if (state.exists || state.removed) throw new KeyholdError('USER_ID_TAKEN', { userId });
           const { username, name, description, token, accessTokenType } = command;
           return [
             { ...own(command.orgId), type: 'user.machine.added', payload: { username, name, description, ...(accessTokenType ? { accessTokenType } : {}) } },

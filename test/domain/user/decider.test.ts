@@ -30,6 +30,13 @@ describe('user decider', () => {
     expect(refusal(decider, history, machine).reason).toBe('USER_ID_TAKEN');
   });
 
+  it('a removed user’s id stays spent: adding a user under it again is USER_ID_TAKEN', () => {
+    const removed = [...decide(decider, [], human), ...decide(decider, decide(decider, [], human), { kind: 'remove', actor: 'admin' })];
+    expect(removed.map((e) => e.type)).toEqual(['user.human.added', 'user.removed']);
+    expect(refusal(decider, removed, human).reason).toBe('USER_ID_TAKEN');
+    expect(refusal(decider, removed, machine).reason).toBe('USER_ID_TAKEN');
+  });
+
   it('AddMachineUser, and at bootstrap with its first token in the same write', () => {
     expect(decide(decider, [], machine)).toEqual([{ ...own, type: 'user.machine.added', payload: { username: 'bot', name: 'Bot', description: 'd' }, creator: 'admin' }]);
     expect(decide(decider, [], { ...machine, token: { tokenId: 't0', tokenHash: 'h0', expiresAt: null } }).map((e) => [e.type, e.payload])).toEqual([
