@@ -136,4 +136,6 @@ export interface PasswordFacts {
   changeRequired: boolean;
   /** LockUser / DeactivateUser: only an active user logs in. */
   state: 'active' | 'inactive' | 'locked';
+  /** Whether the user holds a ready second factor (a key, wherever it works, or an authenticator app): read with the hash, so a right password of a user with none decides what follows without another read. */
+  secondFactorReady?: boolean;
 }

@@ -14,7 +14,8 @@ export const LOGIN_FAILURES = ['wrong_password', 'unknown_user', 'locked', 'inac
 export type LoginFailure = (typeof LOGIN_FAILURES)[number];
 
 export type PasswordVerdict =
-  | { ok: true; changeRequired: boolean }
+  /** `secondFactorReady`: as the check read it (PasswordFacts); false lets the login skip reading the factors. */
+  | { ok: true; changeRequired: boolean; secondFactorReady?: boolean }
   /** `lockedOut`: this wrong password reached the org's lockout policy and locked the account. */
   | { ok: false; reason: 'wrong' | 'locked' | 'lockedOut' | 'no-password'; retryAfterSeconds?: number };
 
@@ -78,7 +79,7 @@ export async function checkLoginPassword(deps: PasswordCheckDeps, { userId, logi
     const checkedFacts = lockout ? await read.passwordOf(lockout.userId) : facts;
     const check = await verify(checkedFacts, password);
     counts(check.result === 'ok' ? 'success' : 'failure');
-    if (check.result === 'ok') return { ok: true, changeRequired: check.changeRequired };
+    if (check.result === 'ok') return { ok: true, changeRequired: check.changeRequired, secondFactorReady: checkedFacts?.secondFactorReady };
     failure = failureOf(check.result, checkedFacts);
     if (check.result !== 'wrong' || !user || !checked) return VERDICTS[check.result];
     // A wrong password is an event of the user (the audit trail; the lockout policy counts them),

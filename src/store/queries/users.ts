@@ -47,6 +47,7 @@ export interface PasswordRow {
   passwordHash: string | null;
   changeRequired: boolean;
   state: 'active' | 'inactive' | 'locked';
+  secondFactorReady: boolean;
 }
 
 /**
@@ -56,7 +57,9 @@ export interface PasswordRow {
 export async function findPasswordOf(db: SqlRunner, userId: string): Promise<PasswordRow | undefined> {
   const [row] = await db.query<PasswordRow>(sql`
     select id as "userId", org_id as "orgId", kind, password_hash as "passwordHash", password_change_required as "changeRequired",
-      case when state = 'active' and not coalesce((select o.state = 'active' from orgs o where o.id = users.org_id), false) then 'inactive' else state end as state
+      case when state = 'active' and not coalesce((select o.state = 'active' from orgs o where o.id = users.org_id), false) then 'inactive' else state end as state,
+      exists (select 1 from u2f_tokens k where k.user_id = users.id and k.state = 'ready' and k.credential_id is not null)
+        or exists (select 1 from user_totp t where t.user_id = users.id and t.state = 'ready') as "secondFactorReady"
     from users where id = ${userId}`);
   return row;
 }
