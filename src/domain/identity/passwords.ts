@@ -108,19 +108,9 @@ const dummyHash = (): Promise<string> => (dummy ??= HASH_SLOTS.run(() => hash(`n
  */
 export async function verifyPasswordHash(storedHash: string | null | undefined, password: string): Promise<boolean> {
   const candidate = typeof password === 'string' && !LONE_SURROGATE.test(password) ? normalizePassword(password) : '';
-  if (!storedHash) {
-    const against = await dummyHash();
-    await HASH_SLOTS.run(() => verify(against, candidate || 'x', ARGON2_OPTIONS)).catch(() => false);
-    return false;
-  }
-  if (!candidate) {
-    // As long as a real check: an empty or unusable password must not tell that the account exists.
-    await HASH_SLOTS.run(() => verify(storedHash, 'x')).catch(() => false);
-    return false;
-  }
-  try {
-    return await HASH_SLOTS.run(() => verify(storedHash, candidate));
-  } catch {
-    return false;
-  }
+  // Always one real check, so that the time tells nothing: no hash (no such user) is checked against
+  // the dummy, an empty or unusable password against the user's own hash, and both answer false.
+  const against = storedHash || (await dummyHash());
+  const matches = await HASH_SLOTS.run(() => verify(against, candidate || 'x')).catch(() => false);
+  return Boolean(storedHash) && candidate !== '' && matches;
 }

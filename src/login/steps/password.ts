@@ -6,7 +6,7 @@ import { passwordForm } from '../pages/forms.js';
 import { t } from '../pages/layout.js';
 import type { StateOf } from '../state.js';
 import { identify } from './identify.js';
-import { decideSecondFactor, NO_SECOND_FACTOR } from './second-factor.js';
+import { decideSecondFactor } from './second-factor.js';
 import type { StepContext, Step } from './step.js';
 
 /**
@@ -40,8 +40,7 @@ export const password: Step<StateOf<'password'>, 'password' | 'username' | 'forg
     });
     if (!verdict.ok) return { outcome: { kind: 'passwordWrong' }, problem: { text: refusal(ctx, state.userId, verdict) } };
     if (verdict.changeRequired) return { outcome: { kind: 'passwordRight', changeRequired: true } };
-    // A user the check found without any ready second factor: decided on that, not read again.
-    const { secondFactor } = await decideSecondFactor(ctx.issuer, ctx.ports, state.userId!, verdict.secondFactorReady === false ? NO_SECOND_FACTOR : undefined);
+    const { secondFactor } = await decideSecondFactor(ctx.issuer, ctx.ports, state.userId!, verdict.secondFactorReady);
     return { outcome: { kind: 'passwordRight', changeRequired: false, secondFactor, at: ctx.now() } };
   },
 };

@@ -15,18 +15,14 @@ export const loginIds = (issuer: string, ports: Pick<LoginPorts, 'webauthn'>): s
 /** Whether the user holds a ready second factor of its own (a key, wherever it works, or an authenticator app). */
 export const hasSecondFactor = (factors: { keys: readonly ReadyKey[]; hasTotp: boolean }): boolean => factors.keys.length > 0 || factors.hasTotp;
 
-/** What a user without any ready second factor holds. */
-export const NO_SECOND_FACTOR: { keys: readonly ReadyKey[]; hasTotp: boolean } = Object.freeze({ keys: Object.freeze([]), hasTotp: false });
-
-/** `known`: the user's factors as the caller just read them (the password check's facts); else read here. */
+/** `secondFactorReady`: false when the caller just read that the user holds none (the password check's facts): not read again. */
 export async function decideSecondFactor(
   issuer: string,
   ports: Pick<LoginPorts, 'secondFactorsOf' | 'mfaRequired' | 'webauthn'>,
   userId: string,
-  known?: { keys: readonly ReadyKey[]; hasTotp: boolean },
+  secondFactorReady?: boolean,
 ): Promise<{ secondFactor: SecondFactor; keys: ReadyKey[] }> {
-  const { keys: held, hasTotp } = known ?? (await ports.secondFactorsOf(userId));
-  const keys = [...held];
+  const { keys, hasTotp } = secondFactorReady === false ? { keys: [], hasTotp: false } : await ports.secondFactorsOf(userId);
   const ids = loginIds(issuer, ports);
   if (keys.length > 0 && keysForLogin(keys, ids)) return { secondFactor: 'key', keys };
   if (hasTotp) return { secondFactor: 'totp', keys };
