@@ -7,6 +7,7 @@ import type { Database } from './database.js';
 import { aggregateKey, AGGREGATE_OF, type ExpectedSequence, type NewEvent, type StoredEvent } from '../domain/events/index.js';
 import { StorageUnavailable, toStoreError } from './errors.js';
 import { projectionStatements } from './projections/index.js';
+import { appendStatements } from './append-statement.js';
 import { toDate, type SqlStatement } from './sql.js';
 import { GROUP_COMMIT_BY_DRIVER, groupCommitter } from './group-commit.js';
 import { databaseErrorKind, NO_OBSERVER, type StoreObserver } from './observer.js';
@@ -120,7 +121,7 @@ export function createEventStore(
    * use now(), the same transaction time).
    */
   async function appendInTransaction(rows: ReturnType<typeof numbered>, inFlight: NewEventsInFlight): Promise<StoredEvent[]> {
-    const [inserted] = await atomic([insertStatement(rows), ...projectionStatements(inFlight)]);
+    const [inserted] = await atomic(appendStatements(insertStatement(rows), projectionStatements(inFlight)));
     return stored(rows, inserted as Returned[]);
   }
 

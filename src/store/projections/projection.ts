@@ -22,3 +22,16 @@ export type ProjectableEvent<K extends EventTypeName> = NewEventOf<K> & {
 export type Handler<K extends EventTypeName> = (event: ProjectableEvent<K>) => SqlStatement | undefined;
 
 export type Projection = { readonly [K in EventTypeName]?: Handler<K> };
+
+// Statements that only move a row's version on (`update … set sequence = … where id = …`):
+// they cannot fail and read nothing an append writes, so the events insert may carry
+// one in its own statement (../append-statement.ts).
+const ALONGSIDE = new WeakSet<SqlStatement>();
+
+/** Marks `statement` as one that only moves a version on. */
+export function alongside(statement: SqlStatement): SqlStatement {
+  ALONGSIDE.add(statement);
+  return statement;
+}
+
+export const runsAlongside = (statement: SqlStatement): boolean => ALONGSIDE.has(statement);

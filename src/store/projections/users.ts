@@ -1,10 +1,14 @@
 import { usernameKey } from '../../domain/identity/identifiers.js';
+import type { EventTypeName } from '../../domain/events/index.js';
 import { sql } from '../sql.js';
-import type { Projection } from './projection.js';
+import { alongside, type ProjectableEvent, type Projection } from './projection.js';
 
 // The key is computed here, from the event's username, by the same pure function
 // everywhere (identifiers.ts): events stay as they were, and replaying them
 // rebuilds the same keys whatever the database's locale.
+
+/** An event that changes nothing of the user's row but its version. */
+const versionMoves = (e: ProjectableEvent<EventTypeName>) => alongside(sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`);
 
 export const usersProjection: Projection = {
   'user.human.added': (e) => sql`
@@ -23,39 +27,39 @@ export const usersProjection: Projection = {
       changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence}
     where id = ${e.aggregateId}`,
   // A login's outcome is no change of the user: only its version moves on.
-  'user.login.succeeded': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
-  'user.password.check.failed': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
+  'user.login.succeeded': versionMoves,
+  'user.password.check.failed': versionMoves,
   // The OpenID Provider's audit trail (throttle, grants, revocations): only the user's version moves on.
-  'user.login.throttled': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
-  'user.oidc.grant.saved': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
-  'user.oidc.grant.revoked': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
-  'user.oidc.token.revoked': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
+  'user.login.throttled': versionMoves,
+  'user.oidc.grant.saved': versionMoves,
+  'user.oidc.grant.revoked': versionMoves,
+  'user.oidc.token.revoked': versionMoves,
   // The sessions and tokens go by projections/oidc-sessions.ts; here only the user's version moves on.
-  'user.sessions.ended': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
+  'user.sessions.ended': versionMoves,
   // Recovery codes live in user_recovery_codes (./recovery-codes.ts); here only the user's version moves on.
-  'user.recovery.codes.generated': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
-  'user.recovery.code.used': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
-  'user.recovery.code.check.failed': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
-  'user.recovery.codes.removed': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
+  'user.recovery.codes.generated': versionMoves,
+  'user.recovery.code.used': versionMoves,
+  'user.recovery.code.check.failed': versionMoves,
+  'user.recovery.codes.removed': versionMoves,
   // The key or passkey goes by its own event; here only the user's version moves on.
-  'user.factor.removed': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
+  'user.factor.removed': versionMoves,
   // The authenticator app lives in user_totp (./user-totp.ts); here only the user's version moves on.
-  'user.totp.added': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
-  'user.totp.verified': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
-  'user.totp.removed': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
-  'user.totp.used': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
-  'user.totp.check.failed': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
+  'user.totp.added': versionMoves,
+  'user.totp.verified': versionMoves,
+  'user.totp.removed': versionMoves,
+  'user.totp.used': versionMoves,
+  'user.totp.check.failed': versionMoves,
   // An invitation lives in the user's events only (its code's hash; domain/invite); here only the user's version moves on.
-  'user.invite.code.added': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
-  'user.invite.code.used': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
-  'user.invite.code.check.failed': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
+  'user.invite.code.added': versionMoves,
+  'user.invite.code.used': versionMoves,
+  'user.invite.code.check.failed': versionMoves,
   // Registered under "verification before the first login": the login refuses the user until its address is verified.
   // Only the address it was verified for (a verification racing a change of address verifies nothing).
   'user.email.verified': (e) => sql`
     update users set email_verified = true, registration_unverified = false, changed_at = coalesce(${e.createdAt}::text::timestamptz, now()), sequence = ${e.sequence}
     where id = ${e.aggregateId} and email = ${e.payload.email}`,
-  'user.email.code.added': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
-  'user.email.code.check.failed': (e) => sql`update users set sequence = ${e.sequence} where id = ${e.aggregateId}`,
+  'user.email.code.added': versionMoves,
+  'user.email.code.check.failed': versionMoves,
   'user.self.registered': (e) => sql`update users set registration_unverified = ${e.payload.verificationRequired}, sequence = ${e.sequence} where id = ${e.aggregateId}`,
   // The token row lives in `personal_access_tokens`; here only the user's version moves on.
   'user.pat.added': (e) => sql`
