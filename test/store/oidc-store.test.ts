@@ -35,6 +35,25 @@ for (const [engine, fresh, skip] of [
       expect(await store.find('AccessToken', 'secret-token-value')).toBeUndefined();
     });
 
+    it('a code is found with its grant and the live session it is bound to, in one read; a token bound to none names none', async () => {
+      await store.upsert('Grant', 'grant-s1', { jti: 'grant-s1', accountId: 'acct-s', clientId: 'app-s' }, 60);
+      await store.upsert('Session', 'session-s1', { jti: 'session-s1', uid: 'uid-s1', accountId: 'acct-s' }, 60);
+      await store.upsert('AuthorizationCode', 'code-s1', { jti: 'code-s1', grantId: 'grant-s1', sessionUid: 'uid-s1', expiresWithSession: true }, 60);
+      await store.upsert('AuthorizationCode', 'code-s2', { jti: 'code-s2', grantId: 'grant-s1', sessionUid: 'uid-gone', expiresWithSession: true }, 60);
+      await store.upsert('AccessToken', 'token-s3', { jti: 'token-s3', grantId: 'grant-s1', sessionUid: 'uid-s1', expiresWithSession: false }, 60);
+      const [bound] = await store.findToken('code-s1', ['AuthorizationCode']);
+      expect(bound).toMatchObject({ model: 'AuthorizationCode', grantId: 'grant-s1', grant: { accountId: 'acct-s' }, sessionUid: 'uid-s1', session: { uid: 'uid-s1', accountId: 'acct-s' } });
+      // Its session ended (gone from the store): the uid is named, no session is found.
+      const [orphan] = await store.findToken('code-s2', ['AuthorizationCode']);
+      expect(orphan!.sessionUid).toBe('uid-gone');
+      expect(orphan!.session).toBeUndefined();
+      await store.destroy('Session', 'session-s1');
+      expect((await store.findToken('code-s1', ['AuthorizationCode']))[0]!.session).toBeUndefined();
+      // Not bound to its session: the library checks none, so none is read.
+      const [unbound] = await store.findToken('token-s3', ['AccessToken']);
+      expect(unbound!.sessionUid).toBeUndefined();
+    });
+
     it("a user's grants: its own live ones only, by id and app", async () => {
       await store.upsert('Grant', 'grant-a1', { jti: 'grant-a1', accountId: 'acct-a', clientId: 'app-1' }, 60);
       await store.upsert('Grant', 'grant-a2', { jti: 'grant-a2', accountId: 'acct-a', clientId: 'app-2' }, 60);

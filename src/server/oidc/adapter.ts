@@ -159,7 +159,7 @@ export function adapterClass(store: OidcStateStore, read: ClientReads & Pick<Rea
   /**
    * A stored row as `store.find` would answer it, from this request's reads
    * when it has them (request-reads.ts): a token under any token model with its
-   * grant in one statement, that grant without one.
+   * grant and its session in one statement, that grant and session without one.
    */
   const stored = async (model: string, id: string): Promise<OidcPayload | undefined> => {
     const memo = requestReads();
@@ -176,7 +176,10 @@ export function adapterClass(store: OidcStateStore, read: ClientReads & Pick<Rea
       void lookup.then(
         (rows) => {
           if (memo.tokens.get(key) !== lookup) return;
-          for (const row of rows) if (row.grantId !== undefined) memo.grants.set(row.grantId, row.grant);
+          for (const row of rows) {
+            if (row.grantId !== undefined) memo.grants.set(row.grantId, row.grant);
+            if (row.sessionUid !== undefined) memo.sessions.set(row.sessionUid, row.session);
+          }
         },
         () => memo.tokens.delete(key),
       );
@@ -256,7 +259,11 @@ export function adapterClass(store: OidcStateStore, read: ClientReads & Pick<Rea
     }
 
     async findByUid(uid: string) {
-      return uid.includes('\u0000') ? undefined : opened(await store.findByUid(this.model, uid));
+      if (uid.includes('\u0000')) return undefined;
+      // The session a token this request just read names (request-reads.ts), read with it.
+      const memo = requestReads();
+      if (this.model === 'Session' && memo?.sessions.has(uid)) return structuredClone(memo.sessions.get(uid));
+      return opened(await store.findByUid(this.model, uid));
     }
 
     async findByUserCode(userCode: string) {

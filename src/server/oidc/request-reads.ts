@@ -6,8 +6,9 @@
 // tell them apart), then loads the grant of the one it found; userinfo and
 // refresh load the token, then its grant. The adapter answers the first of
 // these with one statement (the store's findToken: the row under any token
-// model, with its grant) and the others from what it returned. The code
-// exchange likewise: the authorization code with its grant.
+// model, with its grant and the session it names) and the others from what it
+// returned. The code exchange likewise: the authorization code with its grant,
+// and the session the library then checks it is still bound to.
 //
 // Scoped to one request (an AsyncLocalStorage entered by provider middleware)
 // and emptied by any write the adapter makes in it, so nothing read is held
@@ -30,6 +31,8 @@ export interface RequestReads {
   tokens: Map<string, Promise<FoundToken[]>>;
   /** Grants by id, as the token lookups found them (undefined: gone or expired). */
   grants: Map<string, OidcPayload | undefined>;
+  /** Sessions by uid, as the token lookups found the session each token names (undefined: none live). */
+  sessions: Map<string, OidcPayload | undefined>;
 }
 
 const reads = new AsyncLocalStorage<RequestReads>();
@@ -42,10 +45,11 @@ export function forgetReads(): void {
   const current = reads.getStore();
   current?.tokens.clear();
   current?.grants.clear();
+  current?.sessions.clear();
 }
 
 /** Provider middleware: each request gets its own, empty, reads. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function applyRequestReads(provider: any): void {
-  provider.use((_ctx: unknown, next: () => Promise<void>) => reads.run({ tokens: new Map(), grants: new Map() }, next));
+  provider.use((_ctx: unknown, next: () => Promise<void>) => reads.run({ tokens: new Map(), grants: new Map(), sessions: new Map() }, next));
 }
