@@ -80,6 +80,12 @@ export interface OidcStateStore {
   replaceIf(model: string, id: string, payload: OidcPayload, expiresInSeconds: number | undefined, expected: readonly StoredExpectation[], accountId?: string): Promise<boolean>;
   /** Deletes the artifact; resolves with what this call deleted (undefined: it was gone already). */
   destroy(model: string, id: string): Promise<OidcPayload | undefined>;
+  /**
+   * Deletes the artifact while it is live and answers it as find would, in one
+   * statement: of any number of requests taking one artifact at once, exactly
+   * one gets it; the others, and any after, get undefined.
+   */
+  take(model: string, id: string): Promise<OidcPayload | undefined>;
   revokeByGrantId(grantId: string): Promise<void>;
   /**
    * Deletes a grant and every artifact issued under it, in one statement;
@@ -377,6 +383,12 @@ export function createOidcStateStore({ db, sql: client, kind }: Pick<Database, '
     async destroy(model, id) {
       const gone = (await write(sql`delete from oidc_payloads where model = ${model} and key = ${keyOf(model, id)} returning payload`)) as { payload: unknown }[];
       return gone[0]?.payload as OidcPayload | undefined;
+    },
+    async take(model, id) {
+      const rows = (await write(sql`
+        delete from oidc_payloads where model = ${model} and key = ${keyOf(model, id)} and (expires_at is null or expires_at > now())
+        returning payload, floor(extract(epoch from consumed_at))::float8 as consumed`)) as StoredRow[];
+      return revived(model, id, rows);
     },
     async revokeByGrantId(grantId) {
       await write(sql`delete from oidc_payloads where grant_id = ${grantId}`);

@@ -54,6 +54,18 @@ for (const [engine, fresh, skip] of [
       expect(unbound!.sessionUid).toBeUndefined();
     });
 
+    it('a live record is taken once: of 8 takes at once one gets it, and an expired one is not taken', async () => {
+      for (let round = 0; round < 10; round++) {
+        await store.upsert('Interaction', `taken-${round}`, { jti: `taken-${round}`, uid: `taken-${round}`, params: { client_id: 'app' } }, 60);
+        const takes = await Promise.all(Array.from({ length: 8 }, () => store.take('Interaction', `taken-${round}`)));
+        expect(takes.filter(Boolean)).toEqual([expect.objectContaining({ uid: `taken-${round}` })]);
+        expect(await store.find('Interaction', `taken-${round}`)).toBeUndefined();
+      }
+      await store.upsert('Interaction', 'taken-late', { jti: 'taken-late', uid: 'taken-late' }, -1);
+      expect(await store.take('Interaction', 'taken-late')).toBeUndefined();
+      await store.destroy('Interaction', 'taken-late'); // not left for the expiry sweep counted below
+    });
+
     it("a user's grants: its own live ones only, by id and app", async () => {
       await store.upsert('Grant', 'grant-a1', { jti: 'grant-a1', accountId: 'acct-a', clientId: 'app-1' }, 60);
       await store.upsert('Grant', 'grant-a2', { jti: 'grant-a2', accountId: 'acct-a', clientId: 'app-2' }, 60);

@@ -29,7 +29,7 @@ import { seal, unseal } from './keys.js';
 import { MACHINE_CLIENT_ID_PREFIX } from '../../commands/users/machine-secret.js';
 import { machineClientMetadata } from './machine-clients.js';
 import { noteDeletedGrant } from './revoked-grants.js';
-import { answerReplay, goneAnswer, saveCondition } from './single-use.js';
+import { answerReplay, goneAnswer, noteTaken, saveCondition, takenHere, takenWhenFound } from './single-use.js';
 import { asPresented, rotate, withRotation } from './refresh-rotation.js';
 import { asLoginState, ownerOf } from '../../login/state.js';
 import { forgetReads, lookedUpTogether, requestReads } from './request-reads.js';
@@ -195,6 +195,7 @@ export function adapterClass(store: OidcStateStore, read: ClientReads & Pick<Rea
     async upsert(id: string, payload: OidcPayload, expiresIn?: number): Promise<void> {
       if (this.model === 'Client') return;
       forgetReads();
+      if (this.model === 'Interaction') takenHere(id, true);
       // A client assertion's jti (private_key_jwt): the library looks it up and then
       // saves it; two processes could both find nothing, so the save itself refuses a live one.
       if (this.model === 'ReplayDetection') {
@@ -247,6 +248,13 @@ export function adapterClass(store: OidcStateStore, read: ClientReads & Pick<Rea
           throw e;
         }
       }
+      // The resume's read of its interaction takes it (single-use.ts).
+      if (takenWhenFound(this.model)) {
+        forgetReads();
+        const taken = opened(await store.take(this.model, id));
+        if (taken) noteTaken(id);
+        return taken;
+      }
       const found = opened(await stored(this.model, id));
       if (this.model === 'RefreshToken') return asPresented(id, found);
       if (this.model === 'Session' && typeof found?.accountId === 'string' && !(await sessionMayStay(found.accountId, found.loginTs, found.uid))) {
@@ -280,6 +288,7 @@ export function adapterClass(store: OidcStateStore, read: ClientReads & Pick<Rea
 
     async destroy(id: string): Promise<void> {
       forgetReads();
+      if (this.model === 'Interaction' && takenHere(id)) return;
       const deleted = await store.destroy(this.model, id);
       // A session the provider ended at the sign-out (end_session): it told the apps itself. Not a
       // session saved under a new id (at a login, or a sign-out from one app only): its old id goes

@@ -13,8 +13,9 @@
 // - A device code moves forward once (DEVICE_CODE_STEPS): one confirmation of
 //   a user code takes it, one decision (the login's result, or a denial) ends
 //   it; another request's step is refused and the code page says it was used.
-// - An interaction is resumed once: the resume that deletes it goes on; any
-//   other finds it gone, as a second resume after the first does.
+// - An interaction is resumed once: the resume that takes it (deletes it as it
+//   reads it) goes on; any other finds it gone, as a second resume after the
+//   first does.
 // - Keyhold's own saves of a record may name what the stored record must still
 //   hold (saveIfStored), e.g. the login's second factor taking its challenge.
 import { AsyncLocalStorage } from 'node:async_hooks';
@@ -52,6 +53,40 @@ export async function answerReplay(store: Pick<OidcStateStore, 'find' | 'revokeG
     ctx?.oidc?.provider?.emit('grant.revoked', ctx, grantId);
   }
   throw replayAnswer(model);
+}
+
+// The resume reads the interaction, then deletes it: two statements. Read there it is taken instead
+// (deleted as it is read, one statement): the resume that took it goes on, any other finds none (the
+// library's "interaction session not found"), as a second resume after the first does. The library's
+// delete that follows in the same request finds it done; a save in between (the library keeps it for
+// a sign-out first) stores it again, and the delete is then a real one.
+const takenAtResume = new WeakMap<object, Set<string>>();
+
+/** The current request when it is the library's resume of a sign-in (`route` resume), else undefined. */
+function resumeRequest(): object | undefined {
+  const ctx = (Provider as Any).ctx;
+  return ctx?.oidc?.route === 'resume' ? ctx : undefined;
+}
+
+/** Whether a find of `model` is the resume's read of the interaction, which takes it (store.take). */
+export const takenWhenFound = (model: string): boolean => model === 'Interaction' && resumeRequest() !== undefined;
+
+/** This request took the interaction `id` (its later delete is done already). */
+export function noteTaken(id: string): void {
+  const ctx = resumeRequest();
+  if (!ctx) return;
+  const taken = takenAtResume.get(ctx) ?? new Set<string>();
+  taken.add(id);
+  takenAtResume.set(ctx, taken);
+}
+
+/** Whether the interaction `id` was taken by this request and not stored again since; forgets it (`stored`: it is stored again). */
+export function takenHere(id: string, stored = false): boolean {
+  const ctx = resumeRequest();
+  const taken = ctx ? takenAtResume.get(ctx) : undefined;
+  if (!taken?.has(id)) return false;
+  taken.delete(id);
+  return !stored;
 }
 
 /** What a request whose delete of a one-time record found it gone is told. */
