@@ -6,7 +6,7 @@
 // tell them apart), then loads the grant of the one it found; userinfo and
 // refresh load the token, then its grant. The adapter answers the first of
 // these with one statement (the store's findToken: the row under any token
-// model, with its grant and the session it names) and the others from what it
+// model, with its grant) and the others from what it
 // returned. The code exchange likewise: the authorization code with its grant,
 // and the session the library then checks it is still bound to.
 //
