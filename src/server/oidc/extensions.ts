@@ -12,8 +12,8 @@
 //    And the registered method is the only one: the library takes a secret
 //    from the Authorization header or the body for either method, Keyhold's
 //    BASIC app must use the header and POST app the body. How the secret came
-//    is read from the request's head by mount.ts (secretTransport, an
-//    AsyncLocalStorage around the provider's handler). A machine user's
+//    is read from the request's head by mount.ts (secretTransport, a
+//    request-context slot around the provider's handler). A machine user's
 //    client credentials (machine-clients.ts) may come either way,
 //    as ZITADEL takes them (the self-check proves both rules of the transport).
 //    Wrong secrets are throttled per (client id, client address) and per address
@@ -68,7 +68,7 @@
 //    contexts interactionDetails/interactionResult make) `host` and `protocol`
 //    are the configured issuer's, whatever a client sent; `proxy` stays off, so
 //    no X-Forwarded-* header is read by the library at all.
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { contextSlot } from '../request-context.js';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import Provider, { errors } from 'oidc-provider';
@@ -80,12 +80,12 @@ import type { ClientSecretThrottle } from './throttle.js';
 export const WAIVED_SCHEMA_CODES: ReadonlySet<string> = new Set(['implicit-force-https', 'implicit-forbid-localhost']);
 
 /** The request being handled (set by mount.ts for each request): HTTP Basic credentials or not, the client's IP, the throttle, its response for Retry-After. */
-export const secretTransport = new AsyncLocalStorage<{
+export const secretTransport = contextSlot<{
   basic: boolean;
   ip?: string;
   throttle?: ClientSecretThrottle;
   setHeader?: (name: string, value: string) => void;
-}>();
+}>('client secret transport');
 
 /** Too many wrong client secrets: try again later (429, RFC 6585; the error code is RFC 8628's slow_down). */
 export class ClientAuthThrottled extends errors.OIDCProviderError {
@@ -251,7 +251,7 @@ export class UserCodeThrottled extends errors.OIDCProviderError {
 }
 
 /** Set by the start-up self-check (checkDeviceFlowExtension): the code page's lookup answers UserCodeThrottled without spending any budget. */
-const userCodeProbe = new AsyncLocalStorage<true>();
+const userCodeProbe = contextSlot<true>('user code probe');
 
 const PREFILL = 'keyholdUserCode';
 

@@ -10,12 +10,12 @@
 // returned. The code exchange likewise: the authorization code with its grant,
 // and the session the library then checks it is still bound to.
 //
-// Scoped to one request (an AsyncLocalStorage entered by provider middleware)
+// Scoped to one request (a request-context slot entered by provider middleware)
 // and emptied by any write the adapter makes in it, so nothing read is held
 // across requests, and nothing is answered from before this request's own
 // writes. Outside a provider request (the login pages) there is none: every
 // lookup reads.
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { contextSlot } from '../request-context.js';
 import type { FoundToken, OidcPayload } from '../../store/oidc-store.js';
 
 /** The token models findToken probes together. */
@@ -35,7 +35,7 @@ export interface RequestReads {
   sessions: Map<string, OidcPayload | undefined>;
 }
 
-const reads = new AsyncLocalStorage<RequestReads>();
+const reads = contextSlot<RequestReads>('request reads');
 
 /** The current provider request's reads, or undefined outside one. */
 export const requestReads = (): RequestReads | undefined => reads.getStore();

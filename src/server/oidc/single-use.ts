@@ -18,7 +18,7 @@
 //   first does.
 // - Keyhold's own saves of a record may name what the stored record must still
 //   hold (saveIfStored), e.g. the login's second factor taking its challenge.
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { contextSlot } from '../request-context.js';
 import Provider, { errors } from 'oidc-provider';
 import type { OidcPayload, OidcStateStore, StoredExpectation } from '../../store/oidc-store.js';
 import { ExtensionCheckFailed } from './extensions.js';
@@ -147,7 +147,7 @@ export function checkSingleUse(provider: Any): void {
 }
 
 /** Set around one save by saveIfStored. */
-const expectedBySave = new AsyncLocalStorage<readonly StoredExpectation[]>();
+const expectedBySave = contextSlot<readonly StoredExpectation[]>('expected by save');
 
 /** Thrown by the adapter when the expectation saveIfStored set no longer held. */
 export class StoredRecordChanged extends Error {

@@ -12,7 +12,7 @@
 // request itself names: the library also asks grantTypeAllowed in passing
 // (whether to issue a refresh token, which tokens a revocation reaches), and
 // there a plain no stays a plain no.
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { contextSlot } from '../request-context.js';
 import { errors } from 'oidc-provider';
 import { ExtensionCheckFailed } from './extensions.js';
 
@@ -39,7 +39,7 @@ const GRANT_ASKED: Readonly<Record<string, (params: Any) => unknown>> = {
 const RESPONSE_TYPE_ROUTES: ReadonlySet<string> = new Set(['authorization', 'pushed_authorization_request']);
 
 /** The provider request being handled (its ctx.oidc is filled in by the library's router). */
-const handling = new AsyncLocalStorage<Any>();
+const handling = contextSlot<Any>('provider request');
 
 function grantRefusal(type: string): Error {
   return new errors.UnauthorizedClient(`this app may not use the grant type ${type}: ${GRANT_FIX[type] ?? 'add it to its grant types'}`);
