@@ -83,9 +83,10 @@ export interface OidcStateStore {
   /**
    * Deletes the artifact while it is live and answers it as find would, in one
    * statement: of any number of requests taking one artifact at once, exactly
-   * one gets it; the others, and any after, get undefined.
+   * one gets it; the others, and any after, get undefined. With `account`, only
+   * while the sign-in it holds finished as no other account (result.login).
    */
-  take(model: string, id: string): Promise<OidcPayload | undefined>;
+  take(model: string, id: string, account?: string): Promise<OidcPayload | undefined>;
   revokeByGrantId(grantId: string): Promise<void>;
   /**
    * Deletes a grant and every artifact issued under it, in one statement;
@@ -408,9 +409,10 @@ export function createOidcStateStore({ db, sql: client, kind }: Pick<Database, '
       const gone = (await write(sql`delete from oidc_payloads where model = ${model} and key = ${keyOf(model, id)} returning payload`)) as { payload: unknown }[];
       return gone[0]?.payload as OidcPayload | undefined;
     },
-    async take(model, id) {
+    async take(model, id, account) {
       const rows = (await write(sql`
         delete from oidc_payloads where model = ${model} and key = ${keyOf(model, id)} and (expires_at is null or expires_at > now())
+          and (${account ?? null}::text is null or coalesce(payload #>> '{result,login,accountId}', ${account ?? null}::text) = ${account ?? null}::text)
         returning payload, floor(extract(epoch from consumed_at))::float8 as consumed`)) as StoredRow[];
       return revived(model, id, rows);
     },

@@ -50,17 +50,26 @@ for (const [engine, fresh, skip] of [
       await store.destroy('Session', 'session-s1');
       expect((await store.findToken('code-s1', ['AuthorizationCode']))[0]!.session).toBeUndefined();
       // Not bound to its session: the library checks none, so none is read.
+      await store.upsert('AuthorizationCode', 'code-s4', { jti: 'code-s4', grantId: 'grant-s1', sessionUid: 'uid-s1', expiresWithSession: false }, 60);
+      expect((await store.findToken('code-s4', ['AuthorizationCode']))[0]!.sessionUid).toBeUndefined();
       const [unbound] = await store.findToken('token-s3', ['AccessToken']);
       expect(unbound!.sessionUid).toBeUndefined();
     });
 
-    it('a live record is taken once: of 8 takes at once one gets it, and an expired one is not taken', async () => {
+    it('a live record is taken once: of 8 takes at once one gets it; not one finished as another account, nor an expired one', async () => {
       for (let round = 0; round < 10; round++) {
         await store.upsert('Interaction', `taken-${round}`, { jti: `taken-${round}`, uid: `taken-${round}`, params: { client_id: 'app' } }, 60);
         const takes = await Promise.all(Array.from({ length: 8 }, () => store.take('Interaction', `taken-${round}`)));
         expect(takes.filter(Boolean)).toEqual([expect.objectContaining({ uid: `taken-${round}` })]);
         expect(await store.find('Interaction', `taken-${round}`)).toBeUndefined();
       }
+      // A sign-in finished as another account than the browser's session holds is not taken; as that account, or none, it is.
+      await store.upsert('Interaction', 'taken-bob', { jti: 'taken-bob', uid: 'taken-bob', result: { login: { accountId: 'bob' } } }, 60);
+      expect(await store.take('Interaction', 'taken-bob', 'alice')).toBeUndefined();
+      expect(await store.find('Interaction', 'taken-bob')).toMatchObject({ uid: 'taken-bob' });
+      expect(await store.take('Interaction', 'taken-bob', 'bob')).toMatchObject({ uid: 'taken-bob' });
+      await store.upsert('Interaction', 'taken-open', { jti: 'taken-open', uid: 'taken-open' }, 60);
+      expect(await store.take('Interaction', 'taken-open', 'alice')).toMatchObject({ uid: 'taken-open' });
       await store.upsert('Interaction', 'taken-late', { jti: 'taken-late', uid: 'taken-late' }, -1);
       expect(await store.take('Interaction', 'taken-late')).toBeUndefined();
       await store.destroy('Interaction', 'taken-late'); // not left for the expiry sweep counted below

@@ -249,11 +249,13 @@ export function adapterClass(store: OidcStateStore, read: ClientReads & Pick<Rea
         }
       }
       // The resume's read of its interaction takes it (single-use.ts).
-      if (takenWhenFound(this.model)) {
+      const resume = takenWhenFound(this.model);
+      if (resume) {
         forgetReads();
-        const taken = opened(await store.take(this.model, id));
+        const taken = opened(await store.take(this.model, id, resume.account));
         if (taken) noteTaken(id);
-        return taken;
+        // Not taken: gone, or finished as another account than the browser's (read as it is).
+        return taken ?? opened(await stored(this.model, id));
       }
       const found = opened(await stored(this.model, id));
       if (this.model === 'RefreshToken') return asPresented(id, found);
@@ -270,7 +272,7 @@ export function adapterClass(store: OidcStateStore, read: ClientReads & Pick<Rea
       if (uid.includes('\u0000')) return undefined;
       // The session a token this request just read names (request-reads.ts), read with it.
       const memo = requestReads();
-      if (this.model === 'Session' && memo?.sessions.has(uid)) return structuredClone(memo.sessions.get(uid));
+      if (this.model === 'Session' && memo?.sessions.has(uid)) return opened(structuredClone(memo.sessions.get(uid)));
       return opened(await store.findByUid(this.model, uid));
     }
 

@@ -58,18 +58,27 @@ export async function answerReplay(store: Pick<OidcStateStore, 'find' | 'revokeG
 // The resume reads the interaction, then deletes it: two statements. Read there it is taken instead
 // (deleted as it is read, one statement): the resume that took it goes on, any other finds none (the
 // library's "interaction session not found"), as a second resume after the first does. The library's
-// delete that follows in the same request finds it done; a save in between (the library keeps it for
-// a sign-out first) stores it again, and the delete is then a real one.
+// delete that follows in the same request finds it done. Not taken: a sign-in finished as another
+// account than the browser's session holds, which the library keeps (or stores again) for the
+// sign-out it asks first and resumes after; that one is read as it is, and deleted by its own resume.
 const takenAtResume = new WeakMap<object, Set<string>>();
 
 /** The current request when it is the library's resume of a sign-in (`route` resume), else undefined. */
-function resumeRequest(): object | undefined {
+function resumeRequest(): Any {
   const ctx = (Provider as Any).ctx;
   return ctx?.oidc?.route === 'resume' ? ctx : undefined;
 }
 
-/** Whether a find of `model` is the resume's read of the interaction, which takes it (store.take). */
-export const takenWhenFound = (model: string): boolean => model === 'Interaction' && resumeRequest() !== undefined;
+/**
+ * Whether a find of `model` is the resume's read of the interaction, which takes it (store.take),
+ * and the account the browser's session holds (the take leaves a sign-in finished as another).
+ */
+export function takenWhenFound(model: string): { account?: string } | undefined {
+  const ctx = model === 'Interaction' ? resumeRequest() : undefined;
+  if (!ctx) return undefined;
+  const account = ctx.oidc.session?.accountId;
+  return { account: typeof account === 'string' && account ? account : undefined };
+}
 
 /** This request took the interaction `id` (its later delete is done already). */
 export function noteTaken(id: string): void {

@@ -160,3 +160,42 @@ describe('prompt and max_age', () => {
     });
   });
 });
+
+describe('a sign-in finished as another account than the browser is signed in as', () => {
+  it('asks to sign out first, then resumes the sign-in: a code for the new account', async () => {
+    const other = 'prompt.other';
+    const otherPassword = 'the second tab signs in 11';
+    const created = await kh.rest('POST', '/v2/users/human', { username: other, profile: { givenName: 'O', familyName: 'Ther' }, email: { email: 'other@example.com' }, password: { password: otherPassword, changeRequired: false } });
+    expect(created.status).toBe(200);
+    const b = browser(base);
+    // Tab A starts a sign-in while the browser is signed in as nobody; tab B then signs in as the first user.
+    const a = await authorize();
+    let step = await b.follow(a.url);
+    await logIn(b, (await authorize()).url, USERNAME, PASSWORD);
+    // Tab A goes on as the other user.
+    const post = async (name: string, form: Record<string, string>) => {
+      const action = formAction(step.html!, name);
+      expect(action, `no ${name} form`).toBeTruthy();
+      const res = await b.request(new URL(action!, step.url), { form: { form_token: formToken(step.html!), ...form } });
+      expect(res.status).toBe(303);
+      return new URL(res.headers.get('location')!, step.url);
+    };
+    step = await b.follow(await post('username', { username: other }));
+    const resume = await post('password', { password: otherPassword, username: other });
+    // The resume asks the browser to sign the first user out (a form posted to the sign-out's confirmation).
+    const asked = await b.request(resume);
+    expect(asked.status).toBe(200);
+    const html = await asked.text();
+    const action = /<form[^>]*action="([^"]+)"/.exec(html)?.[1];
+    expect(action, html.slice(0, 400)).toBeTruthy();
+    const fields = Object.fromEntries([...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"/g)].map((m) => [m[1]!, m[2]!]));
+    expect(fields.logout).toBe('yes');
+    const confirmed = await b.request(new URL(action!.replace(/&amp;/g, '&'), resume), { form: fields });
+    expect([302, 303]).toContain(confirmed.status);
+    // Signed out, the sign-in resumes as the account it finished as.
+    const back = await b.follow(new URL(confirmed.headers.get('location')!, resume));
+    expect(back.left?.searchParams.get('code'), back.html?.slice(0, 400)).toBeTruthy();
+    const tokens = await oidc.authorizationCodeGrant(config, back.left!, { pkceCodeVerifier: a.verifier });
+    expect(tokens.claims()?.sub).toBe(created.body.userId);
+  });
+});
