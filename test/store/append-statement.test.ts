@@ -21,6 +21,10 @@ describe('the statements an append sends', () => {
     expect(merged!.text).toBe('with moved as (update u set sequence = $3 where id = $4), inserted as (insert into t (a, b) values ($1, $2) returning a) select * from inserted');
     expect(merged!.params).toEqual([1, 2, 3, 'x']);
   });
+  it('only a statement whose every $n is a placeholder of its own may be marked', () => {
+    expect(() => alongside(sql`update u set note = '$1 off' where id = ${'x'}`)).toThrow(TypeError);
+    expect(() => alongside({ text: 'update u set sequence = $1 where id = $3', params: [1, 'x'] })).toThrow(TypeError);
+  });
   it('any other statement, or two moves, go apart', () => {
     const plain = sql`update u set name = ${'n'} where id = ${'x'}`;
     expect(appendStatements(insert, [plain])).toEqual([insert, plain]);

@@ -46,15 +46,16 @@ export function trustedProxies(ranges: readonly ProxyRange[]): TrustedProxies {
     if (r.prefix === undefined) list.addAddress(r.address, type);
     else list.addSubnet(r.address, r.prefix, type);
   }
+  const anyTrusted = ranges.length > 0;
   const trusts = (address: string | undefined): boolean => {
     // None trusted (the default): no check, which makes an address object per call (~1% of the
     // server's time at userinfo, c=16).
-    if (ranges.length === 0) return false;
+    if (!anyTrusted) return false;
     const family = address ? isIP(address) : 0;
     return family !== 0 && list.check(address!, family === 4 ? 'ipv4' : 'ipv6');
   };
   return {
-    any: ranges.length > 0,
+    any: anyTrusted,
     trusts,
     clientAddress(peer, headers) {
       if (!trusts(peer)) return peer;

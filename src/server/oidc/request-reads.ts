@@ -6,9 +6,9 @@
 // tell them apart), then loads the grant of the one it found; userinfo and
 // refresh load the token, then its grant. The adapter answers the first of
 // these with one statement (the store's findToken: the row under any token
-// model, with its grant) and the others from what it
-// returned. The code exchange likewise: the authorization code with its grant,
-// and the session the library then checks it is still bound to.
+// model, with its grant) and the others from what it returned. The code
+// exchange likewise: the authorization code with its grant, and the session
+// the library then checks it is still bound to.
 //
 // Scoped to one request (a request-context slot entered by provider middleware)
 // and emptied by any write the adapter makes in it, so nothing read is held

@@ -27,9 +27,18 @@ export type Projection = { readonly [K in EventTypeName]?: Handler<K> };
 // they cannot fail and read nothing an append writes, so the events insert may carry
 // one in its own statement (../append-statement.ts).
 const ALONGSIDE = new WeakSet<SqlStatement>();
+const CHECKED_TEXTS = new Set<string>();
 
-/** Marks `statement` as one that only moves a version on. */
+/**
+ * Marks `statement` as one that only moves a version on. Its text is checked once: no quoted
+ * literal (the merge renumbers every `$n` in it) and a placeholder for each of its values.
+ */
 export function alongside(statement: SqlStatement): SqlStatement {
+  if (!CHECKED_TEXTS.has(statement.text)) {
+    const highest = Math.max(0, ...[...statement.text.matchAll(/\$(\d+)/g)].map((m) => Number(m[1])));
+    if (/['"]|\$\$/.test(statement.text) || highest !== statement.params.length) throw new TypeError(`not a statement that may run alongside an append: ${statement.text}`);
+    CHECKED_TEXTS.add(statement.text);
+  }
   ALONGSIDE.add(statement);
   return statement;
 }
