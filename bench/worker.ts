@@ -41,6 +41,14 @@ let userIds: string[] = [];
 let runTag = '';
 let nameCounter = 0;
 const pool: PendingCredential[] = [];
+/** When each of the pool's registrations was made (same index). */
+const preparedAt: number[] = [];
+/**
+ * A registration older than this is not handed out: Keyhold expires a pending one after
+ * KEYHOLD_WEBAUTHN_TIMEOUT_MS (300 s by default), and what one level left over waits through the
+ * next levels' preparations and runs (at c=64 after c=16, minutes).
+ */
+const POOL_FRESH_MS = 200_000;
 /** The login surface's fixtures: Keyhold's, or the peer's after `retarget`. */
 let surface: SurfaceTarget | undefined;
 let poolNext = 0;
@@ -227,6 +235,7 @@ async function prepareU2f(count: number): Promise<{ prepared: number; ms: number
   const started = performance.now();
   const base = pool.length;
   const made: PendingCredential[] = new Array(count);
+  const times: number[] = new Array(count);
   let done = 0;
   // Progress on stderr: a preparation of thousands of registrations takes a while.
   const progress = setInterval(() => console.error(`[worker] prepared ${done} of ${count} registrations`), 10_000);
@@ -244,12 +253,14 @@ async function prepareU2f(count: number): Promise<{ prepared: number; ms: number
         fmt,
       });
       made[i] = { userId, u2fId: res.u2fId, challenge: options.challenge, rpId: options.rp.id, fmt, credential: credential as never };
+      times[i] = Date.now();
       done++;
     });
   } finally {
     clearInterval(progress);
   }
   pool.push(...made);
+  preparedAt.push(...times);
   return { prepared: count, ms: Math.round(performance.now() - started) };
 }
 
@@ -496,9 +507,11 @@ process.on('message', (req: WorkerRequest) => {
         case 'prepare-u2f':
           return reply({ id: req.id, ok: true, value: await prepareU2f(req.count) });
         case 'pool-status':
+          // The stale ones are passed over (counted as used): the run asks for fresh ones instead.
+          while (poolNext < pool.length && Date.now() - preparedAt[poolNext]! > POOL_FRESH_MS) poolNext++;
           return reply({ id: req.id, ok: true, value: { size: pool.length, used: poolNext } });
         case 'dump-credentials': {
-          // The registrations Keyhold verified, for the raw-verification floor.
+          // The registrations handed out (verified by Keyhold, or passed over as stale), for the raw-verification floor.
           const sample = pool.slice(0, Math.min(poolNext, req.max));
           writeFileSync(req.file, JSON.stringify(sample));
           return reply({ id: req.id, ok: true, value: { written: sample.length } });
