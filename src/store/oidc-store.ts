@@ -230,13 +230,15 @@ interface FoundRow {
   session?: unknown;
 }
 
-/** A token under any of the models $1, by its hash $2, with its grant. */
-const FIND_TOKEN = `
-  select t.model, t.payload, floor(extract(epoch from t.consumed_at))::float8 as consumed, t.grant_id as "grantId",
-    g.payload as grant, floor(extract(epoch from g.consumed_at))::float8 as "grantConsumed"
-  from oidc_payloads t
-  left join oidc_payloads g on g.model = 'Grant' and g.key = t.grant_id and (g.expires_at is null or g.expires_at > now())
-  where t.model = any($1::text[]) and t.key = $2 and (t.expires_at is null or t.expires_at > now())`;
+// A token under any of the models $1, by its hash $2, with its grant: the columns, joins and
+// condition FIND_TOKEN and FIND_CODE share.
+const TOKEN_COLUMNS = `t.model, t.payload, floor(extract(epoch from t.consumed_at))::float8 as consumed, t.grant_id as "grantId",
+    g.payload as grant, floor(extract(epoch from g.consumed_at))::float8 as "grantConsumed"`;
+const TOKEN_FROM = `oidc_payloads t
+  left join oidc_payloads g on g.model = 'Grant' and g.key = t.grant_id and (g.expires_at is null or g.expires_at > now())`;
+const TOKEN_WHERE = `t.model = any($1::text[]) and t.key = $2 and (t.expires_at is null or t.expires_at > now())`;
+
+const FIND_TOKEN = `select ${TOKEN_COLUMNS} from ${TOKEN_FROM} where ${TOKEN_WHERE}`;
 
 /**
  * An authorization code as FIND_TOKEN finds it, and the session it is bound to: the library checks
@@ -245,18 +247,15 @@ const FIND_TOKEN = `
  * a call (bench, c=64), for the rarer token that is bound to its session.
  */
 const FIND_CODE = `
-  select t.model, t.payload, floor(extract(epoch from t.consumed_at))::float8 as consumed, t.grant_id as "grantId",
-    g.payload as grant, floor(extract(epoch from g.consumed_at))::float8 as "grantConsumed",
-    s.uid as "sessionUid", s.payload as session
-  from oidc_payloads t
-  left join oidc_payloads g on g.model = 'Grant' and g.key = t.grant_id and (g.expires_at is null or g.expires_at > now())
+  select ${TOKEN_COLUMNS}, s.uid as "sessionUid", s.payload as session
+  from ${TOKEN_FROM}
   left join lateral (
     select t.payload->>'sessionUid' as uid, (
       select payload from oidc_payloads where model = 'Session' and uid = t.payload->>'sessionUid' and (expires_at is null or expires_at > now()) limit 1
     ) as payload
     where t.payload->>'expiresWithSession' = 'true' and t.payload->>'sessionUid' is not null
   ) s on true
-  where t.model = any($1::text[]) and t.key = $2 and (t.expires_at is null or t.expires_at > now())`;
+  where ${TOKEN_WHERE}`;
 
 /**
  * replaceIf's statement for `n` expectations, each a plain condition on the
