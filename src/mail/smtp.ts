@@ -5,7 +5,10 @@
 // required on smtp://, implicit on smtps://, plaintext only to a loopback relay
 // (config.ts refuses it elsewhere). Errors keep nodemailer's code and the
 // server's reply code only: never the password, never the message.
-import nodemailer from 'nodemailer';
+//
+// nodemailer is loaded at the first send, not at start-up: a process that
+// sends no mail does not carry it (+14.6 MiB of RSS when imported into a bare
+// Node; docs/performance.md, "Optional modules loaded on first use").
 import type { Transporter } from 'nodemailer';
 import { MailUnavailable, type Mailer, type OutgoingMail } from './mailer.js';
 
@@ -38,7 +41,29 @@ export interface SmtpMailer extends Mailer {
 }
 
 export function smtpMailer(settings: SmtpSettings): SmtpMailer {
-  const transport: Transporter = nodemailer.createTransport({
+  let transport: Promise<Transporter> | undefined;
+  let closed = false;
+  const opened = () => (transport ??= import('nodemailer').then(({ default: nodemailer }) => open(nodemailer, settings)));
+  return {
+    configured: true,
+    async send(mail: OutgoingMail): Promise<void> {
+      if (closed) throw new MailUnavailable('the mail transport is closed');
+      try {
+        await (await opened()).sendMail({ from: settings.from, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html });
+      } catch (e) {
+        throw new MailUnavailable(describe(e));
+      }
+    },
+    close() {
+      closed = true;
+      void transport?.then((t) => t.close(), () => undefined);
+    },
+  };
+}
+
+/** The pooled transport to the configured server. */
+function open(nodemailer: (typeof import('nodemailer'))['default'], settings: SmtpSettings): Transporter {
+  return nodemailer.createTransport({
     pool: true,
     maxConnections: 3,
     host: settings.host,
@@ -52,17 +77,6 @@ export function smtpMailer(settings: SmtpSettings): SmtpMailer {
     logger: false,
     debug: false,
   });
-  return {
-    configured: true,
-    async send(mail: OutgoingMail): Promise<void> {
-      try {
-        await transport.sendMail({ from: settings.from, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html });
-      } catch (e) {
-        throw new MailUnavailable(describe(e));
-      }
-    },
-    close: () => transport.close(),
-  };
 }
 
 /** What went wrong, without anything the error may carry from the conversation. */

@@ -2,29 +2,21 @@
 // given (several Keyhold processes may share it), else embedded PGlite in the
 // data directory (one process owns it). Both get the same migrations at open
 // and expose the same drizzle type, so nothing above this file knows which.
-import { closeSync, fsyncSync, openSync, rmSync, writeSync } from 'node:fs';
-import { resolve, join } from 'node:path';
+// PGlite's side is ./pglite-database.ts, loaded only when it is the one used.
 import { fileURLToPath } from 'node:url';
-import type { PGlite } from '@electric-sql/pglite';
 import postgres from 'postgres';
 import { sql } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import * as schema from './schema.js';
 import { databaseUnavailable, isUnavailable, StorageUnavailable } from './errors.js';
-import { guardEngine } from './pglite-guard.js';
 import { storageHealth, type StorageHealth } from './storage-health.js';
-import { lockDataDir } from './lock-file.js';
 import { readMigrations, runMigrations, type MigrationQuery, type MigrationRun, type MigrationTransaction } from './migrate.js';
 import { databaseErrorKind, NO_OBSERVER, type StoreObserver } from './observer.js';
-import { securePgliteDir } from './private-data-dir.js';
-import { openPgliteEngine } from './pglite-open.js';
-import { snapshotPglite } from './pglite-snapshot.js';
 import { assertPostgresRepaired } from './postgres-repairs.js';
 import { postgresTarget } from './postgres-url.js';
 import { rekeyIdentifiers, type RekeyReport } from './rekey-identifiers.js';
-import { pgliteSqlClient, postgresSqlClient, type SqlClient } from './sql.js';
+import { postgresSqlClient, type SqlClient } from './sql.js';
 import { newStatementCount, type StatementCount } from './statement-count.js';
 import { beginWithin, boundedQuery, DATABASE_WAIT_BOUNDS, SERVER_TIMEOUTS } from './wait-bounds.js';
 
@@ -66,9 +58,6 @@ export interface Database {
   close(): Promise<void>;
 }
 
-/** The tables `reclaim` vacuums: names are spliced into SQL, so only these. */
-const RECLAIMABLE = new Set(['u2f_tokens', 'oidc_payloads', 'attempt_budgets', 'idempotent_answers', 'email_codes']);
-
 export interface OpenDatabaseOptions {
   /** postgres://… — when set, PostgreSQL is used and `dataDir` only holds files. */
   databaseUrl?: string;
@@ -100,16 +89,16 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   const migrating: Migrating = { keyholdVersion: options.keyholdVersion ?? 'unknown', onMigrated: options.onMigrated };
   return options.databaseUrl
     ? openPostgres(options.databaseUrl, options.poolSize ?? 20, observer, migrating)
-    : openPglite(options.dataDir, options.pgliteSharedBuffers, observer, migrating);
+    : (await import('./pglite-database.js')).openPglite(options.dataDir, options.pgliteSharedBuffers, observer, migrating);
 }
 
-interface Migrating {
+export interface Migrating {
   keyholdVersion: string;
   onMigrated?: (run: MigrationRun) => void;
 }
 
 /** This build's migrations, read once per open (a few kB). */
-const migrate = (query: MigrationQuery, transaction: MigrationTransaction, migrating: Migrating) =>
+export const migrate = (query: MigrationQuery, transaction: MigrationTransaction, migrating: Migrating) =>
   runMigrations({ query, transaction, migrations: readMigrations(migrationsFolder), ...migrating });
 
 /**
@@ -227,90 +216,7 @@ async function migratePostgresLocked(databaseUrl: string, migrating: Migrating):
   }
 }
 
-async function openPglite(dataDir: string, sharedBuffers: string | undefined, observer: StoreObserver, migrating: Migrating): Promise<Database> {
-  const dir = resolve(dataDir);
-  const pgdata = join(dir, 'pgdata');
-  // Owner-only before anything is written in it, or refuse to start (private-data-dir.ts).
-  securePgliteDir(dir, pgdata);
-  const lock = lockDataDir(dir);
-  let client: PGlite | undefined;
-  try {
-    client = await openPgliteEngine(dir, pgdata, sharedBuffers);
-    const engine = guardEngine(client);
-    const counted = newStatementCount();
-    const pglite = drizzlePglite(countingPglite(client, counted), { schema });
-    const opened = client;
-    const transaction: MigrationTransaction = (work) =>
-      opened.transaction((tx) => work(async (text, params) => (await tx.query<Record<string, unknown>>(text, params)).rows));
-    await migrate(async (text, params) => (await opened.query<Record<string, unknown>>(text, params)).rows, transaction, migrating);
-    const rekey = await rekeyIdentifiers(transaction);
-    const db: Db = pglite;
-    const storage = storageHealth({ probe: async () => probeDirectory(dir) });
-    void engine.failed.then((err) => storage.stopped(err));
-    let closing: Promise<void> | undefined;
-    return {
-      kind: 'pglite',
-      db,
-      sql: pgliteSqlClient(opened, counted),
-      counted,
-      rekey,
-      ping: () => ping(db, observer),
-      storage,
-      failed: engine.failed,
-      async snapshot(target) {
-        if (engine.failure) throw engine.failure;
-        await snapshotPglite(opened, pgdata, target);
-      },
-      async reclaim(tables) {
-        for (const table of tables) {
-          if (!RECLAIMABLE.has(table)) throw new Error(`not a table the sweep reclaims: ${table}`);
-          await opened.exec(`vacuum ${table}`);
-        }
-      },
-      close() {
-        // Idempotent: a second close (e.g. shutdown racing a test cleanup) waits for the first.
-        // A stopped engine is not entered again, not even to close it (pglite-guard.ts).
-        closing ??= (engine.failure ? Promise.resolve() : opened.close()).finally(() => lock.release());
-        return closing;
-      },
-    };
-  } catch (err) {
-    // Never keep a lock on a directory we failed to open.
-    await client?.close().catch(() => {});
-    lock.release();
-    throw err;
-  }
-}
-
-/**
- * The PGlite drizzle is given: the same engine, its query() calls counted, and
- * those of the transactions it opens (drizzle's PGlite session calls nothing else).
- */
-function countingPglite(client: PGlite, counted: StatementCount): PGlite {
-  const counting = <T extends object>(target: T, inTransaction: boolean): T =>
-    new Proxy(target, {
-      get(on, property) {
-        const value = Reflect.get(on, property, on) as unknown;
-        if (typeof value !== 'function') return value;
-        if (property === 'query') {
-          return (...args: unknown[]) => {
-            counted.statements++;
-            return (value as (...a: unknown[]) => unknown).apply(on, args);
-          };
-        }
-        if (property === 'transaction' && !inTransaction) {
-          return (callback: (tx: object) => unknown) => {
-            counted.transactions++;
-            return (value as (cb: (tx: object) => unknown) => unknown).call(on, (tx: object) => callback(counting(tx, true)));
-          };
-        }
-        return (value as (...a: unknown[]) => unknown).bind(on);
-      },
-    });
-  return counting(client, false);
-}
-
-async function ping(db: Db, observer: StoreObserver): Promise<void> {
+export async function ping(db: Db, observer: StoreObserver): Promise<void> {
   try {
     await db.execute(sql`select 1`);
   } catch (err) {
@@ -321,23 +227,7 @@ async function ping(db: Db, observer: StoreObserver): Promise<void> {
 }
 
 /** Storage probes (storage-health.ts): a small write that needs new space, undone at once. */
-const PROBE_BYTES = 1024 * 1024;
-
-/** PGlite: its files are in `dir`; write and fsync 1 MiB beside them (ENOSPC, EROFS, EIO when they would fail). */
-function probeDirectory(dir: string): void {
-  const file = join(dir, '.storage-probe');
-  try {
-    const fd = openSync(file, 'w', 0o600);
-    try {
-      writeSync(fd, Buffer.alloc(PROBE_BYTES));
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-  } finally {
-    rmSync(file, { force: true });
-  }
-}
+export const PROBE_BYTES = 1024 * 1024;
 
 /**
  * PostgreSQL: a temporary table in a rolled-back transaction. Its new file is

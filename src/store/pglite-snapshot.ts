@@ -18,7 +18,7 @@
 import { copyFile, mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { protocol, type PGlite } from '@electric-sql/pglite';
-import { assertPgliteInternals } from './sql.js';
+import { assertPgliteInternals } from './pglite-sql.js';
 
 /** Files copied at once: enough to keep the disk busy, few enough to leave descriptors to the server. */
 const COPIES_AT_ONCE = 8;

@@ -12,7 +12,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { afterEach, describe, expect, it } from 'vitest';
 import { attachRequestHandler } from '../../src/server/http/listener.js';
 import { assertPostgresRepaired, postgresPackageRoot, PostgresDriverNotRepaired, REPAIR_MARKER } from '../../src/store/postgres-repairs.js';
-import { assertPgliteInternals } from '../../src/store/sql.js';
+import { assertPgliteInternals } from '../../src/store/pglite-sql.js';
 import { repoRoot } from '../support/keyhold.js';
 
 const dirs: string[] = [];

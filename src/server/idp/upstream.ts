@@ -10,7 +10,11 @@
 //
 // Nothing here keeps the secrets: the caller passes the client secret opened
 // for this exchange, and the state, nonce and verifier are kept in the sign-in.
-import * as client from 'openid-client';
+//
+// openid-client is loaded at the first exchange, not at start-up: a process
+// whose people never sign in through another provider does not carry it
+// (docs/performance.md, "Optional modules loaded on first use").
+import type * as OpenIdClient from 'openid-client';
 import { OIDC_MAPPING, type FieldMapping, type ProviderConfig } from '../../domain/idp/provider.js';
 
 /** What a started exchange must keep until its callback (in the sign-in, one-time). */
@@ -59,21 +63,27 @@ function failureOf(err: unknown): UpstreamFailure {
   return new UpstreamFailure('refused', `${e?.code ?? e?.name ?? 'error'}: ${e?.message ?? ''}${inner}`.slice(0, 300));
 }
 
+type Library = typeof OpenIdClient;
+type Configuration = OpenIdClient.Configuration;
+
+let library: Promise<Library> | undefined;
+const loaded = (): Promise<Library> => (library ??= import('openid-client'));
+
 export function upstreamClient(opts: { now?: () => number; egress?: EgressPolicy } = {}): UpstreamClient {
   const now = opts.now ?? Date.now;
   // Every request to an upstream: discovery, keys, token, userinfo (./guarded-fetch.ts).
   const egress = opts.egress ?? { allowPrivateNetworks: false };
   const fetchGuarded = guardedFetch(egress);
   /** The configuration's requests through the guarded fetch; http only where the operator allows it (checked there too). */
-  const guarded = (config: client.Configuration, url: string): client.Configuration => {
+  const guarded = (client: Library, config: Configuration, url: string): Configuration => {
     config[client.customFetch] = fetchGuarded;
     if (url.startsWith('http:') && egress.allowPrivateNetworks) client.allowInsecureRequests(config);
     return config;
   };
-  const discovered = new Map<string, { at: number; config: Promise<client.Configuration> }>();
+  const discovered = new Map<string, { at: number; config: Promise<Configuration> }>();
 
   /** The provider's configuration: the discovered metadata (kept a while) or the given endpoints. */
-  async function configOf(provider: ProviderConfig, clientSecret: string): Promise<client.Configuration> {
+  async function configOf(client: Library, provider: ProviderConfig, clientSecret: string): Promise<Configuration> {
     if (provider.kind === 'oauth') {
       // No metadata to discover: the endpoints are the configuration. The issuer is the authorization endpoint's
       // origin only because openid-client needs one; no `iss` parameter is expected from a plain OAuth 2.0 provider.
@@ -83,11 +93,11 @@ export function upstreamClient(opts: { now?: () => number; egress?: EgressPolicy
         { client_secret: clientSecret },
         client.ClientSecretPost(clientSecret),
       );
-      return guarded(config, provider.authorizationEndpoint);
+      return guarded(client, config, provider.authorizationEndpoint);
     }
     const key = `${provider.id} ${provider.issuer} ${provider.clientId}`;
     const held = discovered.get(key);
-    if (held && now() - held.at < DISCOVERY_KEPT_MS) return withSecret(await held.config, provider, clientSecret);
+    if (held && now() - held.at < DISCOVERY_KEPT_MS) return withSecret(client, await held.config, provider, clientSecret);
     const insecure = provider.issuer.startsWith('http:') && egress.allowPrivateNetworks;
     const config = client.discovery(new URL(provider.issuer), provider.clientId, clientSecret, undefined, {
       timeout: TIMEOUT_S,
@@ -96,21 +106,22 @@ export function upstreamClient(opts: { now?: () => number; egress?: EgressPolicy
     });
     discovered.set(key, { at: now(), config });
     config.catch(() => discovered.delete(key));
-    return withSecret(await config, provider, clientSecret);
+    return withSecret(client, await config, provider, clientSecret);
   }
 
   /** A configuration with this exchange's secret (the kept one was discovered with the secret of its time). */
-  function withSecret(config: client.Configuration, provider: ProviderConfig, clientSecret: string): client.Configuration {
+  function withSecret(client: Library, config: Configuration, provider: ProviderConfig, clientSecret: string): Configuration {
     const fresh = new client.Configuration(config.serverMetadata(), provider.clientId, clientSecret);
     // The same bound as discovery for the token, userinfo and key requests (the library's default is 30 s).
     fresh.timeout = TIMEOUT_S;
-    return guarded(fresh, provider.kind === 'oidc' ? provider.issuer : '');
+    return guarded(client, fresh, provider.kind === 'oidc' ? provider.issuer : '');
   }
 
   return {
     async start(provider, clientSecret, redirectUri, state) {
       try {
-        const config = await configOf(provider, clientSecret);
+        const client = await loaded();
+        const config = await configOf(client, provider, clientSecret);
         const verifier = client.randomPKCECodeVerifier();
         const params: Record<string, string> = {
           redirect_uri: redirectUri,
@@ -128,7 +139,8 @@ export function upstreamClient(opts: { now?: () => number; egress?: EgressPolicy
     },
     async finish(provider, clientSecret, callback, kept) {
       try {
-        const config = await configOf(provider, clientSecret);
+        const client = await loaded();
+        const config = await configOf(client, provider, clientSecret);
         const tokens = await client.authorizationCodeGrant(config, callback, {
           pkceCodeVerifier: kept.verifier,
           expectedState: kept.state,
