@@ -40,7 +40,7 @@ export function guardEngine(client: PGlite): EngineGuard {
     announce(failure);
   };
 
-  // Every query, drizzle's and ours (sql.ts), enters the engine here, synchronously.
+  // Every query, drizzle's and ours (pglite-sql.ts), enters the engine here, synchronously.
   const enter = client.execProtocolRawSync.bind(client);
   client.execProtocolRawSync = (message) => {
     if (failure) throw failure;

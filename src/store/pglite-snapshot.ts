@@ -3,7 +3,7 @@
 // process may open the directory while it runs, and a copy of files that are being
 // written is not a database. So the running process makes the copy itself:
 //
-// - under PGlite's transaction lock and query lock (as store/sql.ts holds them),
+// - under PGlite's transaction lock and query lock (as store/pglite-sql.ts holds them),
 //   so no statement runs and no transaction is open while the files are read;
 // - after a CHECKPOINT, so every committed change is in the data files and the
 //   copy opens like a cleanly stopped directory, without replaying the log;
