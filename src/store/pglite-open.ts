@@ -53,6 +53,22 @@
 //    2-core machine where the tasks competed with the event loop anyway.
 //    V8 reads the flag when it schedules compile jobs, so it is set before
 //    the first PGlite instance compiles; it concerns WebAssembly only.
+//
+// 5. plan_cache_mode = force_generic_plan. A prepared statement whose
+//    parameter the planner sizes, as `model = any($1::text[])` in the token
+//    lookup, looked cheaper planned for each call's values than planned once,
+//    so PostgreSQL planned it again at every call. In PGlite that planning runs
+//    on the main thread, and asks for the size of each table and index it
+//    weighs: a seek to the file's end, which the WebAssembly file system
+//    answers with an fstat (9.4% of the main thread at userinfo). Keyhold's
+//    prepared statements are lookups by key, whose plan does not depend on the
+//    values. Paired runs (c=64, before → after): userinfo 679 / 791 →
+//    932 / 1,104/s, introspection 611 / 765 → 802 / 1,070/s, refresh
+//    261 / 288 / 345 → 295 / 301 / 356/s; client credentials, AddOIDCApp and
+//    logins within their noise. Only for PGlite: on PostgreSQL the same
+//    setting took its CPU at userinfo from 36% to 24% of the machine, but no
+//    rate rose (they are bound by Keyhold's main thread), and refresh fell in
+//    both pairs (592 / 561 → 462 / 512/s), which was not explained.
 import { spawn } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, rmdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -65,8 +81,12 @@ import { PrivateNodeFS, securePgdata } from './private-data-dir.js';
 /** The default of KEYHOLD_PGLITE_SHARED_BUFFERS. */
 export const PGLITE_SHARED_BUFFERS = '16MB';
 
-/** PGlite's own start parameters plus Keyhold's memory settings (2. above). */
-export const pgliteStartParams = (sharedBuffers = PGLITE_SHARED_BUFFERS): string[] => [...PGlite.defaultStartParams, '-c', `shared_buffers=${sharedBuffers}`];
+/** PGlite's own start parameters plus Keyhold's buffer pool (2. above) and plan cache mode (5.). */
+export const pgliteStartParams = (sharedBuffers = PGLITE_SHARED_BUFFERS): string[] => [
+  ...PGlite.defaultStartParams,
+  ...['-c', `shared_buffers=${sharedBuffers}`],
+  ...['-c', 'plan_cache_mode=force_generic_plan'], // 5. above
+];
 /** initdb's settings: the same buffer pool in postgresql.conf. */
 const INITDB_PARAMS = ['--set', `shared_buffers=${PGLITE_SHARED_BUFFERS}`];
 

@@ -1,6 +1,7 @@
 // How a PGlite data directory gets its database (src/store/pglite-open.ts):
 // a copy of the build's template, or initdb in a child process; private
-// modes either way, nothing half-made left behind; shared_buffers as configured.
+// modes either way, nothing half-made left behind; shared_buffers as configured;
+// prepared statements planned once.
 // A template without its empty directories (a release package keeps files
 // only) still gives a working database.
 import { cpSync, existsSync, readdirSync, readFileSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
@@ -39,12 +40,17 @@ function shared(root: string): string[] {
 const showSharedBuffers = async (db: Awaited<ReturnType<typeof openDatabase>>) =>
   ((await db.db.execute(sql`show shared_buffers`)) as unknown as { rows: { shared_buffers: string }[] }).rows[0].shared_buffers;
 
+const showPlanCacheMode = async (db: Awaited<ReturnType<typeof openDatabase>>) =>
+  ((await db.db.execute(sql`show plan_cache_mode`)) as unknown as { rows: { plan_cache_mode: string }[] }).rows[0].plan_cache_mode;
+
 describe('PGlite first start', () => {
-  it('copies the build template: a working database, owner-only, no staging directory left, shared_buffers 16MB', { timeout: 120_000 }, async () => {
+  it('copies the build template: a working database, owner-only, no staging directory left, shared_buffers 16MB, plans kept', { timeout: 120_000 }, async () => {
     const dataDir = await dir();
     const database = await openDatabase({ dataDir });
     try {
       expect(await showSharedBuffers(database)).toBe('16MB');
+      // A prepared statement is planned once, not at every call (pglite-open.ts, 5.).
+      expect(await showPlanCacheMode(database)).toBe('force_generic_plan');
     } finally {
       await database.close();
     }
