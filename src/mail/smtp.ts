@@ -43,7 +43,15 @@ export interface SmtpMailer extends Mailer {
 export function smtpMailer(settings: SmtpSettings): SmtpMailer {
   let transport: Promise<Transporter> | undefined;
   let closed = false;
-  const opened = () => (transport ??= import('nodemailer').then(({ default: nodemailer }) => open(nodemailer, settings)));
+  // A load that failed is tried again at the next send, not kept.
+  const opened = () =>
+    (transport ??= import('nodemailer').then(
+      ({ default: nodemailer }) => open(nodemailer, settings),
+      (e: unknown) => {
+        transport = undefined;
+        throw e;
+      },
+    ));
   return {
     configured: true,
     async send(mail: OutgoingMail): Promise<void> {

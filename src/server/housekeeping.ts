@@ -20,7 +20,7 @@
 // (bench/soak.ts: ten minutes of logins on PostgreSQL, 284 rows written/s, at
 // most 9,043 expired rows present against that bound's 17,049). A table that lost
 // rows is then handed to `reclaim`: PGlite has no autovacuum, and without a
-// vacuum its files grow with every row ever written (store/database.ts).
+// vacuum its files grow with every row ever written (store/pglite-database.ts).
 //
 // Each table's backlog — expired rows still present — is counted at the start
 // of its sweep and lessened by each batch deleted, for the operator

@@ -54,21 +54,32 @@
 //    V8 reads the flag when it schedules compile jobs, so it is set before
 //    the first PGlite instance compiles; it concerns WebAssembly only.
 //
-// 5. plan_cache_mode = force_generic_plan. A prepared statement whose
-//    parameter the planner sizes, as `model = any($1::text[])` in the token
-//    lookup, looked cheaper planned for each call's values than planned once,
-//    so PostgreSQL planned it again at every call. In PGlite that planning runs
-//    on the main thread, and asks for the size of each table and index it
-//    weighs: a seek to the file's end, which the WebAssembly file system
-//    answers with an fstat (9.4% of the main thread at userinfo). Keyhold's
-//    prepared statements are lookups by key, whose plan does not depend on the
-//    values. Paired runs (c=64, before → after): userinfo 679 / 791 →
-//    932 / 1,104/s, introspection 611 / 765 → 802 / 1,070/s, refresh
-//    261 / 288 / 345 → 295 / 301 / 356/s; client credentials, AddOIDCApp and
-//    logins within their noise. Only for PGlite: on PostgreSQL the same
-//    setting took its CPU at userinfo from 36% to 24% of the machine, but no
-//    rate rose (they are bound by Keyhold's main thread), and refresh fell in
-//    both pairs (592 / 561 → 462 / 512/s), which was not explained.
+// 5. Plans: plan_cache_mode = force_generic_plan and enable_seqscan = off.
+//    A prepared statement whose parameter the planner sizes, as
+//    `model = any($1::text[])` in the token lookup, looked cheaper planned for
+//    each call's values than planned once, so it was planned at every call, on
+//    the main thread, each planning asking for the size of every table and
+//    index it weighs: a seek to the file's end, which the WebAssembly file
+//    system answers with an fstat (9.4% of the main thread at userinfo).
+//    Paired runs (c=64, before → after): userinfo 679 / 791 → 932 / 1,104/s,
+//    introspection 611 / 765 → 802 / 1,070/s, refresh 261 / 288 / 345 →
+//    295 / 301 / 356/s; client credentials, AddOIDCApp and logins within their
+//    noise. The setting applies to drizzle's unnamed statements too (planned
+//    at each call either way): a `limit $n` or `any($n)` is then sized by
+//    default, as every other condition already is here, since PGlite runs no
+//    ANALYZE and keeps no column statistics.
+//    A kept plan is only as good as the table it was made on. The
+//    housekeeping's vacuum (pglite-database.ts, reclaim) records a table's
+//    true size, and on a table of a page or two a sequential scan is the
+//    cheapest plan, also for a lookup by key: kept, with PostgreSQL's default
+//    plan cache mode as well as with this one, it made each token lookup
+//    11-15 ms once the table had grown to 100,000 rows, until the next
+//    vacuum. Without sequential scans where an index serves, the same lookups
+//    took 0.1-0.4 ms; statements that no index serves still scan the table.
+//    Only for PGlite: PostgreSQL's autovacuum and autoanalyze keep its
+//    figures current, and there plan_cache_mode took its CPU at userinfo from
+//    36% to 24% of the machine but no rate rose (they are bound by Keyhold's
+//    main thread), and refresh fell in both pairs (592 / 561 → 462 / 512/s).
 import { spawn } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, rmdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -81,11 +92,11 @@ import { PrivateNodeFS, securePgdata } from './private-data-dir.js';
 /** The default of KEYHOLD_PGLITE_SHARED_BUFFERS. */
 export const PGLITE_SHARED_BUFFERS = '16MB';
 
-/** PGlite's own start parameters plus Keyhold's buffer pool (2. above) and plan cache mode (5.). */
+/** PGlite's own start parameters plus Keyhold's buffer pool (2. above) and plan settings (5.). */
 export const pgliteStartParams = (sharedBuffers = PGLITE_SHARED_BUFFERS): string[] => [
   ...PGlite.defaultStartParams,
   ...['-c', `shared_buffers=${sharedBuffers}`],
-  ...['-c', 'plan_cache_mode=force_generic_plan'], // 5. above
+  ...['-c', 'plan_cache_mode=force_generic_plan', '-c', 'enable_seqscan=off'], // 5. above
 ];
 /** initdb's settings: the same buffer pool in postgresql.conf. */
 const INITDB_PARAMS = ['--set', `shared_buffers=${PGLITE_SHARED_BUFFERS}`];

@@ -7,8 +7,8 @@
 // /readyz probes the storage itself (at most once per `probeEveryMs`, callers
 // sharing one probe): a load balancer that took the instance out of rotation
 // sends no writes that could clear it. A probe is a small real write that needs
-// new space (database.ts: a file in the PGlite directory, a rolled-back temp
-// table on PostgreSQL), so it fails where appends would.
+// new space (a file in the PGlite directory, pglite-database.ts; a rolled-back
+// temp table on PostgreSQL, database.ts), so it fails where appends would.
 import { isStorageRefusal, storageUnavailable, type StorageUnavailable } from './errors.js';
 
 export interface StorageHealth {

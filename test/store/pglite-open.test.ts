@@ -1,7 +1,8 @@
 // How a PGlite data directory gets its database (src/store/pglite-open.ts):
 // a copy of the build's template, or initdb in a child process; private
 // modes either way, nothing half-made left behind; shared_buffers as configured;
-// prepared statements planned once.
+// prepared statements planned once, and a plan kept from a small table still
+// looks rows up by index once the table has grown.
 // A template without its empty directories (a release package keeps files
 // only) still gives a working database.
 import { cpSync, existsSync, readdirSync, readFileSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
@@ -42,6 +43,29 @@ const showSharedBuffers = async (db: Awaited<ReturnType<typeof openDatabase>>) =
 
 const showPlanCacheMode = async (db: Awaited<ReturnType<typeof openDatabase>>) =>
   ((await db.db.execute(sql`show plan_cache_mode`)) as unknown as { rows: { plan_cache_mode: string }[] }).rows[0].plan_cache_mode;
+
+describe('PGlite plans', () => {
+  it('a lookup by key planned on a vacuumed table of three rows still uses the index once it holds 20,000', { timeout: 120_000 }, async () => {
+    const database = await openDatabase({ dataDir: await dir() });
+    try {
+      const q = (text: string) => database.sql.query<Record<string, string>>({ text, params: [] });
+      await q(`insert into oidc_payloads (model, key, payload, expires_at)
+        select 'AccessToken', 'small' || g, '{}'::jsonb, now() + interval '1 hour' from generate_series(1, 3) g`);
+      // What the housekeeping does after a sweep: the table's recorded size is now a page.
+      await q('vacuum oidc_payloads');
+      await q(`prepare lookup(text[], text) as
+        select payload from oidc_payloads where model = any($1) and key = $2 and (expires_at is null or expires_at > now())`);
+      for (let i = 0; i < 8; i++) await q(`execute lookup('{AccessToken}', 'small1')`);
+      await q(`insert into oidc_payloads (model, key, payload, expires_at)
+        select 'AccessToken', 'grown' || g, '{}'::jsonb, now() + interval '1 hour' from generate_series(1, 20000) g`);
+      const plan = (await q(`explain execute lookup('{AccessToken}', 'grown7')`)).map((row) => row['QUERY PLAN']).join('\n');
+      expect(plan).toMatch(/Index (Only )?Scan using oidc_payloads_pkey/);
+      expect(plan).not.toMatch(/Seq Scan/);
+    } finally {
+      await database.close();
+    }
+  });
+});
 
 describe('PGlite first start', () => {
   it('copies the build template: a working database, owner-only, no staging directory left, shared_buffers 16MB, plans kept', { timeout: 120_000 }, async () => {

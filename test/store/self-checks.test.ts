@@ -1,5 +1,5 @@
 // Start-up self-checks of what Keyhold takes from its libraries beyond their
-// public API (src/store/postgres-repairs.ts, src/store/sql.ts, src/server/http/listener.ts;
+// public API (src/store/postgres-repairs.ts, src/store/pglite-sql.ts, src/server/http/listener.ts;
 // docs/performance.md): the postgres.js repairs, PGlite's locks, Node's HTTP/2
 // compatibility layer. Each must fail loudly, naming the fix,
 // when the library is not what Keyhold was written against.

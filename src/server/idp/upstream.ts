@@ -67,7 +67,12 @@ type Library = typeof OpenIdClient;
 type Configuration = OpenIdClient.Configuration;
 
 let library: Promise<Library> | undefined;
-const loaded = (): Promise<Library> => (library ??= import('openid-client'));
+/** The library; a load that failed is tried again at the next exchange, not kept. */
+const loaded = (): Promise<Library> =>
+  (library ??= import('openid-client').catch(() => {
+    library = undefined;
+    throw new UpstreamFailure('unavailable', 'the OpenID client library could not be loaded');
+  }));
 
 export function upstreamClient(opts: { now?: () => number; egress?: EgressPolicy } = {}): UpstreamClient {
   const now = opts.now ?? Date.now;
