@@ -4,14 +4,13 @@
 // does not carry PGlite (docs/performance.md, "Optional modules loaded on first
 // use"). Each start runs the build with a module hook that writes down every
 // file Node loads, and is stopped once /healthz answers.
-import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { announcePostgresSkip, createPostgresDatabase, postgresAvailable, tempDir, TEST_MASTER_KEY } from '../support/databases.js';
-import { repoRoot } from '../support/keyhold.js';
+import { startChildKeyhold } from '../support/child-keyhold.js';
+import { announcePostgresSkip, createPostgresDatabase, postgresAvailable, tempDir } from '../support/databases.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterAll(async () => {
@@ -20,8 +19,8 @@ afterAll(async () => {
 
 const OPTIONAL = ['/node_modules/nodemailer/', '/node_modules/openid-client/', '/node_modules/@electric-sql/pglite/', '/node_modules/drizzle-orm/pglite/'];
 
-/** Starts the build with `env`, waits for /healthz, stops it; every file URL it loaded by then. */
-async function loadedAtStart(env: Record<string, string>): Promise<string[]> {
+/** Starts the build (on PGlite without `databaseUrl`), waits for /healthz, stops it; every file URL it loaded by then. */
+async function loadedAtStart(databaseUrl?: string): Promise<string[]> {
   const dir = await tempDir();
   cleanups.push(() => rm(dir, { recursive: true, force: true }));
   const list = path.join(dir, 'loaded.txt');
@@ -38,26 +37,10 @@ export async function load(url, context, next) {
   );
   const register = path.join(dir, 'register.mjs');
   writeFileSync(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
-  const child = spawn(process.execPath, ['--import', pathToFileURL(register).href, 'bin/keyhold.js'], {
-    cwd: repoRoot,
-    env: { ...process.env, KEYHOLD_DATA_DIR: path.join(dir, 'data'), KEYHOLD_PORT: '0', KEYHOLD_LOG_LEVEL: 'info', KEYHOLD_SMTP_URL: '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  cleanups.push(async () => void child.kill('SIGKILL'));
-  let out = '';
-  child.stdout.on('data', (c) => (out += c));
-  child.stderr.on('data', (c) => (out += c));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const deadline = Date.now() + 60_000;
-  let url: string | undefined;
-  while (!url && Date.now() < deadline && child.exitCode === null) {
-    url = /Keyhold listening on (http:\/\/[^\s]+)/.exec(out)?.[1];
-    if (!url) await new Promise((r) => setTimeout(r, 100));
-  }
-  expect(url, out).toBeDefined();
-  expect((await fetch(`${url}/healthz`)).status).toBe(200);
-  child.kill('SIGTERM');
-  expect(await exited, out).toBe(0);
+  const child = await startChildKeyhold({ entry: 'build', nodeArgs: ['--import', pathToFileURL(register).href], dataDir: path.join(dir, 'data'), databaseUrl });
+  cleanups.push(async () => void (await child.kill('SIGKILL')));
+  expect((await fetch(`${child.url}/healthz`)).status).toBe(200);
+  expect(await child.kill('SIGTERM'), child.output.join('\n')).toEqual({ code: 0, signal: null });
   return readFileSync(list, 'utf8').split('\n').filter(Boolean);
 }
 
@@ -65,7 +48,7 @@ const optionalIn = (loaded: string[]) => OPTIONAL.filter((dir) => loaded.some((u
 
 describe('modules loaded at start-up', () => {
   it('on PGlite: PGlite and its driver, but neither the mail library nor the upstream sign-in library', { timeout: 90_000 }, async () => {
-    const loaded = await loadedAtStart({ DATABASE_URL: '' });
+    const loaded = await loadedAtStart();
     // The hook sees packages: the protocol library is loaded at every start.
     expect(loaded.some((url) => url.includes('/node_modules/oidc-provider/'))).toBe(true);
     expect(optionalIn(loaded)).toEqual(['/node_modules/@electric-sql/pglite/', '/node_modules/drizzle-orm/pglite/']);
@@ -76,7 +59,7 @@ describe('modules loaded at start-up', () => {
   it.skipIf(!postgresAvailable)('on PostgreSQL: none of them', { timeout: 90_000 }, async () => {
     const created = await createPostgresDatabase();
     cleanups.push(() => created.drop());
-    const loaded = await loadedAtStart({ DATABASE_URL: created.url, KEYHOLD_MASTERKEY: TEST_MASTER_KEY });
+    const loaded = await loadedAtStart(created.url);
     expect(loaded.some((url) => url.includes('/node_modules/postgres/'))).toBe(true);
     expect(optionalIn(loaded)).toEqual([]);
   });

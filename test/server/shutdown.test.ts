@@ -4,14 +4,13 @@
 // fake clock, then a real process whose start waits on a migration lock
 // another PostgreSQL session holds — the drain it owes a SIGTERM never comes
 // without the deadline.
-import { spawn } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import pino from 'pino';
 import postgres from 'postgres';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { shutdownOnSignals } from '../../src/server/shutdown.js';
-import { announcePostgresSkip, createPostgresDatabase, postgresAvailable, tempDir, TEST_MASTER_KEY } from '../support/databases.js';
-import { repoRoot } from '../support/keyhold.js';
+import { spawnKeyhold } from '../support/child-keyhold.js';
+import { announcePostgresSkip, createPostgresDatabase, postgresAvailable, tempDir } from '../support/databases.js';
 
 /** The lock every Keyhold process takes around its migrations (store/database.ts). */
 const MIGRATION_LOCK_KEY = '4859728279';
@@ -93,16 +92,8 @@ describe.skipIf(!postgresAvailable)('a Keyhold process whose start waits on a mi
       await created.drop();
       await rm(dataDir, { recursive: true, force: true });
     });
-    const child = spawn(process.execPath, ['bin/keyhold.js'], {
-      cwd: repoRoot,
-      env: { ...process.env, DATABASE_URL: created.url, KEYHOLD_DATA_DIR: dataDir, KEYHOLD_MASTERKEY: TEST_MASTER_KEY, KEYHOLD_PORT: '0', KEYHOLD_LOG_LEVEL: 'info', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const { child, exited, output } = spawnKeyhold({ entry: 'build', dataDir, databaseUrl: created.url, env });
     cleanups.push(async () => void child.kill('SIGKILL'));
-    let out = '';
-    child.stdout.on('data', (c) => (out += c));
-    child.stderr.on('data', (c) => (out += c));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     // Waiting for the lock: the process has connected and asked for it. (pg_locks spans the
     // cluster, and a backend killed while it waits stays until the lock is free: this database's only.)
     await vi.waitFor(
@@ -114,7 +105,7 @@ describe.skipIf(!postgresAvailable)('a Keyhold process whose start waits on a mi
       },
       { timeout: 30_000, interval: 100 },
     );
-    return { child, exited, output: () => out };
+    return { child, exited: exited.then((exit) => exit.code), output: () => output.join('\n') };
   }
 
   it('SIGTERM during a start that cannot end: exits 1 at the deadline, saying why', { timeout: 60_000 }, async () => {

@@ -1,7 +1,8 @@
-// Keyhold as a real child process (`node --import tsx src/main.ts`), the way an
-// operator runs it: configured by environment, found through the "listening"
-// log line, killed with a real signal and restarted on the same data dir or
-// database. For the crash, scale-out and outage tests.
+// Keyhold as a real child process (`node --import tsx src/main.ts`, or the
+// build as `npm start` runs it), the way an operator runs it: configured by
+// environment, found through the "listening" log line, killed with a real
+// signal and restarted on the same data dir or database. For the crash,
+// scale-out, outage and shutdown tests.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -20,6 +21,21 @@ export interface ChildOptions {
   env?: Record<string, string>;
   /** How long to wait for the "listening" line (default 60 s: a cold tsx + PGlite start on a busy CI box is slow). */
   startTimeoutMs?: number;
+  /** What runs: the sources through tsx (default), or the build `npm start` runs (bin/keyhold.js, dist/). */
+  entry?: 'source' | 'build';
+  /** Node's own options, before the entry (a module hook's --import, say). */
+  nodeArgs?: string[];
+}
+
+/** A started process, before it listens: its output as it comes, its exit. */
+export interface SpawnedKeyhold {
+  readonly child: ChildProcess;
+  /** The child's stdout and stderr lines (the last 5000). */
+  readonly output: string[];
+  /** Settles when the process has exited (and been reaped). */
+  readonly exited: Promise<Exit>;
+  /** The URL of the "listening" line; rejects when the process exits first or stays silent past `startTimeoutMs`. */
+  listening(): Promise<string>;
 }
 
 export interface Exit {
@@ -59,21 +75,24 @@ process.once('exit', () => {
 
 const MAX_LINES = 5000;
 
-/** Start Keyhold as a child process and wait until it listens. */
-export async function startChildKeyhold(options: ChildOptions): Promise<ChildKeyhold> {
-  const adminPatFile = options.adminPatFile ?? path.join(options.dataDir, 'admin.pat');
+const ENTRIES = { source: ['--import', 'tsx', 'src/main.ts'], build: ['bin/keyhold.js'] } as const;
+
+const patFileOf = (options: ChildOptions) => options.adminPatFile ?? path.join(options.dataDir, 'admin.pat');
+
+/** Start Keyhold as a child process; its output is kept from the first line. */
+export function spawnKeyhold(options: ChildOptions): SpawnedKeyhold {
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? '',
     KEYHOLD_PORT: '0',
     KEYHOLD_HOST: '127.0.0.1',
     KEYHOLD_DATA_DIR: options.dataDir,
-    KEYHOLD_ADMIN_PAT_FILE: adminPatFile,
+    KEYHOLD_ADMIN_PAT_FILE: patFileOf(options),
     KEYHOLD_LOG_LEVEL: 'info',
     ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl, KEYHOLD_MASTERKEY: TEST_MASTER_KEY } : {}),
     ...options.env,
   };
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...ENTRIES[options.entry ?? 'source']], {
     cwd: repoRoot,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -102,30 +121,41 @@ export async function startChildKeyhold(options: ChildOptions): Promise<ChildKey
     });
   }
 
-  const url = await new Promise<string>((resolve, reject) => {
-    const timeoutMs = options.startTimeoutMs ?? 60_000;
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`Keyhold child did not log "listening" within ${timeoutMs} ms:\n${output.slice(-20).join('\n')}`));
-    }, timeoutMs);
-    onLine = (line) => {
-      if (!line.startsWith('{')) return;
-      try {
-        const entry = JSON.parse(line) as { msg?: string; url?: string };
-        if (entry.msg?.startsWith('Keyhold listening on') && entry.url) {
-          clearTimeout(timer);
-          resolve(entry.url);
+  const listening = () =>
+    new Promise<string>((resolve, reject) => {
+      const timeoutMs = options.startTimeoutMs ?? 60_000;
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        reject(new Error(`Keyhold child did not log "listening" within ${timeoutMs} ms:\n${output.slice(-20).join('\n')}`));
+      }, timeoutMs);
+      const found = (line: string) => {
+        if (!line.startsWith('{')) return;
+        try {
+          const entry = JSON.parse(line) as { msg?: string; url?: string };
+          if (entry.msg?.startsWith('Keyhold listening on') && entry.url) {
+            clearTimeout(timer);
+            onLine = undefined;
+            resolve(entry.url);
+          }
+        } catch {
+          /* not a log line */
         }
-      } catch {
-        /* not a log line */
-      }
-    };
-    void exited.then((exit) => {
-      clearTimeout(timer);
-      reject(new Error(`Keyhold child exited before listening (${JSON.stringify(exit)}):\n${output.slice(-20).join('\n')}`));
+      };
+      for (const line of output) found(line);
+      onLine = found;
+      void exited.then((exit) => {
+        clearTimeout(timer);
+        reject(new Error(`Keyhold child exited before listening (${JSON.stringify(exit)}):\n${output.slice(-20).join('\n')}`));
+      });
     });
-  });
-  onLine = undefined;
+  return { child, output, exited, listening };
+}
+
+/** Start Keyhold as a child process and wait until it listens. */
+export async function startChildKeyhold(options: ChildOptions): Promise<ChildKeyhold> {
+  const adminPatFile = patFileOf(options);
+  const { child, output, exited, listening } = spawnKeyhold(options);
+  const url = await listening();
 
   const adminToken = existsSync(adminPatFile) ? readFileSync(adminPatFile, 'utf8').trim() : undefined;
   return {
