@@ -32,7 +32,7 @@ export interface SpawnedKeyhold {
   readonly child: ChildProcess;
   /** The child's stdout and stderr lines (the last 5000). */
   readonly output: string[];
-  /** Settles when the process has exited (and been reaped). */
+  /** Settles when the process has exited and its output has been read to the end. */
   readonly exited: Promise<Exit>;
   /** The URL of the "listening" line; rejects when the process exits first or stays silent past `startTimeoutMs`. */
   listening(): Promise<string>;
@@ -59,7 +59,7 @@ export interface ChildKeyhold {
   readonly adminToken: string | undefined;
   /** The child's stdout and stderr lines (the last 5000). */
   readonly output: string[];
-  /** Settles when the process has exited (and been reaped). */
+  /** Settles when the process has exited and its output has been read to the end. */
   readonly exited: Promise<Exit>;
   /** Send `signal` and wait for the exit. */
   kill(signal?: 'SIGKILL' | 'SIGTERM'): Promise<Exit>;
@@ -99,7 +99,8 @@ export function spawnKeyhold(options: ChildOptions): SpawnedKeyhold {
   });
   running.add(child);
   const exited = new Promise<Exit>((resolve) => {
-    child.once('exit', (code, signal) => {
+    // 'close', not 'exit': the lines written last, at the exit, may still be on their way.
+    child.once('close', (code, signal) => {
       running.delete(child);
       resolve({ code, signal });
     });
