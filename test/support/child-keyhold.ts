@@ -79,6 +79,17 @@ const ENTRIES = { source: ['--import', 'tsx', 'src/main.ts'], build: ['bin/keyho
 
 const patFileOf = (options: ChildOptions) => options.adminPatFile ?? path.join(options.dataDir, 'admin.pat');
 
+/** The URL of a "Keyhold listening on" log line; undefined for any other line. */
+function listeningUrl(line: string): string | undefined {
+  if (!line.startsWith('{')) return undefined;
+  try {
+    const entry = JSON.parse(line) as { msg?: string; url?: string };
+    return entry.msg?.startsWith('Keyhold listening on') && entry.url ? entry.url : undefined;
+  } catch {
+    return undefined; // not a log line
+  }
+}
+
 /** Start Keyhold as a child process; its output is kept from the first line. */
 export function spawnKeyhold(options: ChildOptions): SpawnedKeyhold {
   const env: Record<string, string> = {
@@ -124,26 +135,20 @@ export function spawnKeyhold(options: ChildOptions): SpawnedKeyhold {
 
   const listening = () =>
     new Promise<string>((resolve, reject) => {
+      const seen = output.map(listeningUrl).find((url) => url !== undefined);
+      if (seen) return resolve(seen);
       const timeoutMs = options.startTimeoutMs ?? 60_000;
       const timer = setTimeout(() => {
         child.kill('SIGKILL');
         reject(new Error(`Keyhold child did not log "listening" within ${timeoutMs} ms:\n${output.slice(-20).join('\n')}`));
       }, timeoutMs);
-      const found = (line: string) => {
-        if (!line.startsWith('{')) return;
-        try {
-          const entry = JSON.parse(line) as { msg?: string; url?: string };
-          if (entry.msg?.startsWith('Keyhold listening on') && entry.url) {
-            clearTimeout(timer);
-            onLine = undefined;
-            resolve(entry.url);
-          }
-        } catch {
-          /* not a log line */
-        }
+      onLine = (line) => {
+        const url = listeningUrl(line);
+        if (!url) return;
+        clearTimeout(timer);
+        onLine = undefined;
+        resolve(url);
       };
-      for (const line of output) found(line);
-      onLine = found;
       void exited.then((exit) => {
         clearTimeout(timer);
         reject(new Error(`Keyhold child exited before listening (${JSON.stringify(exit)}):\n${output.slice(-20).join('\n')}`));
