@@ -19,7 +19,7 @@
 // from the handler), unchanged. test/server/rpc/grpc-unary.test.ts sends every
 // case both ways and compares what a client sees.
 import http2 from 'node:http2';
-import { fromBinary, toBinary, type DescMethod, type DescService } from '@bufbuild/protobuf';
+import { toBinary, type DescMethod, type DescService } from '@bufbuild/protobuf';
 import {
   Code,
   ConnectError,
@@ -38,6 +38,7 @@ import { headersOf, type RegisteredService } from './rest.js';
 import { REQUEST_ID_HEADER, requestKey, userAgentOf, type RequestRecord, type RequestTracker } from '../http/requests.js';
 import { clientAddressKey } from '../http/rate-limit.js';
 import { toStatus } from './status.js';
+import { decodeRequest } from './request-decode.js';
 
 /** Handles the stream and returns true, or returns false and leaves it alone. */
 export type StreamHandler = (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders) => boolean;
@@ -198,7 +199,7 @@ async function call(
     if (message instanceof ConnectError) throw message;
     let input;
     try {
-      input = fromBinary(route.method.input, message);
+      input = decodeRequest(route.method.input, message);
     } catch (e) {
       throw new ConnectError(`parse binary: ${e instanceof Error ? e.message : String(e)}`, Code.Internal);
     }
