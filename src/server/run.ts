@@ -8,7 +8,6 @@ import { ConfigError, loadConfig } from './config.js';
 import { EXIT_INVALID_CONFIG, invalidConfigurationText } from './config-command.js';
 import { startWarnings } from './config-report.js';
 import { loggerOptions } from './logger.js';
-import { turnBatchedDestination } from './log-destination.js';
 import { shutdownOnSignals } from './shutdown.js';
 import { startKeyhold } from './start.js';
 import { boundHeapGrowth } from './heap-growth.js';
@@ -33,7 +32,7 @@ export async function run(): Promise<void> {
     }
     throw e;
   }
-  const log = pino(loggerOptions(config), turnBatchedDestination());
+  const log = pino(loggerOptions(config));
   // Names of variables and settings only: a secret's value is never part of a warning.
   for (const w of startWarnings(process.env, config)) log.warn(w.fields, w.message);
   // Signals are caught from here on: a SIGTERM while Keyhold starts (it may already answer
