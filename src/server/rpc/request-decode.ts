@@ -3,16 +3,19 @@
 // (a WebAuthn credential) is read straight into the plain JSON object that
 // protobuf-es hands the handler. The library builds a reflective message for
 // every Struct, map entry and Value and then converts them: 6.7% of the main
-// thread at VerifyU2FRegistration (PostgreSQL, c=64). Why it is kept, with its
-// measured gain: docs/performance.md, "Struct fields decoded directly".
+// thread at VerifyU2FRegistration (PostgreSQL, c=64). The measured gain:
+// docs/performance.md, "Mechanisms" ("Struct fields decoded directly").
 //
-// The shortcut takes only the plain encoding: each Struct field at most once,
-// every entry a key then a value once each, every Value one kind, known field
-// numbers with their own wire types, strings of ASCII only, no "__proto__" key,
-// nesting well inside the library's limit. Anything else — a merge the
-// encoding allows, a malformed or non-ASCII byte — is decoded by the library
-// itself, so every answer, and every refusal, is the library's own.
-import { fromBinary, type DescField, type DescMessage, type JsonObject, type JsonValue, type MessageShape } from '@bufbuild/protobuf';
+// The shortcut takes only the plain encoding: every top-level field known and
+// in the wire type of its declared kind, each Struct field at most once, every
+// entry a key and a value once each, every Value one kind, strings of ASCII
+// only, no "__proto__" key, nesting well inside the library's limit. Anything
+// else (an unknown field, a merge the encoding allows, a malformed or
+// non-ASCII byte) is decoded by the library itself, so every answer, and every
+// refusal, is the library's own. It serves only request types whose other
+// fields are all set on a new message (implicit presence, lists, maps, oneofs),
+// so the message's own keys come in the library's order too.
+import { fromBinary, ScalarType, type DescField, type DescMessage, type JsonObject, type JsonValue, type MessageShape } from '@bufbuild/protobuf';
 
 /** Nesting the shortcut takes; protobuf-es refuses at 100 (its recursionLimit). */
 const MAX_DEPTH = 64;
@@ -20,30 +23,86 @@ const MAX_DEPTH = 64;
 /** Thrown inside the shortcut: this input is the library's to decode. */
 const NOT_PLAIN = Symbol('not plain');
 
-/** The top-level Struct fields of each request type (most have none). */
-const structFields = new WeakMap<DescMessage, ReadonlyMap<number, string>>();
+/** How the shortcut reads a request type: its Struct fields, and the wire types each other field may come in. */
+interface Plan {
+  structs: ReadonlyMap<number, string>;
+  others: ReadonlyMap<number, readonly number[]>;
+}
 
-function structFieldsOf(schema: DescMessage): ReadonlyMap<number, string> {
-  let fields = structFields.get(schema);
-  if (!fields) {
-    const isStruct = (f: DescField) => f.fieldKind === 'message' && f.message.typeName === 'google.protobuf.Struct' && !f.oneof;
-    fields = new Map(schema.fields.filter(isStruct).map((f) => [f.number, f.localName]));
-    structFields.set(schema, fields);
+const NO_SHORTCUT: Plan = { structs: new Map(), others: new Map() };
+const plans = new WeakMap<DescMessage, Plan>();
+
+const VARINT = 0;
+const FIXED64 = 1;
+const LENGTH_DELIMITED = 2;
+const FIXED32 = 5;
+
+/** The wire type of each scalar type (protobuf's encoding guide). */
+const SCALAR_WIRE_TYPES: Record<ScalarType, number> = {
+  [ScalarType.DOUBLE]: FIXED64,
+  [ScalarType.FIXED64]: FIXED64,
+  [ScalarType.SFIXED64]: FIXED64,
+  [ScalarType.FLOAT]: FIXED32,
+  [ScalarType.FIXED32]: FIXED32,
+  [ScalarType.SFIXED32]: FIXED32,
+  [ScalarType.STRING]: LENGTH_DELIMITED,
+  [ScalarType.BYTES]: LENGTH_DELIMITED,
+  [ScalarType.INT32]: VARINT,
+  [ScalarType.INT64]: VARINT,
+  [ScalarType.UINT32]: VARINT,
+  [ScalarType.UINT64]: VARINT,
+  [ScalarType.SINT32]: VARINT,
+  [ScalarType.SINT64]: VARINT,
+  [ScalarType.BOOL]: VARINT,
+};
+
+/** The wire types a field's declared kind is written in; none for a group (delimited) encoding. */
+function wireTypes(field: DescField): readonly number[] {
+  switch (field.fieldKind) {
+    case 'scalar':
+      return [SCALAR_WIRE_TYPES[field.scalar]];
+    case 'enum':
+      return [VARINT];
+    case 'message':
+      return field.delimitedEncoding ? [] : [LENGTH_DELIMITED];
+    case 'map':
+      return [LENGTH_DELIMITED];
+    case 'list':
+      if (field.listKind === 'message') return field.delimitedEncoding ? [] : [LENGTH_DELIMITED];
+      if (field.listKind === 'enum') return [VARINT, LENGTH_DELIMITED];
+      return [...new Set([SCALAR_WIRE_TYPES[field.scalar], LENGTH_DELIMITED])]; // packed or not
   }
-  return fields;
+}
+
+const isStruct = (f: DescField) => f.fieldKind === 'message' && f.message.typeName === 'google.protobuf.Struct' && !f.oneof;
+// Set on a new message by protobuf-es (create.js: oneofs and implicit presence), so reading it adds no key.
+const setOnNewMessage = (f: DescField) => f.oneof !== undefined || f.presence === 2; // FeatureSet.FieldPresence.IMPLICIT
+
+function planOf(schema: DescMessage): Plan {
+  let plan = plans.get(schema);
+  if (!plan) {
+    const structs = schema.fields.filter(isStruct);
+    const others = schema.fields.filter((f) => !isStruct(f));
+    plan =
+      structs.length > 0 && others.every(setOnNewMessage)
+        ? { structs: new Map(structs.map((f) => [f.number, f.localName])), others: new Map(others.map((f) => [f.number, wireTypes(f)])) }
+        : NO_SHORTCUT;
+    plans.set(schema, plan);
+  }
+  return plan;
 }
 
 /** The request message, as `fromBinary(schema, bytes)` gives it. */
 export function decodeRequest<Desc extends DescMessage>(schema: Desc, bytes: Uint8Array): MessageShape<Desc> {
-  const fields = structFieldsOf(schema);
-  if (fields.size > 0) {
-    const decoded = withStructsRead(schema, fields, bytes);
+  const plan = planOf(schema);
+  if (plan.structs.size > 0) {
+    const decoded = withStructsRead(schema, plan, bytes);
     if (decoded) return decoded;
   }
   return fromBinary(schema, bytes);
 }
 
-function withStructsRead<Desc extends DescMessage>(schema: Desc, fields: ReadonlyMap<number, string>, bytes: Uint8Array): MessageShape<Desc> | undefined {
+function withStructsRead<Desc extends DescMessage>(schema: Desc, plan: Plan, bytes: Uint8Array): MessageShape<Desc> | undefined {
   const reader = new Reader(bytes);
   const structs = new Map<string, JsonObject>();
   const rest: Uint8Array[] = [];
@@ -51,14 +110,17 @@ function withStructsRead<Desc extends DescMessage>(schema: Desc, fields: Readonl
     while (reader.pos < bytes.length) {
       const start = reader.pos;
       const tag = reader.varint(bytes.length);
-      const name = fields.get(tag >>> 3);
-      if (name === undefined) {
-        reader.skip(tag & 7);
+      const number = tag >>> 3;
+      const wireType = tag & 7;
+      const struct = plan.structs.get(number);
+      if (struct === undefined) {
+        if (!plan.others.get(number)?.includes(wireType)) throw NOT_PLAIN; // unknown, or another wire type than the library reads
+        reader.skip(wireType);
         rest.push(bytes.subarray(start, reader.pos));
         continue;
       }
-      if ((tag & 7) !== 2 || structs.has(name)) throw NOT_PLAIN;
-      structs.set(name, readStruct(reader, reader.lengthEnd(bytes.length), 2));
+      if (wireType !== LENGTH_DELIMITED || structs.has(struct)) throw NOT_PLAIN;
+      structs.set(struct, readStruct(reader, reader.lengthEnd(bytes.length), 2));
     }
   } catch (e) {
     if (e === NOT_PLAIN) return undefined;
@@ -163,9 +225,11 @@ const TAG_LEN_6 = (6 << 3) | 2;
 class Reader {
   pos = 0;
   private readonly view: DataView;
+  private readonly text: Buffer; // the same bytes, for Buffer's latin1 decoding (for ASCII the same as UTF-8's, cheaper than TextDecoder)
 
   constructor(private readonly bytes: Uint8Array) {
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    this.text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
 
   /** A varint of at most 4 bytes (28 bits: every tag and length here); longer ones are the library's. */
@@ -199,7 +263,7 @@ class Reader {
   ascii(end: number): string {
     const bytes = this.bytes;
     for (let i = this.pos; i < end; i++) if (bytes[i]! > 0x7f) throw NOT_PLAIN;
-    const text = latin1Slice.call(bytes, this.pos, end);
+    const text = this.text.toString('latin1', this.pos, end);
     this.pos = end;
     return text;
   }
@@ -235,11 +299,8 @@ class Reader {
   }
 }
 
-// Buffer's own latin1 decoding, applied to any Uint8Array: for ASCII it is the UTF-8 decoding, without TextDecoder's cost.
-const latin1Slice = (Buffer.prototype as unknown as { latin1Slice(this: Uint8Array, start: number, end: number): string }).latin1Slice;
-
 /** Whether the shortcut reads these bytes' Struct fields itself (tests: it must, for a plain credential). */
 export function readsStructsDirectly(schema: DescMessage, bytes: Uint8Array): boolean {
-  const fields = structFieldsOf(schema);
-  return fields.size > 0 && withStructsRead(schema, fields, bytes) !== undefined;
+  const plan = planOf(schema);
+  return plan.structs.size > 0 && withStructsRead(schema, plan, bytes) !== undefined;
 }

@@ -1,16 +1,28 @@
 // A request with a google.protobuf.Struct field decodes to what protobuf-es's
 // own fromBinary gives — the same message, or the same refusal — whether the
 // shortcut reads the Struct or hands the bytes to the library. Compared with
-// node:assert's deepStrictEqual (Object.is on every leaf, prototypes, own keys):
-// vitest's toStrictEqual also compares a "constructor" property, here a key.
+// node:assert's deepStrictEqual (Object.is on every leaf, prototypes, own keys)
+// and the order of every object's own keys (vitest's toStrictEqual would also
+// compare a "constructor" property, here a key of the JSON).
 import { deepStrictEqual } from 'node:assert/strict';
 import { create, fromBinary, toBinary, type JsonObject, type JsonValue } from '@bufbuild/protobuf';
 import { describe, expect, it } from 'vitest';
 import { VerifyU2FRegistrationRequestSchema } from '../../../gen/keyhold/user/v2/user_pb.js';
 import { AddOIDCAppRequestSchema } from '../../../gen/keyhold/management/v1/management_pb.js';
+import { EventSchema } from '../../../gen/keyhold/admin/v1/admin_pb.js';
 import { decodeRequest, readsStructsDirectly } from '../../../src/server/rpc/request-decode.js';
 
 const schema = VerifyU2FRegistrationRequestSchema;
+
+/** The same value, and the same own keys in the same order at every depth. */
+function same(actual: unknown, expected: unknown): void {
+  deepStrictEqual(actual, expected);
+  const keys = (v: unknown, at: string): string[] =>
+    v !== null && typeof v === 'object' && !ArrayBuffer.isView(v)
+      ? [`${at}: ${Reflect.ownKeys(v).map(String).join(',')}`, ...Reflect.ownKeys(v).flatMap((k) => keys((v as Record<PropertyKey, unknown>)[k], `${at}.${String(k)}`))]
+      : [];
+  deepStrictEqual(keys(actual, ''), keys(expected, ''));
+}
 
 /** What the library makes of the bytes: its message, or its error's text. */
 function library(bytes: Uint8Array): unknown {
@@ -83,7 +95,7 @@ describe('a request with a Struct field', () => {
       authenticatorAttachment: 'cross-platform',
     });
     expect(readsStructsDirectly(schema, bytes)).toBe(true);
-    deepStrictEqual(decodeRequest(schema, bytes), fromBinary(schema, bytes));
+    same(decodeRequest(schema, bytes), fromBinary(schema, bytes));
   });
 
   it('decodes 2,000 generated Structs as the library does', () => {
@@ -92,7 +104,7 @@ describe('a request with a Struct field', () => {
     for (let i = 0; i < 2_000; i++) {
       const bytes = request(jsonObject(r, 0));
       if (readsStructsDirectly(schema, bytes)) direct++;
-      deepStrictEqual(decoded(bytes), library(bytes));
+      same(decoded(bytes), library(bytes));
     }
     // Most carry a non-ASCII string somewhere; the rest are read by the shortcut.
     expect(direct).toBeGreaterThan(200);
@@ -110,7 +122,7 @@ describe('a request with a Struct field', () => {
       else bytes.length = at;
       // As the listener hands them over (a Buffer) and as a Uint8Array.
       const damaged = i % 2 ? Buffer.from(bytes) : new Uint8Array(bytes);
-      deepStrictEqual(decoded(damaged), library(damaged));
+      same(decoded(damaged), library(damaged));
     }
   });
 
@@ -135,9 +147,13 @@ describe('a request with a Struct field', () => {
     ['the user id after the Struct', [...credential(entry(ascii('a'), stringValue('1'))), ...len(1, ascii('311'))]],
     ['an unknown top-level field', [0xa0, 0x06, 0x01, ...credential(entry(ascii('a'), stringValue('1')))]],
     ['a group at the top level', [0xa3, 0x06, 0xa4, 0x06, ...credential(entry(ascii('a'), stringValue('1')))]],
+    ['an unknown field after the Struct', [...credential(), 0x28, 0x01]],
+    ['the user id as a varint, the Struct after it', [0x08, 0x02, ...credential(), ...len(1, [])]],
+    ['the user id as a varint whose length swallows the Struct', [0x08, 0x05, ...credential(), 0x22, 0x03, 0x41, 0x41, 0x41]],
+    ['the user id as a fixed64', [0x09, 1, 2, 3, 4, 5, 6, 7, 8, ...credential(entry(ascii('a'), stringValue('1')))]],
   ])('takes the library answer for %s', (_name, wire) => {
     const bytes = new Uint8Array(wire);
-    deepStrictEqual(decoded(bytes), library(bytes));
+    same(decoded(bytes), library(bytes));
   });
 
   it('refuses nesting past the library limit with the library refusal', () => {
@@ -146,13 +162,19 @@ describe('a request with a Struct field', () => {
     const bytes = new Uint8Array(credential(entry(ascii('top'), value)));
     const answer = library(bytes);
     expect(answer).toHaveProperty('refused', expect.stringContaining('maximum recursion depth'));
-    deepStrictEqual(decoded(bytes), answer);
+    same(decoded(bytes), answer);
   });
 
   it('leaves a request type without a Struct to the library', () => {
     const other = AddOIDCAppRequestSchema;
     const bytes = toBinary(other, create(other, { projectId: '1', name: 'app', redirectUris: ['https://app.example/cb'] }));
     expect(readsStructsDirectly(other, bytes)).toBe(false);
-    deepStrictEqual(decodeRequest(other, bytes), fromBinary(other, bytes));
+    same(decodeRequest(other, bytes), fromBinary(other, bytes));
+  });
+
+  it('leaves a type with another message field to the library (the order of its keys is the wire order)', () => {
+    const bytes = toBinary(EventSchema, create(EventSchema, { payload: { a: '1' }, sequence: 3n, type: 'user.added' }));
+    expect(readsStructsDirectly(EventSchema, bytes)).toBe(false);
+    same(decodeRequest(EventSchema, bytes), fromBinary(EventSchema, bytes));
   });
 });
