@@ -6,15 +6,15 @@
 // thread at VerifyU2FRegistration (PostgreSQL, c=64). The measured gain:
 // docs/performance.md, "Mechanisms" ("Struct fields decoded directly").
 //
-// The shortcut takes only the plain encoding: every top-level field known and
-// in the wire type of its declared kind, each Struct field at most once, every
-// entry a key and a value once each, every Value one kind, strings of ASCII
-// only, no "__proto__" key, nesting well inside the library's limit. Anything
-// else (an unknown field, a merge the encoding allows, a malformed or
-// non-ASCII byte) is decoded by the library itself, so every answer, and every
-// refusal, is the library's own. It serves only request types whose other
-// fields are all set on a new message (implicit presence, lists, maps, oneofs),
-// so the message's own keys come in the library's order too.
+// It serves only request types whose other fields are plain scalars (singular,
+// implicit presence: the two WebAuthn verifications' ids and names), and takes
+// only the plain encoding: every top-level field known and in its own wire
+// type, each Struct at most once, every entry at most one key and one value,
+// every Value one kind, the Struct's strings ASCII, no "__proto__" key,
+// nesting well inside the library's limit. Anything else (an unknown field, a
+// Struct twice, a malformed or non-ASCII byte) is decoded by the library
+// itself, so the message, its keys' order, and every refusal are the
+// library's own.
 import { fromBinary, ScalarType, type DescField, type DescMessage, type JsonObject, type JsonValue, type MessageShape } from '@bufbuild/protobuf';
 
 /** Nesting the shortcut takes; protobuf-es refuses at 100 (its recursionLimit). */
@@ -23,10 +23,10 @@ const MAX_DEPTH = 64;
 /** Thrown inside the shortcut: this input is the library's to decode. */
 const NOT_PLAIN = Symbol('not plain');
 
-/** How the shortcut reads a request type: its Struct fields, and the wire types each other field may come in. */
+/** How the shortcut reads a request type: its Struct fields, and the wire type each other field comes in. */
 interface Plan {
   structs: ReadonlyMap<number, string>;
-  others: ReadonlyMap<number, readonly number[]>;
+  others: ReadonlyMap<number, number>;
 }
 
 const NO_SHORTCUT: Plan = { structs: new Map(), others: new Map() };
@@ -56,27 +56,12 @@ const SCALAR_WIRE_TYPES: Record<ScalarType, number> = {
   [ScalarType.BOOL]: VARINT,
 };
 
-/** The wire types a field's declared kind is written in; none for a group (delimited) encoding. */
-function wireTypes(field: DescField): readonly number[] {
-  switch (field.fieldKind) {
-    case 'scalar':
-      return [SCALAR_WIRE_TYPES[field.scalar]];
-    case 'enum':
-      return [VARINT];
-    case 'message':
-      return field.delimitedEncoding ? [] : [LENGTH_DELIMITED];
-    case 'map':
-      return [LENGTH_DELIMITED];
-    case 'list':
-      if (field.listKind === 'message') return field.delimitedEncoding ? [] : [LENGTH_DELIMITED];
-      if (field.listKind === 'enum') return [VARINT, LENGTH_DELIMITED];
-      return [...new Set([SCALAR_WIRE_TYPES[field.scalar], LENGTH_DELIMITED])]; // packed or not
-  }
-}
-
-const isStruct = (f: DescField) => f.fieldKind === 'message' && f.message.typeName === 'google.protobuf.Struct' && !f.oneof;
-// Set on a new message by protobuf-es (create.js: oneofs and implicit presence), so reading it adds no key.
-const setOnNewMessage = (f: DescField) => f.oneof !== undefined || f.presence === 2; // FeatureSet.FieldPresence.IMPLICIT
+const isStruct = (f: DescField) =>
+  f.fieldKind === 'message' && f.message.typeName === 'google.protobuf.Struct' && !f.oneof && !f.delimitedEncoding;
+// A plain scalar: set on a new message (implicit presence, create.js), read as one value of exactly
+// the bytes its wire type spans. Lists, maps, messages and oneofs are not: a packed list or a
+// message may read past its own length into what follows, which the Struct no longer is.
+const plainScalar = (f: DescField) => f.fieldKind === 'scalar' && !f.oneof && f.presence === 2; // FeatureSet.FieldPresence.IMPLICIT
 
 function planOf(schema: DescMessage): Plan {
   let plan = plans.get(schema);
@@ -84,8 +69,11 @@ function planOf(schema: DescMessage): Plan {
     const structs = schema.fields.filter(isStruct);
     const others = schema.fields.filter((f) => !isStruct(f));
     plan =
-      structs.length > 0 && others.every(setOnNewMessage)
-        ? { structs: new Map(structs.map((f) => [f.number, f.localName])), others: new Map(others.map((f) => [f.number, wireTypes(f)])) }
+      structs.length > 0 && others.every(plainScalar)
+        ? {
+            structs: new Map(structs.map((f) => [f.number, f.localName])),
+            others: new Map(others.map((f) => [f.number, f.fieldKind === 'scalar' ? SCALAR_WIRE_TYPES[f.scalar] : -1])),
+          }
         : NO_SHORTCUT;
     plans.set(schema, plan);
   }
@@ -114,7 +102,7 @@ function withStructsRead<Desc extends DescMessage>(schema: Desc, plan: Plan, byt
       const wireType = tag & 7;
       const struct = plan.structs.get(number);
       if (struct === undefined) {
-        if (!plan.others.get(number)?.includes(wireType)) throw NOT_PLAIN; // unknown, or another wire type than the library reads
+        if (plan.others.get(number) !== wireType) throw NOT_PLAIN; // unknown, or another wire type than the library reads
         reader.skip(wireType);
         rest.push(bytes.subarray(start, reader.pos));
         continue;

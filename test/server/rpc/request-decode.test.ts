@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { VerifyU2FRegistrationRequestSchema } from '../../../gen/keyhold/user/v2/user_pb.js';
 import { AddOIDCAppRequestSchema } from '../../../gen/keyhold/management/v1/management_pb.js';
 import { EventSchema } from '../../../gen/keyhold/admin/v1/admin_pb.js';
+import { VerifyPasskeyRegistrationRequestSchema } from '../../../gen/keyhold/user/v2/passkey_pb.js';
 import { decodeRequest, readsStructsDirectly } from '../../../src/server/rpc/request-decode.js';
 
 const schema = VerifyU2FRegistrationRequestSchema;
@@ -96,6 +97,13 @@ describe('a request with a Struct field', () => {
     });
     expect(readsStructsDirectly(schema, bytes)).toBe(true);
     same(decodeRequest(schema, bytes), fromBinary(schema, bytes));
+  });
+
+  it("reads a passkey registration's credential through the shortcut too", () => {
+    const passkey = VerifyPasskeyRegistrationRequestSchema;
+    const bytes = toBinary(passkey, create(passkey, { userId: '311', passkeyId: '313', passkeyName: 'laptop', publicKeyCredential: { id: 'AQID', type: 'public-key' } }));
+    expect(readsStructsDirectly(passkey, bytes)).toBe(true);
+    same(decodeRequest(passkey, bytes), fromBinary(passkey, bytes));
   });
 
   it('decodes 2,000 generated Structs as the library does', () => {
