@@ -61,7 +61,7 @@ const isStruct = (f: DescField) =>
 // A plain scalar: set on a new message (implicit presence, create.js), read as one value of exactly
 // the bytes its wire type spans. Lists, maps, messages and oneofs are not: a packed list or a
 // message may read past its own length into what follows, which the Struct no longer is.
-const plainScalar = (f: DescField) => f.fieldKind === 'scalar' && !f.oneof && f.presence === 2; // FeatureSet.FieldPresence.IMPLICIT
+const plainScalar = (f: DescField): f is DescField & { fieldKind: 'scalar' } => f.fieldKind === 'scalar' && !f.oneof && f.presence === 2; // FeatureSet.FieldPresence.IMPLICIT
 
 function planOf(schema: DescMessage): Plan {
   let plan = plans.get(schema);
@@ -72,7 +72,7 @@ function planOf(schema: DescMessage): Plan {
       structs.length > 0 && others.every(plainScalar)
         ? {
             structs: new Map(structs.map((f) => [f.number, f.localName])),
-            others: new Map(others.map((f) => [f.number, f.fieldKind === 'scalar' ? SCALAR_WIRE_TYPES[f.scalar] : -1])),
+            others: new Map(others.map((f) => [f.number, SCALAR_WIRE_TYPES[f.scalar]])),
           }
         : NO_SHORTCUT;
     plans.set(schema, plan);
@@ -125,7 +125,7 @@ function withStructsRead<Desc extends DescMessage>(schema: Desc, plan: Plan, byt
   return message as MessageShape<Desc>;
 }
 
-/** The other fields' bytes in one array of the input's own class (unknown fields keep it, as the library's do). */
+/** The other fields' bytes in one array of the input's own class (a bytes field keeps it, as the library's does). */
 function joined(bytes: Uint8Array, parts: Uint8Array[]): Uint8Array {
   if (parts.length === 1) return parts[0]!;
   if (Buffer.isBuffer(bytes)) return Buffer.concat(parts);
@@ -212,12 +212,12 @@ const TAG_LEN_6 = (6 << 3) | 2;
 /** The wire format's reads; each refuses (NOT_PLAIN) what would run past the bound it is given. */
 class Reader {
   pos = 0;
-  private readonly view: DataView;
-  private readonly text: Buffer; // the same bytes, for Buffer's latin1 decoding (for ASCII the same as UTF-8's, cheaper than TextDecoder)
+  // The same bytes as a Buffer (no copy): its little-endian doubles, and its latin1 decoding, which
+  // for ASCII is UTF-8's, cheaper than TextDecoder.
+  private readonly buffer: Buffer;
 
   constructor(private readonly bytes: Uint8Array) {
-    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    this.text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    this.buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
 
   /** A varint of at most 4 bytes (28 bits: every tag and length here); longer ones are the library's. */
@@ -242,7 +242,7 @@ class Reader {
 
   double(end: number): number {
     if (this.pos + 8 > end) throw NOT_PLAIN;
-    const value = this.view.getFloat64(this.pos, true);
+    const value = this.buffer.readDoubleLE(this.pos);
     this.pos += 8;
     return value;
   }
@@ -251,7 +251,7 @@ class Reader {
   ascii(end: number): string {
     const bytes = this.bytes;
     for (let i = this.pos; i < end; i++) if (bytes[i]! > 0x7f) throw NOT_PLAIN;
-    const text = this.text.toString('latin1', this.pos, end);
+    const text = this.buffer.toString('latin1', this.pos, end);
     this.pos = end;
     return text;
   }
