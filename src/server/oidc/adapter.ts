@@ -33,6 +33,7 @@ import { answerReplay, goneAnswer, noteTaken, saveCondition, takenHere, takenWhe
 import { asPresented, rotate, withRotation } from './refresh-rotation.js';
 import { asLoginState, ownerOf } from '../../login/state.js';
 import { forgetReads, lookedUpTogether, requestReads } from './request-reads.js';
+import { copyPayload } from './payload-copy.js';
 
 /** What the adapter reads: apps, machine users' client credentials and apps' keys. */
 export type ClientReads = Pick<ReadModel, 'appByClientId' | 'machineByClientId' | 'liveAppKeys'>;
@@ -164,7 +165,7 @@ export function adapterClass(store: OidcStateStore, read: ClientReads & Pick<Rea
   const stored = async (model: string, id: string): Promise<OidcPayload | undefined> => {
     const memo = requestReads();
     // Copies: the library's models take a payload's objects as their own.
-    if (memo && model === 'Grant' && memo.grants.has(id)) return structuredClone(memo.grants.get(id));
+    if (memo && model === 'Grant' && memo.grants.has(id)) return copyPayload(memo.grants.get(id));
     const models = memo && lookedUpTogether(model);
     if (!memo || !models) return store.find(model, id);
     const key = `${models[0]}:${id}`;
@@ -186,7 +187,7 @@ export function adapterClass(store: OidcStateStore, read: ClientReads & Pick<Rea
     }
     const rows = await lookup;
     const row = rows.find((r) => r.model === model);
-    return row && structuredClone(row.payload);
+    return row && copyPayload(row.payload);
   };
 
   return class KeyholdAdapter {
@@ -272,7 +273,7 @@ export function adapterClass(store: OidcStateStore, read: ClientReads & Pick<Rea
       if (uid.includes('\u0000')) return undefined;
       // The session a token this request just read names (request-reads.ts), read with it.
       const memo = requestReads();
-      if (this.model === 'Session' && memo?.sessions.has(uid)) return opened(structuredClone(memo.sessions.get(uid)));
+      if (this.model === 'Session' && memo?.sessions.has(uid)) return opened(copyPayload(memo.sessions.get(uid)));
       return opened(await store.findByUid(this.model, uid));
     }
 
