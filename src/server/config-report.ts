@@ -133,6 +133,7 @@ export const EFFECTIVE_VALUES: Readonly<Record<string, (c: Config) => string>> =
   KEYHOLD_HOST: (c) => c.host,
   KEYHOLD_DATA_DIR: (c) => c.dataDir,
   KEYHOLD_SHUTDOWN_TIMEOUT_SECONDS: (c) => String(c.shutdownTimeoutSeconds),
+  KEYHOLD_IDLE_COLLECT_SECONDS: (c) => String(c.idleCollectSeconds),
   DATABASE_URL: (c) => c.databaseUrl ?? '— (embedded PGlite)',
   KEYHOLD_PGLITE_SHARED_BUFFERS: (c) => c.pgliteSharedBuffers,
   KEYHOLD_DATABASE_POOL_SIZE: (c) => String(c.databasePoolSize),

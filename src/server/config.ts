@@ -21,6 +21,8 @@ export interface Config {
   databasePoolSize: number;
   /** How long a SIGTERM's drain may take before the process exits anyway (server/shutdown.ts). */
   shutdownTimeoutSeconds: number;
+  /** Seconds without a request after which the grown heap is collected; 0: never (idle-collection.ts). */
+  idleCollectSeconds: number;
   adminPatFile: string;
   webauthn: {
     rpIds: string[];
@@ -156,6 +158,9 @@ function origin(name: string, value: string): string {
   return url.origin;
 }
 
+/** KEYHOLD_IDLE_COLLECT_SECONDS's default (idle-collection.ts). */
+export const DEFAULT_IDLE_COLLECT_SECONDS = 20;
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /** The configuration, from the environment and the files its `_FILE` variables name. */
@@ -269,6 +274,7 @@ function configFrom(env: Env): Config {
     pgliteSharedBuffers,
     databasePoolSize: integer(env, 'KEYHOLD_DATABASE_POOL_SIZE', 20, 1, 1_000),
     shutdownTimeoutSeconds: integer(env, 'KEYHOLD_SHUTDOWN_TIMEOUT_SECONDS', 8, 1, 3_600),
+    idleCollectSeconds: integer(env, 'KEYHOLD_IDLE_COLLECT_SECONDS', DEFAULT_IDLE_COLLECT_SECONDS, 0, 3_600),
     adminPatFile: path.resolve(env.KEYHOLD_ADMIN_PAT_FILE || path.join(dataDir, 'admin.pat')),
     webauthn: {
       rpIds: parties.rpIds,

@@ -21,6 +21,7 @@ import { buildApp, type KeyholdApp } from './http/app.js';
 import { bootstrap, ensureConsoleApp, ensureHumanAdmin, type BootstrapResult, type HumanAdminResult } from './bootstrap.js';
 import type { Config } from './config.js';
 import { startHousekeeping, type Housekeeping } from './housekeeping.js';
+import { collectWhenIdle, fullCollection, type IdleCollection } from './idle-collection.js';
 import { loggerOptions } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { cryptoSecrets, randomIds, systemClock } from './ports.js';
@@ -81,6 +82,24 @@ export interface RunningKeyhold {
   /** KEYHOLD_SMTP_*'s transport, or NO_MAIL (configured false) without it. */
   mailer: Mailer;
   stop(): Promise<void>;
+}
+
+/** The idle collection, or none when V8 would not hand over its collection function (said once, as a warning). */
+function startIdleCollection(seconds: number, app: KeyholdApp, log: Logger): IdleCollection | undefined {
+  let collect: () => void;
+  try {
+    collect = fullCollection();
+  } catch (e) {
+    log.warn({ err: e }, 'the heap will not be collected when idle: V8 did not hand over its collection function');
+    return undefined;
+  }
+  return collectWhenIdle({
+    quietMs: seconds * 1000,
+    requestsServed: app.requestsServed,
+    collect,
+    collected: ({ beforeBytes, afterBytes, ms }) =>
+      log.debug({ heapMiB: Math.round(beforeBytes / 2 ** 20), heapAfterMiB: Math.round(afterBytes / 2 ** 20), ms: Math.round(ms) }, 'idle: heap collected'),
+  });
 }
 
 /**
@@ -319,6 +338,8 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
     const control: ControlSocket | undefined = database.snapshot
       ? await openControlSocket({ dataDir: config.dataDir, snapshot: (target) => database.snapshot!(target), masterKeyCheck: masterKeyCheck(masterKey), log })
       : undefined;
+    // The heap a burst grew, given back once the requests stop (idle-collection.ts).
+    const idle = config.idleCollectSeconds > 0 ? startIdleCollection(config.idleCollectSeconds, app, log) : undefined;
     serving = true;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
     const url = `${config.tls ? 'https' : 'http'}://${host}:${port}`;
@@ -342,6 +363,7 @@ export async function startKeyhold(config: Config, log: Logger = pino(loggerOpti
       mailer,
       stop: () =>
         (stopping ??= (async () => {
+          idle?.stop();
           // No backup starts once stopping; one under way ends with the database (its reader sees it break).
           await control?.close();
           // Stop accepting, let in-flight requests finish (bounded), then close the rest.

@@ -49,6 +49,9 @@ export async function startTestKeyhold(opts: StartOptions = {}): Promise<TestKey
     KEYHOLD_PORT: '0',
     KEYHOLD_DATA_DIR: dataDir,
     KEYHOLD_LOG_LEVEL: 'info',
+    // Off: the servers of a test process share one heap, and one server's idle collection would
+    // pause another's requests. idle-collection.test.ts and the soak turn it on.
+    KEYHOLD_IDLE_COLLECT_SECONDS: '0',
     ...(pg ? { DATABASE_URL: pg.url, KEYHOLD_MASTERKEY: TEST_MASTER_KEY } : {}),
     // A test that names its own PostgreSQL gets the suite's master key too (required with DATABASE_URL).
     ...(opts.env?.DATABASE_URL ? { KEYHOLD_MASTERKEY: TEST_MASTER_KEY } : {}),

@@ -29,7 +29,7 @@ import { PUBLIC_METHODS } from '../rpc/interceptors/auth.js';
 import { KEYHOLD_VERSION } from '../version.js';
 import { repeatedErrorLog, type RepeatedErrorLog } from '../repeated-errors.js';
 import type { Metrics, Protocol } from '../metrics.js';
-import { REQUEST_ID_HEADER, requestKey, requestTracker, userAgentOf, type RequestRecord } from './requests.js';
+import { REQUEST_ID_HEADER, requestKey, requestTracker, userAgentOf, type RequestRecord, type RequestTracker } from './requests.js';
 import { mountOidc, type OidcDeps, type OidcMount } from '../oidc/mount.js';
 import { isOidcPath, oidcRouteOf } from '../oidc/paths.js';
 import { trustedProxies } from './trusted-proxies.js';
@@ -64,6 +64,8 @@ export interface KeyholdApp {
   errors: RepeatedErrorLog;
   /** The OpenID Provider (src/server/oidc), when mounted; start() it once the port is known. */
   oidc?: OidcMount;
+  /** Requests served over every protocol, probes and scrapes left out (requests.ts). */
+  requestsServed: RequestTracker['served'];
 }
 
 function pathMatcher(path: string): RegExp {
@@ -317,5 +319,5 @@ export async function buildApp(opts: AppOptions): Promise<KeyholdApp> {
     return sendStatus(reply, mapped.error, own ? error.statusCode : undefined);
   });
 
-  return { fastify, listener, routes, rateLimiter: limiter, errors, oidc };
+  return { fastify, listener, routes, rateLimiter: limiter, errors, oidc, requestsServed: tracker.served };
 }

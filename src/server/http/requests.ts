@@ -156,10 +156,17 @@ export interface RequestTracker {
    * counts it once; later calls do nothing.
    */
   end(record: RequestRecord, httpStatus: number, answered: boolean): void;
+  /**
+   * Requests ended since the start, probes and scrapes (`quiet`) left out: what
+   * tells the idle collection (idle-collection.ts) that the server is serving.
+   */
+  served(): number;
 }
 
 export function requestTracker(log: Logger, metrics: Metrics): RequestTracker {
+  let served = 0;
   return {
+    served: () => served,
     begin(requestId) {
       metrics.requestStarted();
       return { id: requestIdOf(requestId), startedAt: performance.now() };
@@ -167,6 +174,7 @@ export function requestTracker(log: Logger, metrics: Metrics): RequestTracker {
     end(record, httpStatus, answered) {
       if (record.ended) return;
       record.ended = true;
+      if (!record.quiet) served++;
       metrics.requestEnded();
       const ms = performance.now() - record.startedAt;
       const rpc = record.service !== undefined && record.method !== undefined;
