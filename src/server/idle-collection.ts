@@ -58,7 +58,7 @@ function gcFunction(): Gc {
 
 /**
  * V8's full collection that also returns freed memory to the system. V8 12
- * and later (Node 22+; measured on Node 24) take the "last resort" flavour,
+ * and later (Node 22+; measured on Node 22 and 24) take the "last resort" flavour,
  * which collects until nothing more is freed and releases pooled pages (83
  * MiB resident after it against 256 after a plain one, in a process that had
  * made 200 MiB of garbage). V8 11 (Node 20) reads an options object as a
