@@ -66,9 +66,11 @@ url.pathname = `/${name}`;
 if (admin) await admin.unsafe(`create database ${name}`);
 // Its log lines are formatted as a served process's are, and not kept: the test harness keeps every
 // line for the tests' checks, which over a soak's 20,000 logins is the largest thing in the heap.
-// The idle collection as `npm start` runs it (the test harness turns it off): what the quiet minute keeps is a served process's.
+// The idle collection as `npm start` runs it (the test harness turns it off): what the quiet minute keeps is a served
+// process's. KEYHOLD_IDLE_COLLECT_SECONDS=0 in the soak's environment runs it without, for a comparison.
+const idleCollectSeconds = process.env.KEYHOLD_IDLE_COLLECT_SECONDS ?? String(DEFAULT_IDLE_COLLECT_SECONDS);
 const kh = await startTestKeyhold({
-  env: { ...SHORT_LIFETIMES, KEYHOLD_IDLE_COLLECT_SECONDS: String(DEFAULT_IDLE_COLLECT_SECONDS), ...(admin ? { DATABASE_URL: url.toString() } : {}) },
+  env: { ...SHORT_LIFETIMES, KEYHOLD_IDLE_COLLECT_SECONDS: idleCollectSeconds, ...(admin ? { DATABASE_URL: url.toString() } : {}) },
   keepLogs: false,
 });
 const query = async <T>(text: string): Promise<T[]> => kh.database.sql.query<T>({ text, params: [] });
@@ -166,6 +168,7 @@ try {
   // The server keeps running with nothing to do: the sweep and the pools settle, and what stays is
   // what a quiet deployment holds. One process holds the server and its load, whose share is small.
   const rssAtLoadEnd = rssMiB();
+  const heapAtLoadEnd = heapMiB();
   await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000));
   const rssIdle = rssMiB();
   const heapIdle = heapMiB();
@@ -193,7 +196,9 @@ try {
     rssAtLoadEndMiB: rssAtLoadEnd,
     idleSeconds: IDLE_SECONDS,
     rssIdleMiB: rssIdle,
+    heapAtLoadEndMiB: heapAtLoadEnd,
     heapIdleMiB: heapIdle,
+    idleCollectSeconds: Number(idleCollectSeconds),
     ...(PGLITE ? { rssIdleTargetMiB: PGLITE_IDLE_RSS_TARGET_MIB, rssIdleTargetMet: rssIdle <= PGLITE_IDLE_RSS_TARGET_MIB } : {}),
     node: process.version,
     samples,
@@ -203,7 +208,7 @@ try {
       `oidc_payloads: ${summary.rowsWrittenPerSecond} rows written/s, at most ${summary.maxExpired} expired present (bound: a minute of writes, ${bound}), ` +
       `oldest expired row ${summary.maxOldestExpiredSeconds} s past its expiry, table ${((summary.tableBytesAfterFirstMinute ?? 0) / 2 ** 20).toFixed(1)} MiB after the first minute, ${(summary.tableBytesAtEnd / 2 ** 20).toFixed(1)} MiB at the end`,
   );
-  console.log(`RSS: peak ${summary.peakRssMiB} MiB, ${rssAtLoadEnd} MiB when the load stopped, ${rssIdle} MiB after ${IDLE_SECONDS} s idle (JS heap ${heapIdle} MiB)${PGLITE ? ` (target ≤ ${PGLITE_IDLE_RSS_TARGET_MIB} MiB: ${rssIdle <= PGLITE_IDLE_RSS_TARGET_MIB ? 'met' : 'missed'})` : ''}`);
+  console.log(`RSS: peak ${summary.peakRssMiB} MiB, ${rssAtLoadEnd} MiB when the load stopped, ${rssIdle} MiB after ${IDLE_SECONDS} s idle (JS heap ${heapAtLoadEnd} → ${heapIdle} MiB; idle collection after ${idleCollectSeconds} s)${PGLITE ? ` (target ≤ ${PGLITE_IDLE_RSS_TARGET_MIB} MiB: ${rssIdle <= PGLITE_IDLE_RSS_TARGET_MIB ? 'met' : 'missed'})` : ''}`);
   if (failures > 0) console.log('failures:', summary.failureKinds);
   const dir = new URL('./results/', import.meta.url);
   mkdirSync(dir, { recursive: true });

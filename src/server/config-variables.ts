@@ -69,7 +69,7 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
     names: ['KEYHOLD_IDLE_COLLECT_SECONDS'],
     default: '`20`',
     summary: 'quiet period after which one full garbage collection gives the heap a burst grew back to the system (`0`: never; 0…3600)',
-    more: '. Quiet: no request served but probes and scrapes (`/healthz`, `/readyz`, `/metrics`, gRPC health); the collection comes one to two periods after the last request, at most once per quiet period, and only when the heap grew by 16 MiB or more since the last one. It holds the process for tens of milliseconds; see Performance',
+    more: '. Quiet: no request served but probes and scrapes (`/healthz`, `/readyz`, `/metrics`, gRPC health); the collection comes one to two periods after the last request, at most once per quiet period, and only when the heap grew by 16 MiB or more since the last one. It holds the process for up to ~130 ms (measured); see Performance',
   },
   { names: ['KEYHOLD_ADMIN_PAT_FILE'], default: '`<dataDir>/admin.pat`', summary: "where bootstrap writes the admin's token" },
   {

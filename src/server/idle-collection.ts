@@ -2,17 +2,18 @@
 // to what the burst needed plus its growth headroom (heap-growth.ts bounds the
 // headroom), and V8 shrinks it only at a collection. Measured: a server on
 // PGlite held 382 MiB resident at the end of a 10-minute soak of logins and
-// still 382 a minute later (bench/soak.ts; ~140 MiB of it the heap, about
-// half of that live): nothing the idle process did brought a collection.
+// still 382 a minute later (bench/soak.ts; ~140 MiB of it the JS heap):
+// nothing the idle process did brought a collection.
 //
-// So after a quiet period — no request served but probes and scrapes — when
+// So after a quiet period — no request ended but probes and scrapes — when
 // the heap is at least `grownBytes` larger than after the last such
 // collection, Keyhold runs one full collection that also releases the freed
 // pages: the JVM's answer to the same problem (G1's periodic collection when
 // idle, JEP 346). It runs at most once per quiet period, on the main thread
-// (a request that arrives meanwhile waits for it); a serving server never
-// runs it. Measured pauses, in a process that had made 200 MiB of garbage:
-// Node 20 5–35 ms a collection (up to four of them), Node 24 35–130 ms.
+// (a request that arrives meanwhile, or one still in flight, waits for it);
+// while requests keep ending it never runs. Pauses measured ad hoc, in a
+// process that had made 200 MiB of garbage: Node 20 5–35 ms a collection (up
+// to four of them), Node 24 35–130 ms.
 //
 // V8 offers the collection only to a context made under `--expose-gc`: unless
 // the operator exposed it already, the flag is set for the one new context
@@ -34,6 +35,8 @@ export interface IdleCollectionOptions {
   heapBytes?: () => number;
   /** Told after each collection: the heap before and after, and how long it took. */
   collected?: (report: { beforeBytes: number; afterBytes: number; ms: number }) => void;
+  /** Told when a collection threw (it is not tried again until the next quiet period). */
+  failed?: (error: unknown) => void;
 }
 
 export interface IdleCollection {
@@ -59,7 +62,7 @@ function gcFunction(): Gc {
 /**
  * V8's full collection that also returns freed memory to the system. V8 12
  * and later (Node 22+; measured on Node 22 and 24) take the "last resort" flavour,
- * which collects until nothing more is freed and releases pooled pages (83
+ * which collects until nothing more is freed and releases pooled pages (measured ad hoc: 83
  * MiB resident after it against 256 after a plain one, in a process that had
  * made 200 MiB of garbage). V8 11 (Node 20) reads an options object as a
  * young-generation collection, so there the plain call is repeated the same
@@ -100,7 +103,13 @@ export function collectWhenIdle(options: IdleCollectionOptions): IdleCollection 
     const beforeBytes = heapBytes();
     if (beforeBytes < afterLast + grownBytes) return;
     const started = performance.now();
-    options.collect();
+    try {
+      options.collect();
+    } catch (e) {
+      // A timer's exception would end the process: this is housekeeping, not worth that.
+      options.failed?.(e);
+      return;
+    }
     afterLast = heapBytes();
     options.collected?.({ beforeBytes, afterBytes: afterLast, ms: performance.now() - started });
   }, options.quietMs);

@@ -99,6 +99,7 @@ function startIdleCollection(seconds: number, app: KeyholdApp, log: Logger): Idl
     collect,
     collected: ({ beforeBytes, afterBytes, ms }) =>
       log.debug({ heapMiB: Math.round(beforeBytes / 2 ** 20), heapAfterMiB: Math.round(afterBytes / 2 ** 20), ms: Math.round(ms) }, 'idle: heap collected'),
+    failed: (e) => log.warn({ err: e }, 'the idle heap collection failed; tried again after the next burst'),
   });
 }
 

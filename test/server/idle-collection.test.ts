@@ -6,6 +6,7 @@ import { getHeapStatistics } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { collectWhenIdle, fullCollection, type IdleCollection } from '../../src/server/idle-collection.js';
+import { Health } from '../../gen/grpc/health/v1/health_pb.js';
 import { startTestKeyhold } from '../support/keyhold.js';
 
 const MiB = 2 ** 20;
@@ -106,6 +107,29 @@ describe("idle collection: V8's collection", () => {
 });
 
 describe('idle collection: a served Keyhold', () => {
+  it("counts what it serves, but not probes and scrapes, so that a load balancer's checks leave it idle", async () => {
+    const keyhold = await startTestKeyhold();
+    try {
+      const settled = async () => {
+        // A request is counted when its response closes, just after the client has the answer.
+        await new Promise((r) => setTimeout(r, 100));
+        return keyhold.app.requestsServed();
+      };
+      const before = await settled();
+      expect((await fetch(`${keyhold.url}/healthz`)).status).toBe(200);
+      expect((await fetch(`${keyhold.url}/healthz`, { method: 'HEAD' })).status).toBe(200);
+      expect((await fetch(`${keyhold.url}/readyz`)).status).toBe(200);
+      expect((await fetch(`${keyhold.url}/metrics`)).status).toBe(200);
+      // gRPC health over the unary fast path (gRPC) and the general one (gRPC-Web, Connect).
+      for (const protocol of ['grpc', 'grpcWeb', 'connect'] as const) await keyhold.client(Health, protocol).check({ service: '' });
+      expect(await settled()).toBe(before);
+      expect((await fetch(`${keyhold.url}/.well-known/openid-configuration`)).status).toBe(200);
+      expect(await settled()).toBe(before + 1);
+    } finally {
+      await keyhold.close();
+    }
+  });
+
   it('collects the heap once its requests have stopped, while probes go on, and says so at debug', async () => {
     const keyhold = await startTestKeyhold({ env: { KEYHOLD_IDLE_COLLECT_SECONDS: '1', KEYHOLD_LOG_LEVEL: 'debug' } });
     const probing = setInterval(() => void fetch(`${keyhold.url}/healthz`).catch(() => {}), 300);

@@ -85,7 +85,7 @@ function connectProtocol(contentType: string | undefined): Protocol {
   return 'connect';
 }
 
-/** Probes and scrapes: their request lines go to debug (requests.ts). */
+/** Probes and scrapes: their request lines go to debug, and they do not keep the server from being idle (requests.ts). */
 const QUIET_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
 const HEALTH_SERVICE = 'grpc.health.v1.Health';
 

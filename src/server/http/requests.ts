@@ -53,7 +53,7 @@ export interface RequestRecord {
   userAgent?: string;
   /** The call's context values (the authenticated caller is read from them at the end). */
   context?: ContextValues;
-  /** Probes and scrapes: logged at debug. */
+  /** Probes and scrapes: logged at debug, and not counted as served (the idle collection's activity). */
   quiet?: boolean;
   ended?: boolean;
 }

@@ -62,7 +62,7 @@ interface Route {
   spec: UnarySpec;
 }
 
-/** Probes: their calls are logged at debug (requests.ts). */
+/** Probes: their calls are logged at debug, and do not keep the server from being idle (requests.ts). */
 const HEALTH_SERVICE = 'grpc.health.v1.Health';
 
 // What connect's gRPC handler answers with (handler-factory.js), so both paths agree.
