@@ -45,6 +45,9 @@ export interface IdleCollection {
 
 type Gc = (options?: object) => void;
 
+/** V8's total heap size: what both the collection's rounds and the growth check measure. */
+const totalHeapBytes = () => getHeapStatistics().total_heap_size;
+
 /** V8's collection function: the operator's (`--expose-gc`), or one handed over by a context made for it. */
 function gcFunction(): Gc {
   const given = (globalThis as { gc?: unknown }).gc;
@@ -68,7 +71,7 @@ function gcFunction(): Gc {
  * young-generation collection, so there the plain call is repeated the same
  * way, while the heap still shrinks by a MiB, at most four times.
  */
-export function fullCollection(v8Version = process.versions.v8, heapBytes = () => getHeapStatistics().total_heap_size): () => void {
+export function fullCollection(v8Version = process.versions.v8, heapBytes = totalHeapBytes): () => void {
   const gc = gcFunction();
   if (Number(v8Version.split('.')[0]) >= 12) return () => gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
   return () => {
@@ -87,7 +90,7 @@ const PLAIN_ROUNDS = 4;
 const YOUNG_GENERATION_BYTES = 16 * 2 ** 20;
 
 export function collectWhenIdle(options: IdleCollectionOptions): IdleCollection {
-  const heapBytes = options.heapBytes ?? (() => getHeapStatistics().total_heap_size);
+  const heapBytes = options.heapBytes ?? totalHeapBytes;
   const grownBytes = options.grownBytes ?? YOUNG_GENERATION_BYTES;
   let seen = options.requestsServed();
   let collectedAt = seen;
