@@ -131,17 +131,29 @@ describe('idle collection: a served Keyhold', () => {
   });
 
   it('collects the heap once its requests have stopped, while probes go on, and says so at debug', async () => {
+    // This worker's heap holds what earlier files left: settled first, so that the burst below is
+    // what the server sees grow (its baseline is the heap at its start).
+    fullCollection()();
     const keyhold = await startTestKeyhold({ env: { KEYHOLD_IDLE_COLLECT_SECONDS: '1', KEYHOLD_LOG_LEVEL: 'debug' } });
     const probing = setInterval(() => void fetch(`${keyhold.url}/healthz`).catch(() => {}), 300);
     try {
       const collected = () => keyhold.logLines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'idle: heap collected');
       const already = collected().length;
       // Garbage in the server's heap (it shares this process), then a request: a burst to give back.
-      let garbage: unknown[] | undefined = [];
-      for (let i = 0; i < 1_000_000; i++) garbage.push({ i, text: `entry ${i}` });
-      garbage = undefined;
-      expect((await fetch(`${keyhold.url}/.well-known/openid-configuration`)).status).toBe(200);
-      await vi.waitFor(() => expect(collected().length).toBeGreaterThan(already), { timeout: 15_000, interval: 200 });
+      // V8 may give a burst's heap back by itself before the quiet period ends (then there is
+      // nothing to collect, rightly), so a burst is tried again, up to three times.
+      for (let burst = 1; collected().length === already; burst++) {
+        let garbage: unknown[] | undefined = [];
+        for (let i = 0; i < 1_000_000; i++) garbage.push({ i, text: `entry ${i}` });
+        garbage = undefined;
+        expect((await fetch(`${keyhold.url}/.well-known/openid-configuration`)).status).toBe(200);
+        const last = burst === 3;
+        await vi
+          .waitFor(() => expect(collected().length).toBeGreaterThan(already), { timeout: last ? 15_000 : 5_000, interval: 200 })
+          .catch((e: unknown) => {
+            if (last) throw e;
+          });
+      }
       const line = collected().at(-1);
       expect(line.heapAfterMiB).toBeLessThan(line.heapMiB);
       expect(line.ms).toBeGreaterThanOrEqual(0);
