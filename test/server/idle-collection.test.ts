@@ -140,9 +140,11 @@ describe('idle collection: a served Keyhold', () => {
       const collected = () => keyhold.logLines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'idle: heap collected');
       const already = collected().length;
       // Garbage in the server's heap (it shares this process), then a request: a burst to give back.
-      // V8 may give a burst's heap back by itself before the quiet period ends (then there is
-      // nothing to collect, rightly), so a burst is tried again, up to three times.
-      for (let burst = 1; collected().length === already; burst++) {
+      // The server skips a quiet period whose heap is not 16 MiB above its baseline; with
+      // start-up's garbage in that baseline and V8 collecting on its own, one burst may not show
+      // as grown, so a burst is tried again, up to three times. When and how often the collection
+      // runs is the fake-clock tests' to check; this one checks that a served Keyhold runs it.
+      for (let burst = 1; burst <= 3 && collected().length === already; burst++) {
         let garbage: unknown[] | undefined = [];
         for (let i = 0; i < 1_000_000; i++) garbage.push({ i, text: `entry ${i}` });
         garbage = undefined;
