@@ -149,13 +149,9 @@ describe('idle collection: a served Keyhold', () => {
         for (let i = 0; i < 1_000_000; i++) garbage.push({ i, text: `entry ${i}` });
         garbage = undefined;
         expect((await fetch(`${keyhold.url}/.well-known/openid-configuration`)).status).toBe(200);
-        const last = burst === 3;
-        await vi
-          .waitFor(() => expect(collected().length).toBeGreaterThan(already), { timeout: last ? 15_000 : 5_000, interval: 200 })
-          .catch((e: unknown) => {
-            if (last) throw e;
-          });
+        await vi.waitFor(() => expect(collected().length).toBeGreaterThan(already), { timeout: 8_000, interval: 200 }).catch(() => {});
       }
+      expect(collected().length).toBeGreaterThan(already);
       const line = collected().at(-1);
       expect(line.heapAfterMiB).toBeLessThan(line.heapMiB);
       expect(line.ms).toBeGreaterThanOrEqual(0);
